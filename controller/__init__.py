@@ -1,0 +1,1 @@
+"""The table: referee state machine, runtime, hardware adapters, configuration and command line."""

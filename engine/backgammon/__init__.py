@@ -1,0 +1,1 @@
+"""Backgammon (tavla) rules: positions, legal plays, judging, cube, match, records."""

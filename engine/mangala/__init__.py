@@ -1,0 +1,1 @@
+"""Mangala rules of the Turkish Mind and Intelligence Games Federation (MG-*)."""

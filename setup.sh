@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Sets up everything hakem needs on a Debian (or Raspberry Pi OS) machine: system packages,
+# a virtual environment in .venv and the project installed into it. Safe to run again: it only
+# does what is missing. Prints what it does on stderr so stdout stays free for the command after it.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+# System packages: the GNU Backgammon oracle, the MQTT broker, a browser for dashboard tests,
+# the libraries OpenCV's wheel links against, and venv support.
+APT_PACKAGES=(gnubg mosquitto chromium chromium-driver libgl1 libglib2.0-0 python3-venv)
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  say "installing system packages: ${missing[*]}"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
+
+PY="${PYTHON:-python3}"
+"$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' \
+  || { say "python 3.11 or newer is needed, found $("$PY" --version 2>&1)"; exit 1; }
+
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv"
+  # On a Pi, picamera2 comes from the OS: let the venv see system site-packages there.
+  if [ -e /etc/rpi-issue ]; then "$PY" -m venv --system-site-packages .venv; else "$PY" -m venv .venv; fi
+fi
+
+stamp=".venv/.setup-stamp"
+want="$(cat pyproject.toml | sha256sum | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  say "installing hakem and its development tools into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip >&2
+  .venv/bin/python -m pip install -q -e '.[dev]' >&2
+  echo "$want" > "$stamp"
+fi
+say "ready"
