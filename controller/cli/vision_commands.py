@@ -1,10 +1,15 @@
-"""Subcommands of ``hakem`` for this area (filled in by the area's issue)."""
+"""``hakem vision ...``: the board readers (this file) and the dice readers (vision_dice_commands)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from controller.cli import vision_dice_commands
+from controller.cli.common import add_group
+
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add this area's subcommands to ``hakem``."""
+    """Add ``hakem vision`` and its subcommands."""
+    vision = add_group(subparsers, "vision", "read boards, dice and stones in photos")
+    vision_dice_commands.register(vision, parents)
