@@ -1,4 +1,4 @@
-"""``hakem vision ...``: the board readers (this file) and the dice readers (vision_dice_commands)."""
+"""``hakem vision ...``: board readers here, dice readers in ``vision_dice_commands``."""
 
 from __future__ import annotations
 

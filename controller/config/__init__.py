@@ -1,0 +1,1 @@
+"""Per-table configuration: one TOML file, validated into typed dataclasses on load."""

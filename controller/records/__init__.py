@@ -1,0 +1,1 @@
+"""What a table writes down: the journal (source of truth) and the records derived from it."""
