@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.mangala_commands",
     "controller.cli.vision_commands",
     "controller.cli.clock_commands",
+    "controller.cli.hub_commands",
 )
 
 

@@ -87,8 +87,42 @@ class PipGroup:
     scores: tuple[float, ...]
 
 
-def group_pips(pips: list[Pip], scores: np.ndarray, threshold: float = 0.5) -> list[PipGroup]:
-    """Link face pips into dice: single linkage within a distance scaled by pip size."""
+def _same_face(gray: np.ndarray | None, pips: list[Pip], a: Pip, b: Pip) -> bool:
+    """True when the straight line between two pips stays on bright face (no die edge)."""
+    if gray is None:
+        return True
+    steps = max(int(math.hypot(a.x - b.x, a.y - b.y)), 2)
+    level = 255.0 * min(a.ring_level, b.ring_level) if a.dark else 0.0
+    h, w = gray.shape
+    for t in np.linspace(0.0, 1.0, steps):
+        x, y = a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)
+        if any(math.hypot(x - p.x, y - p.y) < 1.0 * p.diameter for p in pips):
+            continue
+        xi, yi = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1)
+        value = float(gray[yi, xi])
+        if a.dark and value < 0.62 * level:
+            return False
+        if not a.dark and value > 255.0 - 0.72 * (255.0 - 255.0 * max(a.ring_level, b.ring_level)):
+            return False
+    return True
+
+
+def _same_shape(a: Pip, b: Pip) -> bool:
+    """Pips of one face share their foreshortening (axis ratio, tilt) and lighting."""
+    if abs(a.ratio - b.ratio) > 0.22 or abs(a.ring_level - b.ring_level) > 0.14:
+        return False
+    if min(a.ratio, b.ratio) < 0.75:
+        turn = abs(a.angle - b.angle) % 180.0
+        if min(turn, 180.0 - turn) > 30.0:
+            return False
+    return True
+
+
+def group_pips(
+    pips: list[Pip], scores: np.ndarray, threshold: float = 0.5, gray: np.ndarray | None = None
+) -> list[PipGroup]:
+    """Link face pips into dice: single linkage within a distance scaled by pip size, never
+    across a dark die edge (touching dice)."""
     keep = [i for i in range(len(pips)) if scores[i] >= threshold]
     parent = {i: i for i in keep}
 
@@ -105,16 +139,40 @@ def group_pips(pips: list[Pip], scores: np.ndarray, threshold: float = 0.5) -> l
                 continue
             d = math.hypot(pa.x - pb.x, pa.y - pb.y)
             size = max(pa.diameter, pb.diameter)
-            similar = 0.5 < pa.area / pb.area < 2.0
-            if similar and d < 4.6 * size:
-                parent[root(a)] = root(b)
+            similar = 0.55 < pa.area / pb.area < 1.8 and _same_shape(pa, pb)
+            if similar and d < 5.2 * size:
+                face_pips = [pips[i] for i in keep]
+                if _same_face(gray, face_pips, pa, pb):
+                    parent[root(a)] = root(b)
     groups: dict[int, list[int]] = {}
     for i in keep:
         groups.setdefault(root(i), []).append(i)
     out = []
     for members in groups.values():
         out.extend(_split(pips, scores, members))
-    return out
+    return _drop_side_faces(out)
+
+
+def _face_rank(group: PipGroup) -> float:
+    """Upward faces face the camera: rounder pips on a brighter face rank higher."""
+    return float(np.mean([p.ratio + p.ring_level for p in group.pips]) + 0.5 * np.mean(group.scores))
+
+
+def _drop_side_faces(groups: list[PipGroup]) -> list[PipGroup]:
+    """Of two differently shaded/foreshortened pip groups on one die, keep the upward face."""
+    dropped: set[int] = set()
+    for i, gi in enumerate(groups):
+        for j in range(i + 1, len(groups)):
+            gj = groups[j]
+            if i in dropped or j in dropped:
+                continue
+            size = max(np.median([p.diameter for p in gi.pips]),
+                       np.median([p.diameter for p in gj.pips]))
+            gap = min(math.hypot(a.x - b.x, a.y - b.y) for a in gi.pips for b in gj.pips)
+            if gap > 3.2 * size or _same_shape(gi.pips[0], gj.pips[0]):
+                continue
+            dropped.add(j if _face_rank(gi) >= _face_rank(gj) else i)
+    return [g for k, g in enumerate(groups) if k not in dropped]
 
 
 def _split(pips: list[Pip], scores: np.ndarray, members: list[int]) -> list[PipGroup]:

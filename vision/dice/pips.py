@@ -61,7 +61,7 @@ def _candidates(gray: np.ndarray, dark: bool, min_area: float, max_area: float) 
     blur = cv2.GaussianBlur(work, (3, 3), 0)
     block = max(15, int(round(min(gray.shape) / 16)) | 1)
     mask = cv2.adaptiveThreshold(
-        blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 25
+        blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 16
     )
     contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
     h, w = gray.shape

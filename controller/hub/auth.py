@@ -1,0 +1,72 @@
+"""Director logins: scrypt-hashed passwords and expiring session tokens.
+
+Only a hash of each session token is stored, so a copy of the database opens no session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Final
+
+from engine.errors import InvalidInputError
+
+SCRYPT_N: Final = 2**14
+SCRYPT_R: Final = 8
+SCRYPT_P: Final = 1
+MIN_PASSWORD: Final = 8
+_USER_RE: Final = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
+
+
+class AuthError(InvalidInputError):
+    """A user name or password is not acceptable."""
+
+
+@dataclass(frozen=True)
+class PasswordHash:
+    """A salted scrypt hash with its cost parameters (kept so they can be raised later)."""
+
+    salt: bytes
+    digest: bytes
+    n: int = SCRYPT_N
+    r: int = SCRYPT_R
+    p: int = SCRYPT_P
+
+
+def check_user_name(name: str) -> str:
+    """Return ``name`` if it is a valid director account name."""
+    if not _USER_RE.fullmatch(name):
+        raise AuthError(f"bad user name {name!r}: 1-64 letters, digits, '_', '.', '@', '-'")
+    return name
+
+
+def hash_password(password: str, *, n: int = SCRYPT_N) -> PasswordHash:
+    """Hash a new password; refuses ones shorter than MIN_PASSWORD characters."""
+    if len(password) < MIN_PASSWORD:
+        raise AuthError(f"password too short: {len(password)} characters (at least {MIN_PASSWORD})")
+    salt = secrets.token_bytes(16)
+    return PasswordHash(salt, _scrypt(password, salt, n, SCRYPT_R, SCRYPT_P), n, SCRYPT_R, SCRYPT_P)
+
+
+def verify_password(password: str, stored: PasswordHash) -> bool:
+    """True when ``password`` matches (constant-time comparison)."""
+    digest = _scrypt(password, stored.salt, stored.n, stored.r, stored.p)
+    return hmac.compare_digest(digest, stored.digest)
+
+
+def new_token() -> str:
+    """A fresh session token (256 random bits)."""
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """What the database keeps of a session token."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=n, r=r, p=p, maxmem=64 * 2**20,
+                          dklen=32)

@@ -1,0 +1,317 @@
+"""What the hub reads from a table's journal, and the table's state folded from it.
+
+The journal (``controller/records/journal.py``) is the source of truth; the hub never sees
+anything a table did not journal. This module fixes, for each contract entry type, the fields
+the hub reads (everything else is stored and shown raw but not interpreted), and folds a match's
+entries, in ``seq`` order, into a :class:`MatchState`. The table side uses the same fold to build
+the retained ``state`` snapshot it publishes, so the table and the hub cannot disagree on what
+an entry means. Players are indices 0 and 1 into ``match_start.players``.
+
+Fields read (all optional unless marked *required*; a wrong type is ignored, never fatal,
+because one bad entry must not blind the director to a whole table):
+
+- ``match_start``: ``players`` (*required*, two names), ``length`` (points; 0 = unlimited),
+  ``game`` ("backgammon" or "mangala", default "backgammon").
+- ``game_start``: ``number`` (game number from 1), ``score`` [a, b], ``crawford`` (bool).
+  The cube goes back to 1 in the centre.
+- ``opening_roll``: ``dice`` [a, b] (player 0's die, player 1's die), ``player`` (who starts).
+- ``roll``: ``player``, ``dice`` [a, b].
+- ``move``: ``player``, ``dice``, ``move`` (text, e.g. "8/5 6/5"; "" when nothing can be
+  played), ``position_id`` (GNU Backgammon Position ID after the move, seen from ``player``,
+  as ``hakem plays`` prints results) or, for Mangala, ``position`` (the JSON position).
+- ``invalid_throw``, ``illegal_move``, ``cannot_read`` (flags): ``rule`` and ``reason``
+  (*required* by the journal), ``player``, ``snapshot`` (file name of the JPEG kept with the
+  journal; the publisher sends its bytes along), ``position_id``.
+- ``correction``: ``player``, ``position_id``; resolves the latest open ``illegal_move``.
+- ``double``: ``player`` (who offers), ``cube`` (value offered; default twice the current).
+- ``take``: ``player`` (who takes; becomes the owner). ``drop``: ``player`` (who drops).
+- ``game_end``: ``winner``, ``points``, ``score`` [a, b] after the game (*preferred*; without
+  it the hub adds ``points`` to the winner).
+- ``match_end``: ``winner``, ``score`` [a, b]; the match is finished.
+- ``time_out``: ``player``, ``rule`` (e.g. TTB-CLOCK-3), ``reason``; shown as a flag.
+- ``clock``: ``times_ms`` [player 0, player 1] (reserve left), ``running`` (0, 1 or null).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+# The entry types that raise a flag on the dashboard (the journal's three, and time-outs).
+DASHBOARD_FLAG_TYPES: Final = frozenset(
+    {"invalid_throw", "illegal_move", "cannot_read", "time_out"}
+)
+VERDICTS: Final = ("upheld", "overturned")
+
+
+def _player(value: Any) -> int | None:
+    return value if value in (0, 1) and not isinstance(value, bool) else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _pair(value: Any) -> list[int] | None:
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    if any(_int(v) is None for v in value):
+        return None
+    return [int(value[0]), int(value[1])]
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass
+class MatchState:
+    """One match as the hub and the table's ``state`` snapshot see it."""
+
+    match: str
+    game: str = "backgammon"
+    players: list[str] = field(default_factory=lambda: ["", ""])
+    length: int = 0
+    game_number: int = 0
+    score: list[int] = field(default_factory=lambda: [0, 0])
+    cube: int = 1
+    cube_owner: int | None = None
+    cube_offered_by: int | None = None
+    cube_offered_value: int | None = None
+    crawford: bool = False
+    clocks_ms: list[int] | None = None
+    running: int | None = None
+    position_id: str | None = None
+    position_player: int | None = None
+    position: Any = None
+    dice: list[int] | None = None
+    to_move: int | None = None
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    flags: list[dict[str, Any]] = field(default_factory=list)
+    games: list[dict[str, Any]] = field(default_factory=list)
+    finished: bool = False
+    winner: int | None = None
+    ended_by: str | None = None
+    last_seq: int = 0
+    last_time: str | None = None
+    started: str | None = None
+
+    def apply(self, entry: dict[str, Any]) -> None:
+        """Fold one journal entry (the next by ``seq``) into the state."""
+        kind = entry.get("type")
+        seq = _int(entry.get("seq")) or 0
+        self.last_seq = max(self.last_seq, seq)
+        self.last_time = _text(entry.get("time")) or self.last_time
+        who = _player(entry.get("player"))
+        handler = _HANDLERS.get(str(kind))
+        if handler is not None:
+            handler(self, entry, who)
+        if kind in DASHBOARD_FLAG_TYPES:
+            self.flags.append(
+                {
+                    "seq": seq,
+                    "type": kind,
+                    "time": entry.get("time"),
+                    "rule": _text(entry.get("rule")) or "",
+                    "reason": _text(entry.get("reason")) or "",
+                    "player": who,
+                    "game": self.game_number,
+                    "snapshot": bool(entry.get("snapshot")),
+                    "position_id": _text(entry.get("position_id")),
+                    "corrected": False,
+                    "acknowledged_by": None,
+                    "override": None,
+                }
+            )
+
+    # Director actions: not journal entries of the table, but folded the same way.
+    def flag(self, seq: int) -> dict[str, Any] | None:
+        """The flag raised by entry ``seq``, or None."""
+        return next((f for f in self.flags if f["seq"] == seq), None)
+
+    def acknowledge(self, seq: int, user: str) -> None:
+        """A director has seen flag ``seq``."""
+        found = self.flag(seq)
+        if found is not None:
+            found["acknowledged_by"] = user
+
+    def override(self, seq: int, verdict: str, user: str, note: str) -> None:
+        """A director upholds or overturns the verdict of flag ``seq`` (TTB-6.1 evidence)."""
+        found = self.flag(seq)
+        if found is not None:
+            found["override"] = {"verdict": verdict, "by": user, "note": note}
+            found["acknowledged_by"] = found["acknowledged_by"] or user
+
+    def end(self, winner: int | None, user: str, reason: str) -> None:
+        """A director ends the match (forfeit, time, withdrawal)."""
+        self.finished = True
+        self.winner = winner
+        self.ended_by = f"{user}: {reason}" if reason else user
+        self.running = None
+
+    def open_flags(self) -> int:
+        """Flags nobody has acknowledged yet."""
+        return sum(1 for f in self.flags if f["acknowledged_by"] is None)
+
+    def summary(self) -> dict[str, Any]:
+        """The small form: one dashboard card, and the retained ``state`` a table publishes."""
+        last_flag = self.flags[-1] if self.flags else None
+        return {
+            "match": self.match,
+            "game": self.game,
+            "players": list(self.players),
+            "length": self.length,
+            "game_number": self.game_number,
+            "score": list(self.score),
+            "cube": {
+                "value": self.cube,
+                "owner": self.cube_owner,
+                "offered_by": self.cube_offered_by,
+            },
+            "crawford": self.crawford,
+            "clocks_ms": list(self.clocks_ms) if self.clocks_ms is not None else None,
+            "running": self.running,
+            "position_id": self.position_id,
+            "position_player": self.position_player,
+            "dice": list(self.dice) if self.dice is not None else None,
+            "to_move": self.to_move,
+            "moves": len(self.moves),
+            "flags": len(self.flags),
+            "open_flags": self.open_flags(),
+            "last_flag": copy.deepcopy(last_flag),
+            "finished": self.finished,
+            "winner": self.winner,
+            "ended_by": self.ended_by,
+            "seq": self.last_seq,
+            "time": self.last_time,
+        }
+
+    def detail(self) -> dict[str, Any]:
+        """The full form for a table's page: the summary plus moves, flags and games."""
+        out = self.summary()
+        out["moves"] = copy.deepcopy(self.moves)
+        out["flags"] = copy.deepcopy(self.flags)
+        out["games"] = copy.deepcopy(self.games)
+        out["position"] = copy.deepcopy(self.position)
+        out["started"] = self.started
+        return out
+
+
+def _match_start(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    players = e.get("players")
+    if isinstance(players, list) and len(players) == 2:
+        s.players = [str(p) for p in players]
+    s.length = _int(e.get("length")) or 0
+    s.game = _text(e.get("game")) or "backgammon"
+    s.started = _text(e.get("time"))
+
+
+def _game_start(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    s.game_number = _int(e.get("number")) or s.game_number + 1
+    s.score = _pair(e.get("score")) or s.score
+    s.crawford = bool(e.get("crawford", False))
+    s.cube, s.cube_owner, s.cube_offered_by, s.cube_offered_value = 1, None, None, None
+    s.dice, s.to_move = None, None
+
+
+def _opening_roll(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    s.dice = _pair(e.get("dice")) or s.dice
+    s.to_move = who
+
+
+def _roll(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    s.dice = _pair(e.get("dice")) or s.dice
+    s.to_move = who if who is not None else s.to_move
+
+
+def _move(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    dice = _pair(e.get("dice")) or s.dice
+    position_id = _text(e.get("position_id"))
+    if position_id is not None:
+        s.position_id, s.position_player = position_id, who
+    if "position" in e:
+        s.position = e["position"]
+    s.moves.append(
+        {
+            "seq": _int(e.get("seq")),
+            "game": s.game_number,
+            "player": who,
+            "dice": dice,
+            "move": _text(e.get("move")) or "",
+            "position_id": position_id,
+        }
+    )
+    s.to_move = 1 - who if who is not None else None
+
+
+def _correction(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    position_id = _text(e.get("position_id"))
+    if position_id is not None:
+        s.position_id, s.position_player = position_id, who
+    for flag in reversed(s.flags):
+        if flag["type"] == "illegal_move" and not flag["corrected"]:
+            flag["corrected"] = True
+            break
+
+
+def _double(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    s.cube_offered_by = who
+    offered = _int(e.get("cube"))
+    s.cube_offered_value = offered if offered else s.cube * 2
+
+
+def _take(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    s.cube = s.cube_offered_value or s.cube * 2
+    if who is None and s.cube_offered_by is not None:
+        who = 1 - s.cube_offered_by
+    s.cube_owner = who
+    s.cube_offered_by, s.cube_offered_value = None, None
+
+
+def _drop(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    s.cube_offered_by, s.cube_offered_value = None, None
+
+
+def _game_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    winner = _player(e.get("winner"))
+    points = _int(e.get("points"))
+    score = _pair(e.get("score"))
+    if score is not None:
+        s.score = score
+    elif winner is not None and points is not None:
+        s.score[winner] += points
+    s.games.append(
+        {"game": s.game_number, "winner": winner, "points": points, "score": list(s.score)}
+    )
+    s.running = None
+    s.cube_offered_by = None
+
+
+def _match_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    s.score = _pair(e.get("score")) or s.score
+    s.winner = _player(e.get("winner"))
+    s.finished = True
+    s.running = None
+
+
+def _clock(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    s.clocks_ms = _pair(e.get("times_ms")) or s.clocks_ms
+    if "running" in e:
+        s.running = _player(e.get("running"))
+
+
+_HANDLERS: Final = {
+    "match_start": _match_start,
+    "game_start": _game_start,
+    "opening_roll": _opening_roll,
+    "roll": _roll,
+    "move": _move,
+    "correction": _correction,
+    "double": _double,
+    "take": _take,
+    "drop": _drop,
+    "game_end": _game_end,
+    "match_end": _match_end,
+    "clock": _clock,
+}

@@ -1,0 +1,291 @@
+"""The hub's web server (standard library only): JSON under /api/, pages, live updates.
+
+Reads need no login (the hall can watch); every change needs a director session. Sessions ride
+in an HttpOnly, SameSite=Strict cookie (or ``Authorization: Bearer TOKEN`` for scripts), and
+every POST must be ``application/json``, which a cross-site form cannot send.
+
+Routes::
+
+    GET  /                                      dashboard        GET /tables/T/N   a table's page
+    GET  /api/tables                            every table: [{"table", "tournament", "players",
+                                                "score", "finished", "cube", "clocks_ms", ...}]
+    GET  /api/tables/T/N[?match=M]              one table: moves, flags, games
+    GET  /api/tables/T/N/board.svg[?match=M]    the board       GET /api/results   results
+    GET  /api/tables/T/N/match.mat[?match=M]    the record      GET /api/stream    SSE updates
+    GET  /api/tables/T/N/snapshots/M/SEQ.jpg    a flag's photo  GET /api/session   who am I
+    POST /api/login {"user", "password"}        POST /api/logout
+    POST /api/tables/T/N/flags/SEQ/ack {}       POST /api/tables/T/N/flags/SEQ/override
+         {"verdict": "upheld"|"overturned", "note"}      POST /api/tables/T/N/end {"winner", "note"}
+    GET  /api/audit                             the action log (directors only)
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import ssl
+import threading
+from http import HTTPStatus
+from http.cookies import CookieError, SimpleCookie
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from controller.hub.board_svg import board_svg
+from controller.hub.export import match_record
+from controller.hub.pages import STATIC_TYPES, dashboard_page, static_file, table_page
+from controller.hub.service import ActionRefusedError, HubService, NotFoundError
+from engine.errors import HakemError, InvalidInputError
+
+COOKIE = "hakem_session"
+MAX_BODY = 64 * 1024
+KEEPALIVE_S = 15.0
+_CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "frame-ancestors 'none'")
+
+
+class HubHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server that knows its hub."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], hub: HubService, *, secure: bool = False) -> None:
+        super().__init__(address, HubRequestHandler)
+        self.hub = hub
+        self.secure = secure
+        self.stopping = threading.Event()
+
+
+class HubRequestHandler(BaseHTTPRequestHandler):
+    """One request; routes by path."""
+
+    server: HubHTTPServer
+    protocol_version = "HTTP/1.1"
+    server_version = "hakem-hub"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the hub logs actions and refusals itself."""
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _send(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None,
+              ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Content-Security-Policy", _CSP)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(obj).encode("utf-8"), "application/json", headers)
+
+    def _error(self, status: int, message: str) -> None:
+        self._json(status, {"error": message})
+
+    def _token(self) -> str | None:
+        auth = self.headers.get("Authorization", "")
+        if auth.startswith("Bearer "):
+            return auth[7:].strip() or None
+        try:
+            cookie = SimpleCookie(self.headers.get("Cookie", ""))
+        except CookieError:
+            return None
+        morsel = cookie.get(COOKIE)
+        return morsel.value if morsel is not None else None
+
+    def _body(self) -> dict[str, Any]:
+        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+            raise InvalidInputError("a POST body must be application/json")
+        try:
+            length = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            raise InvalidInputError("bad Content-Length") from None
+        if not 0 <= length <= MAX_BODY:
+            raise InvalidInputError(f"body too large: {length} bytes")
+        raw = self.rfile.read(length) if length else b"{}"
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise InvalidInputError("the body is not JSON") from None
+        if not isinstance(body, dict):
+            raise InvalidInputError("the body must be a JSON object")
+        return body
+
+    def _remote(self) -> str:
+        return str(self.client_address[0])
+
+    # -- dispatch -----------------------------------------------------------------------------
+    def do_HEAD(self) -> None:
+        """Like GET without the body."""
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        """Pages, static files and the read API."""
+        url = urlsplit(self.path)
+        parts = [unquote(p) for p in url.path.split("/") if p]
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        hub = self.server.hub
+        try:
+            if not parts:
+                self._send(200, dashboard_page().encode(), "text/html; charset=utf-8")
+            elif parts[0] == "static" and len(parts) == 2 and parts[1] in STATIC_TYPES:
+                data = static_file(parts[1]) or b""
+                self._send(200, data, STATIC_TYPES[parts[1]])
+            elif parts[0] == "tables" and len(parts) == 3:
+                self._send(200, table_page(parts[1], parts[2]).encode(), "text/html; charset=utf-8")
+            elif parts == ["api", "tables"]:
+                self._json(200, hub.tables())
+            elif parts == ["api", "results"]:
+                self._json(200, hub.store.results())
+            elif parts == ["api", "session"]:
+                self._json(200, {"user": hub.session_user(self._token())})
+            elif parts == ["api", "audit"]:
+                if hub.session_user(self._token()) is None:
+                    self._error(401, "log in to read the audit log")
+                else:
+                    self._json(200, hub.store.audit_log())
+            elif parts == ["api", "stream"]:
+                self._stream()
+            elif parts[:2] == ["api", "tables"] and len(parts) >= 4:
+                self._table_get(parts[2], parts[3], parts[4:], query.get("match"))
+            else:
+                self._error(404, f"no such page: {url.path}")
+        except NotFoundError as exc:
+            self._error(404, str(exc))
+        except HakemError as exc:
+            self._error(400, str(exc))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _table_get(self, tournament: str, table: str, rest: list[str], match: str | None) -> None:
+        hub = self.server.hub
+        if not rest:
+            self._json(200, hub.table(tournament, table, match))
+        elif rest == ["board.svg"]:
+            state = hub.match_state(tournament, table, match)
+            svg = board_svg(state.position_id, state.position_player,
+                            (state.players[0], state.players[1]))
+            self._send(200, svg.encode(), "image/svg+xml")
+        elif rest == ["match.mat"]:
+            state = hub.match_state(tournament, table, match)
+            text, ctype, name = match_record(state, table)
+            self._send(200, text.encode("utf-8"), ctype,
+                       {"Content-Disposition": f'attachment; filename="{name}"'})
+        elif len(rest) == 3 and rest[0] == "snapshots" and rest[2].endswith(".jpg"):
+            seq = rest[2][:-4]
+            jpeg = None
+            if seq.isdigit():
+                jpeg = hub.store.snapshot(tournament, table, rest[1], int(seq))
+            if jpeg is None:
+                raise NotFoundError(f"no snapshot {rest[1]}/{seq} at table {tournament}/{table}")
+            self._send(200, jpeg, "image/jpeg")
+        else:
+            raise NotFoundError(f"no such resource: {'/'.join(rest)}")
+
+    def _stream(self) -> None:
+        """Server-Sent Events: every table once, then each table's summary when it changes."""
+        hub = self.server.hub
+        listener = hub.broadcaster.subscribe()
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            self.wfile.write(f"retry: 1000\nevent: tables\ndata: {json.dumps(hub.tables())}\n\n"
+                             .encode())
+            self.wfile.flush()
+            while not self.server.stopping.is_set():
+                try:
+                    item = listener.get(timeout=KEEPALIVE_S)
+                except queue.Empty:
+                    self.wfile.write(b": keepalive\n\n")
+                    self.wfile.flush()
+                    continue
+                if item is None:
+                    return
+                chunks = [item]
+                while len(chunks) < 500:
+                    try:
+                        more = listener.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is None:
+                        break
+                    chunks.append(more)
+                self.wfile.write("".join(f"event: table\ndata: {c}\n\n" for c in chunks).encode())
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
+        finally:
+            hub.broadcaster.unsubscribe(listener)
+
+    def do_POST(self) -> None:
+        """Login, logout and director actions."""
+        url = urlsplit(self.path)
+        parts = [unquote(p) for p in url.path.split("/") if p]
+        hub = self.server.hub
+        try:
+            body = self._body()
+            if parts == ["api", "login"]:
+                name, password = body.get("user"), body.get("password")
+                if not isinstance(name, str) or not isinstance(password, str):
+                    raise InvalidInputError("login needs a user and a password")
+                token = hub.login(name, password, self._remote())
+                secure = "; Secure" if self.server.secure else ""
+                cookie = (f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/; "
+                          f"Max-Age={int(hub.session_ttl_s)}{secure}")
+                self._json(200, {"user": body.get("user"), "token": token},
+                           {"Set-Cookie": cookie})
+            elif parts == ["api", "logout"]:
+                old = self._token()
+                if old:
+                    hub.logout(old)
+                clear = f"{COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"
+                self._json(200, {"user": None}, {"Set-Cookie": clear})
+            elif parts[:2] == ["api", "tables"] and len(parts) >= 5:
+                self._act(parts[2], parts[3], parts[4:], body)
+            else:
+                self._error(404, f"no such action: {url.path}")
+        except ActionRefusedError as exc:
+            self._error(int(HTTPStatus.UNAUTHORIZED), str(exc))
+        except NotFoundError as exc:
+            self._error(404, str(exc))
+        except HakemError as exc:
+            self._error(400, str(exc))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _act(self, tournament: str, table: str, rest: list[str], body: dict[str, Any]) -> None:
+        hub = self.server.hub
+        if len(rest) == 3 and rest[0] == "flags" and rest[2] in ("ack", "override"):
+            if not rest[1].isdigit():
+                raise NotFoundError(f"no flag {rest[1]!r}")
+            kind = "acknowledge" if rest[2] == "ack" else "override"
+            data: dict[str, Any] = {"seq": int(rest[1]), "note": body.get("note", "")}
+            if kind == "override":
+                data["verdict"] = body.get("verdict")
+        elif rest == ["end"]:
+            kind, data = "end", {"winner": body.get("winner"), "note": body.get("note", "")}
+        else:
+            raise NotFoundError(f"no such action: {'/'.join(rest)}")
+        result = hub.act(self._token(), self._remote(), tournament, table, kind, data)
+        self._json(200, result)
+
+
+def serve(hub: HubService, host: str, port: int, *, certfile: str | None = None,
+          keyfile: str | None = None) -> HubHTTPServer:
+    """Bind the web server (HTTPS when a certificate is given); call ``serve_forever``."""
+    server = HubHTTPServer((host, port), hub, secure=certfile is not None)
+    if certfile is not None:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(certfile, keyfile)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    return server

@@ -1,0 +1,123 @@
+"""The connection to the broker: a config dataclass (TLS, username/password) and a paho client.
+
+A table's TOML may hold a ``[hub]`` section that builds :class:`LinkConfig` through
+``controller.config.loader.build``; the command line gives the same settings as a URL
+(``mqtt://user:password@host:1883``, ``mqtts://`` for TLS, default ports 1883 and 8883).
+"""
+
+from __future__ import annotations
+
+import ssl
+import uuid
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.hub.topics import DEFAULT_PREFIX, check_id
+from engine.errors import ConfigError, InvalidInputError
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    """Where and how to reach the broker, and who this table is."""
+
+    host: str = "localhost"
+    port: int = 1883
+    tls: bool = False
+    ca_file: str | None = None  # trusted CA for the broker's certificate (system CAs if None)
+    cert_file: str | None = None  # client certificate, when the broker asks for one
+    key_file: str | None = None
+    username: str | None = None
+    password: str | None = None
+    password_file: str | None = None  # read at connect time; keeps secrets out of the TOML
+    prefix: str = DEFAULT_PREFIX
+    tournament: str = "default"
+    table: str = "1"
+    keepalive_s: int = 15
+    reconnect_min_s: float = 0.2
+    reconnect_max_s: float = 5.0
+    outbox: str = "hub-outbox.sqlite"  # the durable queue, kept beside the journal
+
+    def __post_init__(self) -> None:
+        if not self.host:
+            raise ConfigError("hub.host: must not be empty")
+        if not 0 < self.port < 65536:
+            raise ConfigError(f"hub.port: not a port number: {self.port}")
+        if self.keepalive_s < 2:
+            raise ConfigError(f"hub.keepalive_s: at least 2 seconds, got {self.keepalive_s}")
+        for name, value in (("prefix", self.prefix), ("tournament", self.tournament),
+                            ("table", self.table)):
+            try:
+                check_id(value, name)
+            except InvalidInputError as exc:
+                raise ConfigError(f"hub.{name}: {exc}") from None
+
+    def secret(self) -> str | None:
+        """The password, from ``password`` or the first line of ``password_file``."""
+        if self.password is not None:
+            return self.password
+        if self.password_file is not None:
+            try:
+                return Path(self.password_file).read_text(encoding="utf-8").splitlines()[0]
+            except (OSError, IndexError):
+                raise ConfigError(f"hub.password_file: cannot read {self.password_file}") from None
+        return None
+
+
+def parse_broker_url(url: str, base: LinkConfig | None = None) -> LinkConfig:
+    """``mqtt://[user[:password]@]host[:port]`` or ``mqtts://...`` as a LinkConfig."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl") or not parts.hostname:
+        raise InvalidInputError(f"not a broker url (mqtt://host:port or mqtts://...): {url!r}")
+    if parts.path not in ("", "/"):
+        raise InvalidInputError(f"a broker url has no path: {url!r}")
+    tls = parts.scheme in ("mqtts", "ssl")
+    try:
+        port = parts.port or (8883 if tls else 1883)
+    except ValueError:
+        raise InvalidInputError(f"bad port in broker url: {url!r}") from None
+    config = base or LinkConfig()
+    return replace(
+        config,
+        host=parts.hostname,
+        port=port,
+        tls=tls or config.tls,
+        username=unquote(parts.username) if parts.username else config.username,
+        password=unquote(parts.password) if parts.password else config.password,
+    )
+
+
+def make_client(
+    config: LinkConfig, client_id: str | None = None, *, clean_session: bool = True
+) -> mqtt.Client:
+    """A paho 2.x client (MQTT 3.1.1, callback API 2) with TLS, login and quick reconnects."""
+    client = mqtt.Client(
+        CallbackAPIVersion.VERSION2,
+        client_id=client_id or f"hakem-{uuid.uuid4().hex[:12]}",
+        clean_session=clean_session,
+        protocol=mqtt.MQTTv311,
+    )
+    if config.tls:
+        client.tls_set(
+            ca_certs=config.ca_file,
+            certfile=config.cert_file,
+            keyfile=config.key_file,
+            cert_reqs=ssl.CERT_REQUIRED,
+        )
+    if config.username is not None:
+        client.username_pw_set(config.username, config.secret())
+    client.reconnect_delay_set(config.reconnect_min_s, config.reconnect_max_s)  # type: ignore[arg-type]
+    client.max_inflight_messages_set(100)
+    return client
+
+
+def reason_failed(reason_code: Any) -> bool:
+    """True when a paho v2 reason code (or int) reports a failure."""
+    failure = getattr(reason_code, "is_failure", None)
+    if isinstance(failure, bool):
+        return failure
+    return bool(reason_code)

@@ -1,0 +1,81 @@
+"""The pages for people: the dashboard and a table's page (HTML shells; data comes from /api/).
+
+Scripts and styles are files in ``static/`` served from ``/static/`` so the pages run under a
+strict Content-Security-Policy with no inline script.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from importlib import resources
+from typing import Final
+
+STATIC_TYPES: Final = {
+    "hub.css": "text/css; charset=utf-8",
+    "common.js": "text/javascript; charset=utf-8",
+    "dashboard.js": "text/javascript; charset=utf-8",
+    "table.js": "text/javascript; charset=utf-8",
+}
+
+_HEAD = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title><link rel="stylesheet" href="/static/hub.css"></head>
+"""
+
+
+def static_file(name: str) -> bytes | None:
+    """One of the bundled static files, or None."""
+    if name not in STATIC_TYPES:
+        return None
+    return resources.files("controller.hub").joinpath("static", name).read_bytes()
+
+
+def dashboard_page() -> str:
+    """Every table as a card, updated live."""
+    return (
+        _HEAD.format(title="hakem: tournament")
+        + """<body><header><h1>hakem: every table</h1>
+<a href="/api/tables">JSON</a></header>
+<main><div id="tables" aria-live="polite"></div></main>
+<script src="/static/common.js"></script><script src="/static/dashboard.js"></script>
+</body></html>
+"""
+    )
+
+
+def table_page(tournament: str, table: str) -> str:
+    """One table: live board, moves, flags with snapshots, the record, director actions."""
+    t, n = escape(tournament, quote=True), escape(table, quote=True)
+    return (
+        _HEAD.format(title=f"hakem: table {n}")
+        + f"""<body data-tournament="{t}" data-table="{n}">
+<header><h1 id="title">Table {n}</h1><a href="/">all tables</a><span id="who"></span>
+<button id="logout" type="button" hidden>Log out</button></header>
+<main>
+<form id="login"><input name="user" placeholder="director" autocomplete="username" required>
+<input name="password" type="password" placeholder="password" autocomplete="current-password"
+ required><button>Log in</button></form>
+<p id="message" role="status"></p>
+<div class="players">
+<span id="name-0"></span><span class="score" id="score-0"></span>
+<span class="clock" id="clock-0"></span>
+<span id="name-1"></span><span class="score" id="score-1"></span>
+<span class="clock" id="clock-1"></span>
+</div>
+<p class="meta" id="info"></p>
+<div class="cols"><div><img id="board" class="board" alt="the board">
+<p><a id="download" download>Download the match record</a></p></div>
+<div><h2>Flags</h2><p id="noflags">No flags.</p><ul class="flags" id="flags"></ul>
+<form id="end" hidden><strong>End the match:</strong>
+<select name="winner"><option value="">no winner</option><option value="0">first player wins
+</option><option value="1">second player wins</option></select>
+<input name="note" placeholder="reason" maxlength="500"><button>End match</button></form>
+</div></div>
+<h2>Moves</h2><table class="moves"><thead><tr><th>game</th><th>player</th><th>dice</th>
+<th>move</th></tr></thead><tbody id="moves"></tbody></table>
+</main>
+<script src="/static/common.js"></script><script src="/static/table.js"></script>
+</body></html>
+"""
+    )

@@ -1,0 +1,309 @@
+"""The table side: journal entries to the broker, nothing lost, in order, at QoS 1.
+
+Every entry goes into the durable :class:`~controller.hub.outbox.Outbox` first, then out on the
+``events`` topic while connected. On every (re)connect, and whenever the hub comes online with a
+new boot id, everything the hub has not acknowledged is sent again in queue order; the hub
+ignores what it already has (table + match + seq). Presence is retained with a last will, and
+the folded :class:`~controller.hub.contract.MatchState` summary is published retained as
+``state``.
+
+Message bodies (JSON, UTF-8):
+
+- events: ``{"v": 1, "match": MATCH_ID, "entry": JOURNAL_ENTRY}`` plus ``"snapshot_jpeg"``
+  (base64) for a flag whose ``snapshot`` file exists in ``snapshot_dir``. ``MATCH_ID`` is the
+  ``match_id`` field of ``match_start`` when present, else its ``time``: the same journal always
+  gives the same ID, so republishing after a reboot makes no duplicate match.
+- presence: ``{"status": "online"|"offline", "time": ISO}``; state: ``MatchState.summary()``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+import paho.mqtt.client as mqtt
+
+from controller.hub.contract import MatchState
+from controller.hub.link import LinkConfig, make_client, reason_failed
+from controller.hub.outbox import Outbox
+from controller.hub.topics import hub_presence_topic, table_topic
+from controller.records.journal import read_journal, utc_now_iso, validate_entry
+from engine.errors import DeviceError, InvalidInputError
+
+ENVELOPE_VERSION = 1
+
+
+class PublishTimeoutError(DeviceError, TimeoutError):
+    """The broker or the hub did not confirm delivery in time."""
+
+
+def match_id_of(entry: dict[str, Any]) -> str:
+    """The match ID a ``match_start`` entry gives its match."""
+    explicit = entry.get("match_id")
+    return str(explicit) if explicit else str(entry.get("time", ""))
+
+
+class TablePublisher:
+    """Publishes one table's journal entries; use as a context manager or call start/close."""
+
+    def __init__(
+        self,
+        config: LinkConfig,
+        *,
+        match_id: str | None = None,
+        snapshot_dir: str | Path | None = None,
+        client_id: str | None = None,
+    ) -> None:
+        self.config = config
+        self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
+        self.outbox = Outbox(config.outbox)
+        if match_id is not None:
+            self.outbox.put("match", match_id)
+        self._events = table_topic(config.prefix, config.tournament, config.table, "events")
+        self._state_topic = table_topic(config.prefix, config.tournament, config.table, "state")
+        self._presence = table_topic(config.prefix, config.tournament, config.table, "presence")
+        self._ack_topic = table_topic(config.prefix, config.tournament, config.table, "ack")
+        self._hub_topic = hub_presence_topic(config.prefix)
+        self.state: MatchState | None = None
+        self._send_lock = threading.RLock()
+        self._changed = threading.Condition()
+        self._connected = False
+        self._sent_through = 0
+        self._unconfirmed: set[int] = set()
+        self._hub_boot: str | None = None
+        self.reconnects = 0
+        self.director_messages: list[dict[str, Any]] = []
+        client_name = client_id or f"hakem-table-{config.tournament}-{config.table}"
+        self.client = make_client(config, client_name, clean_session=True)
+        will = _dumps({"status": "offline", "reason": "lost"})
+        self.client.will_set(self._presence, will, 1, True)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_publish = self._on_publish
+        self.client.on_message = self._on_message
+        self._started = False
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self) -> TablePublisher:
+        """Connect in the background (retrying for ever); publishing may begin at once."""
+        if not self._started:
+            self.client.connect_async(self.config.host, self.config.port, self.config.keepalive_s)
+            self.client.loop_start()
+            self._started = True
+        return self
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Say ``offline`` (retained) and disconnect; queued events stay in the outbox."""
+        if self._started:
+            if self._connected:
+                info = self.client.publish(
+                    self._presence, _dumps({"status": "offline", "time": utc_now_iso()}), 1, True
+                )
+                deadline = time.monotonic() + timeout_s
+                while not info.is_published() and self._connected and time.monotonic() < deadline:
+                    with self._changed:
+                        self._changed.wait(0.05)
+            self.client.disconnect()
+            self.client.loop_stop()
+            self._started = False
+        self.outbox.close()
+
+    def __enter__(self) -> TablePublisher:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def connected(self) -> bool:
+        """True while the broker connection is up."""
+        return self._connected
+
+    @property
+    def match_id(self) -> str | None:
+        """The match the next entry belongs to."""
+        return self.outbox.get("match")
+
+    # -- publishing -----------------------------------------------------------------------
+    def publish(self, entry: dict[str, Any]) -> None:
+        """Queue one journal entry durably, then send it if connected."""
+        self.publish_many([entry])
+
+    def publish_many(self, entries: Iterable[dict[str, Any]]) -> int:
+        """Queue entries (journal order) in one durable transaction; returns the new count."""
+        rows: list[tuple[str, int, bytes]] = []
+        match = self.match_id
+        for entry in entries:
+            validate_entry(entry, f"entry {entry.get('seq')!r} to publish")
+            if entry["type"] == "match_start":
+                new_match = match_id_of(entry)
+                if new_match != match or self.state is None:
+                    match = new_match
+                    self.state = MatchState(match)
+            if match is None:
+                raise InvalidInputError(
+                    f"entry seq {entry['seq']}: no match_start seen and no match id given"
+                )
+            if self.state is None or self.state.match != match:
+                self.state = MatchState(match)
+            self.state.apply(entry)
+            envelope: dict[str, Any] = {"v": ENVELOPE_VERSION, "match": match, "entry": entry}
+            snapshot = self._snapshot_bytes(entry)
+            if snapshot is not None:
+                envelope["snapshot_jpeg"] = base64.b64encode(snapshot).decode("ascii")
+            rows.append((match, int(entry["seq"]), _dumps(envelope)))
+        if match is not None and match != self.outbox.get("match"):
+            self.outbox.put("match", match)
+        added = self.outbox.add(rows)
+        self._pump()
+        self._publish_state()
+        return added
+
+    def wait_delivered(
+        self, timeout_s: float, until: Literal["hub", "broker"] = "hub"
+    ) -> None:
+        """Block until the hub has stored every queued event (or the broker has them all)."""
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            while not self._delivered(until):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise PublishTimeoutError(
+                        f"table {self.config.table}: {len(self.outbox)} events not confirmed by "
+                        f"the {until} within {timeout_s} s"
+                    )
+                self._changed.wait(min(remaining, 0.1))
+
+    def _delivered(self, until: str) -> bool:
+        if until == "hub":
+            return len(self.outbox) == 0
+        with self._send_lock:
+            queued = self.outbox.after(self._sent_through, 1)
+            return self._connected and not queued and not self._unconfirmed
+
+    def _snapshot_bytes(self, entry: dict[str, Any]) -> bytes | None:
+        name = entry.get("snapshot")
+        if not isinstance(name, str) or not name or self.snapshot_dir is None:
+            return None
+        path = self.snapshot_dir / Path(name).name
+        try:
+            return path.read_bytes()
+        except OSError:
+            return None
+
+    def _pump(self) -> None:
+        """Hand every queued row past the last one sent to paho, in order."""
+        with self._send_lock:
+            while self._connected:
+                rows = self.outbox.after(self._sent_through)
+                if not rows:
+                    return
+                for row in rows:
+                    info = self.client.publish(self._events, row.payload, qos=1)
+                    if info.rc != mqtt.MQTT_ERR_SUCCESS:
+                        return  # disconnected meanwhile: the next connect resends
+                    self._unconfirmed.add(info.mid)
+                    self._sent_through = row.id
+
+    def _publish_state(self) -> None:
+        if self.state is not None and self._connected:
+            self.client.publish(self._state_topic, _dumps(self.state.summary()), 1, True)
+
+    # -- paho callbacks (network thread) --------------------------------------------------
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
+    ) -> None:
+        if reason_failed(reason_code):
+            return
+        client.subscribe([(self._ack_topic, 1), (self._hub_topic, 1),
+                          (table_topic(self.config.prefix, self.config.tournament,
+                                       self.config.table, "director"), 1)])
+        client.publish(self._presence, _dumps({"status": "online", "time": utc_now_iso()}), 1, True)
+        with self._send_lock:
+            self.reconnects += 1
+            self._connected = True
+            self._sent_through = 0
+            self._unconfirmed.clear()
+        self._pump()
+        self._publish_state()
+        self._notify()
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
+    ) -> None:
+        with self._send_lock:
+            self._connected = False
+        self._notify()
+
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason_code: Any, properties: Any
+    ) -> None:
+        with self._send_lock:
+            self._unconfirmed.discard(mid)
+        self._notify()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        try:
+            body = json.loads(message.payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return
+        if not isinstance(body, dict):
+            return
+        if message.topic == self._ack_topic:
+            matches = body.get("matches")
+            if isinstance(matches, dict):
+                for match, seq in matches.items():
+                    if isinstance(seq, int):
+                        self.outbox.acknowledge(str(match), seq)
+            self._notify()
+        elif message.topic == self._hub_topic:
+            boot = body.get("boot")
+            if body.get("status") == "online" and isinstance(boot, str) and boot != self._hub_boot:
+                self._hub_boot = boot
+                with self._send_lock:
+                    self._sent_through = 0  # a new hub (or one that lost its session): resend
+                self._pump()
+        else:
+            self.director_messages.append(body)
+
+    def _notify(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
+
+
+def publish_journal(
+    journal: str | Path | Iterable[dict[str, Any]],
+    config: LinkConfig,
+    *,
+    snapshot_dir: str | Path | None = None,
+    timeout_s: float = 30.0,
+    until: Literal["hub", "broker"] = "broker",
+) -> int:
+    """Publish a whole match (a journal file or its entries) as a live table and wait.
+
+    This is the call ``hakem demo --publish URL --table ID`` makes; ``until="hub"`` waits for
+    the hub's acknowledgement instead of the broker's. Returns the number of entries sent.
+    """
+    if isinstance(journal, str | Path):
+        path = Path(journal)
+        entries = read_journal(path).entries
+        snapshot_dir = snapshot_dir if snapshot_dir is not None else path.parent
+    else:
+        entries = list(journal)
+    with TablePublisher(config, snapshot_dir=snapshot_dir) as publisher:
+        publisher.publish_many(entries)
+        publisher.wait_delivered(timeout_s, until)
+    return len(entries)
+
+
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

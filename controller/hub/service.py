@@ -1,0 +1,539 @@
+"""The hub's core: subscribe to every table, store each event once, keep every table's view.
+
+Messages from paho's thread go onto a queue; one writer thread takes them in batches, stores a
+batch in one SQLite transaction, folds the new events into the views (in ``seq`` order, holding
+back any that arrive after a gap), then acknowledges to the tables (retained ``ack``) and tells
+the dashboards (Server-Sent Events). Director actions go through :meth:`HubService.act`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import json
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from controller.hub.auth import (
+    AuthError,
+    check_user_name,
+    hash_password,
+    new_token,
+    token_hash,
+    verify_password,
+)
+from controller.hub.contract import VERDICTS, MatchState
+from controller.hub.link import LinkConfig, make_client, reason_failed
+from controller.hub.store import HubStore
+from controller.hub.topics import (
+    hub_presence_topic,
+    hub_subscriptions,
+    parse_table_topic,
+    table_topic,
+)
+from controller.records.journal import utc_now_iso, validate_entry
+from engine.errors import HakemError, InvalidInputError, ProtocolError, RecordFormatError
+
+log = logging.getLogger("hakem.hub")
+audit_log = logging.getLogger("hakem.hub.audit")
+
+SESSION_TTL_S = 8 * 3600.0
+ACKED_MATCHES = 8  # matches per table named in each ack
+
+
+class ActionRefusedError(HakemError, PermissionError):
+    """A director action without a valid session, or with the wrong password."""
+
+
+class NotFoundError(InvalidInputError):
+    """No such table, match or flag."""
+
+
+@dataclass
+class TableView:
+    """Everything the hub knows about one table."""
+
+    tournament: str
+    table: str
+    matches: dict[str, MatchState] = field(default_factory=dict)
+    applied: dict[str, int] = field(default_factory=dict)
+    pending: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
+    presence: str = "unknown"
+    presence_time: str | None = None
+    reported: dict[str, Any] | None = None
+
+    @property
+    def current(self) -> MatchState | None:
+        """The latest match (first seen last)."""
+        return next(reversed(self.matches.values()), None) if self.matches else None
+
+    def summary(self) -> dict[str, Any]:
+        """One dashboard card: the contract's ``/api/tables`` item."""
+        match = self.current
+        base = match.summary() if match is not None else MatchState("").summary()
+        base.update(
+            {
+                "table": self.table,
+                "tournament": self.tournament,
+                "online": self.presence == "online",
+                "presence": self.presence,
+                "matches": len(self.matches),
+                "reported_seq": (self.reported or {}).get("seq"),
+            }
+        )
+        return base
+
+
+class Broadcaster:
+    """Fan-out of JSON updates to every open Server-Sent Events stream."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._queues: list[queue.Queue[str | None]] = []
+
+    def subscribe(self) -> queue.Queue[str | None]:
+        """A new listener's queue (``None`` means the hub is stopping)."""
+        q: queue.Queue[str | None] = queue.Queue(maxsize=10000)
+        with self._lock:
+            self._queues.append(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue[str | None]) -> None:
+        """Forget a listener."""
+        with self._lock:
+            if q in self._queues:
+                self._queues.remove(q)
+
+    def send(self, data: str) -> None:
+        """Queue one update for everyone; a listener too slow to keep 10000 is dropped."""
+        with self._lock:
+            for q in list(self._queues):
+                try:
+                    q.put_nowait(data)
+                except queue.Full:
+                    self._queues.remove(q)
+
+    def close(self) -> None:
+        """Wake every listener so it ends."""
+        with self._lock:
+            for q in self._queues:
+                with contextlib.suppress(queue.Full):
+                    q.put_nowait(None)
+            self._queues.clear()
+
+
+class HubService:
+    """Store, views, MQTT subscriber and director actions; the HTTP layer sits on top."""
+
+    def __init__(
+        self,
+        db_path: str,
+        link: LinkConfig | None = None,
+        *,
+        session_ttl_s: float = SESSION_TTL_S,
+        clock: Callable[[], float] = time.time,
+        client_id: str = "hakem-hub",
+    ) -> None:
+        self.store = HubStore(db_path)
+        self.link = link
+        self.session_ttl_s = session_ttl_s
+        self.clock = clock
+        self.prefix = link.prefix if link is not None else "hakem"
+        self.boot = uuid.uuid4().hex
+        self.views: dict[tuple[str, str], TableView] = {}
+        self.views_lock = threading.RLock()
+        self.broadcaster = Broadcaster()
+        self.stats = {"messages": 0, "stored": 0, "duplicates": 0, "rejected": 0}
+        self.connected = threading.Event()
+        self._inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        self._client: mqtt.Client | None = None
+        self._client_id = client_id
+        self._idle = threading.Condition()
+        self._received = 0
+        self._done = 0
+        self.rebuild()
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self) -> HubService:
+        """Start the writer and, with a broker configured, the subscriber."""
+        self._writer = threading.Thread(target=self._write_loop, name="hub-writer", daemon=True)
+        self._writer.start()
+        if self.link is not None:
+            client = make_client(self.link, self._client_id, clean_session=True)
+            client.will_set(hub_presence_topic(self.prefix),
+                            json.dumps({"status": "offline", "boot": self.boot}), 1, True)
+            client.on_connect = self._on_connect
+            client.on_disconnect = self._on_disconnect
+            client.on_message = self._on_message
+            client.connect_async(self.link.host, self.link.port, self.link.keepalive_s)
+            client.loop_start()
+            self._client = client
+        return self
+
+    def stop(self) -> None:
+        """Say offline, stop the subscriber and the writer, close the database."""
+        client, self._client = self._client, None
+        if client is not None:
+            if self.connected.is_set():
+                info = client.publish(hub_presence_topic(self.prefix),
+                                      json.dumps({"status": "offline", "boot": self.boot}), 1, True)
+                deadline = time.monotonic() + 2
+                while not info.is_published() and time.monotonic() < deadline:
+                    self.connected.wait(0.02)
+            client.disconnect()
+            client.loop_stop()
+        if self._writer is not None:
+            self._inbox.put(None)
+            self._writer.join(10)
+            self._writer = None
+        self.broadcaster.close()
+        self.store.close()
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """True once every message received so far has been stored and folded."""
+        deadline = time.monotonic() + timeout_s
+        with self._idle:
+            while self._done < self._received:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._idle.wait(min(remaining, 0.05))
+        return True
+
+    # -- rebuild from the database -------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Fold every stored event and replay every director action (after a restart)."""
+        with self.views_lock:
+            self.views.clear()
+            for tournament, table, match in self.store.matches():
+                view = self._view(tournament, table)
+                view.matches[match] = MatchState(match)
+                view.applied[match] = 0
+                view.pending[match] = {}
+                for entry in self.store.events(tournament, table, match):
+                    self._fold(view, match, entry)
+            for action in self.store.actions():
+                known = self.views.get((action["tournament"], action["table"]))
+                state = known.matches.get(action["match"]) if known is not None else None
+                if state is not None:
+                    _apply_action(state, action["kind"], action["user"], action["data"])
+            for tournament, table, status, at in self.store.presences():
+                view = self._view(tournament, table)
+                view.presence, view.presence_time = status, at
+            for tournament, table, state_obj in self.store.reported_states():
+                self._view(tournament, table).reported = state_obj
+
+    def _view(self, tournament: str, table: str) -> TableView:
+        key = (tournament, table)
+        view = self.views.get(key)
+        if view is None:
+            view = self.views[key] = TableView(tournament, table)
+        return view
+
+    def _fold(self, view: TableView, match: str, entry: dict[str, Any]) -> bool:
+        """Apply ``entry`` if it is the next seq (then any held back after it); else hold it."""
+        pending = view.pending.setdefault(match, {})
+        pending[int(entry["seq"])] = entry
+        state = view.matches[match]
+        progressed = False
+        while view.applied[match] + 1 in pending:
+            nxt = pending.pop(view.applied[match] + 1)
+            state.apply(nxt)
+            view.applied[match] += 1
+            progressed = True
+        return progressed
+
+    # -- MQTT (paho's thread) ------------------------------------------------------------------
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
+    ) -> None:
+        if reason_failed(reason_code):
+            log.warning("broker refused the hub: %s", reason_code)
+            return
+        client.subscribe([(topic, 1) for topic in hub_subscriptions(self.prefix)])
+        client.publish(hub_presence_topic(self.prefix),
+                       json.dumps({"status": "online", "boot": self.boot}), 1, True)
+        self.connected.set()
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
+    ) -> None:
+        self.connected.clear()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.ingest(message.topic, bytes(message.payload))
+
+    def ingest(self, topic: str, payload: bytes) -> None:
+        """Queue one message as if it came from the broker (tests and replays use this)."""
+        with self._idle:
+            self._received += 1
+        self._inbox.put((topic, payload))
+
+    # -- the writer thread ---------------------------------------------------------------------
+    def _write_loop(self) -> None:
+        while True:
+            item = self._inbox.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < 2000:
+                try:
+                    more = self._inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._inbox.put(None)
+                    break
+                batch.append(more)
+            try:
+                self._process(batch)
+            except Exception:  # keep the hub up; the tables resend what was not acknowledged
+                log.exception("hub writer failed on a batch of %d messages", len(batch))
+            finally:
+                with self._idle:
+                    self._done += len(batch)
+                    self._idle.notify_all()
+
+    def _process(self, batch: list[tuple[str, bytes]]) -> None:
+        now = self.clock()
+        changed: set[tuple[str, str]] = set()
+        acked: set[tuple[str, str]] = set()
+        with self.store.lock, self.views_lock:
+            self.store.begin()
+            try:
+                for topic, payload in batch:
+                    self.stats["messages"] += 1
+                    try:
+                        key, ack = self._handle(topic, payload, now)
+                    except (ProtocolError, RecordFormatError) as exc:
+                        self.stats["rejected"] += 1
+                        log.warning("rejected message on %s: %s", topic, exc)
+                        continue
+                    if key is not None:
+                        changed.add(key)
+                        if ack:
+                            acked.add(key)
+                self.store.commit()
+            except BaseException:
+                self.store.rollback()
+                self.rebuild()
+                raise
+            summaries = [json.dumps(self.views[k].summary()) for k in sorted(changed)]
+            acks = {k: self._ack_body(self.views[k]) for k in acked}
+        client = self._client
+        if client is not None:
+            for (tournament, table), body in acks.items():
+                client.publish(table_topic(self.prefix, tournament, table, "ack"), body, 1, True)
+        for text in summaries:
+            self.broadcaster.send(text)
+
+    def _ack_body(self, view: TableView) -> str:
+        recent = list(view.matches)[-ACKED_MATCHES:]
+        return json.dumps({"matches": {m: view.applied[m] for m in recent}})
+
+    def _handle(
+        self, topic: str, payload: bytes, now: float
+    ) -> tuple[tuple[str, str] | None, bool]:
+        where = parse_table_topic(self.prefix, topic)
+        key = (where.tournament, where.table)
+        if where.leaf in ("ack", "director"):
+            return None, False
+        if not payload:
+            return None, False  # a cleared retained message
+        try:
+            body = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise ProtocolError(f"not JSON on {topic}") from None
+        if not isinstance(body, dict):
+            raise ProtocolError(f"not a JSON object on {topic}")
+        view = self._view(*key)
+        if where.leaf == "presence":
+            status = body.get("status")
+            if status not in ("online", "offline"):
+                raise ProtocolError(f"bad presence status {status!r} on {topic}")
+            view.presence, view.presence_time = str(status), _str_or_none(body.get("time"))
+            self.store.set_presence(where.tournament, where.table, view.presence,
+                                    view.presence_time)
+            return key, False
+        if where.leaf == "state":
+            view.reported = body
+            self.store.set_reported(where.tournament, where.table, body)
+            return key, False
+        match, entry = body.get("match"), body.get("entry")
+        if not isinstance(match, str) or not match or not isinstance(entry, dict):
+            raise ProtocolError(f"an event on {topic} needs 'match' and 'entry'")
+        validate_entry(entry, f"event on {topic}")
+        if match not in view.matches:
+            self.store.add_match(where.tournament, where.table, match, now)
+            view.matches[match] = MatchState(match)
+            view.applied[match] = 0
+            view.pending[match] = {}
+        if not self.store.add_event(where.tournament, where.table, match, entry, now):
+            self.stats["duplicates"] += 1
+            return None, True  # re-acknowledge: the table may have missed the ack
+        self.stats["stored"] += 1
+        snapshot = body.get("snapshot_jpeg")
+        if isinstance(snapshot, str):
+            try:
+                jpeg = base64.b64decode(snapshot, validate=True)
+            except (binascii.Error, ValueError):
+                raise ProtocolError(f"bad snapshot_jpeg on {topic}") from None
+            self.store.add_snapshot(where.tournament, where.table, match, int(entry["seq"]), jpeg)
+        state = view.matches[match]
+        was_finished = state.finished
+        self._fold(view, match, entry)
+        if state.finished and not was_finished:
+            self.store.set_result(where.tournament, where.table, match, state.players,
+                                  state.score, state.winner, state.last_time)
+        return key, True
+
+    # -- reads for the HTTP layer ----------------------------------------------------------------
+    def tables(self) -> list[dict[str, Any]]:
+        """Every table's summary, ordered by tournament and table (numbers in numeric order)."""
+        with self.views_lock:
+            views = sorted(self.views.values(), key=lambda v: (v.tournament, _natural(v.table)))
+            return [v.summary() for v in views]
+
+    def table(self, tournament: str, table: str, match: str | None = None) -> dict[str, Any]:
+        """A table's full view: the chosen (default current) match with moves and flags."""
+        with self.views_lock:
+            view = self.views.get((tournament, table))
+            if view is None:
+                raise NotFoundError(f"no table {tournament}/{table}")
+            state = view.matches.get(match) if match else view.current
+            if state is None:
+                raise NotFoundError(f"no match {match!r} at table {tournament}/{table}")
+            out = state.detail()
+            card = view.summary()
+            for key in ("online", "presence", "reported_seq"):
+                out[key] = card[key]
+            out["all_matches"] = list(view.matches)
+            out["current"] = state is view.current
+            out["reported"] = view.reported
+            out["table"], out["tournament"] = table, tournament
+            for flag in out["flags"]:
+                flag["snapshot"] = self.store.has_snapshot(tournament, table, state.match,
+                                                           flag["seq"])
+            return out
+
+    def match_state(self, tournament: str, table: str, match: str | None) -> MatchState:
+        """The MatchState object (for exports)."""
+        with self.views_lock:
+            view = self.views.get((tournament, table))
+            state = None if view is None else (view.matches.get(match) if match else view.current)
+            if state is None:
+                raise NotFoundError(f"no match at table {tournament}/{table}")
+            return state
+
+    # -- accounts and sessions ------------------------------------------------------------------
+    def add_user(self, name: str, password: str) -> None:
+        """Create (or reset the password of) a director account."""
+        self.store.put_user(check_user_name(name), hash_password(password))
+        audit_log.info("account %s created or reset", name)
+
+    def login(self, name: str, password: str, remote: str) -> str:
+        """A new session token, or ActionRefusedError (logged) for a wrong name or password."""
+        stored = self.store.user(name) if isinstance(name, str) else None
+        if stored is None or not isinstance(password, str) or not verify_password(password, stored):
+            self._refuse(remote, name if isinstance(name, str) else None, "login",
+                         "wrong user name or password")
+        token = new_token()
+        self.store.add_session(token_hash(token), name, self.clock() + self.session_ttl_s)
+        self.store.audit(utc_now_iso(), remote, name, "login", True, "")
+        audit_log.info("login by %s from %s", name, remote)
+        return token
+
+    def logout(self, token: str) -> None:
+        """End a session."""
+        self.store.drop_session(token_hash(token))
+
+    def session_user(self, token: str | None) -> str | None:
+        """The user of a live session token, or None."""
+        if not token:
+            return None
+        return self.store.session_user(token_hash(token), self.clock())
+
+    def _refuse(self, remote: str, user: str | None, action: str, why: str) -> None:
+        self.store.audit(utc_now_iso(), remote, user, action, False, why)
+        audit_log.warning("refused %s from %s (user %s): %s", action, remote, user or "-", why)
+        raise ActionRefusedError(f"{action} refused: {why}")
+
+    # -- director actions -----------------------------------------------------------------------
+    def act(
+        self, token: str | None, remote: str, tournament: str, table: str, kind: str,
+        data: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Acknowledge a flag, override a verdict or end a match; refused without a session."""
+        action = f"{kind} {tournament}/{table}"
+        user = self.session_user(token)
+        if user is None:
+            self._refuse(remote, None, action,
+                         "not logged in" if not token else "session expired or unknown")
+            raise AssertionError("unreachable")  # _refuse always raises
+        with self.store.lock, self.views_lock:
+            view = self.views.get((tournament, table))
+            state = view.current if view is not None else None
+            if view is None or state is None:
+                raise NotFoundError(f"no match at table {tournament}/{table}")
+            _check_action(state, kind, data)
+            self.store.add_action(utc_now_iso(), user, tournament, table, state.match, kind, data)
+            _apply_action(state, kind, user, data)
+            self.store.audit(utc_now_iso(), remote, user, action, True, json.dumps(data))
+            summary = json.dumps(view.summary())
+        audit_log.info("%s by %s: %s", action, user, data)
+        self.broadcaster.send(summary)
+        client = self._client
+        if client is not None:
+            body = {"kind": kind, "user": user, "match": state.match, **data}
+            client.publish(table_topic(self.prefix, tournament, table, "director"),
+                           json.dumps(body), 1, False)
+        return {"ok": True, "user": user, "kind": kind, **data}
+
+
+def _check_action(state: MatchState, kind: str, data: dict[str, Any]) -> None:
+    if kind in ("acknowledge", "override"):
+        seq = data.get("seq")
+        if not isinstance(seq, int) or state.flag(seq) is None:
+            raise NotFoundError(f"no flag with seq {seq!r} in match {state.match}")
+        if kind == "override" and data.get("verdict") not in VERDICTS:
+            raise InvalidInputError(f"verdict must be one of {', '.join(VERDICTS)}, "
+                                    f"got {data.get('verdict')!r}")
+    elif kind == "end":
+        if data.get("winner") not in (0, 1, None):
+            raise InvalidInputError(f"winner must be 0, 1 or null, got {data.get('winner')!r}")
+    else:
+        raise InvalidInputError(f"no such director action: {kind!r}")
+    note = data.get("note", "")
+    if not isinstance(note, str) or len(note) > 500:
+        raise InvalidInputError("note must be text of at most 500 characters")
+
+
+def _apply_action(state: MatchState, kind: str, user: str, data: dict[str, Any]) -> None:
+    if kind == "acknowledge":
+        state.acknowledge(int(data["seq"]), user)
+    elif kind == "override":
+        state.override(int(data["seq"]), str(data["verdict"]), user, str(data.get("note", "")))
+    elif kind == "end":
+        winner = data.get("winner")
+        state.end(winner if winner in (0, 1) else None, user, str(data.get("note", "")))
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _natural(name: str) -> tuple[int, str]:
+    return (int(name), "") if name.isdigit() else (10**9, name)
+
+
+__all__ = ["ActionRefusedError", "AuthError", "HubService", "NotFoundError", "TableView"]

@@ -1,0 +1,55 @@
+// Shared by the dashboard and the table page: formatting and the live update stream.
+"use strict";
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v !== null && v !== undefined) node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c === null || c === undefined ? "" : c);
+  return node;
+}
+function fmtClock(ms) {
+  if (ms === null || ms === undefined) return "–";
+  const neg = ms < 0; ms = Math.abs(ms);
+  const s = Math.floor(ms / 1000), m = Math.floor(s / 60);
+  return (neg ? "-" : "") + m + ":" + String(s % 60).padStart(2, "0");
+}
+function cubeText(t) {
+  const c = t.cube || {value: 1, owner: null};
+  const owner = c.owner === null || c.owner === undefined ? "centre" : (t.players[c.owner] || "?");
+  let text = c.value + " (" + owner + ")";
+  if (c.offered_by !== null && c.offered_by !== undefined) text += ", offered";
+  return text;
+}
+// Live updates: Server-Sent Events, falling back to polling every 3 s if the stream fails.
+function liveUpdates(onTable, onAll) {
+  let polling = null;
+  const poll = () => fetch("/api/tables").then(r => r.json()).then(onAll).catch(() => {});
+  if (window.EventSource) {
+    const es = new EventSource("/api/stream");
+    es.addEventListener("table", e => onTable(JSON.parse(e.data)));
+    es.addEventListener("tables", e => onAll(JSON.parse(e.data)));
+    es.onerror = () => {
+      if (es.readyState === EventSource.CLOSED && polling === null) polling = setInterval(poll, 3000);
+    };
+  } else {
+    polling = setInterval(poll, 3000);
+  }
+  poll();
+}
+// Running clocks count down locally between updates.
+const clockBase = new Map();
+function tickClocks() {
+  const now = Date.now();
+  for (const [id, info] of clockBase) {
+    const node = document.getElementById(id);
+    if (node) node.textContent = fmtClock(info.ms - (now - info.at));
+  }
+}
+setInterval(tickClocks, 250);
+function setClock(node, ms, running) {
+  node.textContent = fmtClock(ms);
+  node.classList.toggle("running", running);
+  if (running && ms !== null && ms !== undefined) clockBase.set(node.id, {ms: ms, at: Date.now()});
+  else clockBase.delete(node.id);
+}

@@ -1,0 +1,42 @@
+// The dashboard: one card per table, replaced in place as updates arrive (no reload).
+"use strict";
+const grid = document.getElementById("tables");
+function key(t) { return t.tournament + "/" + t.table; }
+function render(t) {
+  const id = "card-" + t.tournament + "-" + t.table;
+  let card = document.getElementById(id);
+  if (!card) {
+    card = el("article", {id: id, class: "card"});
+    grid.append(card);
+    const cards = Array.from(grid.children);
+    cards.sort((a, b) => a.dataset.sort.localeCompare(b.dataset.sort, undefined, {numeric: true}));
+    cards.forEach(c => grid.append(c));
+  }
+  card.dataset.sort = key(t);
+  card.dataset.seq = t.seq;
+  card.className = "card" + (t.online ? " online" : "") + (t.open_flags ? " alert" : "")
+    + (t.finished ? " finished" : "");
+  const href = "/tables/" + encodeURIComponent(t.tournament) + "/" + encodeURIComponent(t.table);
+  const status = t.finished ? "finished" : (t.online ? "online" : t.presence);
+  const head = el("h2", {}, el("a", {href: href}, "Table " + t.table), el("span", {class: "meta"}, status));
+  const rows = el("div", {class: "players"});
+  for (const p of [0, 1]) {
+    const clock = el("span", {class: "clock", id: "clock-" + t.tournament + "-" + t.table + "-" + p});
+    setClock(clock, t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished);
+    const name = (t.players[p] || "?") + (t.winner === p ? " ★" : "") + (t.to_move === p ? " •" : "");
+    rows.append(el("span", {}, name),
+      el("span", {class: "score", id: "score-" + t.tournament + "-" + t.table + "-" + p}, String(t.score[p])),
+      clock);
+  }
+  const length = t.length ? t.length + "-point match" : "unlimited";
+  const meta = el("div", {class: "meta"}, length + " · game " + t.game_number + " · cube " + cubeText(t)
+    + (t.crawford ? " · Crawford" : ""));
+  const parts = [head, rows, meta];
+  if (t.flags) {
+    const last = t.last_flag;
+    parts.push(el("div", {class: "flag"}, t.open_flags + " open / " + t.flags + " flags"
+      + (last ? " · last: " + last.rule + " " + last.reason : "")));
+  }
+  card.replaceChildren(...parts);
+}
+liveUpdates(render, all => all.forEach(render));

@@ -1,0 +1,93 @@
+// A table's page: live board (SVG), moves, flags with snapshots, director actions.
+"use strict";
+const page = document.body.dataset;
+const api = "/api/tables/" + encodeURIComponent(page.tournament) + "/" + encodeURIComponent(page.table);
+let lastSeq = -1, user = null, busy = false, again = false;
+function say(text) { document.getElementById("message").textContent = text; }
+async function post(path, body) {
+  const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                               body: JSON.stringify(body), credentials: "same-origin"});
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
+  return data;
+}
+async function whoami() {
+  const r = await fetch("/api/session", {credentials: "same-origin"});
+  user = (await r.json()).user;
+  document.getElementById("login").hidden = !!user;
+  document.getElementById("logout").hidden = !user;
+  document.getElementById("end").hidden = !user;
+  document.getElementById("who").textContent = user ? "director: " + user : "";
+}
+function flagItem(t, f) {
+  const who = f.player === null ? "" : (t.players[f.player] || "?") + ": ";
+  const li = el("li", {id: "flag-" + f.seq}, el("strong", {}, f.type + " " + f.rule), " " + who + f.reason,
+    el("div", {class: "meta"}, "game " + f.game + " · seq " + f.seq + " · " + (f.time || "")
+      + (f.corrected ? " · corrected" : "")
+      + (f.acknowledged_by ? " · seen by " + f.acknowledged_by : " · OPEN")
+      + (f.override ? " · " + f.override.verdict + " by " + f.override.by
+        + (f.override.note ? " (" + f.override.note + ")" : "") : "")));
+  if (f.snapshot) li.append(el("img", {src: api + "/snapshots/" + encodeURIComponent(t.match) + "/" + f.seq + ".jpg",
+                                       alt: "snapshot of seq " + f.seq, loading: "lazy"}));
+  if (user && t.current) {
+    const ack = el("button", {type: "button"}, "Acknowledge");
+    ack.onclick = () => post(api + "/flags/" + f.seq + "/ack", {}).then(refresh, e => say(e.message));
+    const verdict = el("select", {}, el("option", {value: "upheld"}, "uphold"), el("option", {value: "overturned"}, "overturn"));
+    const note = el("input", {placeholder: "note", maxlength: "500"});
+    const go = el("button", {type: "button"}, "Override");
+    go.onclick = () => post(api + "/flags/" + f.seq + "/override", {verdict: verdict.value, note: note.value})
+      .then(refresh, e => say(e.message));
+    li.append(el("form", {}, ack, verdict, note, go));
+  }
+  return li;
+}
+function show(t) {
+  document.getElementById("title").textContent = "Table " + t.table + ": " + t.players.join(" vs ");
+  for (const p of [0, 1]) {
+    document.getElementById("name-" + p).textContent = (t.players[p] || "?") + (t.to_move === p ? " •" : "");
+    document.getElementById("score-" + p).textContent = String(t.score[p]);
+    setClock(document.getElementById("clock-" + p), t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished);
+  }
+  document.getElementById("info").textContent = (t.length ? t.length + "-point match" : "unlimited")
+    + " · game " + t.game_number + " · cube " + cubeText(t) + (t.crawford ? " · Crawford" : "")
+    + (t.dice ? " · dice " + t.dice.join("-") : "")
+    + (t.finished ? " · finished" + (t.winner !== null ? ", " + t.players[t.winner] + " wins" : "") : "")
+    + (t.ended_by ? " (ended by " + t.ended_by + ")" : "") + (t.online ? " · online" : " · " + t.presence);
+  document.getElementById("board").src = api + "/board.svg?match=" + encodeURIComponent(t.match) + "&seq=" + t.seq;
+  document.getElementById("download").href = api + "/match.mat?match=" + encodeURIComponent(t.match);
+  const body = document.getElementById("moves");
+  body.replaceChildren(...t.moves.map(m => el("tr", {}, el("td", {}, String(m.game)),
+    el("td", {}, m.player === null ? "?" : t.players[m.player]), el("td", {}, m.dice ? m.dice.join("") : ""),
+    el("td", {}, m.move || "(no move)"))));
+  const flags = document.getElementById("flags");
+  flags.replaceChildren(...t.flags.map(f => flagItem(t, f)));
+  document.getElementById("noflags").hidden = t.flags.length > 0;
+}
+async function refresh() {
+  if (busy) { again = true; return; }
+  busy = true;
+  try {
+    const r = await fetch(api);
+    if (r.ok) { const t = await r.json(); lastSeq = t.seq; show(t); }
+    else say("no such table yet");
+  } finally {
+    busy = false;
+    if (again) { again = false; refresh(); }
+  }
+}
+document.getElementById("login").onsubmit = e => {
+  e.preventDefault();
+  const f = e.target;
+  post("/api/login", {user: f.user.value, password: f.password.value})
+    .then(() => { f.password.value = ""; say(""); return whoami(); }, err => say(err.message)).then(refresh);
+};
+document.getElementById("logout").onclick = () => post("/api/logout", {}).then(whoami).then(refresh);
+document.getElementById("end").onsubmit = e => {
+  e.preventDefault();
+  const f = e.target;
+  const winner = f.winner.value === "" ? null : Number(f.winner.value);
+  post(api + "/end", {winner: winner, note: f.note.value}).then(refresh, err => say(err.message));
+};
+liveUpdates(t => { if (t.tournament === page.tournament && t.table === page.table) refresh(); },
+            () => refresh());
+whoami().then(refresh);

@@ -1,0 +1,304 @@
+"""The hub's SQLite database: every event, presence, reported state, accounts, sessions, actions.
+
+Everything the dashboard shows is rebuilt from here after a restart: events are folded again
+in ``seq`` order per match (:mod:`controller.hub.contract`) and director actions replayed after
+them. Events are keyed by (tournament, table, match, seq), which is how duplicates are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.hub.auth import PasswordHash
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament TEXT NOT NULL, tbl TEXT NOT NULL, match TEXT NOT NULL,
+    first_seen REAL NOT NULL,
+    UNIQUE (tournament, tbl, match)
+);
+CREATE TABLE IF NOT EXISTS events (
+    tournament TEXT NOT NULL, tbl TEXT NOT NULL, match TEXT NOT NULL, seq INTEGER NOT NULL,
+    type TEXT NOT NULL, time TEXT NOT NULL, entry TEXT NOT NULL, received REAL NOT NULL,
+    PRIMARY KEY (tournament, tbl, match, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    tournament TEXT NOT NULL, tbl TEXT NOT NULL, match TEXT NOT NULL, seq INTEGER NOT NULL,
+    jpeg BLOB NOT NULL,
+    PRIMARY KEY (tournament, tbl, match, seq)
+);
+CREATE TABLE IF NOT EXISTS results (
+    tournament TEXT NOT NULL, tbl TEXT NOT NULL, match TEXT NOT NULL,
+    players TEXT NOT NULL, score TEXT NOT NULL, winner INTEGER, finished_at TEXT,
+    PRIMARY KEY (tournament, tbl, match)
+);
+CREATE TABLE IF NOT EXISTS presence (
+    tournament TEXT NOT NULL, tbl TEXT NOT NULL, status TEXT NOT NULL, time TEXT,
+    PRIMARY KEY (tournament, tbl)
+);
+CREATE TABLE IF NOT EXISTS reported (
+    tournament TEXT NOT NULL, tbl TEXT NOT NULL, state TEXT NOT NULL,
+    PRIMARY KEY (tournament, tbl)
+);
+CREATE TABLE IF NOT EXISTS users (
+    name TEXT PRIMARY KEY, salt BLOB NOT NULL, digest BLOB NOT NULL,
+    n INTEGER NOT NULL, r INTEGER NOT NULL, p INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash TEXT PRIMARY KEY, user TEXT NOT NULL, expires REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS actions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, user TEXT NOT NULL,
+    tournament TEXT NOT NULL, tbl TEXT NOT NULL, match TEXT NOT NULL, kind TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, remote TEXT NOT NULL,
+    user TEXT, action TEXT NOT NULL, ok INTEGER NOT NULL, detail TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One stored event row."""
+
+    tournament: str
+    table: str
+    match: str
+    seq: int
+    entry: dict[str, Any]
+
+
+class HubStore:
+    """A thread-safe wrapper over one SQLite connection (WAL, fsync on commit)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self.lock:
+            self.db.close()
+
+    # -- ingest (the writer thread, inside one transaction per batch) ----------------------
+    def begin(self) -> None:
+        """Start a write transaction (hold ``lock`` until :meth:`commit`)."""
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        """Commit (fsync) the batch."""
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        """Abandon the batch."""
+        self.db.execute("ROLLBACK")
+
+    def add_match(self, tournament: str, table: str, match: str, now: float) -> bool:
+        """Record a match the first time it is seen; True if it is new."""
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO matches (tournament, tbl, match, first_seen) VALUES (?,?,?,?)",
+            (tournament, table, match, now),
+        )
+        return cur.rowcount == 1
+
+    def add_event(
+        self, tournament: str, table: str, match: str, entry: dict[str, Any], now: float
+    ) -> bool:
+        """Store an event unless (table, match, seq) is already there; True if it is new."""
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?,?)",
+            (tournament, table, match, int(entry["seq"]), str(entry["type"]),
+             str(entry["time"]), json.dumps(entry, ensure_ascii=False), now),
+        )
+        return cur.rowcount == 1
+
+    def add_snapshot(self, tournament: str, table: str, match: str, seq: int, jpeg: bytes) -> None:
+        """Keep a flag's evidence photo."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO snapshots VALUES (?,?,?,?,?)",
+            (tournament, table, match, seq, jpeg),
+        )
+
+    def set_result(
+        self, tournament: str, table: str, match: str, players: list[str], score: list[int],
+        winner: int | None, finished_at: str | None,
+    ) -> None:
+        """Record (or update) a finished match's result."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO results VALUES (?,?,?,?,?,?,?)",
+            (tournament, table, match, json.dumps(players), json.dumps(score), winner, finished_at),
+        )
+
+    def set_presence(self, tournament: str, table: str, status: str, time: str | None) -> None:
+        """Remember a table's last presence message."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO presence VALUES (?,?,?,?)", (tournament, table, status, time)
+        )
+
+    def set_reported(self, tournament: str, table: str, state: dict[str, Any]) -> None:
+        """Remember a table's last retained state message."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO reported VALUES (?,?,?)", (tournament, table, json.dumps(state))
+        )
+
+    # -- reads ------------------------------------------------------------------------------
+    def matches(self) -> list[tuple[str, str, str]]:
+        """Every (tournament, table, match), in the order first seen."""
+        with self.lock:
+            rows = self.db.execute("SELECT tournament, tbl, match FROM matches ORDER BY id")
+            return [(str(a), str(b), str(c)) for a, b, c in rows]
+
+    def events(self, tournament: str, table: str, match: str) -> Iterator[dict[str, Any]]:
+        """A match's stored entries in seq order."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT entry FROM events WHERE tournament=? AND tbl=? AND match=? ORDER BY seq",
+                (tournament, table, match),
+            ).fetchall()
+        for (text,) in rows:
+            yield json.loads(text)
+
+    def event_count(self) -> int:
+        """How many events are stored (all tables)."""
+        with self.lock:
+            return int(self.db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+    def snapshot(self, tournament: str, table: str, match: str, seq: int) -> bytes | None:
+        """A flag's photo, or None."""
+        with self.lock:
+            row = self.db.execute(
+                "SELECT jpeg FROM snapshots WHERE tournament=? AND tbl=? AND match=? AND seq=?",
+                (tournament, table, match, seq),
+            ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def has_snapshot(self, tournament: str, table: str, match: str, seq: int) -> bool:
+        """True when a flag's photo is stored."""
+        return self.snapshot(tournament, table, match, seq) is not None
+
+    def presences(self) -> list[tuple[str, str, str, str | None]]:
+        """Every table's last presence."""
+        with self.lock:
+            rows = self.db.execute("SELECT tournament, tbl, status, time FROM presence")
+            return [(str(a), str(b), str(c), d) for a, b, c, d in rows]
+
+    def reported_states(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """Every table's last retained state."""
+        with self.lock:
+            rows = self.db.execute("SELECT tournament, tbl, state FROM reported").fetchall()
+        return [(str(a), str(b), json.loads(c)) for a, b, c in rows]
+
+    def results(self) -> list[dict[str, Any]]:
+        """Finished matches."""
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM results ORDER BY finished_at").fetchall()
+        return [
+            {"tournament": r[0], "table": r[1], "match": r[2], "players": json.loads(r[3]),
+             "score": json.loads(r[4]), "winner": r[5], "finished_at": r[6]}
+            for r in rows
+        ]
+
+    # -- accounts, sessions, actions, audit ---------------------------------------------------
+    def put_user(self, name: str, hashed: PasswordHash) -> None:
+        """Create or replace a director account."""
+        with self.lock:
+            self.db.execute(
+                "INSERT OR REPLACE INTO users VALUES (?,?,?,?,?,?)",
+                (name, hashed.salt, hashed.digest, hashed.n, hashed.r, hashed.p),
+            )
+
+    def user(self, name: str) -> PasswordHash | None:
+        """A director's stored hash, or None."""
+        with self.lock:
+            row = self.db.execute(
+                "SELECT salt, digest, n, r, p FROM users WHERE name=?", (name,)
+            ).fetchone()
+        if row is None:
+            return None
+        return PasswordHash(bytes(row[0]), bytes(row[1]), int(row[2]), int(row[3]), int(row[4]))
+
+    def users(self) -> list[str]:
+        """Every account name."""
+        with self.lock:
+            return [str(r[0]) for r in self.db.execute("SELECT name FROM users ORDER BY name")]
+
+    def add_session(self, token_hash: str, user: str, expires: float) -> None:
+        """Open a session."""
+        with self.lock:
+            self.db.execute("INSERT INTO sessions VALUES (?,?,?)", (token_hash, user, expires))
+
+    def session_user(self, token_hash: str, now: float) -> str | None:
+        """The user of a live session; expired sessions are deleted."""
+        with self.lock:
+            self.db.execute("DELETE FROM sessions WHERE expires <= ?", (now,))
+            row = self.db.execute(
+                "SELECT user FROM sessions WHERE token_hash=?", (token_hash,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def drop_session(self, token_hash: str) -> None:
+        """Log out."""
+        with self.lock:
+            self.db.execute("DELETE FROM sessions WHERE token_hash=?", (token_hash,))
+
+    def add_action(
+        self, time: str, user: str, tournament: str, table: str, match: str, kind: str,
+        data: dict[str, Any],
+    ) -> None:
+        """Record a director action (replayed on rebuild)."""
+        with self.lock:
+            self.db.execute(
+                "INSERT INTO actions (time, user, tournament, tbl, match, kind, data) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (time, user, tournament, table, match, kind, json.dumps(data)),
+            )
+
+    def actions(self) -> list[dict[str, Any]]:
+        """Every director action, oldest first."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT time, user, tournament, tbl, match, kind, data FROM actions ORDER BY id"
+            ).fetchall()
+        return [
+            {"time": r[0], "user": r[1], "tournament": r[2], "table": r[3], "match": r[4],
+             "kind": r[5], "data": json.loads(r[6])}
+            for r in rows
+        ]
+
+    def audit(self, time: str, remote: str, user: str | None, action: str, ok: bool,
+              detail: str) -> None:
+        """Log an attempted action, allowed or refused."""
+        with self.lock:
+            self.db.execute(
+                "INSERT INTO audit (time, remote, user, action, ok, detail) VALUES (?,?,?,?,?,?)",
+                (time, remote, user, action, int(ok), detail),
+            )
+
+    def audit_log(self, limit: int = 200) -> list[dict[str, Any]]:
+        """The latest audit lines, newest first."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT time, remote, user, action, ok, detail FROM audit ORDER BY id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [
+            {"time": r[0], "remote": r[1], "user": r[2], "action": r[3], "ok": bool(r[4]),
+             "detail": r[5]}
+            for r in rows
+        ]

@@ -1,0 +1,504 @@
+"""Replay a ``.mat`` record through the rules: every move checked against the legal plays, every
+cube action and result against the cube, scoring and match rules.
+
+The record's move text is matched to a legal play: the play the text describes exactly, or the
+one legal play that leaves the mover's checkers where the text puts them (records often leave
+out a ``*`` for a checker hit on the way). A roll with no move followed by ``Wins`` is a
+resignation after rolling; a roll with no move otherwise is "no move" and must be forced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.backgammon.mat_reader import ActionKind, MatAction, MatGame, MatMatch, MatMove
+from engine.backgammon.match import (
+    Double,
+    Drop,
+    EndHow,
+    Event,
+    GameResult,
+    MatchState,
+    Move,
+    NextGame,
+    OpeningRoll,
+    Phase,
+    Resign,
+    Roll,
+    Take,
+    apply,
+    new_match,
+)
+from engine.backgammon.moves import result_boards
+from engine.backgammon.notation import format_steps
+from engine.backgammon.position import Position
+from engine.backgammon.rules import Opening, Rules
+from engine.backgammon.scoring import resignation_kind
+from engine.errors import HakemError, PositionError
+
+Step = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The first thing in a record the rules do not allow: where, what was written, which rule."""
+
+    game: int
+    move: int
+    line: int
+    text: str
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One replayed roll and move: the position before (mover's view), the play, the result."""
+
+    game: int
+    move: int
+    line: int
+    player: int
+    dice: tuple[int, int]
+    before: Position
+    steps: tuple[Step, ...]
+    result: Position
+    text: str
+    match_id: str
+
+    @property
+    def play_text(self) -> str:
+        """The move in the usual notation, as the engine writes it."""
+        return format_steps(self.before.board, self.steps)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The match just before one recorded action (``move`` after its roll, ``double``,
+    ``take``, ``drop``, ``resign``): the granularity of GNU Backgammon's game records."""
+
+    game: int
+    kind: str
+    player: int
+    position_id: str
+    match_id: str
+
+
+@dataclass(frozen=True)
+class ReplayedGame:
+    """One game of the record as replayed."""
+
+    number: int
+    start_score: tuple[int, int]
+    crawford: bool
+    turns: tuple[Turn, ...]
+    result: GameResult | None
+    snapshots: tuple[Snapshot, ...] = ()
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The outcome of replaying a record."""
+
+    record: MatMatch
+    rules: Rules
+    games: tuple[ReplayedGame, ...]
+    state: MatchState
+    problem: Problem | None
+    notes: tuple[Problem, ...] = ()
+    """Record slips that do not change the replay: a "Wins N" that disagrees with the game's
+    worth (the engine's count stands, as in GNU Backgammon)."""
+
+    @property
+    def legal(self) -> bool:
+        """True when every move, cube action and result agrees with the rules."""
+        return self.problem is None
+
+    @property
+    def final_score(self) -> tuple[int, int]:
+        return self.state.score
+
+    @property
+    def complete(self) -> bool:
+        """True when the record ends with the match won (or a money session's last game over)."""
+        if self.state.length:
+            return self.state.phase is Phase.MATCH_OVER
+        return self.state.phase in (Phase.GAME_OVER, Phase.MATCH_OVER)
+
+
+class _Stop(Exception):
+    """Internal: the replay met a problem and stops there."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.reason)
+        self.problem = problem
+
+
+_RULE_RE = re.compile(r"\b((?:BG|TTB)-[A-Z0-9.]+(?:-[0-9]+)?)\b")
+
+
+def _rule_of(message: str, default: str) -> str:
+    found = _RULE_RE.findall(message)
+    return found[-1] if found else default
+
+
+def rules_for(record: MatMatch) -> Rules:
+    """The rules a record was played by, from its tags: Crawford on/off, the cube limit;
+    money sessions (length 0) get money rules without options (none are recorded)."""
+    base = Rules.money(jacoby=False) if record.length == 0 else Rules.tournament()
+    crawford = (record.tag("Crawford") or "On").strip().lower() not in ("off", "false", "no")
+    limit_text = (record.tag("CubeLimit") or "").strip()
+    limit = int(limit_text) if limit_text.isdigit() else 0
+    if limit & (limit - 1):
+        limit = 0
+    return dataclasses.replace(base, crawford=crawford and record.length > 0, cube_limit=limit)
+
+
+def _mine(board: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(c if c > 0 else 0 for c in board)
+
+
+def _judge_reason(
+    before: Position, after: Position | None, dice: tuple[int, int]
+) -> tuple[str, str]:
+    """The rule and a sentence for an illegal move: the judge's verdict when the engine has
+    one, else a plain statement."""
+    judge_fn = _judge()
+    if after is not None and judge_fn is not None:
+        verdict = judge_fn(before, after, dice)
+        rule = str(getattr(verdict, "rule", "") or "BG-MOVE-6")
+        reason = str(getattr(verdict, "reason", "") or "not a legal play")
+        return rule, reason
+    return "BG-MOVE-1", (
+        "the written move cannot be made on the board (no checker there, or a closed point)"
+    )
+
+
+def _judge() -> Callable[[Position, Position, tuple[int, int]], object] | None:
+    """Adapter: the core's ``judge(before, after, dice)`` when the module is present."""
+    try:
+        from engine.backgammon import judge as judge_module
+    except ImportError:
+        return None
+    fn: Callable[[Position, Position, tuple[int, int]], object] | None = getattr(
+        judge_module, "judge", None
+    )
+    return fn
+
+
+def find_play(
+    position: Position, dice: tuple[int, int], moves: tuple[MatMove, ...]
+) -> tuple[tuple[Step, ...], Position] | tuple[str, str]:
+    """The legal play a record's move text describes, as (steps, result); or (rule, reason)
+    when the text is not a legal play."""
+    legal = result_boards(position, dice)
+    written: list[Step] = [step for move in moves for step in move.steps()]
+    if not written:
+        if not legal:
+            return (), position
+        return "BG-MOVE-6", (
+            f"no move was made with {dice[0]}{dice[1]} although a legal play exists"
+            f" (for example {format_steps(position.board, next(iter(legal.values())))})"
+        )
+    try:
+        physical: Position | None = position.apply_steps(written)
+    except PositionError:
+        physical = None
+    if physical is not None and physical.board in legal:
+        return legal[physical.board], physical
+    mine = list(_mine(position.board))
+    for src, dst in written:
+        mine[src] -= 1
+        if dst:
+            mine[dst] += 1
+    target = tuple(mine)
+    candidates = sorted(board for board in legal if _mine(board) == target)
+    if candidates:
+        if physical is not None:
+            want_hits = -physical.board[0]
+            candidates.sort(key=lambda b: abs(-b[0] - want_hits))
+        board = candidates[0]
+        return legal[board], Position(board)
+    if not legal:
+        return "BG-MOVE-7", (
+            f"{dice[0]}{dice[1]} cannot be played in this position (no legal move), but the"
+            " record moves checkers"
+        )
+    return _judge_reason(position, physical, dice)
+
+
+def replay(record: MatMatch, rules: Rules | None = None) -> Replay:
+    """Replay ``record``; stops at the first problem, which the result reports."""
+    rules = rules or rules_for(record)
+    state = new_match(record.length, rules)
+    games: list[ReplayedGame] = []
+    notes: list[Problem] = []
+    problem: Problem | None = None
+    for game in record.games:
+        turns: list[Turn] = []
+        shots: list[Snapshot] = []
+        crawford = False
+        try:
+            if state.phase is Phase.MATCH_OVER:
+                raise _Stop(
+                    Problem(
+                        game.number,
+                        0,
+                        game.line,
+                        f"Game {game.number}",
+                        "BG-MATCH-1",
+                        f"the match was already won {state.score[0]}-{state.score[1]} before"
+                        f" game {game.number}",
+                    )
+                )
+            if state.phase is Phase.GAME_OVER:
+                state = apply(state, NextGame())
+            crawford = state.crawford_game
+            if game.score != state.score:
+                raise _Stop(
+                    Problem(
+                        game.number,
+                        0,
+                        game.line,
+                        f"Game {game.number}",
+                        "BG-MATCH-4",
+                        f"the record starts game {game.number} at {game.score[0]}-{game.score[1]}"
+                        f" but the games before it make the score {state.score[0]}-"
+                        f"{state.score[1]}",
+                    )
+                )
+            state = _replay_game(state, game, turns, notes, shots)
+        except _Stop as stop:
+            problem = stop.problem
+        result = (
+            state.results[-1] if state.results and state.results[-1].game == game.number else None
+        )
+        games.append(
+            ReplayedGame(game.number, game.score, crawford, tuple(turns), result, tuple(shots))
+        )
+        if problem is not None:
+            break
+    return Replay(record, rules, tuple(games), state, problem, tuple(notes))
+
+
+def _stop(game: MatGame, action: MatAction, rule: str, reason: str) -> _Stop:
+    return _Stop(Problem(game.number, action.number, action.line, action.text, rule, reason))
+
+
+def _do(
+    state: MatchState, event: Event, game: MatGame, action: MatAction, default: str
+) -> MatchState:
+    try:
+        return apply(state, event)
+    except HakemError as exc:
+        raise _stop(game, action, _rule_of(str(exc), default), str(exc)) from exc
+
+
+def _shot(shots: list[Snapshot], game: MatGame, kind: str, player: int, state: MatchState) -> None:
+    shots.append(Snapshot(game.number, kind, player, state.position_id, state.match_id))
+
+
+def _replay_game(
+    state: MatchState,
+    game: MatGame,
+    turns: list[Turn],
+    notes: list[Problem],
+    shots: list[Snapshot],
+) -> MatchState:
+    actions = game.actions
+    for index, action in enumerate(actions):
+        if state.phase in (Phase.GAME_OVER, Phase.MATCH_OVER) and action.kind not in (
+            ActionKind.WIN,
+            ActionKind.LOSS,
+        ):
+            raise _stop(game, action, "BG-MATCH-1", f"game {game.number} is already over")
+        later = actions[index + 1 :]
+        if action.kind is ActionKind.ROLL:
+            before_turns = len(turns)
+            rolled = _replay_roll(state, game, action, later, turns)
+            if len(turns) > before_turns:
+                turn = turns[-1]
+                shots.append(
+                    Snapshot(
+                        game.number, "move", turn.player, turn.before.position_id, turn.match_id
+                    )
+                )
+            state = rolled
+        elif action.kind is ActionKind.DOUBLE:
+            if state.on_roll is not None and action.player != state.on_roll:
+                raise _stop(
+                    game, action, "BG-CUBE-2", "only the player whose turn it is may double"
+                )
+            if action.value != state.cube.value * 2:
+                raise _stop(
+                    game,
+                    action,
+                    "BG-CUBE-5",
+                    f"the cube goes from {state.cube.value} to {state.cube.value * 2}, not to"
+                    f" {action.value}",
+                )
+            _shot(shots, game, "double", action.player, state)
+            state = _do(state, Double(), game, action, "BG-CUBE-2")
+        elif action.kind in (ActionKind.TAKE, ActionKind.DROP):
+            if state.cube.offered_by is not None and action.player == state.cube.offered_by:
+                raise _stop(game, action, "BG-CUBE-4", "a player cannot answer their own double")
+            event: Event = Take() if action.kind is ActionKind.TAKE else Drop()
+            _shot(shots, game, action.kind.value, action.player, state)
+            state = _do(state, event, game, action, "BG-CUBE-4")
+        elif action.kind is ActionKind.WIN:
+            if state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER, Phase.OPENING):
+                _shot(shots, game, "resign", 1 - action.player, state)
+            state = _replay_win(state, game, action, notes)
+        elif action.kind is ActionKind.LOSS:
+            if not any(a.kind is ActionKind.WIN for a in later) and state.phase not in (
+                Phase.GAME_OVER,
+                Phase.MATCH_OVER,
+            ):
+                _shot(shots, game, "resign", action.player, state)
+                state = _resign(state, game, action, action.player)
+    return state
+
+
+def _replay_roll(
+    state: MatchState,
+    game: MatGame,
+    action: MatAction,
+    later: tuple[MatAction, ...],
+    turns: list[Turn],
+) -> MatchState:
+    assert action.dice is not None
+    dice = action.dice
+    if state.phase is Phase.OPENING:
+        if state.rules.opening is Opening.MODERN:
+            if dice[0] == dice[1]:
+                raise _stop(
+                    game,
+                    action,
+                    "BG-OPEN-1",
+                    f"a game never opens with a double ({dice[0]}{dice[1]}): equal opening dice"
+                    " are thrown again",
+                )
+            high, low = max(dice), min(dice)
+            opening = (high, low) if action.player == 0 else (low, high)
+            state = _do(state, OpeningRoll(opening), game, action, "BG-OPEN-1")
+            state = dataclasses.replace(state, dice=dice)
+        else:
+            opening = (6, 1) if action.player == 0 else (1, 6)
+            state = _do(state, OpeningRoll(opening), game, action, "BG-OPEN-T")
+            state = _do(state, Roll(dice), game, action, "BG-OPEN-T")
+    else:
+        if state.on_roll != action.player:
+            raise _stop(
+                game,
+                action,
+                "BG-MOVE-7",
+                "a player rolled out of turn: the players take turns",
+            )
+        state = _do(state, Roll(dice), game, action, "BG-CUBE-2")
+    before = state.position
+    match_id = state.match_id
+    if (
+        not action.moves
+        and not action.cannot_move
+        and _resigns_after(later, action.player)
+        and result_boards(before, dice)
+    ):
+        return state  # rolled, then resigned instead of moving
+    found = find_play(before, dice, action.moves)
+    if isinstance(found[0], str):
+        rule, reason = found  # type: ignore[misc]
+        if action.cannot_move and rule == "BG-MOVE-6":
+            reason = f"'cannot move' was written, but {reason.split(' although ')[-1]}"
+        raise _stop(game, action, str(rule), str(reason))
+    steps, result = found  # type: ignore[misc]
+    assert isinstance(result, Position)
+    turns.append(
+        Turn(
+            game.number,
+            action.number,
+            action.line,
+            action.player,
+            dice,
+            before,
+            tuple(steps),
+            result,
+            action.text,
+            match_id,
+        )
+    )
+    return _do(state, Move(result), game, action, "BG-MOVE-6")
+
+
+def _resigns_after(later: tuple[MatAction, ...], player: int) -> bool:
+    """True when the game's next recorded result is the opponent's ``Wins``: the roller
+    resigned instead of moving (the data README's "a roll and then Wins"). ``Losses`` lines
+    sit in either column in real files, so only the ``Wins`` decides."""
+    for action in later:
+        if action.kind is ActionKind.LOSS:
+            continue
+        return action.kind is ActionKind.WIN and action.player != player
+    return False
+
+
+def _resign(state: MatchState, game: MatGame, action: MatAction, loser: int) -> MatchState:
+    kind = resignation_kind(action.value, state.cube.value)
+    return _do(state, Resign(loser, kind), game, action, "BG-SCORE-5")
+
+
+def _capped(state: MatchState, winner: int, written: int, worth: int) -> bool:
+    """True when "Wins N" is the game's worth cut to what the winner needed for the match."""
+    if not state.length:
+        return False
+    before = state.score[winner] - worth
+    return written == state.length - before and worth >= written
+
+
+def _replay_win(
+    state: MatchState, game: MatGame, action: MatAction, notes: list[Problem]
+) -> MatchState:
+    if state.phase is Phase.OPENING:
+        raise _stop(game, action, "BG-OPEN-1", "a game cannot end before its opening roll")
+    if state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER):
+        state = _resign(state, game, action, 1 - action.player)
+    last = state.results[-1]
+    if last.winner != action.player:
+        raise _stop(
+            game,
+            action,
+            "BG-SCORE-1",
+            f"the record gives game {game.number} to the player who lost it",
+        )
+    if last.points != action.value and not _capped(state, last.winner, action.value, last.points):
+        rule = {1: "BG-SCORE-1", 2: "BG-SCORE-2", 3: "BG-SCORE-3"}[int(last.kind)]
+        what = {
+            EndHow.PLAYED: last.kind.word,
+            EndHow.DROPPED: "a dropped double",
+            EndHow.RESIGNED: f"a resigned {last.kind.word}",
+        }[last.how]
+        notes.append(
+            Problem(
+                game.number,
+                action.number,
+                action.line,
+                action.text,
+                rule,
+                f"the record says {action.value} point(s), but {what} with the cube at"
+                f" {last.cube_value} is worth {last.points}; the rules' count stands",
+            )
+        )
+    return state
+
+
+__all__ = [
+    "Problem",
+    "Replay",
+    "ReplayedGame",
+    "Snapshot",
+    "Turn",
+    "find_play",
+    "replay",
+    "rules_for",
+]

@@ -1,0 +1,115 @@
+"""A real Mosquitto for tests and the benchmark: loopback only, a free port, restartable."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+
+MOSQUITTO = "/usr/sbin/mosquitto"
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(condition: object, timeout_s: float, what: str, interval_s: float = 0.02) -> None:
+    """Poll ``condition()`` until true; fail naming ``what`` after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if condition():  # type: ignore[operator]
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+        time.sleep(interval_s)
+
+
+class Broker:
+    """``mosquitto -c CONF`` listening on 127.0.0.1 only; start, kill and start again."""
+
+    def __init__(self, workdir: Path, *, extra_config: str = "", port: int | None = None) -> None:
+        self.workdir = workdir
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.extra_config = extra_config
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @property
+    def url(self) -> str:
+        """``mqtt://127.0.0.1:PORT``."""
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def write_config(self) -> Path:
+        conf = self.workdir / "mosquitto.conf"
+        conf.write_text(
+            f"listener {self.port} 127.0.0.1\n"
+            "persistence false\n"
+            "max_queued_messages 0\n"
+            "max_inflight_messages 0\n"
+            "set_tcp_nodelay true\n"
+            f"log_dest file {self.workdir / 'mosquitto.log'}\n"
+            + ("allow_anonymous true\n" if "allow_anonymous" not in self.extra_config else "")
+            + self.extra_config
+        )
+        return conf
+
+    def start(self) -> Broker:
+        """Start and wait until it accepts connections."""
+        conf = self.write_config()
+        self.process = subprocess.Popen(
+            [MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        self.starts += 1
+
+        def accepting() -> bool:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                err = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise AssertionError(f"mosquitto exited: {err}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return True
+            except OSError:
+                return False
+
+        wait_for(accepting, 10, "mosquitto to accept connections")
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: the broker forgets everything (no persistence)."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+        self.process = None
+
+    def stop(self) -> None:
+        """SIGTERM and wait."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        if self.process is not None and self.process.stderr is not None:
+            self.process.stderr.close()
+        self.process = None
+
+    def __enter__(self) -> Broker:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

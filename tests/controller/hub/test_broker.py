@@ -1,0 +1,214 @@
+"""Through a real Mosquitto: many tables at once, a broker restart, a hub restart, presence."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.hub.contract import MatchState
+from controller.hub.publisher import TablePublisher, publish_journal
+from controller.hub.server import HubApp
+from tests.controller.hub.broker import Broker, wait_for
+from tests.controller.hub.conftest import table_link
+from tests.controller.hub.matches import simulated_match
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def folded(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    state = MatchState(entries[0]["match_id"])
+    for entry in entries:
+        state.apply(entry)
+    return state.summary()
+
+
+def stored_entries(app: HubApp, table: str, match: str) -> list[dict[str, Any]]:
+    return list(app.service.store.events("cup", table, match))
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_fifty_tables_publishing_whole_matches_at_once_reach_the_hub_complete(
+    make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
+) -> None:
+    hub = make_hub()
+    matches = {str(n): simulated_match(n, seed=100 + n) for n in range(1, 51)}
+    publishers = {table: make_table(table) for table in matches}
+    threads = [
+        threading.Thread(target=publishers[t].publish_many, args=(entries,))
+        for t, entries in matches.items()
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    total = sum(len(e) for e in matches.values())
+    wait_for(lambda: hub.service.stats["stored"] == total, 120, f"{total} events stored")
+    for publisher in publishers.values():  # the hub's acknowledgements empty every outbox
+        publisher.wait_delivered(60)
+    tables = {t["table"]: t for t in get_json(hub.url + "/api/tables")}
+    assert len(tables) == 50
+    for table, entries in matches.items():
+        assert stored_entries(hub, table, entries[0]["match_id"]) == entries
+        expected = folded(entries)
+        card = tables[table]
+        assert card["players"] == expected["players"] and card["score"] == expected["score"]
+        assert card["finished"] is True and card["seq"] == len(entries)
+        assert {k: card[k] for k in expected} == expected
+    assert hub.service.store.event_count() == total
+    results = get_json(hub.url + "/api/results")
+    assert len(results) == 50
+
+
+def test_broker_killed_mid_match_loses_no_event_and_duplicates_none(
+    broker: Broker, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
+) -> None:
+    hub = make_hub()
+    matches = {str(n): simulated_match(n, seed=7 * n, length=5) for n in range(1, 6)}
+    publishers = {table: make_table(table) for table in matches}
+    wait_for(lambda: all(p.connected for p in publishers.values()), 20, "tables connected")
+    thirds = {t: (len(e) // 3, 2 * len(e) // 3) for t, e in matches.items()}
+    for table, entries in matches.items():  # one by one, as a live table journals them
+        for entry in entries[: thirds[table][0]]:
+            publishers[table].publish(entry)
+    broker.kill()  # mid-match, with events in flight; no persistence: the broker forgets all
+    wait_for(lambda: not any(p.connected for p in publishers.values()), 30, "tables to notice")
+    for table, entries in matches.items():  # the network is away: these wait on disk
+        for entry in entries[thirds[table][0] : thirds[table][1]]:
+            publishers[table].publish(entry)
+    broker.start()
+    for table, entries in matches.items():
+        for entry in entries[thirds[table][1] :]:
+            publishers[table].publish(entry)
+    for publisher in publishers.values():
+        publisher.wait_delivered(90)
+    assert hub.service.wait_idle(30)
+    assert broker.starts == 2 and all(p.reconnects >= 2 for p in publishers.values())
+    for table, entries in matches.items():
+        assert stored_entries(hub, table, entries[0]["match_id"]) == entries  # each once, all
+        card = hub.service.table("cup", table)
+        assert card["score"] == folded(entries)["score"] and card["finished"]
+        assert len(card["moves"]) == sum(1 for e in entries if e["type"] == "move")
+
+
+def test_hub_restarted_rebuilds_from_its_database_and_catches_up(
+    tmp_path: Path, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
+) -> None:
+    hub = make_hub()
+    matches = {str(n): simulated_match(n, seed=n, length=5) for n in range(1, 4)}
+    publishers = {table: make_table(table) for table in matches}
+    halves = {t: len(e) // 2 for t, e in matches.items()}
+    for table, entries in matches.items():
+        publishers[table].publish_many(entries[: halves[table]])
+    for publisher in publishers.values():
+        publisher.wait_delivered(60)
+    before = get_json(hub.url + "/api/tables")
+    details = {t: get_json(f"{hub.url}/api/tables/cup/{t}") for t in matches}
+    hub.stop()
+
+    offline = HubApp(str(tmp_path / "hub.db"), None).start()  # no broker: the database only
+    try:
+        assert get_json(offline.url + "/api/tables") == [
+            {**card, "online": card["online"]} for card in before
+        ]
+        for table in matches:
+            assert get_json(f"{offline.url}/api/tables/cup/{table}") == details[table]
+    finally:
+        offline.stop()
+
+    for table, entries in matches.items():  # the match goes on while the hub is down
+        publishers[table].publish_many(entries[halves[table] :])
+    again = make_hub()
+    for publisher in publishers.values():
+        publisher.wait_delivered(60)
+    assert again.service.wait_idle(30)
+    for table, entries in matches.items():
+        assert stored_entries(again, table, entries[0]["match_id"]) == entries
+        assert again.service.table("cup", table)["finished"]
+
+
+def test_presence_is_retained_and_the_last_will_marks_a_dead_table_offline(
+    broker: Broker,
+    tmp_path: Path,
+    make_hub: Callable[..., HubApp],
+    make_table: Callable[..., TablePublisher],
+) -> None:
+    hub = make_hub()
+    graceful = make_table("1")
+    graceful.publish_many(simulated_match(1, 1)[:5])
+    graceful.wait_delivered(30)
+    assert hub.service.table("cup", "1")["presence"] == "online"
+    graceful.close()
+    wait_for(lambda: hub.service.table("cup", "1")["presence"] == "offline", 20, "offline")
+
+    link = table_link(broker, tmp_path, "2", keepalive_s=2)
+    script = textwrap.dedent(f"""
+        import sys, time
+        from controller.hub.link import LinkConfig
+        from controller.hub.publisher import TablePublisher
+        from tests.controller.hub.matches import simulated_match
+        link = LinkConfig(host="127.0.0.1", port={broker.port}, table="2", tournament="cup",
+                          outbox={link.outbox!r}, keepalive_s=2)
+        publisher = TablePublisher(link).start()
+        publisher.publish_many(simulated_match(2, 2)[:3])
+        publisher.wait_delivered(30)
+        print("ready", flush=True)
+        time.sleep(600)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == b"ready"
+        wait_for(lambda: hub.service.table("cup", "2")["presence"] == "online", 20, "online")
+        os.kill(child.pid, signal.SIGKILL)  # no DISCONNECT: only the will can tell
+        wait_for(lambda: hub.service.table("cup", "2")["presence"] == "offline", 20, "the will")
+    finally:
+        child.kill()
+        child.wait(10)
+        if child.stdout is not None:
+            child.stdout.close()
+    assert hub.service.table("cup", "2")["reported"]["seq"] == 3  # the retained state
+
+
+def test_publish_journal_is_the_demo_call_and_republishing_duplicates_nothing(
+    broker: Broker, tmp_path: Path, make_hub: Callable[..., HubApp]
+) -> None:
+    from controller.records.journal import Journal
+
+    hub = make_hub()
+    entries = simulated_match(9, 9)
+    journal_path = tmp_path / "demo" / "journal.jsonl"
+    with Journal(journal_path) as journal:
+        for entry in entries:
+            fields = {k: v for k, v in entry.items() if k not in ("seq", "time", "type")}
+            journal.append(entry["type"], **fields)
+    flagged = [e for e in entries if e.get("snapshot")]
+    for entry in flagged:
+        (journal_path.parent / entry["snapshot"]).write_bytes(b"\xff\xd8fake-jpeg\xff\xd9")
+    link = table_link(broker, tmp_path, "9")
+    assert publish_journal(journal_path, link, until="hub") == len(entries)
+    assert publish_journal(journal_path, link, until="broker") == len(entries)  # again
+    assert hub.service.wait_idle(30)
+    wait_for(lambda: hub.service.stats["duplicates"] >= len(entries), 30, "the resend")
+    assert hub.service.store.event_count() == len(entries)
+    detail = hub.service.table("cup", "9")
+    assert detail["finished"] and detail["seq"] == len(entries)
+    for flag in detail["flags"]:
+        if flag["type"] == "illegal_move":
+            assert flag["snapshot"] is True
+            seq = flag["seq"]
+            with urllib.request.urlopen(
+                f"{hub.url}/api/tables/cup/9/snapshots/{detail['match']}/{seq}.jpg", timeout=10
+            ) as response:
+                assert response.read() == b"\xff\xd8fake-jpeg\xff\xd9"

@@ -1,0 +1,172 @@
+"""``hakem mangala play|judge|check``: the DESIGN.md JSON contract, text output and errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "mangala"
+START_B = '{"a": [4,4,4,4,4,4], "a_store": 0, "b": [4,4,4,4,4,4], "b_store": 0, "to_move": "b"}'
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_play_json_is_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["mangala", "play", START_B, "4", "--json"], capsys)
+    assert code == 0
+    obj = json.loads(out)
+    assert list(obj) == ["position", "captured", "extra_turn", "set_over", "winner"]
+    assert obj == {
+        "position": {
+            "a": [4] * 6,
+            "a_store": 0,
+            "b": [4, 4, 4, 1, 5, 5],
+            "b_store": 1,
+            "to_move": "b",
+        },
+        "captured": 0,
+        "extra_turn": True,
+        "set_over": False,
+        "winner": None,
+    }
+
+
+def test_play_capture_and_set_end(capsys: pytest.CaptureFixture[str]) -> None:
+    # b's side emptied by a's capture: b takes a's two stones (MG-4).
+    state = json.dumps(
+        {
+            "a": [3, 0, 0, 0, 0, 0],
+            "a_store": 20,
+            "b": [0, 0, 0, 4, 0, 0],
+            "b_store": 21,
+            "to_move": "a",
+        }
+    )
+    code, out, _ = run(["--json", "mangala", "play", state, "1"], capsys)
+    assert code == 0
+    assert json.loads(out) == {
+        "position": {"a": [0] * 6, "a_store": 25, "b": [0] * 6, "b_store": 23, "to_move": None},
+        "captured": 5,
+        "extra_turn": False,
+        "set_over": True,
+        "winner": "a",
+    }
+
+
+def test_play_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["mangala", "play", START_B, "5"], capsys)
+    assert code == 0
+    assert "last stone falls into a's pit 1" in out
+    assert "a 5 4 4 4 4 4 [0] | b 4 4 4 4 1 5 [1], a to move" in out
+
+
+def test_play_reads_a_file_and_stdin(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(START_B, encoding="utf-8")
+    code, out, _ = run(["mangala", "play", f"@{path}", "1", "--json"], capsys)
+    assert code == 0 and json.loads(out)["position"]["b"] == [1, 5, 5, 5, 4, 4]
+    monkeypatch.setattr("sys.stdin", io.StringIO(START_B))
+    code, out, _ = run(["mangala", "play", "-", "1", "--json"], capsys)
+    assert code == 0 and json.loads(out)["position"]["to_move"] == "a"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["mangala", "play", START_B, "7"], "pit '7'"),
+        (["mangala", "play", START_B, "x"], "pit 'x'"),
+        (["mangala", "play", "{", "1"], "not valid JSON"),
+        (["mangala", "play", START_B.replace("4,4,4,4,4,4]", "4,4,4,4,4,5]", 1), "1"], "49 stones"),
+        (
+            [
+                "mangala",
+                "play",
+                START_B.replace('"b": [4,4,4,4,4,4]', '"b": [0,4,4,4,4,4]').replace(
+                    '"a_store": 0', '"a_store": 4'
+                ),
+                "1",
+            ],
+            "pit 1 is empty",
+        ),
+        (["mangala", "play", "@/nonexistent/state.json", "1"], "no such file"),
+        (["mangala", "play", START_B.replace('"b"}', "null}"), "1"], "to_move is null"),
+        (["mangala", "judge", "-", "-"], "stdin"),
+        (["mangala", "check", "/nonexistent/record.txt"], "no such file"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(START_B))
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err
+
+
+def test_judge_legal_and_illegal(capsys: pytest.CaptureFixture[str]) -> None:
+    after = '{"a": [5,4,4,4,4,4], "a_store": 0, "b": [4,4,4,4,1,5], "b_store": 1}'
+    code, out, _ = run(["mangala", "judge", START_B, after, "--json"], capsys)
+    obj = json.loads(out)
+    assert code == 0
+    assert (obj["legal"], obj["mover"], obj["pit"], obj["pits"], obj["rule"]) == (
+        True,
+        "b",
+        5,
+        [5],
+        None,
+    )
+    # The same pit, with the stone that should land in a's pit 1 dropped in a's store.
+    wrong = '{"a": [4,4,4,4,4,4], "a_store": 1, "b": [4,4,4,4,1,5], "b_store": 1}'
+    code, out, _ = run(["mangala", "judge", START_B, wrong, "--json"], capsys)
+    obj = json.loads(out)
+    assert code == 0 and obj["legal"] is False and obj["rule"] == "MG-2"
+    assert "a's store" in obj["reason"] and obj["closest_pit"] == 5
+    code, out, _ = run(["mangala", "judge", START_B, wrong], capsys)
+    assert out.startswith("illegal (MG-2): ")
+
+
+def test_check_record_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["mangala", "check", str(DATA / "round_win_draw_draw.txt")], capsys)
+    assert code == 0
+    assert "set 3 (started by a): a 14 b 27, drawn, b's time ran out (MG-CLOCK-3)" in out
+    assert "round over: won by a; points a 1 b 0 (MG-T-1)" in out
+    code, out, _ = run(["mangala", "check", "--json", str(DATA / "illegal_skip.txt")], capsys)
+    obj = json.loads(out)
+    assert obj["legal"] is False and obj["moves"] == 3 and obj["round_over"] is False
+    assert obj["first_illegal"]["line"] == 7 and obj["first_illegal"]["rule"] == "MG-1"
+    code, _, err = run(["mangala", "check", str(DATA / "malformed.txt")], capsys)
+    assert code == 2 and err.startswith("hakem: line 3: ")
+
+
+def test_entry_point_runs_mangala_play() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "mangala", "play", START_B, "6", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    # b6, b's store, a1, a2: a2 made 5, odd; a to move.
+    assert json.loads(proc.stdout)["position"] == {
+        "a": [5, 5, 4, 4, 4, 4],
+        "a_store": 0,
+        "b": [4, 4, 4, 4, 4, 1],
+        "b_store": 1,
+        "to_move": "a",
+    }

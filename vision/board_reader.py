@@ -1,0 +1,333 @@
+"""The board reader behind ``hakem vision read``: one still frame in, a :class:`BoardReading` out.
+
+Stages: locate the board (corners or markers) -> warp to the canonical reading raster ->
+column and bar evidence (``vision.checkers``) -> colours (darker/lighter) -> occlusion ->
+counts with probabilities. ``BoardReading.to_json`` gives the DESIGN.md fields; dice and cube
+come from :func:`dice_and_cube` (the dice/cube readers plug in there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration, locate_board
+from vision.checkers import (
+    READ_MARGIN_MM,
+    BarCandidate,
+    Layout,
+    bar_candidates,
+    column_evidence,
+    count_distribution,
+    disc_colours,
+    edge_maps,
+    layout_for,
+)
+from vision.config import DEFAULT_CONFIG, CheckerConfig, VisionConfig
+from vision.geometry import Canonical
+from vision.imageio import check_image
+from vision.occlusion import Occlusion, find_occlusion
+
+CHECKERS_PER_SIDE = 15
+
+
+@dataclass
+class PreparedFrame:
+    """A frame warped to the canonical reading raster, shared by every reader of the frame."""
+
+    image: np.ndarray  # the original BGR picture
+    calibration: Calibration
+    canonical: Canonical
+    bgr: np.ndarray  # the reading raster (BGR)
+    gray: np.ndarray
+    edges: np.ndarray  # vertical rim-edge map (see vision.checkers.edge_maps)
+    side_edges: np.ndarray  # horizontal rim-edge map
+    config: VisionConfig
+
+
+def prepare(image: np.ndarray, calibration: Calibration,
+            config: VisionConfig = DEFAULT_CONFIG) -> PreparedFrame:
+    """Warp the picture to the reading raster (halving it first when it is much larger)."""
+    canonical = Canonical(calibration.geometry, config.checkers.px_per_mm, READ_MARGIN_MM)
+    hmat = calibration.homography_to(canonical)
+    c = calibration.corners
+    img_width = 0.5 * (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
+    can_width = calibration.geometry.width_mm * canonical.px_per_mm
+    src = image
+    if img_width >= 2.0 * can_width and min(image.shape[:2]) >= 64:
+        src = cv2.pyrDown(image)
+        hmat = hmat @ np.diag([2.0, 2.0, 1.0])
+    bgr = cv2.warpPerspective(src, hmat, canonical.size, flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    edges, side_edges = edge_maps(gray, config.checkers)
+    return PreparedFrame(image, calibration, canonical, bgr, gray, edges, side_edges, config)
+
+
+@dataclass
+class SlotReading:
+    """One slot: P(count = n) and P(its checkers are the darker ones)."""
+
+    count_probs: np.ndarray
+    p_darker: float
+    hidden: bool = False
+
+    def joint(self, darker: int, lighter: int) -> float:
+        """P(darker = a, lighter = b); a point holds one colour, so mixed counts are ~0."""
+        m = len(self.count_probs) - 1
+        if darker < 0 or lighter < 0 or darker > m or lighter > m:
+            return 0.0
+        if darker and lighter:
+            return 1e-9
+        if darker == 0 and lighter == 0:
+            return float(self.count_probs[0])
+        n = darker or lighter
+        p = self.p_darker if darker else 1.0 - self.p_darker
+        return float(self.count_probs[n] * p)
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """The most likely (darker, lighter)."""
+        n = int(np.argmax(self.count_probs))
+        if n == 0:
+            return (0, 0)
+        return (n, 0) if self.p_darker >= 0.5 else (0, n)
+
+    @property
+    def confidence(self) -> float:
+        a, b = self.counts
+        return self.joint(a, b)
+
+
+@dataclass
+class BarReading:
+    """Checkers on the bar: P(count = n) for each colour."""
+
+    darker_probs: np.ndarray
+    lighter_probs: np.ndarray
+    hidden: bool = False
+    centres: list[tuple[float, float]] = field(default_factory=list)
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        return (int(np.argmax(self.darker_probs)), int(np.argmax(self.lighter_probs)))
+
+    def joint(self, darker: int, lighter: int) -> float:
+        m = len(self.darker_probs) - 1
+        if not (0 <= darker <= m and 0 <= lighter <= m):
+            return 0.0
+        return float(self.darker_probs[darker] * self.lighter_probs[lighter])
+
+    @property
+    def confidence(self) -> float:
+        return self.joint(*self.counts)
+
+
+@dataclass
+class BoardReading:
+    """What one frame shows; ``to_json`` gives the ``hakem vision read`` object."""
+
+    slots: list[SlotReading]
+    bar: BarReading
+    occlusion: Occlusion
+    calibration: Calibration
+    dice: list[dict[str, Any]] = field(default_factory=list)
+    cube: dict[str, Any] | None = None
+    image: str | None = None
+
+    @property
+    def occluded(self) -> bool:
+        return self.occlusion.occluded
+
+    @property
+    def hidden_slots(self) -> tuple[int, ...]:
+        return self.occlusion.hidden_slots
+
+    def slot_counts(self) -> list[tuple[int, int] | None]:
+        """Most likely (darker, lighter) per slot; None where hidden."""
+        return [None if s.hidden else s.counts for s in self.slots]
+
+    def off(self) -> tuple[int, int] | None:
+        """Borne off, as the checkers of 15 a side not seen on the board or the bar; None when
+        part of the board is hidden (then the count is unknown)."""
+        if self.occluded:
+            return None
+        a = sum(s.counts[0] for s in self.slots) + self.bar.counts[0]
+        b = sum(s.counts[1] for s in self.slots) + self.bar.counts[1]
+        return (max(0, CHECKERS_PER_SIDE - a), max(0, CHECKERS_PER_SIDE - b))
+
+    @property
+    def confidence(self) -> float:
+        """P(every visible count is right), treating slots as independent."""
+        p = 1.0
+        for s in self.slots:
+            if not s.hidden:
+                p *= s.confidence
+        if not self.bar.hidden:
+            p *= self.bar.confidence
+        return float(p)
+
+    def to_json(self) -> dict[str, Any]:
+        """The DESIGN.md object; hidden slots (and a hidden bar) are null, listed in
+        ``hidden``; ``slot_confidence`` gives each slot's probability of its count."""
+        off = self.off()
+        return {
+            "image": self.image,
+            "occluded": self.occluded,
+            "slots": [None if c is None else [c[0], c[1]] for c in self.slot_counts()],
+            "bar": None if self.bar.hidden else list(self.bar.counts),
+            "off": None if off is None else [off[0], off[1]],
+            "dice": self.dice,
+            "cube": self.cube,
+            "confidence": round(self.confidence, 4),
+            "hidden": {"slots": list(self.hidden_slots), "bar": self.bar.hidden},
+            "slot_confidence": [
+                None if s.hidden else round(s.confidence, 4) for s in self.slots
+            ],
+            "corners": [[round(float(x), 1), round(float(y), 1)]
+                        for x, y in self.calibration.corners],
+        }
+
+
+def _otsu_split(values: np.ndarray) -> tuple[float, float]:
+    """Best threshold between two groups of 1-D values and the gap between group means."""
+    v = np.sort(values)
+    if len(v) < 2:
+        return (float(v[0]) if len(v) else 0.0, 0.0)
+    best = (-1.0, float(v[0]), 0.0)
+    for i in range(1, len(v)):
+        a, b = v[:i], v[i:]
+        score = len(a) * len(b) * (a.mean() - b.mean()) ** 2
+        if score > best[0]:
+            best = (float(score), float((v[i - 1] + v[i]) / 2.0), float(b.mean() - a.mean()))
+    return best[1], best[2]
+
+
+def _lightness(bgr: np.ndarray) -> np.ndarray:
+    """A scalar per colour that puts white above gold, red, maroon and black checkers."""
+    b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
+    gray = 0.114 * b + 0.587 * g + 0.299 * r
+    chroma = bgr.max(axis=-1) - bgr.min(axis=-1)
+    out: np.ndarray = gray - chroma
+    return out
+
+
+class _ColourModel:
+    """Darker vs lighter, from configured colours or split from this frame's checkers."""
+
+    def __init__(self, samples: np.ndarray, weights: np.ndarray, config: CheckerConfig) -> None:
+        self.config = config
+        self.fixed = config.darker_bgr is not None and config.lighter_bgr is not None
+        if self.fixed:
+            return
+        keep = weights > 0.5
+        vals = _lightness(samples[keep]) if keep.any() else np.zeros(0)
+        thr, gap = _otsu_split(vals)
+        if len(vals) < 2 or gap < config.min_colour_gap:
+            # one colour on the board: call it by absolute lightness
+            thr, gap = 140.0, 80.0
+        self.threshold = thr
+        self.scale = max(gap / 8.0, 4.0)
+
+    def p_darker(self, bgr: np.ndarray) -> np.ndarray:
+        if self.fixed:
+            dk = np.asarray(self.config.darker_bgr, dtype=np.float32)
+            lt = np.asarray(self.config.lighter_bgr, dtype=np.float32)
+            d1 = np.linalg.norm(bgr - dk, axis=-1)
+            d2 = np.linalg.norm(bgr - lt, axis=-1)
+            out: np.ndarray = 1.0 / (1.0 + np.exp(np.clip((d1 - d2) / 10.0, -40, 40)))
+            return out
+        x = (self.threshold - _lightness(bgr)) / self.scale
+        res: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(x, -40, 40)))
+        return res
+
+
+def _bar_distribution(cands: list[BarCandidate], p_dark: np.ndarray,
+                      max_count: int) -> tuple[np.ndarray, np.ndarray]:
+    dark = np.array([1.0])
+    light = np.array([1.0])
+    for c, pd in zip(cands, p_dark, strict=True):
+        dark = np.convolve(dark, [1.0 - c.p * pd, c.p * pd])
+        light = np.convolve(light, [1.0 - c.p * (1 - pd), c.p * (1 - pd)])
+    out = []
+    for dist in (dark, light):
+        arr = np.zeros(max_count + 1)
+        n = min(len(dist), max_count + 1)
+        arr[:n] = dist[:n]
+        out.append(arr / arr.sum())
+    return out[0], out[1]
+
+
+def dice_and_cube(frame: PreparedFrame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Dice and cube on the board (the dice/cube vision plugs its reader in here)."""
+    return [], None
+
+
+def read_prepared(frame: PreparedFrame, name: str | None = None) -> BoardReading:
+    """Count every slot and the bar of a prepared frame, and find what is hidden."""
+    config = frame.config
+    cfg = config.checkers
+    lay: Layout = layout_for(frame.canonical)
+    ev = column_evidence(frame.edges, lay, cfg)
+    dists = [count_distribution(ev.occupied[i], ev.overlay[i], cfg.max_count) for i in range(24)]
+    # colour samples at each slot's likely checkers
+    cap = lay.cap
+    c0 = disc_colours(frame.bgr, lay.centre0.reshape(-1, 2), lay).reshape(24, cap, 3)
+    c1 = disc_colours(frame.bgr, lay.centre1.reshape(-1, 2), lay).reshape(24, cap - 1, 3)
+    w0 = ev.occupied * (1.0 - np.pad(ev.overlay, ((0, 0), (0, 1))))
+    w0 = w0 * (1.0 - np.pad(ev.overlay, ((0, 0), (1, 0))))
+    w1 = ev.overlay
+    wsum = w0.sum(axis=1) + w1.sum(axis=1)
+    slot_colour = (
+        (c0 * w0[..., None]).sum(axis=1) + (c1 * w1[..., None]).sum(axis=1)
+    ) / np.maximum(wsum, 1e-6)[:, None]
+    slot_present = np.array([1.0 - d[0] for d in dists])
+    cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg)
+    bar_bgr = (
+        disc_colours(frame.bgr, np.array([[c.x, c.y] for c in cands]), lay)
+        if cands
+        else np.zeros((0, 3), np.float32)
+    )
+    samples = np.concatenate([slot_colour.astype(np.float32), bar_bgr])
+    weights = np.concatenate([slot_present, np.array([c.p for c in cands])])
+    colours = _ColourModel(samples, weights, cfg)
+    p_dark_slots = colours.p_darker(slot_colour.astype(np.float32))
+    p_dark_bar = colours.p_darker(bar_bgr) if cands else np.zeros(0)
+    # occlusion: how far each column is filled (in checker diameters)
+    present = ev.occupied > 0.5
+    last = np.where(present.any(axis=1), cap - np.argmax(present[:, ::-1], axis=1), 0)
+    filled = last.astype(np.float64)
+    occ = find_occlusion(frame.bgr, frame.canonical, filled,
+                         [c.y for c in cands if c.p > 0.5], config.occlusion)
+    slots = [
+        SlotReading(dists[i], float(p_dark_slots[i]), hidden=i in occ.hidden_slots)
+        for i in range(24)
+    ]
+    dark, light = _bar_distribution(cands, p_dark_bar, cfg.max_count)
+    centres = [(c.x, c.y) for c in cands if c.p > 0.5]
+    bar = BarReading(dark, light, hidden=occ.bar_hidden, centres=centres)
+    reading = BoardReading(slots, bar, occ, frame.calibration, image=name)
+    reading.dice, reading.cube = dice_and_cube(frame)
+    return reading
+
+
+def read_board(
+    image: np.ndarray,
+    *,
+    corners: np.ndarray | None = None,
+    config: VisionConfig = DEFAULT_CONFIG,
+    name: str | None = None,
+    calibration: Calibration | None = None,
+) -> BoardReading:
+    """Read one picture: corners (TL, TR, BR, BL px) if given, else the configured corners,
+    else the ArUco markers. Raises ImageError (or a leaf) for a picture it cannot use."""
+    img = check_image(image, name or "image")
+    if calibration is None:
+        if corners is None and config.corners is not None:
+            corners = np.array(config.corners, dtype=np.float32).reshape(4, 2)
+        calibration = locate_board(img, config.geometry, corners)
+    frame = prepare(img, calibration, config)
+    return read_prepared(frame, name)

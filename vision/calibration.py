@@ -1,0 +1,135 @@
+"""Calibration: where the board is in the picture, as a homography to board millimetres.
+
+Three ways, best first: the four ArUco markers stuck at the tray ends (found in every frame, so
+a nudged board or camera is followed), four playing-surface corners given by hand
+(``--corners``), or corners from the table's configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.errors import ImageError
+from vision.geometry import BoardGeometry, Canonical
+
+ARUCO_DICTIONARY = cv2.aruco.DICT_4X4_50
+MARKER_IDS = (0, 1, 2, 3)  # top-left, top-right, bottom-right, bottom-left
+
+
+class CornersOutsideImageError(ImageError):
+    """The given corners do not lie inside the picture."""
+
+
+class BoardNotFoundError(ImageError):
+    """Neither markers nor corners locate the board in the picture."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The playing surface's corners in the image (TL, TR, BR, BL) and how they were found."""
+
+    corners: np.ndarray  # 4x2 float32 image pixels
+    source: str  # "corners", "markers" or "config"
+    geometry: BoardGeometry
+
+    def homography_to(self, canonical: Canonical) -> np.ndarray:
+        """Image pixels to ``canonical`` pixels."""
+        return canonical.homography_from_image(self.corners)
+
+    def image_to_mm(self, pts: np.ndarray) -> np.ndarray:
+        """Image pixels (N x 2) to board millimetres (N x 2)."""
+        c = Canonical(self.geometry, 1.0, (0.0, 0.0))
+        h = c.homography_from_image(self.corners)
+        p = np.asarray(pts, dtype=np.float64).reshape(-1, 1, 2)
+        out: np.ndarray = cv2.perspectiveTransform(p, h).reshape(-1, 2)
+        return out
+
+    def mm_to_image(self, pts: np.ndarray) -> np.ndarray:
+        """Board millimetres (N x 2) to image pixels (N x 2)."""
+        c = Canonical(self.geometry, 1.0, (0.0, 0.0))
+        h = np.linalg.inv(c.homography_from_image(self.corners))
+        p = np.asarray(pts, dtype=np.float64).reshape(-1, 1, 2)
+        out: np.ndarray = cv2.perspectiveTransform(p, h).reshape(-1, 2)
+        return out
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """``x,y,x,y,x,y,x,y`` (top-left, top-right, bottom-right, bottom-left) to a 4x2 array."""
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    if len(parts) != 8:
+        raise ImageError(f"corners need 8 numbers x,y,x,y,x,y,x,y, not {text!r}")
+    try:
+        vals = [float(p) for p in parts]
+    except ValueError:
+        raise ImageError(f"corners must be numbers: {text!r}") from None
+    if not all(np.isfinite(vals)):
+        raise ImageError(f"corners must be finite numbers: {text!r}")
+    return np.array(vals, dtype=np.float32).reshape(4, 2)
+
+
+def from_corners(corners: np.ndarray, image_shape: tuple[int, ...],
+                 geometry: BoardGeometry, source: str = "corners") -> Calibration:
+    """Check hand-given corners against the picture and make a calibration of them."""
+    c = np.asarray(corners, dtype=np.float32).reshape(4, 2)
+    h, w = image_shape[:2]
+    for x, y in c:
+        if not (0 <= x <= w - 1 and 0 <= y <= h - 1):
+            raise CornersOutsideImageError(
+                f"corner ({x:g}, {y:g}) is outside the {w}x{h} image"
+            )
+    # the quadrilateral must be convex and go clockwise TL, TR, BR, BL
+    cross = []
+    for i in range(4):
+        a, b, d = c[i], c[(i + 1) % 4], c[(i + 2) % 4]
+        cross.append((b[0] - a[0]) * (d[1] - b[1]) - (b[1] - a[1]) * (d[0] - b[0]))
+    if not all(v > 0 for v in cross):
+        raise ImageError("corners must be top-left, top-right, bottom-right, bottom-left "
+                         "of a convex board outline")
+    area = 0.5 * abs(float(np.cross(c[2] - c[0], c[3] - c[1])))
+    if area < 0.02 * w * h:
+        raise ImageError(f"the corners outline only {area:.0f} square pixels: too small a board")
+    return Calibration(c, source, geometry)
+
+
+def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """Centres of the ArUco markers found in ``image`` (id -> (x, y))."""
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)
+    detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
+    corners, ids, _rejected = detector.detectMarkers(gray)
+    found: dict[int, np.ndarray] = {}
+    if ids is None:
+        return found
+    for quad, marker_id in zip(corners, ids.reshape(-1), strict=True):
+        if int(marker_id) in MARKER_IDS:
+            found[int(marker_id)] = quad.reshape(4, 2).mean(axis=0)
+    return found
+
+
+def from_markers(image: np.ndarray, geometry: BoardGeometry) -> Calibration:
+    """Locate the board from its four markers; BoardNotFoundError when any is missing."""
+    found = detect_markers(image)
+    missing = [i for i in MARKER_IDS if i not in found]
+    if missing:
+        raise BoardNotFoundError(
+            "board not found: markers " + ", ".join(str(i) for i in missing)
+            + " not visible (give --corners x,y,x,y,x,y,x,y)"
+        )
+    src = geometry.marker_centres_mm().astype(np.float32)
+    dst = np.array([found[i] for i in MARKER_IDS], dtype=np.float32)
+    h = cv2.getPerspectiveTransform(src, dst)  # board mm -> image px
+    corners = cv2.perspectiveTransform(
+        geometry.corners_mm.reshape(-1, 1, 2).astype(np.float64), h
+    ).reshape(4, 2)
+    return from_corners(corners.astype(np.float32), image.shape, geometry, "markers")
+
+
+def locate_board(image: np.ndarray, geometry: BoardGeometry,
+                 corners: np.ndarray | None = None) -> Calibration:
+    """Corners when given, else the markers."""
+    if corners is not None:
+        return from_corners(corners, image.shape, geometry)
+    return from_markers(image, geometry)

@@ -1,0 +1,257 @@
+"""The doubling cube: a prop for the renderer, and a reader for its face and its place.
+
+The reader looks for a square of the cube's size (``BoardGeometry.cube_size_mm``) in a
+top-down raster of the whole board, reads the number on its upward face (2, 4, 8, 16, 32 or 64;
+64 is the centred cube of value 1, BG-CUBE-1) by matching it against glyphs drawn with OpenCV's
+fonts at every quarter turn, and names its place: ``centre`` (middle of the bar), the side of
+the player who owns it (the bar end next to them), ``offered`` (on the playing surface, where
+the doubler puts it, BG-CUBE-3) or ``off-board`` (beside the board, the Crawford game).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from vision.geometry import BoardGeometry, Canonical
+
+CUBE_VALUES = (2, 4, 8, 16, 32, 64)
+CubeZone = Literal["centre", "darker-side", "lighter-side", "offered", "off-board"]
+READ_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX)
+RENDER_FONTS = READ_FONTS + (cv2.FONT_HERSHEY_COMPLEX,)
+FACE_PX = 48  # side of the rectified face the reader compares
+
+
+def _glyph(value: int, side: int, font: int, thickness_scale: float = 1.0) -> np.ndarray:
+    """The number as drawn on a cube face: dark ink on white, ``side`` pixels square."""
+    face = np.full((side, side), 255, np.uint8)
+    text = str(value)
+    target = side * (0.62 if len(text) == 1 else 0.78)
+    (w, h), _ = cv2.getTextSize(text, font, 1.0, 2)
+    scale = target / max(w, h * 1.1)
+    thickness = max(1, int(round(side / 22 * thickness_scale)))
+    (w, h), base = cv2.getTextSize(text, font, scale, thickness)
+    org = (int(round((side - w) / 2)), int(round((side + h) / 2)))
+    cv2.putText(face, text, org, font, scale, 0, thickness, cv2.LINE_AA)
+    return face
+
+
+@lru_cache(maxsize=1)
+def _templates() -> tuple[tuple[int, np.ndarray], ...]:
+    """Zero-mean, unit-norm templates of every value, font and quarter turn."""
+    out = []
+    for value in CUBE_VALUES:
+        for font in READ_FONTS:
+            g = _glyph(value, FACE_PX, font).astype(np.float32)
+            for k in range(4):
+                t = np.rot90(g, k).copy()
+                t -= t.mean()
+                t /= np.linalg.norm(t) + 1e-6
+                out.append((value, t))
+    return tuple(out)
+
+
+def read_face(face_gray: np.ndarray) -> tuple[int, float]:
+    """The cube value shown on a rectified face image and a confidence in 0..1."""
+    face = cv2.resize(face_gray, (FACE_PX, FACE_PX), interpolation=cv2.INTER_AREA)
+    face = face.astype(np.float32)
+    # ink is whichever is rarer: dark on a light cube or light on a dark one
+    if np.median(face) < face.mean() - 10 or np.median(face) < 100:
+        face = 255 - face
+    inner = face.copy()
+    border = FACE_PX // 10
+    inner[:border], inner[-border:] = 255, 255
+    inner[:, :border], inner[:, -border:] = 255, 255
+    x = inner - inner.mean()
+    x /= np.linalg.norm(x) + 1e-6
+    best: dict[int, float] = {}
+    for value, t in _templates():
+        score = float((x * t).sum())
+        if score > best.get(value, -1.0):
+            best[value] = score
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    (value, top), (_, second) = ranked[0], ranked[1]
+    confidence = float(np.clip((top - second) * 6.0, 0.0, 1.0) * np.clip(top * 1.6, 0.0, 1.0))
+    return value, confidence
+
+
+@dataclass(frozen=True)
+class CubeProp:
+    """The doubling cube lying on the board at (x, y) mm, showing ``value``, turned by yaw."""
+
+    x_mm: float
+    y_mm: float
+    value: int = 64
+    yaw_deg: float = 0.0
+    body_bgr: tuple[int, int, int] = (238, 240, 240)
+    ink_bgr: tuple[int, int, int] = (25, 25, 25)
+    font: int = cv2.FONT_HERSHEY_SIMPLEX
+    size_mm: float | None = None
+    occludes: bool = False
+
+    def __post_init__(self) -> None:
+        if self.value not in CUBE_VALUES:
+            raise ValueError(f"cube value {self.value} is not one of {CUBE_VALUES}")
+
+    def draw(self, canvas: np.ndarray, canonical: Canonical, rng: np.random.Generator
+             ) -> np.ndarray | None:
+        """Paint the cube's upward face (with a contact shadow) into the canonical raster."""
+        size_mm = self.size_mm or canonical.geometry.cube_size_mm
+        side = size_mm * canonical.px_per_mm
+        cx, cy = canonical.mm_to_px(self.x_mm, self.y_mm)
+        n = max(16, int(round(side)) * 3)
+        glyph = _glyph(self.value, n, self.font, float(rng.uniform(0.85, 1.25)))
+        ink = (255 - glyph).astype(np.float32)[:, :, None] / 255.0
+        body = np.array(self.body_bgr, np.float32) * float(rng.uniform(0.92, 1.0))
+        face = body * (1 - ink) + np.array(self.ink_bgr, np.float32) * ink
+        # rounded, slightly darker edges
+        edge = np.zeros((n, n), np.float32)
+        cv2.rectangle(edge, (0, 0), (n - 1, n - 1), 1.0, max(2, n // 16))
+        edge = cv2.GaussianBlur(edge, (0, 0), n / 40)[:, :, None]
+        face = face * (1 - 0.35 * edge)
+        a = math.radians(self.yaw_deg)
+        ca, sa = math.cos(a), math.sin(a)
+        half = side / 2
+        corners = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+        rotated = corners @ np.array([[ca, sa], [-sa, ca]]) + np.array([cx, cy])
+        src = np.array([[0, 0], [n - 1, 0], [n - 1, n - 1], [0, n - 1]], np.float32)
+        m = cv2.getPerspectiveTransform(src, rotated.astype(np.float32))
+        h, w = canvas.shape[:2]
+        # soft shadow first
+        shadow = np.zeros((h, w), np.uint8)
+        off = np.array([0.08, 0.1]) * side
+        cv2.fillPoly(shadow, [np.round((rotated + off) * 16).astype(np.int32)], 255,
+                     cv2.LINE_AA, 4)
+        shadow_f = cv2.GaussianBlur(shadow, (0, 0), max(1.0, side * 0.06)).astype(np.float32)
+        canvas[:] = np.clip(canvas * (1 - 0.4 * shadow_f[:, :, None] / 255.0), 0, 255
+                            ).astype(np.uint8)
+        warped = cv2.warpPerspective(face, m, (w, h), flags=cv2.INTER_AREA)
+        mask = cv2.warpPerspective(np.ones((n, n), np.float32), m, (w, h), flags=cv2.INTER_AREA)
+        mask = mask[:, :, None]
+        canvas[:] = np.clip(canvas * (1 - mask) + warped * mask, 0, 255).astype(np.uint8)
+        return None
+
+
+@dataclass(frozen=True)
+class CubeReading:
+    """The cube found: its value, its centre (board mm and image px), its zone, a confidence."""
+
+    value: int
+    centre_mm: tuple[float, float]
+    centre_px: tuple[float, float]
+    zone: CubeZone
+    place: str  # geometry's name: centre, top-side, bottom-side, offered, off-board
+    confidence: float
+
+    def as_json(self) -> dict[str, object]:
+        """The ``cube`` field of ``hakem vision read``."""
+        return {
+            "value": self.value,
+            "centre": [round(self.centre_px[0], 1), round(self.centre_px[1], 1)],
+            "zone": self.zone,
+        }
+
+
+def cube_place(geometry: BoardGeometry, x: float, y: float) -> str:
+    """Where a cube centred at (x, y) mm lies: centre, top-side, bottom-side, offered, off-board."""
+    for place in ("top-side", "bottom-side", "centre"):
+        if geometry.cube_place(place).contains(x, y):  # type: ignore[arg-type]
+            return place
+    if geometry.playing_area.contains(x, y):
+        return "offered"
+    return "off-board"
+
+
+def zone_for(place: str, darker_at_top: bool | None) -> CubeZone:
+    """The DESIGN.md zone name: a side becomes the darker or lighter player's side.
+
+    ``darker_at_top`` says whether the player of the darker checkers sits at the top of the
+    picture; unknown (None) is taken as the darker player at the bottom.
+    """
+    if place == "centre":
+        return "centre"
+    if place == "offered":
+        return "offered"
+    if place == "off-board":
+        return "off-board"
+    top_is_darker = bool(darker_at_top)
+    if place == "top-side":
+        return "darker-side" if top_is_darker else "lighter-side"
+    return "lighter-side" if top_is_darker else "darker-side"
+
+
+def _square_candidates(gray: np.ndarray, side_px: float) -> list[np.ndarray]:
+    """Quadrilaterals about the cube's size whose outline shows in the image."""
+    out: list[np.ndarray] = []
+    edges = cv2.Canny(gray, 40, 110)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    lo, hi = (0.8 * side_px) ** 2, (1.25 * side_px) ** 2
+    for contour in contours:
+        rect = cv2.minAreaRect(contour)
+        w, h = rect[1]
+        if not (0.78 * side_px < min(w, h) and max(w, h) < 1.25 * side_px):
+            continue
+        area = float(cv2.contourArea(contour))
+        if not lo * 0.75 < area < hi:
+            continue
+        if area / max(w * h, 1.0) < 0.88:  # a checker's disc fills ~0.79 of its box
+            continue
+        out.append(cv2.boxPoints(rect))
+    return out
+
+
+def find_cube(
+    canonical_bgr: np.ndarray,
+    canonical: Canonical,
+    *,
+    to_image: np.ndarray | None = None,
+    darker_at_top: bool | None = None,
+) -> CubeReading | None:
+    """The cube in a top-down raster of the board (``canonical`` describes it), or None.
+
+    ``to_image`` is the 3x3 homography from canonical pixels back to the camera image, so the
+    reported centre is in image pixels as ``hakem vision read`` wants; without it the centre is
+    in canonical pixels.
+    """
+    gray = cv2.cvtColor(canonical_bgr, cv2.COLOR_BGR2GRAY)
+    side_px = canonical.geometry.cube_size_mm * canonical.px_per_mm
+    best: tuple[float, int, np.ndarray] | None = None
+    for quad in _square_candidates(gray, side_px):
+        quad = _order(quad)
+        inset = quad.mean(axis=0) + (quad - quad.mean(axis=0)) * 0.9
+        dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
+                       np.float32)
+        m = cv2.getPerspectiveTransform(inset.astype(np.float32), dst)
+        face = cv2.warpPerspective(gray, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
+        if float(face.std()) < 20.0:  # a plain square (a hinge, a tray corner) has no number
+            continue
+        value, confidence = read_face(face)
+        if best is None or confidence > best[0]:
+            best = (confidence, value, quad)
+    if best is None or best[0] < 0.05:
+        return None
+    confidence, value, quad = best
+    cu, cv = (float(v) for v in quad.mean(axis=0))
+    x_mm, y_mm = canonical.px_to_mm(cu, cv)
+    centre_px = (cu, cv)
+    if to_image is not None:
+        p = to_image @ np.array([cu, cv, 1.0])
+        centre_px = (float(p[0] / p[2]), float(p[1] / p[2]))
+    place = cube_place(canonical.geometry, x_mm, y_mm)
+    return CubeReading(value, (x_mm, y_mm), centre_px, zone_for(place, darker_at_top), place,
+                       confidence)
+
+
+def _order(quad: np.ndarray) -> np.ndarray:
+    """Corners in clockwise order starting at the top-left-most one."""
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    q = quad[np.argsort(angles)]
+    start = int(np.argmin(q.sum(axis=1)))
+    return np.roll(q, -start, axis=0).astype(np.float32)

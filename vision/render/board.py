@@ -1,0 +1,198 @@
+"""Drawing the board, its checkers, trays and markers in canonical top-down space."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import BoardGeometry, Canonical
+from vision.render.scene import BGR, BoardContents, ColourScheme
+
+SHIFT = 4  # sub-pixel bits for cv2 drawing
+ONE = 1 << SHIFT
+
+
+def _pt(canonical: Canonical, x: float, y: float) -> tuple[int, int]:
+    u, v = canonical.mm_to_px(x, y)
+    return (int(round(u * ONE)), int(round(v * ONE)))
+
+
+def _scale(c: BGR, f: float) -> BGR:
+    return (
+        int(min(255, max(0, c[0] * f))),
+        int(min(255, max(0, c[1] * f))),
+        int(min(255, max(0, c[2] * f))),
+    )
+
+
+def _rect(canvas: np.ndarray, canonical: Canonical, x0: float, y0: float, x1: float, y1: float,
+          colour: BGR) -> None:
+    cv2.rectangle(
+        canvas, _pt(canonical, x0, y0), _pt(canonical, x1, y1), colour, -1, cv2.LINE_AA, SHIFT
+    )
+
+
+def draw_board(canvas: np.ndarray, canonical: Canonical, scheme: ColourScheme,
+               rng: np.random.Generator) -> None:
+    """The case, trays, playing surface with its 24 points, and the bar."""
+    g = canonical.geometry
+    outer = g.outer_rect
+    _rect(canvas, canonical, outer.x0, outer.y0, outer.x1, outer.y1, scheme.frame)
+    for side in ("left", "right"):
+        t = g.tray_rect(side)  # type: ignore[arg-type]
+        _rect(canvas, canonical, t.x0, t.y0, t.x1, t.y1, _scale(scheme.frame, 0.75))
+    _rect(canvas, canonical, 0, 0, g.width_mm, g.height_mm, scheme.field)
+    for slot in range(24):
+        colour = scheme.points[point_colour_index(slot)]
+        tri = g.point_triangle(slot)
+        pts = np.array([_pt(canonical, x, y) for x, y in tri], dtype=np.int32)
+        cv2.fillPoly(canvas, [pts], colour, cv2.LINE_AA, SHIFT)
+    bar = g.bar
+    _rect(canvas, canonical, bar.x0, bar.y0, bar.x1, bar.y1, scheme.bar)
+    # hinges on the bar, as on a folding case
+    for yc in (0.18 * g.height_mm, 0.82 * g.height_mm):
+        _rect(canvas, canonical, bar.x0 + 4, yc - 25, bar.x1 - 4, yc + 25, (120, 170, 190))
+    # a faint wood/cloth texture so the surfaces are not perfectly flat
+    noise = rng.normal(0.0, 3.0, canvas.shape[:2]).astype(np.float32)
+    noise = cv2.GaussianBlur(noise, (0, 0), 2.0)
+    canvas[:] = np.clip(canvas.astype(np.float32) + noise[..., None], 0, 255).astype(np.uint8)
+
+
+def point_colour_index(slot: int) -> int:
+    """Points alternate colours; points facing each other across the board differ."""
+    return BoardGeometry.point_colour_index(slot)
+
+
+def draw_checker(canvas: np.ndarray, canonical: Canonical, x: float, y: float, colour: BGR,
+                 rng: np.random.Generator, *, marbled: bool, pearl: bool,
+                 lift_mm: float = 0.0) -> None:
+    """One checker seen from above at (x, y) mm, with its drop shadow, rim and inner ring."""
+    g = canonical.geometry
+    s = canonical.px_per_mm
+    r = g.checker_diameter_mm / 2.0
+    # drop shadow (a lifted checker throws it further)
+    off = 1.5 + lift_mm * 0.35
+    u, v = canonical.mm_to_px(x + off * 0.6, y + off)
+    x0 = int(max(0, u - (r + 4) * s))
+    y0 = int(max(0, v - (r + 4) * s))
+    x1 = int(min(canvas.shape[1], u + (r + 4) * s + 1))
+    y1 = int(min(canvas.shape[0], v + (r + 4) * s + 1))
+    if x1 > x0 and y1 > y0:
+        sh = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        c = (int(round((u - x0) * ONE)), int(round((v - y0) * ONE)))
+        cv2.circle(sh, c, int(r * s * ONE), 255, -1, cv2.LINE_AA, SHIFT)
+        patch = cv2.GaussianBlur(sh, (0, 0), 1.2 * s)
+        a = patch.astype(np.float32)[..., None] / 255.0 * 0.45
+        region = canvas[y0:y1, x0:x1].astype(np.float32)
+        canvas[y0:y1, x0:x1] = (region * (1.0 - a)).astype(np.uint8)
+    centre = _pt(canonical, x, y)
+    radius = int(r * s * ONE)
+    cv2.circle(canvas, centre, radius, _scale(colour, 0.62), -1, cv2.LINE_AA, SHIFT)
+    cv2.circle(canvas, centre, int((r - 1.6) * s * ONE), colour, -1, cv2.LINE_AA, SHIFT)
+    if marbled:
+        for _ in range(3):
+            a0 = rng.uniform(0, 2 * np.pi)
+            pts = []
+            for k in range(5):
+                rr = rng.uniform(0, r - 4)
+                aa = a0 + k * 0.5 + rng.uniform(-0.3, 0.3)
+                pts.append(_pt(canonical, x + rr * np.cos(aa), y + rr * np.sin(aa)))
+            cv2.polylines(canvas, [np.array(pts, np.int32)], False, _scale(colour, 1.45),
+                          max(1, int(1.6 * s)), cv2.LINE_AA, SHIFT)
+    cv2.circle(canvas, centre, int(0.62 * r * s * ONE), _scale(colour, 0.8),
+               max(1, int(1.0 * s)), cv2.LINE_AA, SHIFT)
+    if pearl:
+        hl = _pt(canonical, x - 0.3 * r, y - 0.3 * r)
+        axes = (int(0.35 * r * s * ONE), int(0.18 * r * s * ONE))
+        cv2.ellipse(canvas, hl, axes, float(rng.uniform(0, 180)), 0, 360, _scale(colour, 1.15),
+                    -1, cv2.LINE_AA, SHIFT)
+
+
+def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Generator,
+                   *, darker_at_bottom: bool) -> list[tuple[float, float, int, int]]:
+    """Where every checker on the board goes: (x mm, y mm, colour 0 darker/1 lighter, layer).
+
+    A slot's first ``column_capacity()`` checkers form a touching column from the edge; the
+    rest are laid over them between two column checkers (layer 1, then layer 2), as players do
+    with a sixth or later checker. Bar checkers sit along the bar without overlapping.
+    """
+    out: list[tuple[float, float, int, int]] = []
+    cap = g.column_capacity()
+    d = g.checker_diameter_mm
+    for slot, (a, b) in enumerate(contents.slots):
+        n = a or b
+        colour = 0 if a else 1
+        if n == 0:
+            continue
+        pitch = d + float(rng.uniform(0.0, 1.2))
+        top = g.slot_is_top(slot)
+        xc = g.slot_centre_x(slot)
+        n0 = min(n, cap)
+        rest = n - n0
+        positions: list[tuple[float, int]] = [((k + 0.5) * pitch, 0) for k in range(n0)]
+        if rest:
+            n1 = min(rest, n0 - 1)
+            js = sorted(rng.choice(n0 - 1, size=n1, replace=False).tolist())
+            positions += [((j + 1.0) * pitch, 1) for j in js]
+            rest -= n1
+            for k in range(rest):  # a third layer, rare in play
+                positions.append(((k % max(1, n1) + 1.5) * pitch, 2))
+        for along, layer in positions:
+            jx = float(rng.uniform(-1.0, 1.0))
+            jy = float(rng.uniform(-0.8, 0.8))
+            y = along + jy if top else g.height_mm - along - jy
+            out.append((xc + jx, y, colour, layer))
+    # the bar: checkers along it, clear of each other and of the neighbouring columns
+    bar_x = g.bar.centre[0]
+    taken: list[tuple[float, float]] = [(x, y) for x, y, _c, _l in out]
+    for colour, n in enumerate(contents.bar):
+        for _ in range(n):
+            for _attempt in range(400):
+                x = bar_x + float(rng.uniform(-3, 3))
+                y = float(rng.uniform(d / 2 + 4, g.height_mm - d / 2 - 4))
+                if all(np.hypot(x - tx, y - ty) > d + 1.5 for tx, ty in taken):
+                    taken.append((x, y))
+                    out.append((x, y, colour, 0))
+                    break
+            else:
+                raise ValueError("no room on the bar to draw its checkers")
+    return out
+
+
+def draw_off(canvas: np.ndarray, canonical: Canonical, scheme: ColourScheme,
+             contents: BoardContents, *, darker_at_bottom: bool) -> None:
+    """Borne-off checkers stand on edge in the right-hand tray, each player's half nearest
+    them (home boards on the right)."""
+    g = canonical.geometry
+    t = g.checker_thickness_mm
+    for colour, n in enumerate(contents.off):
+        bottom = (colour == 0) == darker_at_bottom
+        tray = g.off_zone("right", "bottom" if bottom else "top")
+        base = scheme.darker if colour == 0 else scheme.lighter
+        for k in range(n):
+            if bottom:
+                y1 = tray.y1 - k * (t + 0.6)
+                y0 = y1 - t
+            else:
+                y0 = tray.y0 + k * (t + 0.6)
+                y1 = y0 + t
+            _rect(canvas, canonical, tray.x0 + 4, y0, tray.x1 - 4, y1, _scale(base, 0.65))
+            _rect(canvas, canonical, tray.x0 + 5, y0 + 1.2, tray.x1 - 5, y1 - 1.2, base)
+
+
+def draw_markers(canvas: np.ndarray, canonical: Canonical) -> None:
+    """The four ArUco markers (4x4 dictionary, ids 0..3) on the frame's corners."""
+    g = canonical.geometry
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    side_px = int(round(g.marker_size_mm * canonical.px_per_mm))
+    quiet = max(2, side_px // 6)
+    for marker_id, (x, y) in enumerate(g.marker_centres_mm()):
+        img = cv2.aruco.generateImageMarker(dictionary, marker_id, side_px)
+        img = cv2.copyMakeBorder(img, quiet, quiet, quiet, quiet, cv2.BORDER_CONSTANT, value=255)
+        u, v = canonical.mm_to_px(float(x), float(y))
+        x0 = int(round(u - img.shape[1] / 2))
+        y0 = int(round(v - img.shape[0] / 2))
+        h, w = img.shape
+        if x0 < 0 or y0 < 0 or y0 + h > canvas.shape[0] or x0 + w > canvas.shape[1]:
+            raise ValueError("marker falls outside the canvas")
+        canvas[y0 : y0 + h, x0 : x0 + w] = img[..., None]
