@@ -206,8 +206,9 @@ class ClockCore:
 
 
 def format_time(ms: int) -> str:
-    """The display text for a time: ``MM:SS`` (``H:MM`` from 100 minutes), tenths ``SS.t``
-    below 20 s so a player in time trouble sees it run. Rounded up, so 0 shows only at flag."""
+    """The display text for a time: ``MM:SS``, from 100 minutes ``2H30`` (hours and minutes),
+    and tenths ``SS.t`` below 20 s so a player in time trouble sees it run. Rounded up, so
+    zero shows only at the flag."""
     if ms < 0:
         ms = 0
     if ms < LOW_TIME_MS:
@@ -217,7 +218,10 @@ def format_time(ms: int) -> str:
     minutes = seconds // 60
     if minutes < 100:
         return _pad2(minutes) + ":" + _zero2(seconds % 60)
-    return _pad2(minutes // 60) + ":" + _zero2(minutes % 60)
+    hours = minutes // 60
+    if hours < 10:
+        return str(hours) + "H" + _zero2(minutes % 60)
+    return (" " + str(hours))[-3:] + "H" if hours < 100 else "99H"  # 100 h is the maximum
 
 
 def _pad2(n: int) -> str:

@@ -94,9 +94,12 @@ class ClockDevice:
             self._status(now_ms)
         self.link.poll(now_ms)
 
-    def output(self) -> bytes:
-        """Bytes to write to the host."""
-        return self.link.take_output()
+    def output(self, now_ms: int) -> bytes:
+        """Bytes to write to the host. Nothing while no host has been heard for a second: the
+        link resends once one says hello, and a USB write waiting for an absent host can never
+        delay reading the buttons."""
+        data = self.link.take_output()
+        return data if self.host_present(now_ms) else b""
 
     # outputs for the hardware layer -----------------------------------------------------------
     def display(self, now_ms: int) -> "tuple[str, str]":

@@ -88,7 +88,7 @@ def run(hw: "Hardware", device: ClockDevice, loops: int = -1) -> None:
         if data:
             device.receive(data, now)
         device.tick(now)
-        out = device.output()
+        out = device.output(now)
         if out:
             hw.write(out)
         beeper.add(device.take_beeps())

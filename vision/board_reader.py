@@ -20,11 +20,10 @@ from vision.checkers import (
     BarCandidate,
     Layout,
     bar_candidates,
-    column_evidence,
-    count_distribution,
     disc_colours,
     edge_maps,
     layout_for,
+    read_columns,
 )
 from vision.config import DEFAULT_CONFIG, CheckerConfig, VisionConfig
 from vision.geometry import Canonical
@@ -271,20 +270,19 @@ def read_prepared(frame: PreparedFrame, name: str | None = None) -> BoardReading
     config = frame.config
     cfg = config.checkers
     lay: Layout = layout_for(frame.canonical)
-    ev = column_evidence(frame.edges, lay, cfg)
-    dists = [count_distribution(ev.occupied[i], ev.overlay[i], cfg.max_count) for i in range(24)]
-    # colour samples at each slot's likely checkers
-    cap = lay.cap
-    c0 = disc_colours(frame.bgr, lay.centre0.reshape(-1, 2), lay).reshape(24, cap, 3)
-    c1 = disc_colours(frame.bgr, lay.centre1.reshape(-1, 2), lay).reshape(24, cap - 1, 3)
-    w0 = ev.occupied * (1.0 - np.pad(ev.overlay, ((0, 0), (0, 1))))
-    w0 = w0 * (1.0 - np.pad(ev.overlay, ((0, 0), (1, 0))))
-    w1 = ev.overlay
-    wsum = w0.sum(axis=1) + w1.sum(axis=1)
-    slot_colour = (
-        (c0 * w0[..., None]).sum(axis=1) + (c1 * w1[..., None]).sum(axis=1)
-    ) / np.maximum(wsum, 1e-6)[:, None]
-    slot_present = np.array([1.0 - d[0] for d in dists])
+    cols = read_columns(frame.edges, lay, cfg)
+    dists = cols.count_distribution(cfg.max_count)
+    best = cols.best()
+    # colour samples at the discs each slot's most likely hypothesis shows
+    m_count = lay.centres.shape[1]
+    colours_at = disc_colours(frame.bgr, lay.centres.reshape(-1, 2), lay).reshape(24, m_count, 3)
+    show = np.array([[e == 1 for e in h.expect] for h in best], dtype=np.float64)  # (24, M)
+    show_n = show.sum(axis=1)
+    slot_colour = np.zeros((24, 3), np.float32)
+    for i in range(24):
+        if show_n[i]:
+            slot_colour[i] = np.median(colours_at[i][show[i] > 0], axis=0)
+    slot_present = 1.0 - dists[:, 0]
     cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg)
     bar_bgr = (
         disc_colours(frame.bgr, np.array([[c.x, c.y] for c in cands]), lay)
@@ -297,13 +295,11 @@ def read_prepared(frame: PreparedFrame, name: str | None = None) -> BoardReading
     p_dark_slots = colours.p_darker(slot_colour.astype(np.float32))
     p_dark_bar = colours.p_darker(bar_bgr) if cands else np.zeros(0)
     # occlusion: how far each column is filled (in checker diameters)
-    present = ev.occupied > 0.5
-    last = np.where(present.any(axis=1), cap - np.argmax(present[:, ::-1], axis=1), 0)
-    filled = last.astype(np.float64)
+    filled = np.array([h.n0 for h in best], dtype=np.float64)
     occ = find_occlusion(frame.bgr, frame.canonical, filled,
-                         [c.y for c in cands if c.p > 0.5], config.occlusion)
+                         [c.y for c in cands if c.p > 0.5], config.occlusion, frame.side_edges)
     slots = [
-        SlotReading(dists[i], float(p_dark_slots[i]), hidden=i in occ.hidden_slots)
+        SlotReading(dists[i].copy(), float(p_dark_slots[i]), hidden=i in occ.hidden_slots)
         for i in range(24)
     ]
     dark, light = _bar_distribution(cands, p_dark_bar, cfg.max_count)

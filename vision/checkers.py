@@ -35,14 +35,14 @@ class Layout:
     col_x: np.ndarray  # (24, A) x of the arc samples per slot
     up_y: np.ndarray  # (24, T, A)
     dn_y: np.ndarray  # (24, T, A)
-    win0: np.ndarray  # (cap, T) bool: window of column position k
-    win1: np.ndarray  # (cap - 1, T) bool: window of overlay position j
+    win: np.ndarray  # (M, T) bool: window around position m (t = (m + 1) / 2 diameters)
     disc_dx: np.ndarray  # (P,) offsets of a small disc, px
     disc_dy: np.ndarray
-    centre0: np.ndarray  # (24, cap, 2) nominal centres (x, y) of column checkers, px
-    centre1: np.ndarray  # (24, cap - 1, 2) nominal centres of overlay checkers, px
+    centres: np.ndarray  # (24, M, 2) nominal disc centres (x, y) at each position, px
     bar_x: np.ndarray  # (X,) x offsets tried along the bar, px
     bar_ts: np.ndarray  # (B,) y along the bar, px
+    line_dx: np.ndarray  # (L,) x offsets of a short line across the axis through a centre
+    line_dy: np.ndarray  # small shifts of that line along the axis
     arc_dx: np.ndarray  # (A,) arc sample offsets
     arc_dy: np.ndarray  # (A,)
     cap: int
@@ -69,8 +69,8 @@ def layout_for(canonical: Canonical) -> Layout:
     col_x = np.clip(np.rint(cx[:, None] + arc_dx[None, :]), 0, w - 1).astype(np.intp)
     up_y = np.clip(np.rint(cy[..., None] - arc_dy), 0, h - 1).astype(np.intp)
     dn_y = np.clip(np.rint(cy[..., None] + arc_dy), 0, h - 1).astype(np.intp)
-    win0 = np.stack([np.abs(ts - (k + 0.5)) <= 0.2 + 1e-9 for k in range(cap)])
-    win1 = np.stack([np.abs(ts - (j + 1.0)) <= 0.2 + 1e-9 for j in range(cap - 1)])
+    offsets = [(m + 1) / 2.0 for m in range(2 * cap - 1)]
+    win = np.stack([np.abs(ts - off) <= 0.2 + 1e-9 for off in offsets])
     pts = [(0.0, 0.0)]
     for ring, n in ((0.22, 6), (0.42, 10)):
         for k in range(n):
@@ -95,14 +95,14 @@ def layout_for(canonical: Canonical) -> Layout:
         col_x=col_x,
         up_y=up_y,
         dn_y=dn_y,
-        win0=win0,
-        win1=win1,
+        win=win,
         disc_dx=disc[:, 0],
         disc_dy=disc[:, 1],
-        centre0=centres([k + 0.5 for k in range(cap)]),
-        centre1=centres([j + 1.0 for j in range(cap - 1)]),
+        centres=centres(offsets),
         bar_x=bar_x,
         bar_ts=bar_ts,
+        line_dx=np.linspace(-0.45 * r, 0.45 * r, 7),
+        line_dy=np.array([-0.06, 0.0, 0.06]) * d,
         arc_dx=arc_dx,
         arc_dy=arc_dy,
         cap=cap,
@@ -117,13 +117,15 @@ def edge_maps(gray: np.ndarray, config: CheckerConfig) -> tuple[np.ndarray, np.n
     # Sobel 3x3 gives 8x the per-pixel derivative (saturated at 255 by convertScaleAbs)
     ay = cv2.convertScaleAbs(gy)
     ax = cv2.convertScaleAbs(gx)
-    thr = int(round(config.rim_edge_min * 8))
+    thr = round(config.rim_edge_min * 8)
     ay16 = ay.astype(np.int16)
     ax16 = ax.astype(np.int16)
     vertical = ((ay > thr) & (ay16 * 2 > ax16 * 3)).astype(np.uint8)
     horizontal = ((ax > thr) & (ax16 * 2 > ay16 * 3)).astype(np.uint8)
-    kernel = np.ones((3, 3), np.uint8)
-    return cv2.dilate(vertical, kernel), cv2.dilate(horizontal, kernel)
+    # rims may sit a pixel or two off the nominal circle (checkers differ a little in size)
+    vkernel = np.ones((config.edge_dilate_along, 3), np.uint8)
+    hkernel = np.ones((3, config.edge_dilate_along), np.uint8)
+    return cv2.dilate(vertical, vkernel), cv2.dilate(horizontal, hkernel)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -131,62 +133,116 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return out
 
 
-@dataclass
-class ColumnEvidence:
-    """Per-slot evidence: probabilities of column checkers and of checkers laid over them."""
+@dataclass(frozen=True)
+class Hypothesis:
+    """One way a column can look: ``n0`` checkers touching from the edge, and (only when the
+    column is full) checkers laid over column checkers ``j`` and ``j + 1`` for ``j`` in
+    ``overlays``.
 
-    occupied: np.ndarray  # (24, cap) P(column checker k present)
-    overlay: np.ndarray  # (24, cap - 1) P(checker laid over column checkers j and j+1)
+    Per position m (``t = (m + 1) / 2`` diameters from the edge), ``expect`` says whether a
+    whole disc shows there (1), nothing does (0), or either may (-1); ``line`` says whether a
+    rim crosses the column's axis there (1: the seam between two touching checkers, or the rim
+    of a checker laid over them), whether none should (0: the middle of a visible checker), or
+    -1 (no opinion).
+    """
+
+    n0: int
+    overlays: tuple[int, ...]
+    expect: tuple[int, ...]
+    line: tuple[int, ...]
+
+    @property
+    def count(self) -> int:
+        return self.n0 + len(self.overlays)
+
+
+@functools.lru_cache(maxsize=4)
+def hypotheses(cap: int) -> tuple[Hypothesis, ...]:
+    """Every column appearance the counter weighs: 0..cap in a line, then cap plus any set of
+    overlays (a sixth or later checker is laid over a full column)."""
+    m_count = 2 * cap - 1
+    out = []
+    for n0 in range(cap + 1):
+        subsets: list[tuple[int, ...]] = [()]
+        if n0 == cap:
+            for mask in range(1, 1 << (cap - 1)):
+                subsets.append(tuple(j for j in range(cap - 1) if mask >> j & 1))
+        for over in subsets:
+            expect = []
+            line = []
+            for m in range(m_count):
+                if m % 2 == 0:  # the centre of column position k
+                    k = m // 2
+                    covered = k in over or (k - 1) in over
+                    expect.append(0 if k >= n0 else -1 if covered else 1)
+                    line.append(1 if covered else 0 if k < n0 else -1)
+                else:  # between column positions j and j + 1
+                    j = m // 2
+                    if j in over:
+                        expect.append(1)
+                        line.append(0)
+                    elif j + 1 < n0:
+                        expect.append(-1)
+                        line.append(1 if over else -1)
+                    else:
+                        expect.append(0)
+                        line.append(-1)
+            out.append(Hypothesis(n0, over, tuple(expect), tuple(line)))
+    return tuple(out)
+
+
+@dataclass
+class ColumnReading:
+    """Per-slot posterior over column hypotheses and the disc evidence behind it."""
+
+    posterior: np.ndarray  # (24, H)
+    hypotheses: tuple[Hypothesis, ...]
+    evidence: np.ndarray  # (24, M) P(a whole disc shows at position m)
     profile: np.ndarray  # (24, T) disc score along the column
 
+    def count_distribution(self, max_count: int) -> np.ndarray:
+        """(24, max_count + 1): P(count = n) per slot."""
+        onehot = np.zeros((len(self.hypotheses), max_count + 1))
+        for h, hyp in enumerate(self.hypotheses):
+            onehot[h, min(hyp.count, max_count)] = 1.0
+        out: np.ndarray = self.posterior @ onehot
+        return out
 
-def column_evidence(edges: np.ndarray, layout: Layout, config: CheckerConfig) -> ColumnEvidence:
-    """Disc scores along every column turned into presence probabilities."""
-    ev = edges
-    up = ev[layout.up_y, layout.col_x[:, None, :]].mean(axis=-1)
-    dn = ev[layout.dn_y, layout.col_x[:, None, :]].mean(axis=-1)
+    def best(self) -> list[Hypothesis]:
+        """The most probable hypothesis of each slot."""
+        return [self.hypotheses[int(i)] for i in self.posterior.argmax(axis=1)]
+
+
+def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig) -> ColumnReading:
+    """Disc scores along every column, weighed against every column hypothesis."""
+    up = edges[layout.up_y, layout.col_x[:, None, :]].mean(axis=-1)
+    dn = edges[layout.dn_y, layout.col_x[:, None, :]].mean(axis=-1)
     prof = np.minimum(up, dn)  # (24, T)
-    q0 = np.where(layout.win0[None], prof[:, None, :], 0.0).max(axis=-1)  # (24, cap)
-    q1 = np.where(layout.win1[None], prof[:, None, :], 0.0).max(axis=-1)  # (24, cap-1)
-    p0 = _sigmoid((q0 - config.disc_score_threshold) / config.disc_score_scale)
-    p1 = _sigmoid((q1 - config.overlay_score_threshold) / config.disc_score_scale)
-    # a checker laid over j and j+1 hides their arcs: their own scores are low there
-    over = p1 * (1.0 - p0[:, :-1]) * (1.0 - p0[:, 1:])
-    occ = p0.copy()
-    occ[:, :-1] = np.maximum(occ[:, :-1], over)
-    occ[:, 1:] = np.maximum(occ[:, 1:], over)
-    return ColumnEvidence(occ, over, prof)
-
-
-def count_distribution(occupied: np.ndarray, overlay: np.ndarray, max_count: int) -> np.ndarray:
-    """P(count = n), n = 0..max_count, for one column.
-
-    Column checkers are contiguous from the edge: P(n0 = n) is proportional to the product of
-    P(present) for the first n positions and P(absent) for the rest. Overlays add a
-    Poisson-binomial count; the two are convolved.
-    """
-    cap = occupied.shape[0]
-    eps = 1e-6
-    p = np.clip(occupied, eps, 1 - eps)
-    logp = np.log(p)
-    logq = np.log(1 - p)
-    cum_p = np.concatenate([[0.0], np.cumsum(logp)])
-    rev_q = np.concatenate([np.cumsum(logq[::-1])[::-1], [0.0]])
-    ll = cum_p + rev_q  # n0 = 0..cap
-    ll -= ll.max()
-    dist0 = np.exp(ll)
-    dist0 /= dist0.sum()
-    dist1 = np.array([1.0])
-    for o in np.clip(overlay, 0.0, 1.0):
-        dist1 = np.convolve(dist1, np.array([1.0 - o, o]))
-    total = np.convolve(dist0, dist1)
-    out = np.zeros(max_count + 1)
-    n = min(len(total), max_count + 1)
-    out[:n] = total[:n]
-    if len(total) > n:
-        out[-1] += total[n:].sum()
-    s = out.sum()
-    return out / s if s > 0 else out
+    q = np.where(layout.win[None], prof[:, None, :], 0.0).max(axis=-1)  # (24, M)
+    p = _sigmoid((q - config.disc_score_threshold) / config.disc_score_scale)
+    p = np.clip(p, config.evidence_floor, 1.0 - config.evidence_floor)
+    # rims crossing the column's axis (a short line across it), near each position
+    h, w = edges.shape
+    cx = np.clip(np.rint(layout.centres[..., 0:1] + layout.line_dx), 0, w - 1).astype(np.intp)
+    lines = []
+    for dy in layout.line_dy:
+        cy = np.clip(np.rint(layout.centres[..., 1:2] + dy + 0.0 * layout.line_dx), 0, h - 1)
+        lines.append(edges[cy.astype(np.intp), cx].mean(axis=-1))
+    line = np.max(lines, axis=0)  # (24, M)
+    p_line = _sigmoid((line - config.cover_line_threshold) / config.disc_score_scale)
+    p_line = np.clip(p_line, config.evidence_floor, 1.0 - config.evidence_floor)
+    hyps = hypotheses(layout.cap)
+    expect = np.array([h.expect for h in hyps])  # (H, M)
+    rims = np.array([h.line for h in hyps])
+    ll = (np.log(p) @ (expect == 1).T + np.log(1.0 - p) @ (expect == 0).T
+          + np.log(p_line) @ (rims == 1).T
+          + config.centre_line_weight * (np.log(1.0 - p_line) @ (rims == 0).T))  # (24, H)
+    prior = np.array([len(h.overlays) * np.log(config.overlay_prior) for h in hyps])
+    ll = ll + prior[None, :]
+    ll -= ll.max(axis=1, keepdims=True)
+    post = np.exp(ll)
+    post /= post.sum(axis=1, keepdims=True)
+    return ColumnReading(post, hyps, p, prof)
 
 
 def disc_colours(bgr: np.ndarray, centres: np.ndarray, layout: Layout,

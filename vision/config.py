@@ -20,14 +20,22 @@ class CheckerConfig:
     """Checker counting: the canonical raster used for reading and the disc detector."""
 
     # Pixels per millimetre of the reading raster: about 20 px across a checker.
-    px_per_mm: float = 0.48
+    px_per_mm: float = 0.7
     # A disc is present when this fraction of its rim shows a radial edge...
     rim_edge_min: float = 8.0  # grey levels per pixel of vertical gradient counted as a rim
     disc_score_threshold: float = 0.5
     # ... and the logistic width turning a disc score into a probability.
     disc_score_scale: float = 0.06
-    # Second-layer discs (checkers laid over others) must score this much.
-    overlay_score_threshold: float = 0.62
+    # Edge maps are thickened across the edge by this many pixels (size tolerance).
+    edge_dilate_along: int = 5
+    # A rim crosses a column's axis where this share of a short line across it is edge.
+    cover_line_threshold: float = 0.5
+    # Weight of "no rim across the middle of a visible checker" (textures make it weaker).
+    centre_line_weight: float = 0.0
+    # Evidence for one position is never taken as more certain than this (robustness).
+    evidence_floor: float = 0.01
+    # Prior odds of each checker laid over a full column (the sixth or later checker).
+    overlay_prior: float = 0.3
     # A bar checker's colour left and right of its centre may differ by at most this much.
     bar_side_colour_max: float = 40.0
     # Brightness gap below which all checkers count as one colour class is not trusted.
@@ -41,11 +49,17 @@ class CheckerConfig:
 
 @dataclass(frozen=True)
 class OcclusionConfig:
-    """Something over the board: residual against the empty-board model per pixel."""
+    """Something over the board: colour against the empty-board model, missing point edges."""
 
-    residual_threshold: float = 38.0  # grey-level distance from the board model counted as foreign
-    min_blob_checkers: float = 1.6  # a foreign blob bigger than this many checker areas hides
-    slot_hidden_fraction: float = 0.06  # share of a slot's column that must be foreign to hide it
+    px_per_mm: float = 0.25  # resolution of the colour model
+    chroma_threshold: float = 22.0  # chromaticity distance (x255) from the model called foreign
+    min_brightness_ratio: float = 0.45  # darker than this times the model: foreign (not shadow)
+    max_brightness_ratio: float = 2.3  # brighter than this: foreign (not glare)
+    min_blob_checkers: float = 1.2  # a foreign blob reaching the board's edge must be this big
+    huge_blob_checkers: float = 5.0  # a blob this big hides wherever it is
+    slot_hidden_fraction: float = 0.01  # share of a slot's column a blob must cover to hide it
+    missing_edge_checkers: float = 1.5  # point edge missing this long (diameters): hidden
+    min_point_edge_visibility: float = 0.7  # below this board-wide, point edges are not used
 
 
 @dataclass(frozen=True)

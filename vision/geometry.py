@@ -287,8 +287,8 @@ class BoardGeometry:
             slot = col if y < self.height_mm / 2.0 else 12 + col
             return Region("slot", slot=slot, half=half)
         for side in ("left", "right"):
-            if self.tray_rect(side).contains(x, y):  # type: ignore[arg-type]
-                return Region("tray", tray=side)  # type: ignore[arg-type]
+            if self.tray_rect(side).contains(x, y):
+                return Region("tray", tray=side)
         if self.outer_rect.contains(x, y):
             return Region("frame")
         return Region("off-board")
@@ -296,8 +296,8 @@ class BoardGeometry:
     def half_at(self, x: float, y: float) -> Half | None:
         """Left or right half for a point on the playing surface off the bar, else None."""
         for half in ("left", "right"):
-            if self.half_rect(half).contains(x, y):  # type: ignore[arg-type]
-                return half  # type: ignore[return-value]
+            if self.half_rect(half).contains(x, y):
+                return half
         return None
 
 
@@ -331,7 +331,7 @@ class Canonical:
         g = self.geometry
         w = (g.width_mm + 2 * self.margin_mm[0]) * self.px_per_mm
         h = (g.height_mm + 2 * self.margin_mm[1]) * self.px_per_mm
-        return (int(round(w)), int(round(h)))
+        return (round(w), round(h))
 
     def mm_to_px(self, x: float, y: float) -> tuple[float, float]:
         """Board millimetres to canonical pixel coordinates (sub-pixel floats)."""
@@ -346,8 +346,8 @@ class Canonical:
     def points_mm_to_px(self, pts: np.ndarray) -> np.ndarray:
         """Vectorised :meth:`mm_to_px` for an (N, 2) array; returns float32."""
         arr = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
-        out = (arr + np.asarray(self.margin_mm)) * self.px_per_mm
-        return out.astype(np.float32)
+        out: np.ndarray = ((arr + np.asarray(self.margin_mm)) * self.px_per_mm).astype(np.float32)
+        return out
 
     def region_at_px(self, u: float, v: float) -> Region:
         """Region lookup for a canonical pixel (see :meth:`BoardGeometry.region_at`)."""

@@ -1,10 +1,15 @@
 """Something over the board: which slots (and whether the bar) are hidden in a still frame.
 
-The empty board is modelled from the frame itself: the twelve points painted in the same
-colour look alike once the bottom row is flipped, so the per-pixel median of those columns,
-leaving out the parts where checkers were found, is what an empty column looks like. Pixels far
-from that model and not explained by a checker are foreign; large foreign blobs (a hand, an
-arm, a sleeve; not a die) hide the slots they cover. The bar is modelled by its own median row.
+Two independent signs, both insensitive to shadows and uneven light:
+
+* Colour: the twelve points painted alike look alike once the bottom row is flipped, so the
+  per-pixel median of those columns (leaving out where checkers were found) is what an empty
+  column looks like. A pixel whose chromaticity is far from that model, or which is much darker
+  or brighter than a shadow or glare could make it, is foreign. Foreign blobs count when they
+  are large and reach the edge of the playing surface (an arm comes from outside the board;
+  glare spots and dice do not).
+* Structure: a painted point's two edges must show wherever no checker covers them; a long
+  stretch of missing point edge means something lies over it.
 """
 
 from __future__ import annotations
@@ -21,61 +26,102 @@ from vision.geometry import Canonical
 
 @dataclass(frozen=True)
 class StripLayout:
-    """Pixel windows of the 24 slot columns and the bar in a reading raster (half resolution)."""
+    """Gather indices of the 24 slot columns (edge first) and the bar in a small raster."""
 
-    x0: np.ndarray  # (24,) left column of each strip, half-res px
-    y_edge: np.ndarray  # (24,) row of the board edge, half-res px
-    top: np.ndarray  # (24,) bool
-    width: int
-    length: int
+    scale: float  # small-raster pixels per reading-raster pixel
+    size: tuple[int, int]  # small raster (width, height)
+    ys: np.ndarray  # (24, L, W) row of each strip pixel
+    xs: np.ndarray  # (24, L, W) column
     cls: np.ndarray  # (24,) point colour index
-    bar_x0: int
-    bar_x1: int
-    bar_y0: int
-    bar_y1: int
-    checker_rows: float  # one checker diameter in half-res rows
-    checker_area: float  # half-res px
+    bar: tuple[int, int, int, int]  # x0, x1, y0, y1 in the small raster
+    checker_rows: float  # one checker diameter in small-raster rows
+    checker_area: float
+    border: np.ndarray  # (H, W) bool: the playing surface's outer band
+    # triangle edges, sampled along the point from its base: (24, 2, S) reading-raster px
+    tri_x: np.ndarray
+    tri_y: np.ndarray
+    tri_t: np.ndarray  # (S,) distance from the edge, checker diameters
 
 
 @functools.lru_cache(maxsize=8)
-def strip_layout(canonical: Canonical) -> StripLayout:
+def strip_layout(canonical: Canonical, small_px_per_mm: float) -> StripLayout:
     g = canonical.geometry
-    s = canonical.px_per_mm / 2.0
-    width = int(g.point_width_mm * s)
-    length = int(g.height_mm / 2.0 * s)
+    f = small_px_per_mm / canonical.px_per_mm
+    w_full, h_full = canonical.size
+    size = (round(w_full * f), round(h_full * f))
+    s = small_px_per_mm
+    width = max(3, int(g.point_width_mm * s))
+    length = max(4, int(g.height_mm / 2.0 * s))
     mx, my = canonical.margin_mm
-    x0 = np.array([int(round((g.slot_column_x0(i) + mx) * s)) for i in range(24)])
-    top = np.arange(24) < 12
-    y_top = int(round(my * s))
-    y_bot = int(round((my + g.height_mm) * s))
-    y_edge = np.where(top, y_top, y_bot - 1)
+    y_top = round(my * s)
+    y_bot = round((my + g.height_mm) * s) - 1
+    ys = np.zeros((24, length, width), np.intp)
+    xs = np.zeros((24, length, width), np.intp)
+    rows = np.arange(length)
+    cols = np.arange(width)
+    for i in range(24):
+        x0 = round((g.slot_column_x0(i) + mx) * s)
+        yy = y_top + rows if i < 12 else y_bot - rows
+        ys[i] = yy[:, None]
+        xs[i] = x0 + cols[None, :]
+    ys = np.clip(ys, 0, size[1] - 1)
+    xs = np.clip(xs, 0, size[0] - 1)
     cls = np.array([g.point_colour_index(i) for i in range(24)])
     b = g.bar
     quarter = g.checker_diameter_mm / 4.0
+    bar = (
+        round((b.x0 - quarter + mx) * s),
+        round((b.x1 + quarter + mx) * s),
+        y_top,
+        y_bot + 1,
+    )
+    border = np.zeros((size[1], size[0]), bool)
+    band = max(2, round(0.35 * g.checker_diameter_mm * s))
+    x_left = round(mx * s)
+    x_right = round((mx + g.width_mm) * s)
+    border[y_top : y_top + band, x_left:x_right] = True
+    border[y_bot + 1 - band : y_bot + 1, x_left:x_right] = True
+    border[y_top : y_bot + 1, x_left : x_left + band] = True
+    border[y_top : y_bot + 1, x_right - band : x_right] = True
+    # triangle edges in the reading raster
+    sp = canonical.px_per_mm
+    d = g.checker_diameter_mm
+    tri_t_mm = np.arange(0.15 * d, g.point_length_mm - 0.25 * d, 0.125 * d)
+    tri_x = np.zeros((24, 2, len(tri_t_mm)))
+    tri_y = np.zeros((24, 2, len(tri_t_mm)))
+    for i in range(24):
+        half_w = g.point_width_mm / 2.0
+        xm = g.slot_column_x0(i) + half_w
+        frac = 1.0 - tri_t_mm / g.point_length_mm
+        for side, sign in ((0, -1.0), (1, 1.0)):
+            x = xm + sign * half_w * frac
+            y = tri_t_mm if i < 12 else g.height_mm - tri_t_mm
+            tri_x[i, side] = (x + mx) * sp
+            tri_y[i, side] = (y + my) * sp
     return StripLayout(
-        x0=x0,
-        y_edge=y_edge,
-        top=top,
-        width=width,
-        length=length,
+        scale=f,
+        size=size,
+        ys=ys,
+        xs=xs,
         cls=cls,
-        bar_x0=int(round((b.x0 - quarter + mx) * s)),
-        bar_x1=int(round((b.x1 + quarter + mx) * s)),
-        bar_y0=y_top,
-        bar_y1=y_bot,
-        checker_rows=g.checker_diameter_mm * s,
-        checker_area=float(np.pi * (g.checker_diameter_mm * s / 2.0) ** 2),
+        bar=bar,
+        checker_rows=d * s,
+        checker_area=float(np.pi * (d * s / 2.0) ** 2),
+        border=border,
+        tri_x=tri_x,
+        tri_y=tri_y,
+        tri_t=tri_t_mm / d,
     )
 
 
 @dataclass
 class Occlusion:
-    """What is hidden: slots, the bar; the foreign mask (half-res raster) for pictures."""
+    """What is hidden: slots, the bar; the foreign mask (small raster) for pictures."""
 
     hidden_slots: tuple[int, ...]
     bar_hidden: bool
     foreign: np.ndarray
-    slot_fraction: np.ndarray  # (24,) share of each column that is foreign
+    slot_fraction: np.ndarray  # (24,) share of each column covered by foreign blobs
 
     @property
     def occluded(self) -> bool:
@@ -83,19 +129,33 @@ class Occlusion:
 
 
 def _masked_median(stack: np.ndarray, excluded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Median over axis 0 ignoring ``excluded`` entries (N, H) of ``stack`` (N, H, W, C).
+    """Median over axis 0 of ``stack`` (N, L, W, C) ignoring ``excluded`` (N, L) entries.
 
     Excluded entries are pushed to +/- infinity in equal numbers so the median of the rest is
-    unchanged; where fewer than three entries remain, the model is marked invalid.
+    (nearly) unchanged; where fewer than three entries remain, the model is marked invalid.
     """
     n = stack.shape[0]
     rank = np.cumsum(excluded, axis=0)
-    sign = np.where(rank % 2 == 1, np.inf, -np.inf)
-    filled = np.where(excluded[..., None, None], sign[..., None, None], stack)
-    med = np.median(filled, axis=0)
+    fill = np.where(rank % 2 == 1, np.float32(1e6), np.float32(-1e6))
+    filled = np.where(excluded[..., None, None], fill[..., None, None], stack)
+    srt = np.sort(filled, axis=0)
+    med = 0.5 * (srt[(n - 1) // 2] + srt[n // 2])
     valid = (n - excluded.sum(axis=0)) >= 3
-    med = np.where(valid[:, None, None], med, 0.0)
     return med, valid
+
+
+def _foreign_pixels(a: np.ndarray, model: np.ndarray, config: OcclusionConfig) -> np.ndarray:
+    """Pixels (.., 3) too far from the model in chromaticity or in brightness ratio."""
+    sa = a.sum(axis=-1) + 30.0
+    sm = model.sum(axis=-1) + 30.0
+    chroma = np.abs(a / sa[..., None] - model / sm[..., None]).max(axis=-1) * 255.0
+    ratio = sa / sm
+    out: np.ndarray = (
+        (chroma > config.chroma_threshold)
+        | (ratio < config.min_brightness_ratio)
+        | (ratio > config.max_brightness_ratio)
+    )
+    return out
 
 
 def find_occlusion(
@@ -104,78 +164,94 @@ def find_occlusion(
     column_counts: np.ndarray,
     bar_rows: list[float],
     config: OcclusionConfig,
+    side_edges: np.ndarray | None = None,
 ) -> Occlusion:
-    """Foreign blobs over the board.
+    """Foreign blobs over the board and missing point edges.
 
-    ``column_counts``: (24,) how many checker diameters from the edge each column is filled
-    (column checkers, overlays included); ``bar_rows``: y (reading-raster px) of checkers found
-    on the bar.
+    ``column_counts``: (24,) how many checker diameters from the edge each column is filled;
+    ``bar_rows``: y (reading-raster px) of checkers found on the bar; ``side_edges``: the
+    reading raster's map of near-vertical edges (point edges), when available.
     """
-    lay = strip_layout(canonical)
-    half = cv2.resize(bgr, (bgr.shape[1] // 2, bgr.shape[0] // 2), interpolation=cv2.INTER_AREA)
-    img = half.astype(np.float32)
-    hh, ww = img.shape[:2]
-    length, width = lay.length, lay.width
-    strips = np.zeros((24, length, width, 3), np.float32)
-    for i in range(24):
-        x0 = int(lay.x0[i])
-        if lay.top[i]:
-            y0 = int(lay.y_edge[i])
-            strips[i] = img[y0 : y0 + length, x0 : x0 + width]
-        else:
-            y1 = int(lay.y_edge[i]) + 1
-            strips[i] = img[y1 - length : y1, x0 : x0 + width][::-1]
+    lay = strip_layout(canonical, config.px_per_mm)
+    small = cv2.resize(bgr, lay.size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    strips = small[lay.ys, lay.xs]  # (24, L, W, 3)
+    length = strips.shape[1]
     rows = np.arange(length)[None, :]
-    filled_rows = (np.asarray(column_counts, dtype=np.float64)[:, None] + 0.2) * lay.checker_rows
-    excluded = (rows < filled_rows) & (np.asarray(column_counts)[:, None] > 0)
-    residual = np.zeros((24, length, width), np.float32)
+    counts = np.asarray(column_counts, dtype=np.float64)
+    filled_rows = (counts[:, None] + 0.15) * lay.checker_rows
+    excluded = (rows < filled_rows) & (counts[:, None] > 0)
+    foreign_strips = np.zeros(strips.shape[:3], bool)
     for c in (0, 1):
         idx = np.nonzero(lay.cls == c)[0]
         model, valid = _masked_median(strips[idx], excluded[idx])
-        diff = np.abs(strips[idx] - model[None]).max(axis=-1)
-        diff = np.where(valid[None, :, None], diff, 0.0)
-        diff = np.where(excluded[idx][..., None], 0.0, diff)
-        residual[idx] = diff
-    foreign = np.zeros((hh, ww), np.uint8)
-    for i in range(24):
-        x0 = int(lay.x0[i])
-        m = (residual[i] > config.residual_threshold).astype(np.uint8)
-        if lay.top[i]:
-            y0 = int(lay.y_edge[i])
-            foreign[y0 : y0 + length, x0 : x0 + width] |= m
-        else:
-            y1 = int(lay.y_edge[i]) + 1
-            foreign[y1 - length : y1, x0 : x0 + width] |= m[::-1]
+        bad = _foreign_pixels(strips[idx], model[None], config)
+        bad &= valid[None, :, None]
+        bad &= ~excluded[idx][..., None]
+        foreign_strips[idx] = bad
+    h, w = lay.size[1], lay.size[0]
+    foreign = np.zeros((h, w), np.uint8)
+    foreign[lay.ys[foreign_strips], lay.xs[foreign_strips]] = 1
     # the bar: its own median row, leaving out the checkers found on it
-    bar = img[lay.bar_y0 : lay.bar_y1, lay.bar_x0 : lay.bar_x1]
+    x0, x1, y0, y1 = lay.bar
+    bar = small[y0:y1, x0:x1]
     if bar.size:
-        ys = np.arange(bar.shape[0])[:, None]
+        yy = np.arange(bar.shape[0])
         keep = np.ones(bar.shape[0], bool)
         for y in bar_rows:
-            yy = y / 2.0 - lay.bar_y0
-            keep &= np.abs(ys[:, 0] - yy) > 0.6 * lay.checker_rows
+            keep &= np.abs(yy - (y * lay.scale - y0)) > 0.6 * lay.checker_rows
         if keep.sum() >= 3:
             model = np.median(bar[keep], axis=0)
-            diff = np.abs(bar - model[None]).max(axis=-1)
-            diff[~keep] = 0.0
-            bm = (diff > config.residual_threshold).astype(np.uint8)
-            foreign[lay.bar_y0 : lay.bar_y1, lay.bar_x0 : lay.bar_x1] |= bm
-    foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(foreign, connectivity=8)
-    big = np.zeros(n, bool)
-    big[1:] = stats[1:, cv2.CC_STAT_AREA] >= config.min_blob_checkers * lay.checker_area
+            bm = _foreign_pixels(bar, model[None], config)
+            bm[~keep] = False
+            foreign[y0:y1, x0:x1] |= bm.astype(np.uint8)
+    opened = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
+    touches = np.zeros(n, bool)
+    touches[np.unique(labels[lay.border & (labels > 0)])] = True
+    big = (area >= config.min_blob_checkers * lay.checker_area) & touches
+    big |= area >= config.huge_blob_checkers * lay.checker_area
+    big[0] = False
     blob = big[labels]
-    fractions = np.zeros(24)
-    for i in range(24):
-        x0 = int(lay.x0[i])
-        if lay.top[i]:
-            y0 = int(lay.y_edge[i])
-            patch = blob[y0 : y0 + length, x0 : x0 + width]
-        else:
-            y1 = int(lay.y_edge[i]) + 1
-            patch = blob[y1 - length : y1, x0 : x0 + width]
-        fractions[i] = float(patch.mean()) if patch.size else 0.0
-    hidden = tuple(int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0])
-    bar_patch = blob[lay.bar_y0 : lay.bar_y1, lay.bar_x0 : lay.bar_x1]
+    fractions = blob[lay.ys, lay.xs].mean(axis=(1, 2))
+    hidden = set(int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0])
+    if side_edges is not None:
+        hidden |= _missing_point_edges(side_edges, lay, counts, config)
+    x0, x1, y0, y1 = lay.bar
+    bar_patch = blob[y0:y1, x0:x1]
     bar_hidden = bool(bar_patch.size and bar_patch.mean() >= config.slot_hidden_fraction)
-    return Occlusion(hidden, bar_hidden, blob.astype(np.uint8) * 255, fractions)
+    return Occlusion(tuple(sorted(hidden)), bar_hidden, blob.astype(np.uint8) * 255, fractions)
+
+
+def _missing_point_edges(side_edges: np.ndarray, lay: StripLayout, counts: np.ndarray,
+                         config: OcclusionConfig) -> set[int]:
+    """Slots whose painted point shows a long stretch without its edge where no checker is."""
+    h, w = side_edges.shape
+    ys = np.clip(np.rint(lay.tri_y), 0, h - 1).astype(np.intp)
+    seen = np.zeros(lay.tri_x.shape, bool)  # (24, 2, S)
+    for dx in (-2.0, 0.0, 2.0):  # the painted points may sit a little off the model
+        xs = np.clip(np.rint(lay.tri_x + dx), 0, w - 1).astype(np.intp)
+        seen |= side_edges[ys, xs] > 0
+    free = lay.tri_t[None, :] > counts[:, None] + 0.1  # (24, S): not under the column
+    missing = ~seen & free[:, None, :]
+    if not free.any():
+        return set()
+    visibility = float(seen[np.broadcast_to(free[:, None, :], seen.shape)].mean())
+    if visibility < config.min_point_edge_visibility:
+        return set()  # a board whose points barely differ from the field
+    step = float(lay.tri_t[1] - lay.tri_t[0]) if len(lay.tri_t) > 1 else 1.0
+    need = int(np.ceil(config.missing_edge_checkers / step))
+    out: set[int] = set()
+    if need <= 0 or missing.shape[-1] < need:
+        return out
+    # a run of `need` consecutive missing samples on either edge
+    k = np.ones(need, np.int32)
+    for i in range(24):
+        if not free[i].any():
+            continue
+        for side in (0, 1):
+            run = np.convolve(missing[i, side].astype(np.int32), k, mode="valid")
+            if (run >= need).any():
+                out.add(i)
+                break
+    return out

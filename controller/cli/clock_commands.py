@@ -148,6 +148,7 @@ def run_status(args: argparse.Namespace) -> int:
         if not answered:
             raise DeviceError(f"no answer from a clock on {args.port} within {args.timeout:g} s")
         state = clock.state()
+        presses = clock.status.presses if clock.status is not None else 0
     if wants_json(args):
         emit_json(state.as_json())
         return 0
@@ -156,6 +157,7 @@ def run_status(args: argparse.Namespace) -> int:
     print(
         f"clock on {args.port}: firmware {state.firmware}, mode {state.mode}, "
         f"left {format_time(times[0]).strip()}, right {format_time(times[1]).strip()}, "
-        f"running {running}" + (f", {state.flagged} flagged" if state.flagged else "")
+        f"running {running}, presses since power-on: {presses}"
+        + (f", {state.flagged} flagged" if state.flagged else "")
     )
     return 0

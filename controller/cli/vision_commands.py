@@ -1,15 +1,202 @@
-"""``hakem vision ...``: board readers here, dice readers in ``vision_dice_commands``."""
+"""``hakem vision ...``: board readers here, dice readers in ``vision_dice_commands``.
+
+``read`` (the board in photos, DESIGN.md's JSON), ``markers`` (a printable sheet of the four
+ArUco markers), ``render`` (a synthetic photo of a Position ID), ``calibrate`` (an annotated
+picture of what the camera set-up shows, for a director on a headless Pi).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
 from controller.cli import vision_dice_commands
-from controller.cli.common import add_group
+from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
+from controller.table_layout import TableLayout
+from engine.errors import ImageError
+from vision.board_reader import BoardReading, read_board
+from vision.calibration import Calibration, detect_markers, locate_board, parse_corners
+from vision.config import DEFAULT_CONFIG, VisionConfig, load_vision_config
+from vision.imageio import load_image
+from vision.markers import marker_sheet
+from vision.overlay import annotate
+from vision.render import SCHEMES, SceneSpec, random_camera, random_hand, render_scene
+from vision.render.scene import BoardContents
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Add ``hakem vision`` and its subcommands."""
     vision = add_group(subparsers, "vision", "read boards, dice and stones in photos")
     vision_dice_commands.register(vision, parents)
+
+    p = add_command(vision, "read", parents, "the board in photos: checkers per slot, bar, off")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--corners", help="playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL)")
+    p.add_argument("--config", help="table configuration (TOML, [vision] table)")
+    p.set_defaults(func=_read)
+
+    p = add_command(vision, "markers", parents, "write a printable sheet of the four markers")
+    p.add_argument("--out", default="hakem-markers.png", help="image file to write")
+    p.add_argument("--dpi", type=int, default=300)
+    p.add_argument("--config", help="table configuration (marker size)")
+    p.set_defaults(func=_markers)
+
+    p = add_command(vision, "render", parents, "a synthetic photo of a position")
+    p.add_argument("position", metavar="POSITION_ID")
+    p.add_argument("--out", required=True, help="JPEG (or PNG) file to write")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--scheme", choices=[s.name for s in SCHEMES], default=SCHEMES[0].name)
+    p.add_argument("--hard", action="store_true", help="glare, shadows, distortion, noise")
+    p.add_argument("--hand", action="store_true", help="an arm over the board")
+    p.add_argument("--markers", action="store_true", help="draw the four ArUco markers")
+    p.add_argument("--first-colour", choices=["darker", "lighter"], default="darker",
+                   help="colour of the player on roll (who sits at the bottom)")
+    p.set_defaults(func=_render)
+
+    p = add_command(vision, "calibrate", parents,
+                    "find the board and write an annotated picture to check the set-up")
+    p.add_argument("image", metavar="IMAGE")
+    p.add_argument("--out", required=True, help="annotated picture to write")
+    p.add_argument("--corners", help="playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL)")
+    p.add_argument("--config", help="table configuration (TOML, [vision] table)")
+    p.set_defaults(func=_calibrate)
+
+
+def _config(args: argparse.Namespace) -> VisionConfig:
+    path = getattr(args, "config", None)
+    return load_vision_config(path) if path else DEFAULT_CONFIG
+
+
+def _corners(args: argparse.Namespace) -> np.ndarray | None:
+    text = getattr(args, "corners", None)
+    return None if text is None else parse_corners(text)
+
+
+def _write_image(path: str, img: np.ndarray) -> None:
+    out = Path(path)
+    if out.parent and not out.parent.exists():
+        raise CommandError(f"directory {out.parent} does not exist")
+    ext = out.suffix.lower() or ".png"
+    ok, buf = cv2.imencode(ext if ext in (".jpg", ".jpeg", ".png", ".bmp") else ".png", img)
+    if not ok:  # pragma: no cover - OpenCV encodes any uint8 BGR image
+        raise CommandError(f"cannot encode {path}")
+    out.write_bytes(buf.tobytes())
+
+
+def _summary(reading: BoardReading) -> str:
+    """Human-readable reading: slots as darker/lighter counts, '?' where hidden."""
+    parts = []
+    for i, c in enumerate(reading.slot_counts()):
+        if c is None:
+            parts.append(f"{i}:?")
+        elif c != (0, 0):
+            parts.append(f"{i}:{'D' if c[0] else 'L'}{c[0] or c[1]}")
+    bar = "?" if reading.bar.hidden else f"{reading.bar.counts[0]}/{reading.bar.counts[1]}"
+    off = reading.off()
+    off_text = "?" if off is None else f"{off[0]}/{off[1]}"
+    occ = " occluded" if reading.occluded else ""
+    return (f"{reading.image}: {' '.join(parts) or 'empty'}; bar {bar}; off {off_text}; "
+            f"confidence {reading.confidence:.3f}{occ}")
+
+
+def _read(args: argparse.Namespace) -> int:
+    config = _config(args)
+    corners = _corners(args)
+    for path in args.images:
+        img = load_image(path)
+        reading = read_board(img, corners=corners, config=config, name=path)
+        if wants_json(args):
+            emit_json(reading.to_json())
+        else:
+            print(_summary(reading))
+    return 0
+
+
+def _markers(args: argparse.Namespace) -> int:
+    config = _config(args)
+    if not 72 <= args.dpi <= 1200:
+        raise CommandError(f"--dpi {args.dpi} is not in 72..1200")
+    sheet = marker_sheet(config.geometry, dpi=args.dpi)
+    _write_image(args.out, sheet)
+    info = {"out": args.out, "ids": [0, 1, 2, 3], "size_mm": config.geometry.marker_size_mm,
+            "dictionary": "DICT_4X4_50", "dpi": args.dpi}
+    if wants_json(args):
+        emit_json(info)
+    else:
+        print(f"wrote {args.out}: markers 0..3 (4x4), {config.geometry.marker_size_mm:g} mm, "
+              f"print at {args.dpi} dpi without scaling")
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    layout = TableLayout(first_colour=args.first_colour)
+    counts = layout.counts_from_id(args.position)
+    contents = BoardContents(counts.slots, counts.bar, counts.off)
+    rng = np.random.default_rng(args.seed)
+    scheme = next(s for s in SCHEMES if s.name == args.scheme)
+    spec = SceneSpec(contents, scheme, random_camera(rng, hard=args.hard))
+    if args.hand:
+        spec.hands = (random_hand(rng, spec.geometry),)
+    spec.markers = args.markers
+    spec.darker_at_bottom = args.first_colour == "darker"
+    spec.seed = args.seed
+    frame = render_scene(spec)
+    if Path(args.out).suffix.lower() in (".jpg", ".jpeg"):
+        out = Path(args.out)
+        if out.parent and not out.parent.exists():
+            raise CommandError(f"directory {out.parent} does not exist")
+        out.write_bytes(frame.jpeg)
+    else:
+        _write_image(args.out, frame.image)
+    info = {
+        "out": args.out,
+        "position": args.position,
+        "corners": [round(v, 1) for v in frame.corners_flat],
+        "slots": [list(s) for s in contents.slots],
+        "bar": list(contents.bar),
+        "off": list(contents.off),
+        "hidden_slots": list(frame.hidden_slots),
+    }
+    if wants_json(args):
+        emit_json(info)
+    else:
+        corners = ",".join(f"{v:.1f}" for v in frame.corners_flat)
+        print(f"wrote {args.out}; read it with: hakem vision read {args.out} --corners {corners}")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    config = _config(args)
+    img = load_image(args.image)
+    corners = _corners(args)
+    if corners is None and config.corners is not None:
+        corners = np.array(config.corners, dtype=np.float32).reshape(4, 2)
+    found = detect_markers(img)
+    calibration: Calibration = locate_board(img, config.geometry, corners)
+    reading = read_board(img, config=config, name=args.image, calibration=calibration)
+    picture = annotate(img, reading, found)
+    _write_image(args.out, picture)
+    info = {
+        "image": args.image,
+        "out": args.out,
+        "source": calibration.source,
+        "markers_found": sorted(found),
+        "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in calibration.corners],
+        "occluded": reading.occluded,
+        "checkers_seen": [sum(c[0] for c in reading.slot_counts() if c) + reading.bar.counts[0],
+                          sum(c[1] for c in reading.slot_counts() if c)
+                          + reading.bar.counts[1]],
+    }
+    if wants_json(args):
+        emit_json(info)
+    else:
+        print(json.dumps(info))
+    return 0
+
+
+__all__ = ["ImageError", "register"]

@@ -152,7 +152,9 @@ class HostClock:
         self._link.resend_soon()
 
     def _on_message(self, message: m.Message | None, now: int) -> None:
-        boot = self.hello.boot if self.hello is not None else 0
+        if self.hello is None:
+            return  # nothing is acted on before the clock has said who it is
+        boot = self.hello.boot
         if isinstance(message, m.Status):
             if message.session != self.session:
                 self._drop_handshake()  # the clock rebooted, or another host took it over
@@ -168,7 +170,7 @@ class HostClock:
                 self._take_snapshot(
                     m.Status(
                         message.clock_ms,
-                        self._snapshot.mode if self._snapshot else "delay",
+                        self._snapshot.mode if self._snapshot else self.hello.mode,
                         message.state,
                         message.running,
                         message.times_ms,
@@ -296,12 +298,20 @@ class HostClock:
         self.close()
 
 
-def wait_for(clock: HostClock, done: Callable[[], bool], timeout_s: float) -> bool:
-    """Poll ``clock`` in real time until ``done()`` or ``timeout_s``; True if done."""
+def wait_for(
+    clock: HostClock,
+    done: Callable[[], bool],
+    timeout_s: float,
+    events: list[m.ClockEvent] | None = None,
+) -> bool:
+    """Poll ``clock`` in real time until ``done()`` or ``timeout_s``; True if done. The
+    events polled meanwhile are appended to ``events`` (dropped if it is None)."""
     timer = MonotonicTime()
     deadline = timer.now_ms() + int(timeout_s * 1000)
     while True:
-        clock.poll()
+        got = clock.poll()
+        if events is not None:
+            events.extend(got)
         if done():
             return True
         if timer.now_ms() >= deadline:

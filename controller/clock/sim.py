@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import threading
 
 from controller.clock import messages as m
 from controller.clock.host import ClockState, HostClock
@@ -52,10 +51,10 @@ class SimulatedClock:
         self._flush()
 
     def _flush(self) -> None:
-        data = self.device.output()
+        data = self.device.output(self.time.now_ms())
         self.beeps += self.device.take_beeps()
         if data and self.transport.is_open:
-            # nobody listening: the link resends later
+            # the port is gone: the link resends later
             with contextlib.suppress(DeviceError):
                 self.transport.write(data)
 
@@ -73,15 +72,6 @@ class SimulatedClock:
     def display(self) -> tuple[str, str]:
         """What the two displays show now."""
         return self.device.display(self.time.now_ms())
-
-    def run(self, stop: threading.Event, wait_s: float = 0.002) -> None:
-        """The main loop in real time until ``stop`` is set."""
-        while not stop.is_set():
-            self.step()
-            if self.transport.is_open:
-                self.transport.wait(wait_s)
-            else:
-                stop.wait(wait_s)
 
 
 class LoopbackClock:

@@ -150,7 +150,9 @@ class Wire:
         self.to_host = _Channel(rng, rates, time, (latency_ms, jitter_ms))
         self.host_end = WireEnd(self, "sim-host", self.to_host, self.to_clock)
         self.clock_end = WireEnd(self, "sim-clock", self.to_clock, self.to_host)
-        self.usb_side = self.host_end
+        # The end whose port vanishes on unplug (a USB device node); None: a data line that
+        # breaks while both ports stay open (a loose UART wire).
+        self.usb_side: WireEnd | None = self.host_end
         self.plugged = True
 
     def unplug(self) -> None:

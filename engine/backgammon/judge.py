@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import sub
 from typing import Any
 
 from engine.backgammon.dice import check_dice
@@ -19,10 +20,11 @@ from engine.backgammon.moves import (
     Play,
     Steps,
     _do,
+    _make_play,
     _single_moves,
     _undo,
-    legal_plays,
     partial_results,
+    result_boards,
 )
 from engine.backgammon.notation import format_steps, point_text
 from engine.backgammon.position import Position
@@ -58,23 +60,22 @@ def _dice_text(d1: int, d2: int) -> str:
     return f"{max(d1, d2)}{min(d1, d2)}"
 
 
-def _distance(a: tuple[int, ...], b: tuple[int, ...]) -> int:
-    total = 0
-    for x, y in zip(a, b, strict=True):
-        total += x - y if x > y else y - x
-    off_a = 15 - sum(c for c in a if c > 0)
-    off_b = 15 - sum(c for c in b if c > 0)
-    return total + abs(off_a - off_b)
+Found = dict[tuple[int, ...], Steps]
 
 
-def _closest(plays: list[Play], board: tuple[int, ...]) -> Play | None:
-    best: Play | None = None
+def _closest(before: Position, found: Found, board: tuple[int, ...]) -> Play | None:
+    """The legal result nearest ``board``: checkers out of place (both ends), plus the
+    change in the board's signed total (a checker borne off or lost counts once more)."""
+    best: tuple[int, ...] | None = None
     best_d = CLOSE_DISTANCE + 1
-    for play in plays:
-        d = _distance(play.result.board, board)
+    total = sum(board)
+    for result in found:
+        d = sum(map(abs, map(sub, result, board))) + abs(sum(result) - total)
         if d < best_d:
-            best, best_d = play, d
-    return best
+            best, best_d = result, d
+    if best is None:
+        return None
+    return _make_play(before, found[best], best)
 
 
 def _points(points: Iterable[int]) -> str:
@@ -86,6 +87,11 @@ def _points(points: Iterable[int]) -> str:
 
 def _suggest(closest: Play | None) -> str:
     return f" Did you mean {closest.move}?" if closest else ""
+
+
+def _example(before: Position, found: Found) -> str:
+    board, steps = next(iter(found.items()))
+    return _make_play(before, steps, board).move
 
 
 def _illegal(rule: str, reason: str, closest: Play | None) -> Verdict:
@@ -136,6 +142,41 @@ def _relaxed_results(
     return out
 
 
+def judge_steps(
+    before: Position, steps: Iterable[tuple[int, int]], dice: tuple[int, int]
+) -> Verdict:
+    """Judge a move given as physical steps ``(from, to)`` (25 = bar, 0 = off), as in a record.
+
+    Catches what a position alone cannot show: a step from an empty point, a backwards step,
+    or a checker put on a closed point (BG-MOVE-3); otherwise judges the resulting position.
+    """
+    d1, d2 = check_dice(dice)
+    b = list(before.board)
+    for src, dst in steps:
+        if not 1 <= src <= 25 or not 0 <= dst <= 24:
+            return _illegal("BG-MOVE-1", f"{src}/{dst} is not a move on the board.", None)
+        if b[src] <= 0:
+            where = "on the bar" if src == 25 else f"on point {src}"
+            return _illegal("BG-MOVE-2", f"No checker of yours is {where} to move.", None)
+        if dst > src:
+            return _illegal(
+                "BG-MOVE-1",
+                f"{point_text(src)}/{point_text(dst)} goes backwards; checkers move only "
+                "towards your home board.",
+                None,
+            )
+        if dst and b[dst] <= -2:
+            closest = _closest(before, result_boards(before, (d1, d2)), tuple(b))
+            return _illegal(
+                "BG-MOVE-3",
+                f"Point {dst} is closed ({-b[dst]} opposing checkers): a checker may not land "
+                "there.",
+                closest,
+            )
+        _do(b, src, dst)
+    return judge(before, Position._trusted(tuple(b)), (d1, d2))
+
+
 def _changes(before: tuple[int, ...], after: tuple[int, ...]) -> tuple[list[int], list[int]]:
     """Our checkers' sources (points that lost checkers) and destinations (0 = off)."""
     sources: list[int] = []
@@ -160,12 +201,12 @@ def judge(before: Position, after: Position, dice: tuple[int, int]) -> Verdict:
     """
     d1, d2 = check_dice(dice)
     dt = _dice_text(d1, d2)
-    plays = legal_plays(before, (d1, d2))
+    found = result_boards(before, (d1, d2))
     bb, ab = before.board, after.board
-    for play in plays:
-        if play.result.board == ab:
-            return Verdict(True, play, None, None, None)
-    if not plays:
+    steps = found.get(ab)
+    if steps is not None:
+        return Verdict(True, _make_play(before, steps, ab), None, None, None)
+    if not found:
         if ab == bb:
             return Verdict(True, None, None, f"No legal move with {dt} (gele, BG-MOVE-7).", None)
         if bb[25] > 0:
@@ -181,22 +222,23 @@ def judge(before: Position, after: Position, dice: tuple[int, int]) -> Verdict:
             f"There is no legal move with {dt} (gele): the checkers must stay where they were.",
             None,
         )
-    closest = _closest(plays, ab)
+    closest = _closest(before, found, ab)
     if ab == bb:
         return _illegal(
             "BG-MOVE-6",
-            f"No checker was moved, but {dt} can be played, for example {plays[0].move}.",
+            f"No checker was moved, but {dt} can be played, for example {_example(before, found)}.",
             None,
         )
-    verdict = _opponent_checkers(bb, ab, plays, closest)
+    verdict = _opponent_checkers(before, ab, found, closest)
     if verdict is None:
-        verdict = _own_checkers(before, after, (d1, d2), plays, closest)
+        verdict = _own_checkers(before, after, (d1, d2), found, closest)
     return verdict
 
 
 def _opponent_checkers(
-    bb: tuple[int, ...], ab: tuple[int, ...], plays: list[Play], closest: Play | None
+    before: Position, ab: tuple[int, ...], found: Found, closest: Play | None
 ) -> Verdict | None:
+    bb = before.board
     their_before = sum(-c for c in bb if c < 0)
     their_after = sum(-c for c in ab if c < 0)
     if their_after < their_before:
@@ -206,7 +248,9 @@ def _opponent_checkers(
             fixed = list(ab)
             fixed[0] -= lost
             fixed_board = tuple(fixed)
-            meant = next((p for p in plays if p.result.board == fixed_board), closest)
+            meant = closest
+            if fixed_board in found:
+                meant = _make_play(before, found[fixed_board], fixed_board)
             return _illegal(
                 "BG-BAR-1",
                 f"The hit checker on {_points(hit_points)} was taken off the board instead of "
@@ -256,7 +300,7 @@ def _own_checkers(
     before: Position,
     after: Position,
     dice: tuple[int, int],
-    plays: list[Play],
+    found: Found,
     closest: Play | None,
 ) -> Verdict:
     d1, d2 = dice
@@ -272,7 +316,7 @@ def _own_checkers(
             closest,
         )
     sources, dests = _changes(bb, ab)
-    used = len(plays[0].steps)
+    used = len(next(iter(found.values())))
     # Bar first (BG-BAR-2, BG-BAR-3): nothing else moves while a checker waits to enter.
     if bb[25] > 0:
         if ab[25] > bb[25]:
@@ -295,6 +339,14 @@ def _own_checkers(
     if borne > 0:
         outside = [p for p in range(7, 26) if ab[p] > 0]
         home_sources = [s for s in sources if s <= 6]
+        missing = _missing_from(ab, sources, found)
+        if missing is not None:
+            return _illegal(
+                "BG-EQ-1",
+                f"A checker went missing from {point_text(missing)}; every checker stays on "
+                "the board until it is borne off.",
+                closest,
+            )
         if outside and home_sources:
             return _illegal(
                 "BG-OFF-1",
@@ -319,7 +371,7 @@ def _own_checkers(
                 closest,
             )
     # Too few dice, or the smaller die when only one can be played (BG-MOVE-6).
-    partial = partial_results(before, dice)
+    partial = partial_results(before, dice, need=used)
     if ab in partial:
         shown = format_steps(bb, partial[ab])
         if d1 == d2:
@@ -356,6 +408,25 @@ def _own_checkers(
     if jump is not None:
         return _illegal("BG-MOVE-2", jump, closest)
     return _illegal("BG-MOVE-2", _wrong_distance(bb, ab, sources, dests, dice), closest)
+
+
+def _missing_from(
+    ab: tuple[int, ...],
+    sources: list[int],
+    found: Found,
+) -> int | None:
+    """The point a checker vanished from, when putting it back there gives a legal result."""
+    results = found
+    all_home = all(c <= 0 for c in ab[7:26])
+    for p in sorted(set(sources), reverse=True):
+        if all_home and p <= 6:
+            continue  # looks like a bear-off with the wrong dice, not a lost checker
+        fixed = list(ab)
+        fixed[p] += 1
+        board = tuple(fixed)
+        if board in results:
+            return p
+    return None
 
 
 def _single_results(board: tuple[int, ...], die: int) -> dict[tuple[int, ...], Steps]:

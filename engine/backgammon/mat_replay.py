@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from engine.backgammon.judge import judge_steps
 from engine.backgammon.mat_reader import ActionKind, MatAction, MatGame, MatMatch, MatMove
 from engine.backgammon.match import (
     Double,
@@ -161,54 +162,49 @@ def _mine(board: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(c if c > 0 else 0 for c in board)
 
 
-def _judge_reason(
-    before: Position, after: Position | None, dice: tuple[int, int]
-) -> tuple[str, str]:
-    """The rule and a sentence for an illegal move: the judge's verdict when the engine has
-    one, else a plain statement."""
-    judge_fn = _judge()
-    if after is not None and judge_fn is not None:
-        verdict = judge_fn(before, after, dice)
-        rule = str(getattr(verdict, "rule", "") or "BG-MOVE-6")
-        reason = str(getattr(verdict, "reason", "") or "not a legal play")
-        return rule, reason
-    return "BG-MOVE-1", (
-        "the written move cannot be made on the board (no checker there, or a closed point)"
-    )
+def _judge_reason(before: Position, written: list[Step], dice: tuple[int, int]) -> tuple[str, str]:
+    """The rule and a sentence for an illegal written move, from the engine's judge."""
+    verdict = judge_steps(before, written, dice)
+    if verdict.legal:  # the judge found the steps legal although no candidate matched
+        return "BG-MOVE-6", f"{format_steps(before.board, written)} is not a legal play"
+    return verdict.rule or "BG-MOVE-6", verdict.reason or "not a legal play"
 
 
-def _judge() -> Callable[[Position, Position, tuple[int, int]], object] | None:
-    """Adapter: the core's ``judge(before, after, dice)`` when the module is present."""
-    try:
-        from engine.backgammon import judge as judge_module
-    except ImportError:
-        return None
-    fn: Callable[[Position, Position, tuple[int, int]], object] | None = getattr(
-        judge_module, "judge", None
-    )
-    return fn
+class FoundPlay(NamedTuple):
+    """The legal play a record's move text stands for."""
+
+    steps: tuple[Step, ...]
+    result: Position
+
+
+class NotAPlay(NamedTuple):
+    """Move text that is no legal play: the rule it breaks and why."""
+
+    rule: str
+    reason: str
 
 
 def find_play(
     position: Position, dice: tuple[int, int], moves: tuple[MatMove, ...]
-) -> tuple[tuple[Step, ...], Position] | tuple[str, str]:
-    """The legal play a record's move text describes, as (steps, result); or (rule, reason)
-    when the text is not a legal play."""
+) -> FoundPlay | NotAPlay:
+    """The legal play a record's move text describes, or the rule and reason why there is
+    none."""
     legal = result_boards(position, dice)
     written: list[Step] = [step for move in moves for step in move.steps()]
     if not written:
         if not legal:
-            return (), position
-        return "BG-MOVE-6", (
+            return FoundPlay((), position)
+        return NotAPlay(
+            "BG-MOVE-6",
             f"no move was made with {dice[0]}{dice[1]} although a legal play exists"
-            f" (for example {format_steps(position.board, next(iter(legal.values())))})"
+            f" (for example {format_steps(position.board, next(iter(legal.values())))})",
         )
     try:
         physical: Position | None = position.apply_steps(written)
     except PositionError:
         physical = None
     if physical is not None and physical.board in legal:
-        return legal[physical.board], physical
+        return FoundPlay(legal[physical.board], physical)
     mine = list(_mine(position.board))
     for src, dst in written:
         mine[src] -= 1
@@ -221,13 +217,14 @@ def find_play(
             want_hits = -physical.board[0]
             candidates.sort(key=lambda b: abs(-b[0] - want_hits))
         board = candidates[0]
-        return legal[board], Position(board)
+        return FoundPlay(legal[board], Position(board))
     if not legal:
-        return "BG-MOVE-7", (
+        return NotAPlay(
+            "BG-MOVE-7",
             f"{dice[0]}{dice[1]} cannot be played in this position (no legal move), but the"
-            " record moves checkers"
+            " record moves checkers",
         )
-    return _judge_reason(position, physical, dice)
+    return NotAPlay(*_judge_reason(position, written, dice))
 
 
 def replay(record: MatMatch, rules: Rules | None = None) -> Replay:
@@ -352,13 +349,13 @@ def _replay_game(
             if state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER, Phase.OPENING):
                 _shot(shots, game, "resign", 1 - action.player, state)
             state = _replay_win(state, game, action, notes)
-        elif action.kind is ActionKind.LOSS:
-            if not any(a.kind is ActionKind.WIN for a in later) and state.phase not in (
-                Phase.GAME_OVER,
-                Phase.MATCH_OVER,
-            ):
-                _shot(shots, game, "resign", action.player, state)
-                state = _resign(state, game, action, action.player)
+        elif (
+            action.kind is ActionKind.LOSS
+            and not any(a.kind is ActionKind.WIN for a in later)
+            and state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER)
+        ):
+            _shot(shots, game, "resign", action.player, state)
+            state = _resign(state, game, action, action.player)
     return state
 
 
@@ -408,13 +405,12 @@ def _replay_roll(
     ):
         return state  # rolled, then resigned instead of moving
     found = find_play(before, dice, action.moves)
-    if isinstance(found[0], str):
-        rule, reason = found  # type: ignore[misc]
-        if action.cannot_move and rule == "BG-MOVE-6":
+    if isinstance(found, NotAPlay):
+        reason = found.reason
+        if action.cannot_move and found.rule == "BG-MOVE-6":
             reason = f"'cannot move' was written, but {reason.split(' although ')[-1]}"
-        raise _stop(game, action, str(rule), str(reason))
-    steps, result = found  # type: ignore[misc]
-    assert isinstance(result, Position)
+        raise _stop(game, action, found.rule, reason)
+    steps, result = found
     turns.append(
         Turn(
             game.number,
@@ -493,6 +489,8 @@ def _replay_win(
 
 
 __all__ = [
+    "FoundPlay",
+    "NotAPlay",
     "Problem",
     "Replay",
     "ReplayedGame",

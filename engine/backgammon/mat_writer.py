@@ -31,6 +31,8 @@ def action_text(action: MatAction) -> str:
     if kind is ActionKind.ROLL:
         assert action.dice is not None
         moves = " ".join(move.text for move in action.moves)
+        if action.cannot_move and not moves:
+            moves = "Cannot Move"
         return f"{action.dice[0]}{action.dice[1]}: {moves}".rstrip()
     if kind is ActionKind.DOUBLE:
         return f"Doubles => {action.value}"
@@ -42,28 +44,34 @@ def action_text(action: MatAction) -> str:
         unit = "point" if action.value == 1 else "points"
         tail = " and the match" if action.and_match else ""
         return f"Wins {action.value} {unit}{tail}"
+    # Backgammon Galaxy's spelling; other programs skip the line, the Wins line decides.
     unit = "point" if action.value == 1 else "points"
-    return f"Loses {action.value} {unit}"
+    return f"Losses {action.value} {unit}"
 
 
-def _rows(game: MatGame) -> list[tuple[str, str]]:
+def _rows(game: MatGame) -> list[tuple[str, str, bool]]:
     """Pair actions into lines: a left action opens a line, a right action fills the open
-    line's right column or opens a line of its own."""
+    line's right column or opens a line of its own. The flag is True for a line holding only
+    a game's result (``Wins``/``Losses``), written without a move number as Backgammon Galaxy
+    does: GNU Backgammon then keeps a roll with no move just before it as a turn."""
     rows: list[list[str]] = []
+    results: list[bool] = []
     open_row = False
     for action in game.actions:
-        if action.kind is ActionKind.LOSS:
-            continue  # informational only; the Wins line carries the result
         text = action_text(action)
+        is_result = action.kind in (ActionKind.WIN, ActionKind.LOSS)
         if action.player == 0:
             rows.append([text, ""])
+            results.append(is_result)
             open_row = True
         elif open_row:
             rows[-1][1] = text
+            results[-1] = results[-1] and is_result
             open_row = False
         else:
             rows.append(["", text])
-    return [(left, right) for left, right in rows]
+            results.append(is_result)
+    return [(left, right, only) for (left, right), only in zip(rows, results, strict=True)]
 
 
 def format_mat(record: MatMatch) -> str:
@@ -77,17 +85,32 @@ def format_mat(record: MatMatch) -> str:
         out.append("")
     out.append(f"{record.length} point match")
     out.append("")
-    names = record.players
+    names = writable_names(record)
     for game in record.games:
         out.append("")
         out.append(f" Game {game.number}")
         left = f"{names[0]} : {game.score[0]}"
         out.append(f" {left.ljust(LEFT_WIDTH + 4)}{names[1]} : {game.score[1]}".rstrip())
-        for number, (lcol, rcol) in enumerate(_rows(game), start=1):
+        number = 0
+        for lcol, rcol, only_result in _rows(game):
             pad = lcol.ljust(LEFT_WIDTH) if len(lcol) < LEFT_WIDTH else lcol + " "
+            if only_result:
+                out.append(f"     {pad}{rcol}".rstrip())
+                continue
+            number += 1
             out.append(f"{number:3d}) {pad}{rcol}".rstrip())
         out.append("")
     return "\n".join(out) + "\n"
+
+
+def writable_names(record: MatMatch) -> tuple[str, str]:
+    """The players' names as written: an empty name (real files have them) becomes the
+    ``Player n`` tag or "Player n", because GNU Backgammon 1.07 aborts on an empty first name."""
+    names = []
+    for index, name in enumerate(record.players):
+        fallback = (record.tag(f"Player {index + 1}") or "").strip() or f"Player {index + 1}"
+        names.append(name.strip() or fallback)
+    return names[0], names[1]
 
 
 def write_mat(record: MatMatch, path: str | Path) -> None:
@@ -108,8 +131,6 @@ def record_from_replay(replay: Replay) -> MatMatch:
         result = results.get(game.number)
         replayed = replay.problem is None or game.number < replay.problem.game
         for action in game.actions:
-            if action.kind is ActionKind.LOSS and replayed:
-                continue
             turn = turns.get((action.line, action.player))
             if turn is not None and action.kind is ActionKind.ROLL:
                 text = turn.play_text
@@ -131,4 +152,11 @@ def record_from_replay(replay: Replay) -> MatMatch:
     return dataclasses.replace(replay.record, games=tuple(games))
 
 
-__all__ = ["LEFT_WIDTH", "action_text", "format_mat", "record_from_replay", "write_mat"]
+__all__ = [
+    "LEFT_WIDTH",
+    "action_text",
+    "format_mat",
+    "record_from_replay",
+    "writable_names",
+    "write_mat",
+]

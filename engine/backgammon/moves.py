@@ -23,21 +23,23 @@ class Play:
     """One legal play: its steps ``(from, to)`` (25 = bar, 0 = off) and the resulting position.
 
     ``result`` is still seen from the mover (not swapped). ``move`` is the usual text
-    (``24/18 13/11*``, ``bar/22``, ``6/off``, ``6/4(2)``), built on first use.
+    (``24/18 13/11*``, ``bar/22``, ``6/off``, ``6/4(2)``), built on first use and kept.
     """
 
     steps: Steps
     result: Position
     before: Position = field(repr=False, compare=False)
-    _move: list[str] = field(default_factory=list, repr=False, compare=False)
+    _move: str = field(init=False, repr=False, compare=False)
 
     @property
     def move(self) -> str:
         """The move in the usual notation (hits marked ``*``, repeats as ``(2)``)."""
-        cache = self._move
-        if not cache:
-            cache.append(format_steps(self.before.board, self.steps))
-        return cache[0]
+        try:
+            return self._move
+        except AttributeError:
+            text = format_steps(self.before.board, self.steps)
+            object.__setattr__(self, "_move", text)
+            return text
 
     @property
     def dice_used(self) -> int:
@@ -45,13 +47,21 @@ class Play:
         return len(self.steps)
 
 
+_new = object.__new__
+_set_steps = Play.__dict__["steps"].__set__
+_set_result = Play.__dict__["result"].__set__
+_set_before = Play.__dict__["before"].__set__
+_set_board = Position.__dict__["board"].__set__
+
+
 def _make_play(before: Position, steps: Steps, result: tuple[int, ...]) -> Play:
-    play = object.__new__(Play)
-    setattr_ = object.__setattr__
-    setattr_(play, "steps", steps)
-    setattr_(play, "result", Position._trusted(result))
-    setattr_(play, "before", before)
-    setattr_(play, "_move", [])
+    """Build a Play (and its result Position) without the dataclass __init__ overhead."""
+    play = _new(Play)
+    position = _new(Position)
+    _set_board(position, result)
+    _set_steps(play, steps)
+    _set_result(play, position)
+    _set_before(play, before)
     return play
 
 
@@ -63,18 +73,18 @@ def _single_moves(b: list[int], d: int, limit: int) -> list[Step]:
     hi = 24
     while hi > 0 and b[hi] <= 0:
         hi -= 1
+    top = limit if limit < hi else hi
+    if hi > 6:  # BG-OFF-1: no bearing off while a checker is outside the home board
+        return [(p, p - d) for p in range(top, d, -1) if b[p] > 0 and b[p - d] >= -1]
     out: list[Step] = []
-    p = limit if limit < hi else hi
-    home = hi <= 6
-    while p > 0:
+    for p in range(top, 0, -1):
         if b[p] > 0:
             dst = p - d
             if dst > 0:
                 if b[dst] >= -1:
                     out.append((p, dst))
-            elif home and (dst == 0 or p == hi):
+            elif dst == 0 or p == hi:  # BG-OFF-2: exact, or from the highest point
                 out.append((p, 0))
-        p -= 1
     return out
 
 
@@ -108,12 +118,27 @@ def _plays_non_double(b: list[int], d1: int, d2: int) -> dict[tuple[int, ...], S
             h1 = _do(b, s1, t1)
             seconds = _single_moves(b, second, 25)
             if seconds:
-                for s2, t2 in seconds:
-                    h2 = _do(b, s2, t2)
-                    key = tuple(b)
+                step1 = (s1, t1)
+                for step2 in seconds:
+                    # make the second move in place, read the board, unmake it
+                    s2, t2 = step2
+                    b[s2] -= 1
+                    if t2:
+                        v = b[t2]
+                        if v == -1:
+                            b[t2] = 1
+                            b[0] -= 1
+                            key = tuple(b)
+                            b[0] += 1
+                        else:
+                            b[t2] = v + 1
+                            key = tuple(b)
+                        b[t2] = v
+                    else:
+                        key = tuple(b)
+                    b[s2] += 1
                     if key not in two:
-                        two[key] = ((s1, t1), (s2, t2))
-                    _undo(b, s2, t2, h2)
+                        two[key] = (step1, step2)
             elif not two:
                 key = tuple(b)
                 if key not in one[first]:
@@ -126,37 +151,57 @@ def _plays_non_double(b: list[int], d1: int, d2: int) -> dict[tuple[int, ...], S
 
 
 def _plays_double(b: list[int], d: int) -> dict[tuple[int, ...], Steps]:
+    """Up to four moves of ``d`` with non-increasing origins; keep the longest plays."""
     found: dict[tuple[int, ...], Steps] = {}
-    best = [0]
-
-    def search(limit: int, steps: Steps) -> None:
-        moves = _single_moves(b, d, limit)
-        depth = len(steps) + 1
-        if not moves:
-            if depth - 1 >= best[0]:
-                if depth - 1 > best[0]:
-                    best[0] = depth - 1
+    best = 0
+    for m1 in _single_moves(b, d, 25):
+        h1 = _do(b, m1[0], m1[1])
+        moves2 = _single_moves(b, d, m1[0])
+        if not moves2 and best <= 1:
+            best = 1
+            found.setdefault(tuple(b), (m1,))
+        for m2 in moves2:
+            h2 = _do(b, m2[0], m2[1])
+            moves3 = _single_moves(b, d, m2[0])
+            if not moves3 and best <= 2:
+                if best < 2:
+                    best = 2
                     found.clear()
-                key = tuple(b)
-                if key not in found:
-                    found[key] = steps
-            return
-        for src, dst in moves:
-            hit = _do(b, src, dst)
-            if depth == 4:
-                if best[0] < 4:
-                    best[0] = 4
+                found.setdefault(tuple(b), (m1, m2))
+            for m3 in moves3:
+                h3 = _do(b, m3[0], m3[1])
+                moves4 = _single_moves(b, d, m3[0])
+                if not moves4:
+                    if best <= 3:
+                        if best < 3:
+                            best = 3
+                            found.clear()
+                        found.setdefault(tuple(b), (m1, m2, m3))
+                elif best < 4:
+                    best = 4
                     found.clear()
-                key = tuple(b)
-                if key not in found:
-                    found[key] = (*steps, (src, dst))
-            else:
-                search(src, (*steps, (src, dst)))
-            _undo(b, src, dst, hit)
-
-    search(25, ())
-    if best[0] == 0:
-        return {}
+                for m4 in moves4:
+                    s4, t4 = m4
+                    b[s4] -= 1
+                    if t4:
+                        v = b[t4]
+                        if v == -1:
+                            b[t4] = 1
+                            b[0] -= 1
+                            key = tuple(b)
+                            b[0] += 1
+                        else:
+                            b[t4] = v + 1
+                            key = tuple(b)
+                        b[t4] = v
+                    else:
+                        key = tuple(b)
+                    b[s4] += 1
+                    if key not in found:
+                        found[key] = (m1, m2, m3, m4)
+                _undo(b, m3[0], m3[1], h3)
+            _undo(b, m2[0], m2[1], h2)
+        _undo(b, m1[0], m1[1], h1)
     return found
 
 
@@ -188,7 +233,9 @@ def max_dice_playable(position: Position, dice: tuple[int, int]) -> int:
     return len(next(iter(found.values())))
 
 
-def partial_results(position: Position, dice: tuple[int, int]) -> dict[tuple[int, ...], Steps]:
+def partial_results(
+    position: Position, dice: tuple[int, int], need: int | None = None
+) -> dict[tuple[int, ...], Steps]:
     """Boards reached by legal single moves that use FEWER dice than the roll allows.
 
     These are the "stopped too early" results: one die of two, or one to three of a double
@@ -196,7 +243,8 @@ def partial_results(position: Position, dice: tuple[int, int]) -> dict[tuple[int
     """
     d1, d2 = check_dice(dice)
     b = list(position.board)
-    need = max_dice_playable(position, dice)
+    if need is None:
+        need = max_dice_playable(position, dice)
     out: dict[tuple[int, ...], Steps] = {}
     if d1 != d2:
         if need < 2:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from itertools import pairwise
+from typing import Any
 
 from engine.errors import InvalidInputError
 
@@ -30,46 +31,42 @@ def point_text(point: int) -> str:
     return str(point)
 
 
+_NAMES = ("off", *(str(p) for p in range(1, 25)), "bar")
+
+
 def format_steps(board: tuple[int, ...], steps: tuple[Step, ...] | list[Step]) -> str:
     """The text of ``steps`` played from ``board`` (hits are read off the board)."""
-    if not steps:
-        return ""
-    b = list(board)
-    # chains: [points visited], [hit flags per landing]
-    chains: list[tuple[list[int], list[bool]]] = []
+    names = _NAMES
+    landed: set[int] = set()
+    # each chain: [origin, last landing, text before the last landing, last landing hit]
+    chains: list[list[Any]] = []
     for src, dst in steps:
-        hit = dst != 0 and b[dst] == -1
-        b[src] -= 1
-        if dst:
-            if hit:
-                b[dst] = 0
-                b[0] -= 1
-            b[dst] += 1
-        for points, hits in reversed(chains):
-            if points[-1] == src and src != 0:
-                points.append(dst)
-                hits.append(hit)
+        hit = dst != 0 and board[dst] == -1 and dst not in landed
+        landed.add(dst)
+        for chain in reversed(chains):
+            if chain[1] == src:
+                if chain[3]:  # keep a point where the checker hit on its way (13/9*/3)
+                    chain[2] += "/" + names[src] + "*"
+                chain[1] = dst
+                chain[3] = hit
                 break
         else:
-            chains.append(([src, dst], [hit]))
-    parts: list[tuple[int, int, str]] = []
-    for points, hits in chains:
-        text = point_text(points[0])
-        for i in range(1, len(points)):
-            last = i == len(points) - 1
-            if hits[i - 1] or last:
-                text += "/" + point_text(points[i]) + ("*" if hits[i - 1] else "")
-        parts.append((points[0], points[-1], text))
-    parts.sort(key=lambda part: (-part[0], -part[1]))
+            chains.append([src, dst, names[src], hit])
+    if len(chains) > 1:
+        chains.sort(key=lambda c: (-c[0], -c[1]))
     out: list[str] = []
-    i = 0
-    while i < len(parts):
-        j = i
-        while j + 1 < len(parts) and parts[j + 1][2] == parts[i][2]:
-            j += 1
-        count = j - i + 1
-        out.append(parts[i][2] + (f"({count})" if count > 1 else ""))
-        i = j + 1
+    last = ""
+    count = 0
+    for _origin, end, prefix, hit in chains:
+        text = prefix + "/" + names[end] + ("*" if hit else "")
+        if text == last:
+            count += 1
+            continue
+        if count:
+            out.append(last if count == 1 else f"{last}({count})")
+        last, count = text, 1
+    if count:
+        out.append(last if count == 1 else f"{last}({count})")
     return " ".join(out)
 
 

@@ -165,24 +165,25 @@ def _validate(board: tuple[int, ...]) -> None:
         raise PositionError(f"too many checkers: {mine} and {theirs} (at most 15 each)")
 
 
-def _side_counts(board: tuple[int, ...]) -> tuple[list[int], list[int]]:
-    """(not on roll, on roll) as 25 counts each: points 1..24 in each side's numbering, bar."""
-    ours = [c if c > 0 else 0 for c in board[1:26]]
-    theirs = [-c if c < 0 else 0 for c in board[24::-1]]
-    return theirs, ours
+# "0" followed by c ones: one point's run of the key, written most significant bit first.
+_RUN = ["0" + "1" * c for c in range(16)]
+_b2a = binascii.b2a_base64
 
 
 def encode_position_id(board: tuple[int, ...]) -> str:
-    """Encode a board as gnubg does: the player NOT on roll first (checked against gnubg)."""
-    key = 0
-    shift = 0
-    for side in _side_counts(board):
-        for count in side:
-            if count:
-                key |= ((1 << count) - 1) << shift
-                shift += count
-            shift += 1
-    return base64.b64encode(key.to_bytes(10, "little")).decode("ascii")[:14]
+    """Encode a board as gnubg does (checked against gnubg itself).
+
+    The 80-bit key lists, least significant bit first, the player NOT on roll (their points
+    1..24, then their bar) and then the player on roll, each point as that many 1-bits and a
+    0-bit; the 10 bytes, little-endian, in base64 without padding. The key is built here as a
+    binary string from its most significant end, so both sides are walked backwards.
+    """
+    run = _RUN
+    text = "".join(
+        [run[c] if c > 0 else "0" for c in board[25:0:-1]]
+        + [run[-c] if c < 0 else "0" for c in board[0:25]]
+    )
+    return _b2a(int(text, 2).to_bytes(10, "little"), newline=False)[:14].decode("ascii")
 
 
 def decode_position_id(position_id: str) -> tuple[int, ...]:
@@ -194,24 +195,16 @@ def decode_position_id(position_id: str) -> tuple[int, ...]:
     except binascii.Error as exc:  # pragma: no cover - the regex already guards this
         raise PositionError(f"not a position id: {position_id!r}") from exc
     key = int.from_bytes(raw, "little")
-    sides: list[list[int]] = []
-    bit = 0
-    for _ in range(2):
-        counts: list[int] = []
-        while len(counts) < 25:
-            if bit >= 80:
-                raise PositionError(f"position id too short for two sides: {position_id}")
-            n = 0
-            while bit < 80 and (key >> bit) & 1:
-                n += 1
-                bit += 1
-            bit += 1
-            counts.append(n)
+    # The key as a bit string in stream order (least significant first): runs of 1s between 0s.
+    runs = format(key, "080b")[::-1].split("0")
+    if len(runs) < 51:
+        raise PositionError(f"position id too short for two sides: {position_id}")
+    if any(runs[50:]):
+        raise PositionError(f"position id has stray bits after both sides: {position_id}")
+    sides = [[len(r) for r in runs[0:25]], [len(r) for r in runs[25:50]]]
+    for counts in sides:
         if sum(counts) > CHECKERS:
             raise PositionError(f"more than 15 checkers for one side in {position_id}")
-        sides.append(counts)
-    if key >> bit:
-        raise PositionError(f"position id has stray bits after both sides: {position_id}")
     theirs, ours = sides
     board = [0] * 26
     for i in range(24):

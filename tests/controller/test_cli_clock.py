@@ -77,7 +77,7 @@ def test_status_of_the_simulated_clock(
             break
     assert got["running"] == "right" and got["times_ms"][0] == 900000
     assert main(["clock", "status", "--port", port]) == 0
-    assert "running right" in capsys.readouterr().out
+    assert "running right, presses since power-on: 1" in capsys.readouterr().out
 
 
 def test_no_such_port_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

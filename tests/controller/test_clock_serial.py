@@ -111,3 +111,12 @@ def test_host_on_loop_hears_only_itself_and_never_connects() -> None:
 def test_missing_port_is_a_device_error() -> None:
     with pytest.raises(DeviceError, match="cannot open clock port /dev/no-such-clock"):
         SerialTransport("/dev/no-such-clock").open()
+
+
+def test_benchmark_script_runs() -> None:
+    """The link benchmark (tests/bench/clock_link.py) works end to end; figures not judged."""
+    from tests.bench.clock_link import measure
+
+    figures = measure(presses=5, commands=20)
+    assert figures["presses"] == 5 and figures["commands"] == 20
+    assert figures["latency_max_ms"] >= figures["latency_median_ms"] > 0

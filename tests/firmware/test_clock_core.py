@@ -141,7 +141,9 @@ def test_low_time_display_shows_tenths_under_20_seconds() -> None:
     assert format_time(1) == " 0.1"
     assert format_time(0) == " 0.0"
     assert format_time(59 * 60000 + 1) == "59:01"
-    assert format_time(150 * 60000) == " 2:30"  # hours and minutes from 100 minutes
+    assert format_time(99 * 60000 + 59000) == "99:59"
+    assert format_time(150 * 60000) == "2H30"  # hours and minutes from 100 minutes
+    assert format_time(12 * 3600000) == " 12H"
 
 
 def test_low_time_display_follows_the_running_clock() -> None:

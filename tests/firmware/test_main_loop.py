@@ -17,7 +17,7 @@ class FakeHardware:
         self.written = b""
         self.shown: list[tuple[str, str]] = []
         self.buzz: list[tuple[int, bool]] = []
-        self.led = False
+        self.led: list[bool] = []
 
     def now_ms(self) -> int:
         return self.now
@@ -40,7 +40,7 @@ class FakeHardware:
         self.buzz.append((self.now, on))
 
     def host_led(self, on: bool) -> None:
-        self.led = on
+        self.led.append(on)
 
     def idle(self) -> None:
         self.now += 1
@@ -59,14 +59,16 @@ def test_loop_reports_debounced_presses_and_obeys_commands() -> None:
         102: [False, True, False],
         300: [False, False, False],
     }
-    run(hw, device, loops=400)
+    run(hw, device, loops=1500)
     frames = Decoder().feed(hw.written)
     presses = [f for f in frames if f.kind == "PR"]
     assert {tuple(f.args[:3]) for f in presses} == {("1", "R", "100")}
     assert device.core.running == 0 and device.core.mode == "countdown"
-    assert hw.shown[-1] == (" 0:58", " 1:00")  # 299 ms of left's minute gone, rounded up
+    assert hw.shown[-1] == (" 0:59", " 1:00")  # left has run since 100 ms; shown rounded up
     assert hw.buzz[:2] == [(100, True), (125, False)]  # the click
-    assert hw.led  # the host has been heard
+    assert hw.led[0] and not hw.led[-1]  # the host was heard, then fell silent for > 1 s
+    statuses = [f for f in frames if f.kind == "ST"]
+    assert all(int(f.args[0]) < 1000 for f in statuses)  # not written once nobody listens
 
 
 def test_beeper_plays_requests_in_turn() -> None:

@@ -26,7 +26,7 @@ class Bus:
             bits, self._bits = self._bits, None  # stop condition
             assert len(bits) % 9 == 1, bits  # the stop condition raises the clock once more
             frame = []
-            for i in range(0, len(bits), 9):
+            for i in range(0, len(bits) - 1, 9):
                 frame.append(sum(bit << n for n, bit in enumerate(bits[i : i + 8])))
             self.frames.append(frame)
         self.dio = v

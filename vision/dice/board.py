@@ -1,17 +1,26 @@
 """Dice on a calibrated board: pips, flat or cocked, on a checker, and which half (BG-ROLL-2).
 
-Two stages. A cheap pass over the camera frame finds pip-sized spots (black-hat and top-hat
-responses) and clusters them, in board millimetres, into die candidates. Each candidate is then
-rectified into a small top-down patch at :data:`PATCH_PX_PER_MM` where the upward face is fitted
-(pip layout, orientation), the face colour is measured, and the bands just outside the face are
-checked for more of the die's own body (a side face: the die is cocked). A checker rim circling
-the die means it lies on a checker.
+Stages:
+
+1. Spots: pip-sized blobs in the camera frame (difference-of-Gaussians peaks whose Hessian is
+   not an edge's), clustered at die size into die candidates; a quick look at each cluster
+   (uniform face around the spots) drops most board texture.
+2. Face: each candidate is rectified into a top-down patch (:data:`PATCH_PX_PER_MM`) where the
+   pips are found again and the upward face's pip layout is fitted (count, centre, angle).
+3. Pose: a patch aligned with that face gives the face colour, the outline's edges and the
+   bands just outside each side; a small logistic model (``cocked_model.json``, trained on
+   synthetic throws by ``vision.dice.train_cocked``) says whether a side face shows: cocked.
+4. A checker rim circling the die means it lies on a checker; the board geometry gives the
+   half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -20,9 +29,18 @@ from vision.dice.pips import to_gray
 from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET, PIP_RADIUS
 from vision.geometry import BoardGeometry
 
-PATCH_PX_PER_MM = 5.0
-PATCH_MM = 44.0
-COCKED_BAND_THRESHOLD = 0.42
+PATCH_PX_PER_MM = 4.0
+PATCH_MM = 40.0
+ALIGNED_PX_PER_MM = 4.0
+ALIGNED_MM = 36.0
+SPOT_THRESHOLD = 18.0  # grey levels of pip-scale difference-of-Gaussians response
+MAX_SPOTS = 6000
+MAX_CANDIDATES = 40
+QUICK_SPREAD = 100.0
+MIN_EDGE = 1.2  # mean grey step per patch pixel along the face outline
+MAX_FACE_SPREAD = 45.0  # grey levels (10th to 90th percentile) inside the face, pips left out
+MIN_PIP_CONTRAST = 0.09
+COCKED_MODEL = Path(__file__).with_name("cocked_model.json")
 
 
 @dataclass(frozen=True)
@@ -37,7 +55,7 @@ class BoardDie:
     half: str | None  # "left"/"right" of the bar as seen in the picture; None: bar or off board
     region: str  # the geometry's region kind: slot, bar, field, tray, frame, off-board
     confidence: float
-    cocked_score: float = 0.0
+    p_cocked: float = 0.0
 
     def as_json(self) -> dict[str, object]:
         """The ``dice`` entries of ``hakem vision read`` (DESIGN.md)."""
@@ -62,9 +80,33 @@ def _local_scale(from_mm: np.ndarray, x: float, y: float) -> float:
     return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 20.0)
 
 
-def _spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
-                     geometry: BoardGeometry) -> list[tuple[float, float]]:
-    """Centres (mm) of clusters of pip-sized dark or light spots over the board."""
+def _clusters(points: np.ndarray, link: float) -> list[np.ndarray]:
+    """Single-linkage clusters of 2-D points (indices per cluster)."""
+    n = len(points)
+    if n == 0:
+        return []
+    near = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2) < link
+    labels = -np.ones(n, int)
+    out = []
+    for i in range(n):
+        if labels[i] >= 0:
+            continue
+        labels[i] = len(out)
+        stack = [i]
+        members = [i]
+        while stack:
+            j = stack.pop()
+            nxt = np.nonzero(near[j] & (labels < 0))[0]
+            labels[nxt] = len(out)
+            stack.extend(nxt.tolist())
+            members.extend(nxt.tolist())
+        out.append(np.array(members))
+    return out
+
+
+def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
+                    geometry: BoardGeometry) -> list[tuple[float, float]]:
+    """Centres (board mm) of die candidates: clusters of pip-sized blobs on a uniform patch."""
     outer = geometry.outer_rect
     corners = _apply(from_mm, np.array([[outer.x0, outer.y0], [outer.x1, outer.y0],
                                         [outer.x1, outer.y1], [outer.x0, outer.y1]]))
@@ -73,80 +115,89 @@ def _spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     y0 = int(max(0, np.floor(corners[:, 1].min())))
     x1 = int(min(w, np.ceil(corners[:, 0].max()) + 1))
     y1 = int(min(h, np.ceil(corners[:, 1].max()) + 1))
-    if x1 - x0 < 8 or y1 - y0 < 8:
+    if x1 - x0 < 16 or y1 - y0 < 16:
         return []
-    roi = gray[y0:y1, x0:x1]
+    roi = gray[y0:y1, x0:x1].astype(np.float32)
     scale = _local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2)
-    pip_px = 2.0 * PIP_RADIUS * geometry.die_size_mm * scale
-    k = max(5, int(round(pip_px * 2.4)) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    response = cv2.max(cv2.morphologyEx(roi, cv2.MORPH_BLACKHAT, kernel),
-                       cv2.morphologyEx(roi, cv2.MORPH_TOPHAT, kernel))
-    mask = (response > 20).astype(np.uint8)
-    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
+    die_px = geometry.die_size_mm * scale
+    radius = PIP_RADIUS * geometry.die_size_mm * scale
+    s1 = max(0.7, radius / 1.414)
+    b1 = cv2.GaussianBlur(roi, (0, 0), s1)
+    dog = np.abs(b1 - cv2.GaussianBlur(roi, (0, 0), s1 * 2.5))
+    strong = (dog > SPOT_THRESHOLD) & (dog >= cv2.dilate(dog, np.ones((3, 3), np.uint8)))
+    ys, xs = np.nonzero(strong)
+    if len(xs) == 0 or len(xs) > MAX_SPOTS:
         return []
-    bw, bh, area = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT], stats[1:, 4]
-    size_ok = (bw <= 2.0 * pip_px + 2) & (bh <= 2.0 * pip_px + 2) & (area <= 3.0 * pip_px ** 2)
-    pts = centroids[1:][size_ok] + np.array([x0, y0])
-    if len(pts) == 0:
-        return []
-    mm = _apply(to_mm, pts)
-    inside = ((mm[:, 0] > outer.x0) & (mm[:, 0] < outer.x1)
-              & (mm[:, 1] > outer.y0) & (mm[:, 1] < outer.y1))
-    mm = mm[inside]
-    if len(mm) > 600:  # a pathological frame: keep it bounded
-        mm = mm[:600]
-    link = geometry.die_size_mm * 0.6
-    d = np.linalg.norm(mm[:, None, :] - mm[None, :, :], axis=2)
-    labels = -np.ones(len(mm), int)
-    current = 0
-    for i in range(len(mm)):
-        if labels[i] >= 0:
-            continue
-        stack = [i]
-        labels[i] = current
-        while stack:
-            j = stack.pop()
-            for k2 in np.nonzero((d[j] < link) & (labels < 0))[0]:
-                labels[k2] = current
-                stack.append(int(k2))
-        current += 1
+    # Hessian ratio test only where needed: blobs, not edges
+    dxx = cv2.Sobel(b1, cv2.CV_32F, 2, 0, ksize=3)[ys, xs]
+    dyy = cv2.Sobel(b1, cv2.CV_32F, 0, 2, ksize=3)[ys, xs]
+    dxy = cv2.Sobel(b1, cv2.CV_32F, 1, 1, ksize=3)[ys, xs]
+    det = dxx * dyy - dxy * dxy
+    blob = (det > 0) & ((dxx + dyy) ** 2 < det * 6.25)
+    spots = np.stack([xs[blob], ys[blob]], axis=1).astype(np.float64)
+    strength = dog[ys[blob], xs[blob]]
     out = []
-    for lab in range(current):
-        members = mm[labels == lab]
-        if len(members) > 14:  # a texture, not a die
+    half = int(max(2, die_px * 0.3))
+    order = np.argsort(-strength)
+    taken = np.zeros(len(spots), bool)
+    reach = 0.62 * die_px
+    for i in order[:400]:
+        if taken[i]:
             continue
-        out.append((float(members[:, 0].mean()), float(members[:, 1].mean())))
-    return out
+        c = spots[i]
+        for _ in range(3):  # mean shift towards the die's centre
+            members = np.linalg.norm(spots - c, axis=1) < reach
+            c = spots[members].mean(axis=0)
+        taken |= np.linalg.norm(spots - c, axis=1) < reach * 0.8
+        taken[i] = True
+        cx, cy = int(round(c[0])), int(round(c[1]))
+        win = b1[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1]
+        if win.size == 0:
+            continue
+        # a die face is uniform apart from its pips: the pips are the outliers
+        lo, hi = np.percentile(win, [25, 75])
+        if hi - lo > QUICK_SPREAD * 0.5:
+            continue
+        out.append((float(strength[i]), c + np.array([x0, y0])))
+    if not out:
+        return []
+    out.sort(key=lambda t: -t[0])
+    mm = _apply(to_mm, np.array([c for _, c in out[:MAX_CANDIDATES]]))
+    keep = ((mm[:, 0] > outer.x0) & (mm[:, 0] < outer.x1)
+            & (mm[:, 1] > outer.y0) & (mm[:, 1] < outer.y1))
+    return [(float(x), float(y)) for x, y in mm[keep]]
 
 
 @dataclass(frozen=True)
-class _PatchPip:
-    x: float  # mm from the patch centre
+class PatchPip:
+    """A pip in a top-down patch: position (mm from the patch centre), contrast, polarity."""
+
+    x: float
     y: float
     contrast: float
     dark: bool
-    area_ratio: float
 
 
-def _patch(image: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, size_mm: float,
-           ppm: float) -> np.ndarray:
-    """A top-down patch of ``size_mm`` centred on (cx, cy) mm at ``ppm`` pixels per mm."""
+def warp_patch(image: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, size_mm: float,
+               ppm: float, angle: float = 0.0) -> np.ndarray:
+    """A top-down patch of ``size_mm`` centred on (cx, cy) mm at ``ppm`` px/mm, its x axis
+    turned by ``angle`` (radians) on the board."""
     n = int(round(size_mm * ppm))
-    patch_to_mm = np.array([[1.0 / ppm, 0, cx - size_mm / 2], [0, 1.0 / ppm, cy - size_mm / 2],
-                            [0, 0, 1.0]])
-    m = from_mm @ patch_to_mm
+    ca, sa = math.cos(angle), math.sin(angle)
+    half = size_mm / 2
+    # patch px -> local mm (centred) -> board mm
+    to_local = np.array([[1.0 / ppm, 0, -half], [0, 1.0 / ppm, -half], [0, 0, 1.0]])
+    turn = np.array([[ca, -sa, cx], [sa, ca, cy], [0, 0, 1.0]])
+    m = from_mm @ turn @ to_local
     out: np.ndarray = cv2.warpPerspective(image, m, (n, n),
                                           flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                           borderMode=cv2.BORDER_REPLICATE)
     return out
 
 
-def _patch_pips(gray: np.ndarray, die_mm: float) -> list[_PatchPip]:
-    """Pip-sized blobs of either polarity in a top-down patch: peaks of a difference of
-    Gaussians tuned to the pip size, so pips that blur into each other stay apart."""
-    ppm = PATCH_PX_PER_MM
+def patch_pips(gray: np.ndarray, die_mm: float, ppm: float) -> list[PatchPip]:
+    """Pip-sized blobs of either polarity in a top-down patch: difference-of-Gaussians peaks
+    tuned to the pip size, so pips that blur into each other stay apart."""
     radius = PIP_RADIUS * die_mm * ppm
     centre = gray.shape[0] / 2
     g = gray.astype(np.float32)
@@ -154,30 +205,28 @@ def _patch_pips(gray: np.ndarray, die_mm: float) -> list[_PatchPip]:
     dog = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
     win = int(radius * 2.2) | 1
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win))
-    out: list[_PatchPip] = []
+    out: list[PatchPip] = []
     for dark in (True, False):
         resp = -dog if dark else dog
         peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > 16.0)
         ys, xs = np.nonzero(peaks)
         for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
-            out.append(_PatchPip((x - centre) / ppm, (y - centre) / ppm,
-                                 float(resp[y, x]) / 255.0, dark, 1.0))
+            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm,
+                                float(resp[y, x]) / 255.0, dark))
     return out
 
 
-def _layout_points(count: int) -> np.ndarray:
-    return np.array(PIP_LAYOUTS[count], np.float64)
+def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float]:
+    """Best pip layout for these face pips: (residual mm, centre x, centre y, angle rad).
 
-
-def _fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float]:
-    """Best pip layout for these face pips: (residual mm, centre x, centre y, angle rad)."""
+    The residual is the worst distance between a pip and its layout place, or a layout place
+    and its nearest pip, so a missing or extra pip shows."""
     n = len(pts)
     centre = pts.mean(axis=0)
     if n == 1:
         return 0.0, float(centre[0]), float(centre[1]), 0.0
     rel = pts - centre
-    step = PIP_OFFSET * die_mm
-    layout = _layout_points(n) * step
+    layout = np.array(PIP_LAYOUTS[n], np.float64) * PIP_OFFSET * die_mm
     angles = []
     for i in range(n):
         for j in range(i + 1, n):
@@ -187,56 +236,54 @@ def _fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, floa
     best = (1e9, 0.0)
     for a in angles:
         ca, sa = math.cos(a), math.sin(a)
-        rot = rel @ np.array([[ca, -sa], [sa, ca]])  # into the face frame
+        rot = rel @ np.array([[ca, -sa], [sa, ca]])
         d = np.linalg.norm(rot[:, None, :] - layout[None, :, :], axis=2)
-        # each pip to its nearest layout point, and each layout point covered
         residual = float(max(d.min(axis=1).max(), d.min(axis=0).max()))
         if residual < best[0]:
             best = (residual, a)
     return best[0], float(centre[0]), float(centre[1]), best[1]
 
 
-def _choose_face(pips: list[_PatchPip], die_mm: float
-                 ) -> tuple[list[_PatchPip], float, float, float, float] | None:
-    """The upward face's pips near the patch centre: (pips, residual, cx, cy, angle)."""
+def choose_face(pips: list[PatchPip], die_mm: float
+                ) -> tuple[list[PatchPip], float, float, float, float] | None:
+    """The upward face's pips near the patch centre: (pips, residual, cx, cy, angle).
+
+    Pips much fainter than the strongest (a translucent die's far faces showing through) are
+    left out; pips are dropped, farthest first, until the layout fits (touching dice)."""
+    limit = 0.16 * die_mm
     near = [p for p in pips if math.hypot(p.x, p.y) < 0.75 * die_mm]
-    if not near:
-        return None
-    best: tuple[float, list[_PatchPip], float, float, float, float] | None = None
+    best: tuple[float, list[PatchPip], float, float, float, float] | None = None
     for dark in (True, False):
-        same = [p for p in pips if p.dark == dark]
         seeds = [p for p in near if p.dark == dark]
         if not seeds:
             continue
         top = max(p.contrast for p in seeds)
-        strong = [p for p in same if p.contrast >= 0.55 * top]
+        strong = [p for p in pips if p.dark == dark and p.contrast >= 0.55 * top]
         for seed in seeds:
             if seed.contrast < 0.55 * top:
                 continue
             group = [seed]
             changed = True
-            while changed:
+            while changed and len(group) < 6:
                 changed = False
                 for p in strong:
-                    if p in group:
+                    if p in group or len(group) >= 6:
                         continue
                     if any(math.hypot(p.x - q.x, p.y - q.y) < 0.78 * die_mm for q in group):
-                        if len(group) < 6:
-                            group.append(p)
-                            changed = True
-            # drop pips until the layout fits (touching dice, through-showing pips)
+                        group.append(p)
+                        changed = True
             while True:
                 pts = np.array([[p.x, p.y] for p in group])
-                residual, cx, cy, angle = _fit_face(pts, die_mm)
-                if residual < 0.16 * die_mm or len(group) == 1:
+                residual, cx, cy, angle = fit_face(pts, die_mm)
+                if residual < limit or len(group) == 1:
                     break
-                far = max(group, key=lambda p: (p is not seed, math.hypot(p.x - cx, p.y - cy)
-                                                - 3 * p.contrast))
+                far = max(group, key=lambda p: (p is not seed,
+                                                math.hypot(p.x - cx, p.y - cy) - 3 * p.contrast))
                 group.remove(far)
-            if residual >= 0.16 * die_mm:
+            if residual >= limit:
                 continue
             strength = float(np.mean([p.contrast for p in group]))
-            score = strength * (1.0 - residual / (0.16 * die_mm)) + 0.02 * len(group)
+            score = strength * (1.0 - residual / limit) + 0.02 * len(group)
             if best is None or score > best[0]:
                 best = (score, group, residual, cx, cy, angle)
     if best is None:
@@ -244,108 +291,251 @@ def _choose_face(pips: list[_PatchPip], die_mm: float
     return best[1], best[2], best[3], best[4], best[5]
 
 
-def _side_bands(patch: np.ndarray, cx: float, cy: float, angle: float, die_mm: float,
-                pip_pts: np.ndarray) -> tuple[float, np.ndarray]:
-    """Largest share of die-coloured pixels in the four bands just outside the face, and the
-    face colour."""
-    ppm = PATCH_PX_PER_MM
-    n = patch.shape[0]
-    ys, xs = np.mgrid[0:n, 0:n].astype(np.float32)
-    xm = (xs - n / 2) / ppm - cx
-    ym = (ys - n / 2) / ppm - cy
-    ca, sa = math.cos(angle), math.sin(angle)
-    u = xm * ca + ym * sa
-    v = -xm * sa + ym * ca
+def _outline_angle(gray: np.ndarray, angle: float, die_mm: float, ppm: float,
+                   search_deg: float) -> tuple[float, float]:
+    """Refine the face angle by the strongest square outline around the patch centre:
+    (mean edge step along the outline, angle)."""
+    n = gray.shape[0]
+    g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     half = die_mm / 2
-    face = (np.abs(u) < half * 0.8) & (np.abs(v) < half * 0.8)
-    for px, py in pip_pts:
-        face &= np.hypot(xm - (px - cx), ym - (py - cy)) > PIP_RADIUS * die_mm * 1.8
-    pixels = patch[face].astype(np.float32)
-    if len(pixels) < 10:
-        return 0.0, np.zeros(3)
+    t = np.linspace(-0.7, 0.7, 11) * half
+    best = (-1.0, angle)
+    for da in np.radians(np.arange(-search_deg, search_deg + 0.1, 3.0)):
+        a = angle + float(da)
+        ca, sa = math.cos(a), math.sin(a)
+        total = 0.0
+        for nu, nv in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+            eu = nu * half + (t if nu == 0 else 0.0 * t)
+            ev = nv * half + (t if nv == 0 else 0.0 * t)
+            px = np.clip(((eu * ca - ev * sa) * ppm + n / 2).astype(int), 0, n - 1)
+            py = np.clip(((eu * sa + ev * ca) * ppm + n / 2).astype(int), 0, n - 1)
+            nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
+            total += float(np.abs(gx[py, px] * nx + gy[py, px] * ny).mean())
+        if total / 4 > best[0]:
+            best = (total / 4, a)
+    return best
+
+
+NEAR_MM = (8.8, 12.0)
+FAR_MM = (14.5, 17.5)
+
+
+def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
+                  side_pips: np.ndarray | None = None) -> np.ndarray:
+    """Features of a face-aligned patch for the cocked/flat model.
+
+    A cocked die shows a side face: a band of the die's own colour (shaded darker) beyond one
+    edge of the upward face, often with pips on it. Per side: share of die-coloured pixels
+    just outside the face and farther out, colour distance and brightness ratio of those
+    bands to the face, the outline's edge step, and the side pips found there. Sides are
+    sorted from most to least die-like so the model does not care which side shows.
+    ``pip_pts`` and ``side_pips`` are face-frame mm."""
+    ppm = ALIGNED_PX_PER_MM
+    n = aligned.shape[0]
+    f = aligned.astype(np.float32)
+    gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    c = n / 2
+    half = die_mm / 2
+
+    def px(mm: float) -> int:
+        return int(min(n, max(0, round(c + mm * ppm))))
+
+    face = np.zeros((n, n), bool)
+    face[px(-0.75 * half):px(0.75 * half), px(-0.75 * half):px(0.75 * half)] = True
+    yy, xx = np.mgrid[0:n, 0:n]
+    for x, y in pip_pts:
+        face &= np.hypot(xx - (c + x * ppm), yy - (c + y * ppm)) > PIP_RADIUS * die_mm * 1.9 * ppm
+    pixels = f[face]
+    if len(pixels) < 8:
+        return np.zeros(FEATURE_COUNT)
     colour = np.median(pixels, axis=0)
     bright = float(colour.sum()) + 1.0
     chroma = colour / bright
-    p = patch.astype(np.float32)
-    psum = p.sum(axis=2) + 1.0
-    ratio = psum / bright
-    cdist = np.abs(p / psum[:, :, None] - chroma).sum(axis=2)
-    dielike = (ratio > 0.35) & (ratio < 0.97) & (cdist < 0.07)
-    shares = []
-    for axis_u, sign in ((True, 1), (True, -1), (False, 1), (False, -1)):
-        along = u * sign if axis_u else v * sign
-        across = v if axis_u else u
-        band = (along > half + 0.6) & (along < half + 0.30 * die_mm) & (np.abs(across) < half * 0.8)
-        if band.sum() == 0:
-            continue
-        shares.append(float(dielike[band].mean()))
-    return (max(shares) if shares else 0.0), colour
+    gvals = gray[face]
+    spread = float(np.percentile(gvals, 90) - np.percentile(gvals, 10)) / 64.0
+    fsum = f.sum(axis=2) + 1.0
+    ratio = fsum / bright
+    cdist = np.abs(f / fsum[:, :, None] - chroma).sum(axis=2)
+    dielike = ((ratio > 0.3) & (ratio < 1.08) & (cdist < 0.06)).astype(np.float32)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    lat0, lat1 = px(-0.7 * half), px(0.7 * half)
+    sp = side_pips if side_pips is not None else np.zeros((0, 2))
+    sides = []
+    for k in range(4):
+        feats = []
+        for d0, d1 in (NEAR_MM, FAR_MM):
+            if k == 0:
+                sl: tuple[slice, slice] = (slice(lat0, lat1), slice(px(d0), px(d1)))
+            elif k == 1:
+                sl = (slice(lat0, lat1), slice(px(-d1), px(-d0)))
+            elif k == 2:
+                sl = (slice(px(d0), px(d1)), slice(lat0, lat1))
+            else:
+                sl = (slice(px(-d1), px(-d0)), slice(lat0, lat1))
+            band = f[sl].reshape(-1, 3)
+            if band.size == 0:
+                feats += [0.0, 1.0, 0.0]
+                continue
+            m = band.mean(axis=0)
+            s = float(m.sum()) + 1.0
+            feats += [float(dielike[sl].mean()), s / bright, float(np.abs(m / s - chroma).sum()) * 10]
+        if k == 0:
+            edge = float(np.abs(gx[lat0:lat1, px(half) - 1:px(half) + 2]).mean())
+            npips = int(((sp[:, 0] > half) & (np.abs(sp[:, 1]) < half * 1.1)).sum())
+        elif k == 1:
+            edge = float(np.abs(gx[lat0:lat1, px(-half) - 1:px(-half) + 2]).mean())
+            npips = int(((sp[:, 0] < -half) & (np.abs(sp[:, 1]) < half * 1.1)).sum())
+        elif k == 2:
+            edge = float(np.abs(gy[px(half) - 1:px(half) + 2, lat0:lat1]).mean())
+            npips = int(((sp[:, 1] > half) & (np.abs(sp[:, 0]) < half * 1.1)).sum())
+        else:
+            edge = float(np.abs(gy[px(-half) - 1:px(-half) + 2, lat0:lat1]).mean())
+            npips = int(((sp[:, 1] < -half) & (np.abs(sp[:, 0]) < half * 1.1)).sum())
+        feats += [edge / 10.0, min(npips, 3) / 3.0]
+        sides.append(feats)
+    sides.sort(key=lambda v: -(v[0] - v[3]))
+    out = [spread] + [v for side in sides for v in side] + [1.0]
+    return np.array(out, np.float64)
 
 
-def _on_checker(image: np.ndarray, from_mm: np.ndarray, x: float, y: float,
-                geometry: BoardGeometry) -> bool:
+FEATURE_COUNT = 1 + 4 * 8 + 1
+
+
+@lru_cache(maxsize=1)
+def _cocked_model() -> tuple[np.ndarray, np.ndarray, np.ndarray, float] | None:
+    if not COCKED_MODEL.exists():
+        return None
+    data = json.loads(COCKED_MODEL.read_text())
+    return (np.array(data["mean"]), np.array(data["scale"]), np.array(data["weights"]),
+            float(data.get("threshold", 0.5)))
+
+
+def p_cocked(features: np.ndarray) -> float:
+    """Probability that the die is cocked, from :func:`pose_features` (trained model)."""
+    model = _cocked_model()
+    if model is None:
+        return 0.0
+    mean, scale, weights, _ = model
+    z = (features - mean) / scale
+    z[-1] = 1.0
+    return float(1.0 / (1.0 + math.exp(-float(np.clip(z @ weights, -40, 40)))))
+
+
+def cocked_threshold() -> float:
+    """The probability above which a die is called cocked (chosen at training time)."""
+    model = _cocked_model()
+    return model[3] if model is not None else 0.5
+
+
+def on_checker(image: np.ndarray, from_mm: np.ndarray, x: float, y: float,
+               geometry: BoardGeometry) -> bool:
     """True when a checker's rim circles the die: it lies on that checker."""
     r = geometry.checker_diameter_mm / 2
-    ppm = 2.0
+    ppm = 1.5
     size = 4.4 * r
-    patch = _patch(image, from_mm, x, y, size, ppm)
+    patch = warp_patch(image, from_mm, x, y, size, ppm)
     gray = cv2.GaussianBlur(to_gray(patch), (5, 5), 1.2)
     circles = cv2.HoughCircles(gray, cv2.HOUGH_GRADIENT, dp=1, minDist=r * ppm * 0.5,
-                               param1=60, param2=14, minRadius=int(r * ppm * 0.88),
-                               maxRadius=int(r * ppm * 1.12))
+                               param1=60, param2=12, minRadius=int(r * ppm * 0.88),
+                               maxRadius=int(r * ppm * 1.12) + 1)
     if circles is None:
         return False
     centre = size * ppm / 2
     limit = (r - geometry.die_size_mm * 0.55) * ppm
-    for cx, cy, _ in circles[0]:
-        if math.hypot(cx - centre, cy - centre) < limit:
-            return True
-    return False
+    return any(math.hypot(cx - centre, cy - centre) < limit for cx, cy, _ in circles[0])
+
+
+@dataclass(frozen=True)
+class FaceFinding:
+    """A die's upward face before its pose is judged (also what the trainer learns from)."""
+
+    pips: int
+    x_mm: float
+    y_mm: float
+    angle: float
+    residual: float
+    contrast: float
+    features: np.ndarray
+
+
+def find_faces(image: np.ndarray, to_mm: np.ndarray,
+               geometry: BoardGeometry | None = None) -> list[FaceFinding]:
+    """Every die face on or beside the board, with its pose features (not yet judged)."""
+    g = geometry or BoardGeometry()
+    colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    gray = to_gray(colour)
+    from_mm = np.linalg.inv(to_mm)
+    die = g.die_size_mm
+    found: list[FaceFinding] = []
+    for cx, cy in spot_candidates(gray, to_mm, from_mm, g):
+        if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
+            continue
+        patch = warp_patch(gray, from_mm, cx, cy, PATCH_MM, PATCH_PX_PER_MM)
+        face = choose_face(patch_pips(patch, die, PATCH_PX_PER_MM), die)
+        if face is None:
+            continue
+        members, residual, fx, fy, angle = face
+        contrast = float(np.mean([p.contrast for p in members]))
+        if contrast < MIN_PIP_CONTRAST:
+            continue
+        x_mm, y_mm = cx + fx, cy + fy
+        if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
+            continue
+        centred = warp_patch(gray, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM)
+        edge, angle = _outline_angle(centred, angle, die, ALIGNED_PX_PER_MM,
+                                     45.0 if len(members) < 2 else 9.0)
+        if edge < MIN_EDGE:
+            continue
+        aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
+                             angle)
+        ca, sa = math.cos(angle), math.sin(angle)
+        rel = np.array([[p.x - fx, p.y - fy] for p in members])
+        pts = rel @ np.array([[ca, -sa], [sa, ca]])
+        others = [p for p in patch_pips(cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY), die,
+                                        ALIGNED_PX_PER_MM)
+                  if p.dark == members[0].dark and p.contrast >= 0.4 * contrast]
+        side = np.array([[p.x, p.y] for p in others
+                         if max(abs(p.x), abs(p.y)) > 0.56 * die
+                         and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
+        feats = pose_features(aligned, die, pts, side)
+        if feats[0] * 64.0 > MAX_FACE_SPREAD:
+            continue
+        found.append(FaceFinding(len(members), x_mm, y_mm, angle, residual, contrast, feats))
+    return found
 
 
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
                     geometry: BoardGeometry | None = None) -> list[BoardDie]:
-    """Every die on (or beside) the board in a camera frame.
+    """Every die on (or beside) the board in a camera frame, most confident first, at most 4.
 
     ``to_mm`` is the 3x3 homography from image pixels to board millimetres (the playing
     surface's top-left corner is the origin, see ``vision.geometry``).
     """
     g = geometry or BoardGeometry()
-    gray = to_gray(image)
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     from_mm = np.linalg.inv(to_mm)
-    die = g.die_size_mm
-    found: list[BoardDie] = []
-    for cx, cy in _spot_candidates(gray, to_mm, from_mm, g):
-        if any(math.hypot(cx - d.centre_mm[0], cy - d.centre_mm[1]) < die * 0.7 for d in found):
-            continue
-        patch = _patch(colour, from_mm, cx, cy, PATCH_MM, PATCH_PX_PER_MM)
-        pips = _patch_pips(to_gray(patch), die)
-        face = _choose_face(pips, die)
-        if face is None:
-            continue
-        members, residual, fx, fy, angle = face
-        pts = np.array([[p.x, p.y] for p in members])
-        cocked_share, _ = _side_bands(patch, fx, fy, angle, die, pts)
-        x_mm, y_mm = cx + fx, cy + fy
-        if any(math.hypot(x_mm - d.centre_mm[0], y_mm - d.centre_mm[1]) < die * 0.7
-               for d in found):
-            continue
-        centre_px = _apply(from_mm, np.array([[x_mm, y_mm]]))[0]
-        region = g.region_at(x_mm, y_mm)
-        fit = 1.0 - residual / (0.16 * die)
-        contrast = float(np.mean([p.contrast for p in members]))
-        confidence = float(np.clip(0.5 + 0.5 * fit, 0, 1) * np.clip(contrast * 4.0, 0.2, 1.0))
-        found.append(BoardDie(
-            pips=len(members),
+    out: list[BoardDie] = []
+    threshold = cocked_threshold()
+    for f in find_faces(colour, to_mm, g):
+        p = p_cocked(f.features)
+        centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
+        fit = 1.0 - f.residual / (0.16 * g.die_size_mm)
+        certainty = abs(p - threshold) / max(threshold, 1 - threshold)
+        confidence = float(np.clip(0.5 + 0.5 * fit, 0, 1) * np.clip(f.contrast * 5.0, 0.2, 1.0)
+                           * (0.6 + 0.4 * certainty))
+        out.append(BoardDie(
+            pips=f.pips,
             centre_px=(float(centre_px[0]), float(centre_px[1])),
-            centre_mm=(x_mm, y_mm),
-            flat=cocked_share < COCKED_BAND_THRESHOLD,
-            on_checker=_on_checker(colour, from_mm, x_mm, y_mm, g),
-            half=g.half_at(x_mm, y_mm),
-            region=region.kind,
+            centre_mm=(f.x_mm, f.y_mm),
+            flat=p < threshold,
+            on_checker=on_checker(colour, from_mm, f.x_mm, f.y_mm, g),
+            half=g.half_at(f.x_mm, f.y_mm),
+            region=g.region_at(f.x_mm, f.y_mm).kind,
             confidence=confidence,
-            cocked_score=cocked_share,
+            p_cocked=p,
         ))
-    found.sort(key=lambda d: -d.confidence)
-    return sorted(found[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
+    out.sort(key=lambda d: -d.confidence)
+    return sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))

@@ -14,7 +14,7 @@ ONE = 1 << SHIFT
 
 def _pt(canonical: Canonical, x: float, y: float) -> tuple[int, int]:
     u, v = canonical.mm_to_px(x, y)
-    return (int(round(u * ONE)), int(round(v * ONE)))
+    return (round(u * ONE), round(v * ONE))
 
 
 def _scale(c: BGR, f: float) -> BGR:
@@ -22,6 +22,14 @@ def _scale(c: BGR, f: float) -> BGR:
         int(min(255, max(0, c[0] * f))),
         int(min(255, max(0, c[1] * f))),
         int(min(255, max(0, c[2] * f))),
+    )
+
+
+def _lift(c: BGR, f: float, add: float) -> BGR:
+    return (
+        int(min(255, c[0] * f + add)),
+        int(min(255, c[1] * f + add)),
+        int(min(255, c[2] * f + add)),
     )
 
 
@@ -39,7 +47,7 @@ def draw_board(canvas: np.ndarray, canonical: Canonical, scheme: ColourScheme,
     outer = g.outer_rect
     _rect(canvas, canonical, outer.x0, outer.y0, outer.x1, outer.y1, scheme.frame)
     for side in ("left", "right"):
-        t = g.tray_rect(side)  # type: ignore[arg-type]
+        t = g.tray_rect(side)
         _rect(canvas, canonical, t.x0, t.y0, t.x1, t.y1, _scale(scheme.frame, 0.75))
     _rect(canvas, canonical, 0, 0, g.width_mm, g.height_mm, scheme.field)
     for slot in range(24):
@@ -53,8 +61,8 @@ def draw_board(canvas: np.ndarray, canonical: Canonical, scheme: ColourScheme,
     for yc in (0.18 * g.height_mm, 0.82 * g.height_mm):
         _rect(canvas, canonical, bar.x0 + 4, yc - 25, bar.x1 - 4, yc + 25, (120, 170, 190))
     # a faint wood/cloth texture so the surfaces are not perfectly flat
-    noise = rng.normal(0.0, 3.0, canvas.shape[:2]).astype(np.float32)
-    noise = cv2.GaussianBlur(noise, (0, 0), 2.0)
+    noise = np.asarray(cv2.GaussianBlur(rng.normal(0.0, 3.0, canvas.shape[:2]).astype(np.float32),
+                                        (0, 0), 2.0))
     canvas[:] = np.clip(canvas.astype(np.float32) + noise[..., None], 0, 255).astype(np.uint8)
 
 
@@ -79,7 +87,7 @@ def draw_checker(canvas: np.ndarray, canonical: Canonical, x: float, y: float, c
     y1 = int(min(canvas.shape[0], v + (r + 4) * s + 1))
     if x1 > x0 and y1 > y0:
         sh = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        c = (int(round((u - x0) * ONE)), int(round((v - y0) * ONE)))
+        c = (round((u - x0) * ONE), round((v - y0) * ONE))
         cv2.circle(sh, c, int(r * s * ONE), 255, -1, cv2.LINE_AA, SHIFT)
         patch = cv2.GaussianBlur(sh, (0, 0), 1.2 * s)
         a = patch.astype(np.float32)[..., None] / 255.0 * 0.45
@@ -87,8 +95,13 @@ def draw_checker(canvas: np.ndarray, canonical: Canonical, x: float, y: float, c
         canvas[y0:y1, x0:x1] = (region * (1.0 - a)).astype(np.uint8)
     centre = _pt(canonical, x, y)
     radius = int(r * s * ONE)
-    cv2.circle(canvas, centre, radius, _scale(colour, 0.62), -1, cv2.LINE_AA, SHIFT)
-    cv2.circle(canvas, centre, int((r - 1.6) * s * ONE), colour, -1, cv2.LINE_AA, SHIFT)
+    cv2.circle(canvas, centre, radius, _lift(colour, 0.55, -10), -1, cv2.LINE_AA, SHIFT)
+    # a rounded, glossy edge: lit on the side facing the light, shaded on the other
+    cv2.circle(canvas, centre, int((r - 1.2) * s * ONE), _lift(colour, 0.8, 0), -1,
+               cv2.LINE_AA, SHIFT)
+    cv2.ellipse(canvas, centre, (int((r - 2.0) * s * ONE),) * 2, 0, 160, 380,
+                _lift(colour, 1.35, 40), max(1, round(2.0 * s)), cv2.LINE_AA, SHIFT)
+    cv2.circle(canvas, centre, int((r - 3.0) * s * ONE), colour, -1, cv2.LINE_AA, SHIFT)
     if marbled:
         for _ in range(3):
             a0 = rng.uniform(0, 2 * np.pi)
@@ -142,20 +155,28 @@ def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Gen
             jy = float(rng.uniform(-0.8, 0.8))
             y = along + jy if top else g.height_mm - along - jy
             out.append((xc + jx, y, colour, layer))
-    # the bar: checkers along it, clear of each other and of the neighbouring columns
+    # the bar: checkers along it, clear of each other and, where there is room, of the
+    # neighbouring columns (otherwise as clear as possible, drawn over them)
     bar_x = g.bar.centre[0]
-    taken: list[tuple[float, float]] = [(x, y) for x, y, _c, _l in out]
+    column = [(x, y) for x, y, _c, _l in out]
+    on_bar: list[tuple[float, float]] = []
     for colour, n in enumerate(contents.bar):
         for _ in range(n):
-            for _attempt in range(400):
+            best: tuple[float, float, float] | None = None
+            for _attempt in range(300):
                 x = bar_x + float(rng.uniform(-3, 3))
                 y = float(rng.uniform(d / 2 + 4, g.height_mm - d / 2 - 4))
-                if all(np.hypot(x - tx, y - ty) > d + 1.5 for tx, ty in taken):
-                    taken.append((x, y))
-                    out.append((x, y, colour, 0))
+                if any(np.hypot(x - tx, y - ty) < d + 1.5 for tx, ty in on_bar):
+                    continue
+                clear = min((np.hypot(x - tx, y - ty) for tx, ty in column), default=1e9)
+                if best is None or clear > best[2]:
+                    best = (x, y, clear)
+                if clear > d + 1.5:
                     break
-            else:
+            if best is None:
                 raise ValueError("no room on the bar to draw its checkers")
+            on_bar.append((best[0], best[1]))
+            out.append((best[0], best[1], colour, 0))
     return out
 
 
@@ -184,14 +205,14 @@ def draw_markers(canvas: np.ndarray, canonical: Canonical) -> None:
     """The four ArUco markers (4x4 dictionary, ids 0..3) on the frame's corners."""
     g = canonical.geometry
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
-    side_px = int(round(g.marker_size_mm * canonical.px_per_mm))
+    side_px = round(g.marker_size_mm * canonical.px_per_mm)
     quiet = max(2, side_px // 6)
     for marker_id, (x, y) in enumerate(g.marker_centres_mm()):
         img = cv2.aruco.generateImageMarker(dictionary, marker_id, side_px)
         img = cv2.copyMakeBorder(img, quiet, quiet, quiet, quiet, cv2.BORDER_CONSTANT, value=255)
         u, v = canonical.mm_to_px(float(x), float(y))
-        x0 = int(round(u - img.shape[1] / 2))
-        y0 = int(round(v - img.shape[0] / 2))
+        x0 = round(u - img.shape[1] / 2)
+        y0 = round(v - img.shape[0] / 2)
         h, w = img.shape
         if x0 < 0 or y0 < 0 or y0 + h > canvas.shape[0] or x0 + w > canvas.shape[1]:
             raise ValueError("marker falls outside the canvas")

@@ -107,7 +107,7 @@ def photograph(canvas: np.ndarray, model: CameraModel, spec: CameraSpec,
         soft = cv2.GaussianBlur(m, (0, 0), 25).astype(np.float32) / 255.0
         out *= (1.0 - spec.shadow_strength * soft)[..., None]
     if spec.blur_sigma > 0.05:
-        out = cv2.GaussianBlur(out, (0, 0), spec.blur_sigma)
+        out = np.asarray(cv2.GaussianBlur(out, (0, 0), spec.blur_sigma), dtype=np.float32)
     if spec.noise_sigma > 0:
         out += rng.normal(0.0, spec.noise_sigma, out.shape).astype(np.float32)
     result: np.ndarray = np.clip(out, 0, 255).astype(np.uint8)
@@ -121,4 +121,6 @@ def jpeg_round_trip(img: np.ndarray, quality: int) -> tuple[np.ndarray, bytes]:
         raise ValueError("jpeg encoding failed")
     data = buf.tobytes()
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return decoded, data
+    if decoded is None:  # pragma: no cover - a fresh encoding always decodes
+        raise ValueError("jpeg decoding failed")
+    return np.asarray(decoded), data

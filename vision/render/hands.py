@@ -31,7 +31,7 @@ def draw_hand(canvas: np.ndarray, canonical: Canonical, hand: HandSpec,
 
     def px(p: np.ndarray) -> list[int]:
         a, b = canonical.mm_to_px(float(p[0]), float(p[1]))
-        return [int(round(a)), int(round(b))]
+        return [round(a), round(b)]
 
     start = np.array([ex, ey])
     # forearm skin between sleeve and palm
@@ -65,8 +65,8 @@ def draw_hand(canvas: np.ndarray, canonical: Canonical, hand: HandSpec,
     cv2.line(layer, tuple(px(thumb_base)), tuple(px(thumb_tip)), hand.skin, th, cv2.LINE_AA)
     cv2.line(mask, tuple(px(thumb_base)), tuple(px(thumb_tip)), 255, th)
     # soft shading: darker along the edges of the arm
-    noise = rng.normal(0.0, 6.0, canvas.shape[:2]).astype(np.float32)
-    noise = cv2.GaussianBlur(noise, (0, 0), 3.0)
+    noise = np.asarray(cv2.GaussianBlur(rng.normal(0.0, 6.0, canvas.shape[:2]).astype(np.float32),
+                                        (0, 0), 3.0))
     shaded = np.clip(layer.astype(np.float32) + noise[..., None], 0, 255).astype(np.uint8)
     canvas[mask > 0] = shaded[mask > 0]
     return mask

@@ -86,7 +86,7 @@ SCHEMES: tuple[ColourScheme, ...] = (
         "black-white-wood",
         (30, 60, 100),
         (80, 135, 185),
-        ((30, 30, 30), (205, 225, 235)),
+        ((45, 45, 150), (205, 225, 235)),
         (28, 55, 95),
         (38, 36, 36),
         (228, 234, 236),
@@ -102,12 +102,12 @@ SCHEMES: tuple[ColourScheme, ...] = (
         marbled=True,
     ),
     ColourScheme(
-        "black-white-black",
+        "red-white-black",
         (40, 45, 50),
         (40, 42, 44),
         ((60, 60, 170), (190, 210, 220)),
         (40, 45, 50),
-        (20, 20, 22),
+        (45, 45, 200),
         (238, 238, 238),
         pearl=False,
     ),
@@ -235,7 +235,8 @@ def random_camera(rng: np.random.Generator, *, hard: bool = True) -> CameraSpec:
         )
     if hard and rng.random() < 0.3:
         x0 = float(rng.uniform(200, 1000))
-        shadow = ((x0, -10.0), (x0 + rng.uniform(150, 400), -10.0), (x0 + 100, 730.0), (x0 - 80, 730.0))
+        x1 = x0 + float(rng.uniform(150, 400))
+        shadow = ((x0, -10.0), (x1, -10.0), (x0 + 100, 730.0), (x0 - 80, 730.0))
         strength = float(rng.uniform(0.15, 0.35))
     table = (
         int(rng.integers(40, 160)),

@@ -8,6 +8,7 @@ the engine's results must be the same set, pair by pair.
 from __future__ import annotations
 
 import json
+import random
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -24,7 +25,7 @@ GNUBG_PROCESSES = 12
 
 # Runs inside gnubg: reads "ID DICE" lines, writes one JSON line per pair with gnubg's own board
 # and the Position IDs of every play hint lists (all distinct legal plays at 0-ply).
-ORACLE_SCRIPT = r'''
+ORACLE_SCRIPT = r"""
 import json, os
 import gnubg
 devnull = os.open(os.devnull, os.O_WRONLY)
@@ -53,7 +54,7 @@ for line in open(IN_PATH):
         results.append([entry["move"], gnubg.positionid((o, m))])
     out.write(json.dumps({"id": gnubg.positionid(), "board": [opp, me], "plays": results}) + "\n")
 out.close()
-'''
+"""
 
 
 def _gnubg_chunk(lines: list[str], tmp_path: Path, n: int) -> list[dict[str, object]]:
@@ -115,9 +116,70 @@ def test_legal_plays_match_gnubg_on_random_games(gnubg: str, tmp_path: Path) -> 
         stats["hits"] += any(p.result.their_bar > position.their_bar for p in plays)
         stats["bear_off"] += any(p.result.my_off > position.my_off for p in plays)
         stats["one_die"] += bool(plays) and dice[0] != dice[1] and len(plays[0].steps) == 1
-    assert not mismatches, f"{len(mismatches)} of {len(pairs)} differ: " + "; ".join(
-        mismatches[:5]
-    )
+    assert not mismatches, f"{len(mismatches)} of {len(pairs)} differ: " + "; ".join(mismatches[:5])
     # The sample really exercises the bar, hits, bear-offs, no-move and one-die rolls.
     assert stats["bar"] > 1000 and stats["hits"] > 3000 and stats["bear_off"] > 1000, stats
     assert stats["no_move"] > 100 and stats["one_die"] > 50, stats
+
+
+ID_SCRIPT = r"""
+import json
+import random
+import gnubg
+out = open(OUT_PATH, "w")
+for line in open(IN_PATH):
+    row = json.loads(line)
+    board = (row["sides"][0], row["sides"][1])
+    decoded = [list(side) for side in gnubg.positionfromid(row["id"])]
+    out.write(json.dumps({"encoded": gnubg.positionid(board), "decoded": decoded}) + "\n")
+out.close()
+"""
+
+
+def _random_position(rng: random.Random) -> Position:
+    """Any board at all: up to 15 checkers a side anywhere, bars and borne-off included."""
+    board = [0] * 26
+    for sign in (1, -1):
+        for _ in range(rng.randint(0, 15)):
+            for _attempt in range(10):
+                point = rng.randint(0, 25) if rng.random() < 0.1 else rng.randint(1, 24)
+                if sign > 0 and point == 0:
+                    point = 25
+                if sign < 0 and point == 25:
+                    point = 0
+                if board[point] * sign >= 0 or point in (0, 25):
+                    board[point] += sign
+                    break
+    return Position(tuple(board))
+
+
+@pytest.mark.gnubg
+def test_position_ids_match_gnubg_both_ways(gnubg: str, tmp_path: Path) -> None:
+    rng = random.Random(4242)
+    positions = [_random_position(rng) for _ in range(3000)]
+    positions += [Position.from_id(pid) for pid, _ in _corpus_pairs()]
+    in_path = tmp_path / "ids.jsonl"
+    out_path = tmp_path / "ids.out"
+    in_path.write_text(
+        "".join(
+            json.dumps({"id": p.position_id, "sides": _gnubg_sides(p)}) + "\n" for p in positions
+        ),
+        encoding="ascii",
+    )
+    run_gnubg_script(f"IN_PATH = {str(in_path)!r}\nOUT_PATH = {str(out_path)!r}\n" + ID_SCRIPT)
+    rows = [json.loads(row) for row in out_path.read_text(encoding="ascii").splitlines()]
+    assert len(rows) == len(positions)
+    for position, row in zip(positions, rows, strict=True):
+        assert row["encoded"] == position.position_id  # our encoder == gnubg's
+        assert row["decoded"] == _gnubg_sides(position)  # our decoder == gnubg's
+        assert Position.from_id(row["encoded"]) == position
+
+
+def _corpus_pairs() -> list[tuple[str, str]]:
+    from tests.conftest import SHARED_DATA
+
+    out: list[tuple[str, str]] = []
+    for name in ("contact.csv", "race.csv"):
+        for pid in (SHARED_DATA / "positions" / name).read_text().split():
+            out.append((pid, name))
+    return out

@@ -1,0 +1,199 @@
+"""Replaying .mat records through the rules: all 170 real matches legal, illegal records caught
+with the rule that they break."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.backgammon.mat_reader import parse_mat, read_mat
+from engine.backgammon.mat_replay import replay, rules_for
+from engine.backgammon.match import EndHow, Phase
+from engine.backgammon.rules import Rules
+from engine.backgammon.scoring import WinKind
+from tests.conftest import TEST_DATA
+
+MAT_DATA = TEST_DATA / "mat"
+BUNDLED = TEST_DATA / "matches" / "match10058734.txt"
+
+
+def test_every_real_match_replays_with_every_move_legal(shared_data: Path) -> None:
+    """Every move of the 170 real matches is one of the engine's legal plays; every cube action
+    and result agrees with BG-CUBE-*, BG-SCORE-*, BG-MATCH-*; every game starts at the score
+    the games before it make (the record's own score lines, BG-MATCH-4)."""
+    files = sorted((shared_data / "matches").glob("*.txt"))
+    assert len(files) == 170
+    moves = 0
+    finished = 0
+    for path in files:
+        result = replay(read_mat(path))
+        assert result.problem is None, (path.name, result.problem)
+        moves += sum(len(g.turns) for g in result.games)
+        if result.complete and result.state.length:
+            winner = result.state.winner
+            assert winner is not None
+            assert result.final_score[winner] >= result.state.length
+            finished += 1
+    assert moves > 18_000
+    # 28 one-game Backgammon Galaxy sessions written as "16 point" matches and 3 records stop
+    # before the end; in match7707286 a player concedes the match with "Wins 4 point and the
+    # match" at 0-1 of 5, which the rules (and GNU Backgammon) count as a 3-point backgammon.
+    assert finished == 138
+
+
+def test_bundled_match_account() -> None:
+    result = replay(read_mat(BUNDLED))
+    assert result.legal and result.complete
+    assert result.final_score == (0, 5)
+    assert result.state.winner == 1
+    assert [g.crawford for g in result.games] == [False, False, True]  # BG-MATCH-2 at 0-4
+    first, second, third = (g.result for g in result.games)
+    assert first is not None and second is not None and third is not None
+    assert (first.how, first.points, first.cube_value) == (EndHow.DROPPED, 2, 2)
+    assert (second.how, second.points) == (EndHow.DROPPED, 2)
+    assert (third.how, third.kind, third.points) == (EndHow.RESIGNED, WinKind.SINGLE, 1)
+
+
+def test_rules_from_tags() -> None:
+    record = read_mat(BUNDLED)
+    assert rules_for(record) == Rules(crawford=True, cube_limit=1024)
+    off = parse_mat('; [Crawford "Off"]\n' + BUNDLED.read_text().split("\n", 12)[-1])
+    assert not rules_for(off).crawford
+
+
+def _edit(old: str, new: str) -> str:
+    text = BUNDLED.read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def test_wrong_distance_is_illegal_with_rule_and_closest_play() -> None:
+    result = replay(parse_mat(_edit(" 52: 13/8 6/4 ", " 52: 13/8 6/3 ")))
+    problem = result.problem
+    assert problem is not None
+    assert (problem.game, problem.move, problem.line) == (1, 2, 19)
+    assert problem.text == "52: 13/8 6/3"
+    assert problem.rule.startswith("BG-MOVE")
+    assert "52" in problem.reason
+
+
+def test_moving_while_on_the_bar_is_illegal() -> None:
+    # Line 20: "42: 25/21 13/11" has a checker on the bar; move another one instead.
+    result = replay(parse_mat(_edit("42: 25/21 13/11", "42: 13/9 13/11")))
+    assert result.problem is not None
+    assert result.problem.rule == "BG-BAR-2"
+
+
+def test_no_move_written_when_a_play_exists_is_illegal() -> None:
+    result = replay(parse_mat(_edit(" 43: 13/9 24/21", " 43:")))
+    assert result.problem is not None
+    assert result.problem.rule == "BG-MOVE-6"
+    assert "although a legal play exists" in result.problem.reason
+
+
+def test_double_in_the_crawford_game_is_illegal() -> None:
+    """BG-MATCH-2: game 3 is the Crawford game (carsten_bg has 4 of 5)."""
+    text = _edit(
+        "  3) 41: 13/9 10/9               52: 8/3 24/22",
+        "  3)  Doubles => 2                Takes\n  4) 41: 13/9 10/9               52: 8/3 24/22",
+    )
+    result = replay(parse_mat(text))
+    assert result.problem is not None
+    assert result.problem.game == 3
+    assert result.problem.rule == "BG-MATCH-2"
+
+
+def test_wrong_cube_value_is_caught() -> None:
+    """BG-CUBE-5: the cube goes from 2 to 4, not 8."""
+    result = replay(
+        parse_mat(
+            _edit(
+                " 21) 21: 1/0 2/0                  Doubles => 4",
+                " 21) 21: 1/0 2/0                  Doubles => 8",
+            )
+        )
+    )
+    assert result.problem is not None
+    assert result.problem.rule == "BG-CUBE-5"
+
+
+def test_double_twice_in_a_row_is_illegal() -> None:
+    """BG-CUBE-4: after lasse doubles and carsten_bg takes, only carsten_bg may double."""
+    text = _edit("  8) 42: 8/4 6/4 ", "  8)  Doubles => 4                Takes\n  9) 42: 8/4 6/4 ")
+    result = replay(parse_mat(text))
+    assert result.problem is not None
+    assert result.problem.rule == "BG-CUBE-4"
+
+
+def test_score_line_that_does_not_follow_is_caught() -> None:
+    """BG-MATCH-4: game 2 must start at 0-2."""
+    result = replay(
+        parse_mat(
+            _edit(
+                " lasse : 0                       carsten_bg : 2",
+                " lasse : 1                       carsten_bg : 2",
+            )
+        )
+    )
+    assert result.problem is not None
+    assert (result.problem.game, result.problem.rule) == (2, "BG-MATCH-4")
+
+
+def test_opening_double_is_illegal_under_modern_rules() -> None:
+    result = replay(read_mat(MAT_DATA / "opening_double.mat"))
+    assert result.problem is not None
+    assert result.problem.rule == "BG-OPEN-1"
+
+
+def test_opening_double_is_fine_under_turkish_rules() -> None:
+    """BG-OPEN-T: the winner of the opening throw throws both dice afresh: 33 may open."""
+    record = read_mat(MAT_DATA / "opening_double.mat")
+    result = replay(record, Rules.turkish())
+    assert result.problem is None
+    assert [t.dice for t in result.games[0].turns] == [(3, 3), (6, 4)]
+
+
+def test_double_before_the_first_move_is_illegal() -> None:
+    result = replay(read_mat(MAT_DATA / "early_double.mat"))
+    assert result.problem is not None
+    assert result.problem.rule in ("BG-OPEN-1", "BG-CUBE-2")
+
+
+def test_illegal_move_file() -> None:
+    result = replay(read_mat(MAT_DATA / "illegal_move.mat"))
+    assert result.problem is not None and result.problem.line == 8
+
+
+def test_roll_then_resign() -> None:
+    """The data README: a roll and no move, then the opponent "Wins": a resignation."""
+    result = replay(read_mat(MAT_DATA / "resigned.mat"))
+    assert result.problem is None
+    assert result.final_score == (0, 1)
+    assert result.state.phase is Phase.MATCH_OVER
+    last = result.games[0].result
+    assert last is not None and last.how is EndHow.RESIGNED and last.winner == 1
+    assert len(result.games[0].turns) == 2
+
+
+def test_capped_wins_line_is_not_a_problem_and_the_rules_count_stands() -> None:
+    """Galaxy writes "Wins 3 point and the match" for a 4-point gammon at 0-0 to 3; the
+    resignation is read as GNU Backgammon reads it (the smallest kind worth it)."""
+    text = "3 point match\n\n Game 1\n a : 0                       b : 0\n" + (
+        "  1) 31: 8/5 6/5                  Doubles => 2\n"
+        "  2)  Takes                      \n"
+        "      Wins 3 points and the match\n"
+    )
+    result = replay(parse_mat(text))
+    assert result.problem is None and not result.notes
+    last = result.games[0].result
+    assert last is not None and (last.kind, last.points) == (WinKind.GAMMON, 4)
+    assert result.final_score == (4, 0)
+
+
+@pytest.mark.parametrize("name", ["bad_move.mat", "no_length.mat"])
+def test_reader_errors_are_not_replay_problems(name: str) -> None:
+    from engine.errors import RecordFormatError
+
+    with pytest.raises(RecordFormatError):
+        replay(read_mat(MAT_DATA / name))

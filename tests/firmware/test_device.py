@@ -1,0 +1,82 @@
+"""The device logic (core plus link) as the host talks to it, byte for byte."""
+
+from __future__ import annotations
+
+from firmware import clock_core as cc
+from firmware.device import ClockDevice
+from firmware.protocol import Decoder, Frame, encode
+
+
+def frames(device: ClockDevice) -> list[Frame]:
+    return Decoder().feed(device.link.take_output())  # everything, heard or not
+
+
+def test_hello_answers_with_identity_and_status() -> None:
+    d = ClockDevice(0, boot_id=12)
+    d.receive(encode(Frame(0, 0, "HELO", ["77"])), 5)
+    got = frames(d)
+    assert [f.kind for f in got] == ["HI", "ST"]
+    assert got[0].args[:3] == ["1.0.0", "12", "77"]
+    assert got[1].args[-1] == "77"
+
+
+def test_new_session_resets_sequence_numbers_same_session_keeps_them() -> None:
+    d = ClockDevice(0, boot_id=1)
+    d.receive(encode(Frame(0, 0, "HELO", ["5"])), 0)
+    d.receive(encode(Frame(1, 0, "BEEP", ["10"])), 1)
+    d.receive(encode(Frame(0, 0, "HELO", ["5"])), 2)  # the same host, reconnecting
+    d.receive(encode(Frame(1, 0, "BEEP", ["10"])), 3)  # its resend: a duplicate
+    assert d.take_beeps() == [(10, 0, 1)]
+    d.receive(encode(Frame(0, 0, "HELO", ["6"])), 4)  # a new host starts from 1
+    d.receive(encode(Frame(1, 0, "BEEP", ["20"])), 5)
+    assert d.take_beeps() == [(20, 0, 1)]
+
+
+def test_presses_wait_for_the_host_and_keep_their_timestamps() -> None:
+    d = ClockDevice(0, boot_id=1)
+    d.button(cc.RIGHT, 1000)
+    d.button(cc.LEFT, 4000)
+    d.tick(60000)
+    assert d.output(60000) == b""  # nobody listening: nothing written
+    d.receive(encode(Frame(0, 0, "HELO", ["9"])), 61000)
+    d.tick(61000)
+    presses = [f for f in frames(d) if f.kind == "PR"]
+    assert [(f.args[0], f.args[2]) for f in presses] == [("1", "1000")]
+    d.receive(encode(Frame(0, presses[0].seq, "AK")), 61001)
+    presses = [f for f in frames(d) if f.kind == "PR"]
+    assert [(f.args[0], f.args[2]) for f in presses] == [("2", "4000")]
+
+
+def test_flag_is_queued_with_its_exact_time() -> None:
+    d = ClockDevice(0, boot_id=1)
+    d.core.configure_countdown(5000, 0)
+    d.core.start(cc.LEFT, 0)
+    d.tick(7000)
+    flags = [f for f in frames(d) if f.kind == "FL"]
+    assert [f.args for f in flags] == [["L", "5000"]]
+    assert d.take_beeps() == [(1000, 200, 3)]
+
+
+def test_bad_command_is_reported_and_acknowledged() -> None:
+    d = ClockDevice(0, boot_id=1)
+    d.receive(encode(Frame(1, 0, "GO", ["X"])), 0)
+    got = frames(d)
+    assert [(f.kind, f.ack) for f in got] == [("AK", 1), ("ER", 1)]
+    assert got[1].args == ["1", "no such side: 'X'"]
+    d.receive(encode(Frame(0, 0, "ST", ["echo"])), 1)  # noise from a loop-back: ignored
+    assert frames(d) == []
+
+
+def test_status_period_depends_on_the_host() -> None:
+    d = ClockDevice(0, boot_id=1)
+    sent = []
+    for t in range(0, 3000, 10):
+        d.tick(t)
+        sent += [t for f in frames(d) if f.kind == "ST"]
+    assert sent == [0, 1000, 2000]  # nobody listening: once a second
+    d.receive(encode(Frame(0, 0, "HB")), 3000)
+    sent = []
+    for t in range(3000, 4000, 10):
+        d.tick(t)
+        sent += [t for f in frames(d) if f.kind == "ST"]
+    assert sent == [3000, 3250, 3500, 3750]
