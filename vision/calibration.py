@@ -88,7 +88,8 @@ def from_corners(corners: np.ndarray, image_shape: tuple[int, ...],
     if not all(v > 0 for v in cross):
         raise ImageError("corners must be top-left, top-right, bottom-right, bottom-left "
                          "of a convex board outline")
-    area = 0.5 * abs(float(np.cross(c[2] - c[0], c[3] - c[1])))
+    d1, d2 = c[2] - c[0], c[3] - c[1]
+    area = 0.5 * abs(float(d1[0] * d2[1] - d1[1] * d2[0]))
     if area < 0.02 * w * h:
         raise ImageError(f"the corners outline only {area:.0f} square pixels: too small a board")
     return Calibration(c, source, geometry)

@@ -116,7 +116,9 @@ class Cube:
 
     def corrected(self, value: int, owner: int | None) -> Cube:
         """A cube found with a wrong value or place is put right (BG-CUBE-5)."""
-        return dataclasses.replace(self, value=value, owner=owner, offered_by=None, beaver=False)
+        return dataclasses.replace(
+            self, value=value, owner=owner, offered_by=None, beaver=False, turned=value > 1
+        )
 
 
 def new_cube(*, in_play: bool) -> Cube:

@@ -64,13 +64,11 @@ Found = dict[tuple[int, ...], Steps]
 
 
 def _closest(before: Position, found: Found, board: tuple[int, ...]) -> Play | None:
-    """The legal result nearest ``board``: checkers out of place (both ends), plus the
-    change in the board's signed total (a checker borne off or lost counts once more)."""
+    """The legal result nearest ``board``, by checkers out of place counted at both ends."""
     best: tuple[int, ...] | None = None
     best_d = CLOSE_DISTANCE + 1
-    total = sum(board)
     for result in found:
-        d = sum(map(abs, map(sub, result, board))) + abs(sum(result) - total)
+        d = sum(map(abs, map(sub, result, board)))
         if d < best_d:
             best, best_d = result, d
     if best is None:
@@ -371,7 +369,10 @@ def _own_checkers(
                 closest,
             )
     # Too few dice, or the smaller die when only one can be played (BG-MOVE-6).
-    partial = partial_results(before, dice, need=used)
+    # A partial play moves at most (dice used - 1) dice' worth of pips: skip the search if more.
+    drop = before.my_pips - after.my_pips
+    most = (used - 1) * d1 if d1 == d2 else max(d1, d2)
+    partial = partial_results(before, dice, need=used) if 0 < drop <= most else {}
     if ab in partial:
         shown = format_steps(bb, partial[ab])
         if d1 == d2:

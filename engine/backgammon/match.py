@@ -111,11 +111,21 @@ class Resign:
 
 
 @dataclass(frozen=True)
+class CorrectCube:
+    """The cube is found with a wrong value or place and is put right (BG-CUBE-5, TTB annex
+    6); in the Crawford game a double noticed before the next game is void, so the cube goes
+    back to 1 and off the board (BG-MATCH-2, TTB annex 5). ``owner`` None is centred."""
+
+    value: int
+    owner: int | None = None
+
+
+@dataclass(frozen=True)
 class NextGame:
     """Start the next game after a game ended (BG-MATCH-4: the score is written first)."""
 
 
-Event = OpeningRoll | Roll | Move | Double | Take | Drop | Beaver | Resign | NextGame
+Event = OpeningRoll | Roll | Move | Double | Take | Drop | Beaver | Resign | CorrectCube | NextGame
 
 
 class IllegalMoveError(RuleViolationError):
@@ -148,6 +158,16 @@ class MatchState:
     moves_made: int = 0
     results: tuple[GameResult, ...] = ()
     resigned: int = 0
+
+    @property
+    def to_act(self) -> int | None:
+        """The player who must act now: the player on roll, or the doubled player while a
+        double waits for an answer; None before the opening roll and after a game."""
+        if self.phase is Phase.DOUBLED and self.cube.offered_by is not None:
+            return 1 - self.cube.offered_by
+        if self.phase in (Phase.DECIDE, Phase.MOVE):
+            return self.on_roll
+        return None
 
     @property
     def winner(self) -> int | None:
@@ -227,6 +247,8 @@ def apply(state: MatchState, event: Event) -> MatchState:
         return _drop(state)
     if isinstance(event, Resign):
         return _resign(state, event)
+    if isinstance(event, CorrectCube):
+        return _correct_cube(state, event)
     if isinstance(event, NextGame):
         return _next_game(state)
     raise InvalidInputError(f"unknown match event {event!r}")
@@ -387,6 +409,22 @@ def _resign(state: MatchState, event: Resign) -> MatchState:
     return _end_game(ended, 1 - event.player, points, event.kind, EndHow.RESIGNED)
 
 
+def _correct_cube(state: MatchState, event: CorrectCube) -> MatchState:
+    _need(state, Phase.DECIDE, Phase.MOVE, what="a cube correction", rule="BG-CUBE-5")
+    value, owner = event.value, event.owner
+    if value < 1 or value & (value - 1):
+        raise InvalidInputError(f"a cube value is a power of two, not {value}")
+    if owner not in (None, 0, 1):
+        raise InvalidInputError(f"the cube's owner is player 0, 1 or nobody, not {owner}")
+    if (value == 1) != (owner is None):
+        raise InvalidInputError(
+            f"a cube at {value} is {'centred' if value == 1 else 'owned'} (BG-CUBE-1, BG-CUBE-4)"
+        )
+    if state.crawford_game and value != 1:
+        raise RuleViolationError("in the Crawford game the cube stays at 1 (BG-MATCH-2)")
+    return dataclasses.replace(state, cube=state.cube.corrected(value, owner))
+
+
 def _end_game(
     state: MatchState, winner: int, points: int, kind: WinKind, how: EndHow
 ) -> MatchState:
@@ -430,6 +468,7 @@ def _next_game(state: MatchState) -> MatchState:
 
 __all__ = [
     "Beaver",
+    "CorrectCube",
     "Double",
     "Drop",
     "EndHow",

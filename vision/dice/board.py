@@ -395,13 +395,21 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
             edge = float(np.abs(gy[px(-half) - 1:px(-half) + 2, lat0:lat1]).mean())
             npips = int(((sp[:, 1] < -half) & (np.abs(sp[:, 0]) < half * 1.1)).sum())
         feats += [edge / 10.0, min(npips, 3) / 3.0]
+        # grey profile outward from the face centre across this side (1 mm steps, 5..17 mm)
+        rot = np.rot90(gray, k=(0, 2, 1, 3)[k])  # this side to +x
+        rows = rot[lat0:lat1]
+        prof = np.array([rows[:, px(d)].mean() for d in range(5, 18)]) / (bright / 3.0)
+        grad = np.abs(np.diff(prof))
+        feats += [float(grad[2:5].max()), float(grad[5:].max()),
+                  float(grad[5:].max() / (grad[2:5].max() + 0.05)), float(prof[4:8].std()),
+                  float(prof[4:8].mean())]
         sides.append(feats)
-    sides.sort(key=lambda v: -(v[0] - v[3]))
+    sides.sort(key=lambda v: -(v[0] - v[3] + v[7] + v[10]))
     out = [spread] + [v for side in sides for v in side] + [1.0]
     return np.array(out, np.float64)
 
 
-FEATURE_COUNT = 1 + 4 * 8 + 1
+FEATURE_COUNT = 1 + 4 * 13 + 1
 
 
 @lru_cache(maxsize=1)

@@ -9,6 +9,7 @@ import pytest
 from engine.backgammon.cube import CUBE_FACES, Cube, new_cube
 from engine.backgammon.match import (
     Beaver,
+    CorrectCube,
     Double,
     Drop,
     MatchState,
@@ -24,7 +25,7 @@ from engine.backgammon.match import (
 )
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.rules import Rules
-from engine.errors import RuleViolationError
+from engine.errors import InvalidInputError, RuleViolationError
 
 
 def _first_play(state: MatchState) -> Move:
@@ -88,7 +89,7 @@ def _board_with_own_bar(state: MatchState) -> tuple[int, ...]:
 
 def test_bg_cube_3_offer_keeps_value_until_taken() -> None:
     offered = apply(_after_opening(), Double())
-    assert offered.phase is Phase.DOUBLED
+    assert offered.phase is Phase.DOUBLED and offered.to_act == 0
     assert offered.cube.offered_by == 1 and offered.cube.value == 1
     assert offered.cube.offered_value == 2
     with pytest.raises(RuleViolationError):
@@ -132,6 +133,18 @@ def test_bg_cube_5_wrong_cube_is_put_right() -> None:
     wrong = Cube(value=8, owner=1, turned=True)
     right = wrong.corrected(4, 1)
     assert (right.value, right.owner) == (4, 1)
+
+
+def test_bg_cube_5_correction_inside_the_match() -> None:
+    state = apply_all(_after_opening(), [Double(), Take()])
+    fixed = apply(state, CorrectCube(4, 0))  # found on 4 although it should be...
+    assert (fixed.cube.value, fixed.cube.owner) == (4, 0)
+    back = apply(fixed, CorrectCube(2, 0))  # ...on 2: put right
+    assert (back.cube.value, back.cube.owner) == (2, 0)
+    with pytest.raises(InvalidInputError, match="owned"):
+        apply(state, CorrectCube(2, None))
+    with pytest.raises(InvalidInputError, match="power of two"):
+        apply(state, CorrectCube(3, 0))
 
 
 def test_bg_cube_6_a_double_once_made_stands() -> None:

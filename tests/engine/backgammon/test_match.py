@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from engine.backgammon.match import (
+    CorrectCube,
     Double,
     Drop,
     EndHow,
@@ -82,6 +83,19 @@ def test_bg_match_2_crawford_game_then_post_crawford() -> None:
     state = apply(apply(opened, Resign(1)), NextGame())  # the trailer wins it: 2-4
     assert state.score == (2, 4)
     assert not state.crawford_game and state.post_crawford and state.cube.in_play
+
+
+def test_bg_match_2_a_crawford_double_is_void() -> None:
+    """TTB annex 5: a double made in the Crawford game and noticed before the next game is
+    void: the cube goes back to 1 (here: a state where a cube was wrongly turned)."""
+    state = new_match(3)
+    state = apply(_resigned(state, 1, WinKind.GAMMON), NextGame())  # 2-0: Crawford
+    opened = _opened(state)
+    wrong = dataclasses.replace(opened, cube=dataclasses.replace(opened.cube, value=2, owner=0))
+    fixed = apply(wrong, CorrectCube(1))
+    assert (fixed.cube.value, fixed.cube.owner, fixed.cube.in_play) == (1, None, False)
+    with pytest.raises(RuleViolationError, match="BG-MATCH-2"):
+        apply(wrong, CorrectCube(2, 0))
 
 
 def test_bg_match_2_crawford_only_once() -> None:
@@ -170,6 +184,7 @@ def test_turkish_previous_winner_starts_with_a_fresh_roll() -> None:
     state = new_match(5, rules)
     state = apply(state, OpeningRoll((2, 5)))  # player 1 has the higher die
     assert state.phase is Phase.DECIDE and state.on_roll == 1 and state.dice is None
+    assert state.to_act == 1
     state = _play_first(apply(state, Roll((6, 6))))  # a double may open
     state = apply(state, Resign(1))
     assert state.results[-1].winner == 0

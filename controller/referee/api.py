@@ -1,0 +1,194 @@
+"""The referee's contract with the runtime: what it is told, and what it asks to be done.
+
+The referee does no I/O and reads no clock: every event carries ``t_ms`` (the runtime's
+monotonic milliseconds), and every effect is a command the runtime carries out in order. A
+:class:`JournalEntry` is always emitted before the commands that act on it, and the runtime
+appends (and fsyncs) it before going on (DESIGN.md, Records). Replaying a journal's events
+through a new referee rebuilds the same state, which is how a restarted table resumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Side = Literal["left", "right"]
+Colour = Literal["darker", "lighter"]
+Zone = Literal["centre", "darker-side", "lighter-side", "offered", "off-board"]
+ClockAction = Literal[
+    "start", "hold", "resume", "set_times", "configure_delay", "configure_countdown"
+]
+Signal = Literal[
+    "turn_left", "turn_right", "throw_again", "illegal_move", "cannot_read", "system_ok"
+]
+
+
+# --- what vision saw, as the referee needs it -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DieSeen:
+    """One die at rest: its upward face and whether the throw may count (BG-ROLL-2)."""
+
+    pips: int
+    half: Literal["left", "right", "off-board"]  # half of the picture it rests in
+    flat: bool
+    on_checker: bool
+    confidence: float
+
+
+@dataclass(frozen=True)
+class CubeSeen:
+    """The doubling cube: face shown (64 for the centred cube of value 1) and where it is."""
+
+    value: int
+    zone: Zone
+    confidence: float
+
+
+class BoardView(Protocol):
+    """A still frame's reading as the referee asks about it (engine-in-the-loop, DESIGN.md).
+
+    The runtime adapts ``vision.board_reader.BoardReading`` and ``vision.scoring`` to this;
+    tests use synthetic views.
+    """
+
+    @property
+    def occluded(self) -> bool:
+        """True when a hand or anything else hides part of the board."""
+        ...
+
+    def log_likelihood(
+        self, slots: Sequence[tuple[int, int]], bar: tuple[int, int]
+    ) -> float | None:
+        """How well (darker, lighter) per image slot and on the bar explain the frame.
+
+        None when too little of the board is visible to judge at all.
+        """
+        ...
+
+    def best_counts(self) -> tuple[tuple[tuple[int, int], ...], tuple[int, int], float] | None:
+        """Vision's own most likely (slots, bar) and its confidence, or None when hidden."""
+        ...
+
+
+# --- events in --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FrameSeen:
+    """A still frame (the stillness gate passed): the board, dice and cube as read."""
+
+    t_ms: int
+    board: BoardView
+    dice: tuple[DieSeen, ...] = ()
+    cube: CubeSeen | None = None
+
+
+@dataclass(frozen=True)
+class MotionSeen:
+    """Frames are moving (hands, rolling dice): nothing can be read now."""
+
+    t_ms: int
+
+
+@dataclass(frozen=True)
+class ClockPressed:
+    """A player pressed their side of the clock (TTB-CLOCK-2: this ends a move or a cube action)."""
+
+    t_ms: int
+    side: Side
+    times_ms: tuple[int, int]  # both clocks right after the press, (left, right)
+
+
+@dataclass(frozen=True)
+class ClockHoldPressed:
+    """The hold button (a player stopping the clock: a drop under BG-CUBE-3, or a dispute)."""
+
+    t_ms: int
+    times_ms: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class FlagFell:
+    """A side's time ran out (TTB-CLOCK-3)."""
+
+    t_ms: int
+    side: Side
+
+
+@dataclass(frozen=True)
+class DirectorAction:
+    """A tournament director's override from the command line or the hub.
+
+    ``action`` is one of: "accept" (accept the flagged move as it stands), "reject" (flag the
+    last accepted move), "set_position" (``args["position_id"]``), "set_dice"
+    (``args["dice"]``), "end_match" (``args["winner"]``), "note".
+    """
+
+    t_ms: int
+    action: str
+    args: dict[str, Any] = field(default_factory=dict)
+    director: str = ""
+
+
+Event = FrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | FlagFell | DirectorAction
+
+
+# --- commands out -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """Append to the journal (contract types of DESIGN.md) before doing anything after it."""
+
+    type: str
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ClockCommand:
+    """Drive the match clock: start a side, hold, resume, set both times, or configure it."""
+
+    action: ClockAction
+    side: Side | None = None
+    args: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SetSignal:
+    """Turn an LED on or off (turn lights per side and the shared status lights)."""
+
+    signal: Signal
+    on: bool
+
+
+@dataclass(frozen=True)
+class Buzz:
+    """Sound a buzzer pattern: "flag", "illegal", "throw_again", "ok"."""
+
+    pattern: str
+
+
+@dataclass(frozen=True)
+class TakeSnapshot:
+    """Keep a JPEG of the current frame as evidence for the flag journalled as ``seq`` (TTB-6.1)."""
+
+    label: str
+
+
+@dataclass(frozen=True)
+class Say:
+    """One line for the live log a person reads (who threw what, each move, each flag and why)."""
+
+    text: str
+
+
+Command = JournalEntry | ClockCommand | SetSignal | Buzz | TakeSnapshot | Say
+
+
+class RefereeProtocol(Protocol):
+    """What the runtime drives: one event in, the commands to carry out in order."""
+
+    def handle(self, event: Event) -> list[Command]: ...

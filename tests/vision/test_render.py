@@ -1,0 +1,83 @@
+"""The synthetic renderer: deterministic by seed, ground truth that matches the drawing."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.geometry import Canonical
+from vision.render import (
+    BoardContents,
+    Prop,
+    SceneSpec,
+    random_scene,
+    render_scene,
+)
+from vision.render.scene import HandSpec
+
+
+def test_same_seed_same_picture_and_different_seed_differs() -> None:
+    a = render_scene(random_scene(11))
+    b = render_scene(random_scene(11))
+    c = render_scene(random_scene(12))
+    assert a.jpeg == b.jpeg
+    assert a.contents == b.contents
+    assert a.jpeg != c.jpeg
+
+
+def test_random_contents_hold_fifteen_a_side() -> None:
+    for seed in range(30):
+        spec = random_scene(seed)
+        assert spec.contents.totals() == (15, 15)
+        assert max(max(s) for s in spec.contents.slots) <= 8
+
+
+class Square:
+    """A test prop: a magenta square at the middle of the board."""
+
+    occludes = True
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def draw(self, canvas: np.ndarray, canonical: Canonical,
+             rng: np.random.Generator) -> np.ndarray | None:
+        self.calls += 1
+        g = canonical.geometry
+        u, v = canonical.mm_to_px(g.slot_centre_x(3), 60.0)
+        s = int(20 * canonical.px_per_mm)
+        canvas[int(v) - s : int(v) + s, int(u) - s : int(u) + s] = (255, 0, 255)
+        mask = np.zeros(canvas.shape[:2], np.uint8)
+        mask[int(v) - s : int(v) + s, int(u) - s : int(u) + s] = 255
+        return mask
+
+
+def test_props_are_drawn_in_canonical_space_and_can_occlude() -> None:
+    prop = Square()
+    assert isinstance(prop, Prop)
+    spec = SceneSpec(BoardContents.empty(), props=(prop,), seed=5)
+    frame = render_scene(spec)
+    assert prop.calls == 1
+    assert frame.hidden_slots == (3,)
+    # the prop shows where project_mm says slot 3's column is
+    x, y = frame.project_mm([[spec.geometry.slot_centre_x(3), 60.0]])[0]
+    b, g, r = frame.image[int(round(y)), int(round(x))].astype(int)
+    assert r > 200 and b > 200 and g < 80
+
+
+def test_hand_ground_truth_marks_the_slots_it_covers() -> None:
+    g = SceneSpec(BoardContents.empty()).geometry
+    hand = HandSpec(entry_mm=(g.slot_centre_x(20), g.height_mm + 300.0),
+                    tip_mm=(g.slot_centre_x(20), g.height_mm - 120.0))
+    frame = render_scene(SceneSpec(BoardContents.empty(), hands=(hand,), seed=1))
+    assert 20 in frame.hidden_slots
+    assert all(s >= 12 for s in frame.hidden_slots)
+    assert frame.occluded
+
+
+def test_corners_land_on_the_playing_surface() -> None:
+    frame = render_scene(random_scene(3, hand_probability=0.0))
+    assert frame.image.shape == (720, 1280, 3)
+    c = frame.corners
+    assert c.shape == (4, 2)
+    assert c[0, 0] < c[1, 0] and c[3, 1] > c[0, 1]
+    assert (c >= 0).all() and (c[:, 0] < 1280).all() and (c[:, 1] < 720).all()
