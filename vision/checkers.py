@@ -24,6 +24,9 @@ from vision.config import CheckerConfig
 from vision.geometry import Canonical
 
 READ_MARGIN_MM = (8.0, 12.0)
+# The top and bottom arcs of a disc that are checked for rims, degrees from the x axis: wide
+# enough that a die's straight edge (a third of a checker across) cannot fill them.
+ARC_DEGREES = (42.0, 138.0)
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,9 @@ def layout_for(canonical: Canonical) -> Layout:
     r = d / 2.0
     cap = g.column_capacity()
     w, h = canonical.size
+    config_arc = ARC_DEGREES
     ts = np.arange(-0.15, cap - 0.1, 0.125)
-    angles = np.deg2rad(np.linspace(55.0, 125.0, 7))
+    angles = np.deg2rad(np.linspace(config_arc[0], config_arc[1], 9))
     arc_dx = 0.97 * r * np.cos(angles)
     arc_dy = 0.97 * r * np.sin(angles)
     _, y_top = canonical.mm_to_px(0.0, 0.0)

@@ -22,6 +22,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.vision_commands",
     "controller.cli.clock_commands",
     "controller.cli.hub_commands",
+    "controller.cli.record_commands",
+    "controller.cli.table_commands",
 )
 
 
