@@ -141,13 +141,15 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 class Hypothesis:
     """One way a column can look: ``n0`` checkers touching from the edge, and (only when the
     column is full) checkers laid over column checkers ``j`` and ``j + 1`` for ``j`` in
-    ``overlays``.
+    ``overlays`` (0, 1, ...: from the edge inward).
 
     Per position m (``t = (m + 1) / 2`` diameters from the edge), ``expect`` says whether a
-    whole disc shows there (1), nothing does (0), or either may (-1); ``line`` says whether a
-    rim crosses the column's axis there (1: the seam between two touching checkers, or the rim
-    of a checker laid over them), whether none should (0: the middle of a visible checker), or
-    -1 (no opinion).
+    whole disc shows there (1), a checker laid over others does (3: its rim may be faint on
+    the side facing the light, so one of its two arcs is enough), nothing does (0), or either
+    may (-1); ``line`` says whether a
+    rim crosses the column's axis there (1: the seam between two touching checkers of a full
+    column, or a covered checker's middle, crossed by the rim of the one laid over it), whether
+    none should (0: the middle of a checker laid over others), or -1 (no opinion).
     """
 
     n0: int
@@ -162,15 +164,14 @@ class Hypothesis:
 
 @functools.lru_cache(maxsize=4)
 def hypotheses(cap: int) -> tuple[Hypothesis, ...]:
-    """Every column appearance the counter weighs: 0..cap in a line, then cap plus any set of
-    overlays (a sixth or later checker is laid over a full column)."""
+    """Every column appearance the counter weighs: 0..cap in a line, then a full column with
+    1..cap-1 checkers laid over it from the edge inward (the sixth or later checkers)."""
     m_count = 2 * cap - 1
     out = []
     for n0 in range(cap + 1):
         subsets: list[tuple[int, ...]] = [()]
         if n0 == cap:
-            for mask in range(1, 1 << (cap - 1)):
-                subsets.append(tuple(j for j in range(cap - 1) if mask >> j & 1))
+            subsets += [tuple(range(n1)) for n1 in range(1, cap)]
         for over in subsets:
             expect = []
             line = []
@@ -179,15 +180,15 @@ def hypotheses(cap: int) -> tuple[Hypothesis, ...]:
                     k = m // 2
                     covered = k in over or (k - 1) in over
                     expect.append(0 if k >= n0 else -1 if covered else 1)
-                    line.append(1 if covered else 0 if k < n0 else -1)
+                    line.append(1 if covered else -1)
                 else:  # between column positions j and j + 1
                     j = m // 2
                     if j in over:
-                        expect.append(1)
+                        expect.append(3)
                         line.append(0)
                     elif j + 1 < n0:
                         expect.append(-1)
-                        line.append(1 if over else -1)
+                        line.append(1 if n0 == cap else -1)  # the seam of two touching
                     else:
                         expect.append(0)
                         line.append(-1)
@@ -225,6 +226,9 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig) -> Co
     q = np.where(layout.win[None], prof[:, None, :], 0.0).max(axis=-1)  # (24, M)
     p = _sigmoid((q - config.disc_score_threshold) / config.disc_score_scale)
     p = np.clip(p, config.evidence_floor, 1.0 - config.evidence_floor)
+    q_any = np.where(layout.win[None], np.maximum(up, dn)[:, None, :], 0.0).max(axis=-1)
+    p_any = _sigmoid((q_any - config.disc_score_threshold) / config.disc_score_scale)
+    p_any = np.clip(p_any, config.evidence_floor, 1.0 - config.evidence_floor)
     # rims crossing the column's axis (a short line across it), near each position
     h, w = edges.shape
     cx = np.clip(np.rint(layout.centres[..., 0:1] + layout.line_dx), 0, w - 1).astype(np.intp)
@@ -238,14 +242,33 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig) -> Co
     hyps = hypotheses(layout.cap)
     expect = np.array([h.expect for h in hyps])  # (H, M)
     rims = np.array([h.line for h in hyps])
-    ll = (np.log(p) @ (expect == 1).T + np.log(1.0 - p) @ (expect == 0).T
-          + np.log(p_line) @ (rims == 1).T
-          + config.centre_line_weight * (np.log(1.0 - p_line) @ (rims == 0).T))  # (24, H)
-    prior = np.array([len(h.overlays) * np.log(config.overlay_prior) for h in hyps])
-    ll = ll + prior[None, :]
-    ll -= ll.max(axis=1, keepdims=True)
-    post = np.exp(ll)
-    post /= post.sum(axis=1, keepdims=True)
+    plain = np.array([not h.overlays for h in hyps])
+    full = np.array([h.n0 == layout.cap for h in hyps])
+    # stage 1: how long is the column (the disc evidence of plain columns)
+    ll1 = np.log(p) @ (expect[plain] == 1).T + np.log(1.0 - p) @ (expect[plain] == 0).T
+    ll1 -= ll1.max(axis=1, keepdims=True)
+    p1 = np.exp(ll1)
+    p1 /= p1.sum(axis=1, keepdims=True)  # (24, cap + 1), plain hypotheses in n0 order
+    # stage 2: a full column, plain or with checkers laid over it from the edge. Over a
+    # checker laid on top, one of its arcs shows (the lit side may be faint); the middles of
+    # visible checkers show no rim across the axis, the covered ones do. Only full columns
+    # are compared this way, so a shiny centre never changes a shorter column's count.
+    ll2 = (np.log(p_any) @ (expect[full] == 3).T
+           + config.centre_line_weight * (np.log(1.0 - p_line) @ (rims[full] == 0).T))
+    for k, hyp in enumerate(h for h in hyps if h.n0 == layout.cap):
+        seams = [m for m in range(1, len(hyp.line), 2) if hyp.line[m] == 1]
+        if seams:  # two touching column checkers: their rims meet across the axis
+            ll2[:, k] += config.centre_line_weight * np.log(p_line[:, seams]).sum(axis=1)
+        if hyp.overlays:
+            covered = np.array([m for m in range(0, len(hyp.line), 2) if hyp.line[m] == 1])
+            ll2[:, k] += np.log(p_line[:, covered].max(axis=1))
+            ll2[:, k] += len(hyp.overlays) * np.log(config.overlay_prior)
+    ll2 -= ll2.max(axis=1, keepdims=True)
+    p2 = np.exp(ll2)
+    p2 /= p2.sum(axis=1, keepdims=True)
+    post = np.zeros((24, len(hyps)))
+    post[:, plain & ~full] = p1[:, : layout.cap]
+    post[:, full] = p1[:, layout.cap : layout.cap + 1] * p2
     return ColumnReading(post, hyps, p, prof)
 
 

@@ -185,25 +185,114 @@ def zone_for(place: str, darker_at_top: bool | None) -> CubeZone:
     return "lighter-side" if top_is_darker else "darker-side"
 
 
-def _square_candidates(gray: np.ndarray, side_px: float) -> list[np.ndarray]:
-    """Quadrilaterals about the cube's size whose outline shows in the image."""
+def _square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float) -> list[np.ndarray]:
+    """Rotated squares about the cube's size: regions enclosed by edges (any cube colour),
+    holes (the number) filled, whose outline is square rather than round (a checker's disc
+    fills ~79% of its box, a cube's face ~100%)."""
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if bgr.ndim == 3 else bgr
+    edges = cv2.Canny(cv2.GaussianBlur(gray, (3, 3), 0), 20, 60)
+    edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
+    free = (edges == 0).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    side = size_mm * px_per_mm
     out: list[np.ndarray] = []
-    edges = cv2.Canny(gray, 40, 110)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    lo, hi = (0.8 * side_px) ** 2, (1.25 * side_px) ** 2
-    for contour in contours:
-        rect = cv2.minAreaRect(contour)
-        w, h = rect[1]
-        if not (0.78 * side_px < min(w, h) and max(w, h) < 1.25 * side_px):
+    for i in range(1, n):
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        if not (0.55 * side < max(w, h) < 1.6 * side) or min(w, h) < 0.4 * side:
             continue
+        comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea)
         area = float(cv2.contourArea(contour))
-        if not lo * 0.75 < area < hi:
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(contour)
+        if not (0.7 * side < min(rw, rh) and max(rw, rh) < 1.15 * side):
             continue
-        if area / max(w * h, 1.0) < 0.88:  # a checker's disc fills ~0.79 of its box
+        if area / max(rw * rh, 1.0) < 0.88 or max(rw, rh) > 1.2 * min(rw, rh):
             continue
-        out.append(cv2.boxPoints(rect))
+        holes = area - float(stats[i, cv2.CC_STAT_AREA])
+        if holes < 0.03 * area:  # no number on it
+            continue
+        out.append(cv2.boxPoints(((cx + x, cy + y), (rw + 2, rh + 2), ang)))
     return out
+
+
+def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float
+                             ) -> list[np.ndarray]:
+    """Rotated squares among the light, unsaturated parts of the raster (a standard cube is
+    white or ivory with dark numbers): holes filled, then eroded so a cube touching a checker
+    or the rail comes apart from it; a checker's core stays round, the cube's stays square."""
+    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
+    value = hsv[:, :, 2]
+    light = (hsv[:, :, 1] < 70) & (value > max(70.0, float(np.median(value[::4, ::4])) + 15.0))
+    mask = light.astype(np.uint8) * 255
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, contours, -1, 255, -1)
+    shrink = max(3, int(round(size_mm * 0.3 * px_per_mm)) | 1)
+    core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (shrink, shrink)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+    side_core = size_mm * px_per_mm - shrink
+    out: list[np.ndarray] = []
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if not 0.45 * side_core ** 2 < area < 1.7 * side_core ** 2:
+            continue
+        x, y, w, h = (int(v) for v in stats[i, :4])
+        comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+        found, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(found, key=cv2.contourArea) + np.array([x, y])
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(contour)
+        if not (0.6 * side_core < min(rw, rh) and max(rw, rh) < 1.35 * side_core):
+            continue
+        if area / max(rw * rh, 1.0) < 0.86:
+            continue
+        out.append(cv2.boxPoints(((cx, cy), (rw + shrink - 1, rh + shrink - 1), ang)))
+    return out
+
+
+def find_cube_in_image(
+    image: np.ndarray,
+    to_mm: np.ndarray,
+    geometry: BoardGeometry | None = None,
+    *,
+    darker_at_top: bool | None = None,
+    px_per_mm: float = 1.0,
+) -> CubeReading | None:
+    """The cube in a camera frame given the image-to-board-mm homography, or None.
+
+    Searched on a top-down raster of the whole case at ``px_per_mm``; the face is then read
+    from a rectified patch taken from the full-resolution frame."""
+    g = geometry or BoardGeometry()
+    canonical = Canonical.whole_board(g, px_per_mm)
+    mm_to_can = np.array([[px_per_mm, 0, canonical.margin_mm[0] * px_per_mm],
+                          [0, px_per_mm, canonical.margin_mm[1] * px_per_mm], [0, 0, 1.0]])
+    raster = cv2.warpPerspective(image, mm_to_can @ to_mm, canonical.size, flags=cv2.INTER_AREA)
+    from_mm = np.linalg.inv(to_mm)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
+                   np.float32)
+    best: tuple[float, int, np.ndarray] | None = None
+    quads = (_square_candidates(raster, px_per_mm, g.cube_size_mm)
+             + _light_square_candidates(raster, px_per_mm, g.cube_size_mm))
+    for quad in quads:
+        quad_mm = np.array([canonical.px_to_mm(float(u), float(v)) for u, v in _order(quad)])
+        centre = quad_mm.mean(axis=0)
+        inset = centre + (quad_mm - centre) * 0.88
+        quad_img = cv2.perspectiveTransform(inset.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
+        m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
+        face = cv2.warpPerspective(gray, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR)
+        if float(face.std()) < 15.0:  # a plain light square has no number
+            continue
+        value, confidence = read_face(face)
+        if best is None or confidence > best[0]:
+            best = (confidence, value, centre)
+    if best is None or best[0] < 0.05:
+        return None
+    confidence, value, centre = best
+    x_mm, y_mm = float(centre[0]), float(centre[1])
+    p = cv2.perspectiveTransform(np.array([[[x_mm, y_mm]]]), from_mm).reshape(2)
+    place = cube_place(g, x_mm, y_mm)
+    return CubeReading(value, (x_mm, y_mm), (float(p[0]), float(p[1])),
+                       zone_for(place, darker_at_top), place, confidence)
 
 
 def find_cube(
@@ -215,37 +304,19 @@ def find_cube(
 ) -> CubeReading | None:
     """The cube in a top-down raster of the board (``canonical`` describes it), or None.
 
-    ``to_image`` is the 3x3 homography from canonical pixels back to the camera image, so the
-    reported centre is in image pixels as ``hakem vision read`` wants; without it the centre is
-    in canonical pixels.
-    """
-    gray = cv2.cvtColor(canonical_bgr, cv2.COLOR_BGR2GRAY)
-    side_px = canonical.geometry.cube_size_mm * canonical.px_per_mm
-    best: tuple[float, int, np.ndarray] | None = None
-    for quad in _square_candidates(gray, side_px):
-        quad = _order(quad)
-        inset = quad.mean(axis=0) + (quad - quad.mean(axis=0)) * 0.9
-        dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
-                       np.float32)
-        m = cv2.getPerspectiveTransform(inset.astype(np.float32), dst)
-        face = cv2.warpPerspective(gray, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
-        if float(face.std()) < 20.0:  # a plain square (a hinge, a tray corner) has no number
-            continue
-        value, confidence = read_face(face)
-        if best is None or confidence > best[0]:
-            best = (confidence, value, quad)
-    if best is None or best[0] < 0.05:
-        return None
-    confidence, value, quad = best
-    cu, cv = (float(v) for v in quad.mean(axis=0))
-    x_mm, y_mm = canonical.px_to_mm(cu, cv)
-    centre_px = (cu, cv)
-    if to_image is not None:
-        p = to_image @ np.array([cu, cv, 1.0])
-        centre_px = (float(p[0] / p[2]), float(p[1] / p[2]))
-    place = cube_place(canonical.geometry, x_mm, y_mm)
-    return CubeReading(value, (x_mm, y_mm), centre_px, zone_for(place, darker_at_top), place,
-                       confidence)
+    ``to_image`` maps raster pixels back to a camera image (the centre is then reported in
+    image pixels); without it the centre is in raster pixels."""
+    s = canonical.px_per_mm
+    mm_to_can = np.array([[s, 0, canonical.margin_mm[0] * s], [0, s, canonical.margin_mm[1] * s],
+                          [0, 0, 1.0]])
+    can_to_mm = np.linalg.inv(mm_to_can)
+    reading = find_cube_in_image(canonical_bgr, can_to_mm, canonical.geometry,
+                                 darker_at_top=darker_at_top, px_per_mm=min(s, 1.0))
+    if reading is None or to_image is None:
+        return reading
+    p = to_image @ mm_to_can @ np.array([*reading.centre_mm, 1.0])
+    return CubeReading(reading.value, reading.centre_mm, (float(p[0] / p[2]), float(p[1] / p[2])),
+                       reading.zone, reading.place, reading.confidence)
 
 
 def _order(quad: np.ndarray) -> np.ndarray:

@@ -68,10 +68,9 @@ def strip_layout(canonical: Canonical, small_px_per_mm: float) -> StripLayout:
     xs = np.clip(xs, 0, size[0] - 1)
     cls = np.array([g.point_colour_index(i) for i in range(24)])
     b = g.bar
-    quarter = g.checker_diameter_mm / 4.0
-    bar = (
-        round((b.x0 - quarter + mx) * s),
-        round((b.x1 + quarter + mx) * s),
+    bar = (  # the bar strip itself: beside it the points change colour along its length
+        round((b.x0 + 1.0 + mx) * s),
+        round((b.x1 - 1.0 + mx) * s),
         y_top,
         y_bot + 1,
     )
@@ -213,6 +212,10 @@ def find_occlusion(
     big |= area >= config.huge_blob_checkers * lay.checker_area
     big[0] = False
     blob = big[labels]
+    if blob.any() and config.margin_checkers > 0:
+        # what was found of a hand is seldom all of it: keep clear of its surroundings too
+        k = max(1, int(round(config.margin_checkers * lay.checker_rows)))
+        blob = cv2.dilate(blob.astype(np.uint8), np.ones((2 * k + 1, 2 * k + 1), np.uint8)) > 0
     fractions = blob[lay.ys, lay.xs].mean(axis=(1, 2))
     hidden = set(int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0])
     if side_edges is not None:

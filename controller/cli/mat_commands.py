@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.common import add_command, add_group, emit_json, wants_json
-from engine.backgammon.mat_reader import ActionKind, MatMatch, read_mat
+from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat_bytes
 from engine.backgammon.mat_replay import Problem, Replay, ReplayedGame, replay
-from engine.backgammon.mat_writer import record_from_replay, write_mat
+from engine.backgammon.mat_writer import format_mat, record_from_replay
 from engine.backgammon.match import EndHow
 
 
@@ -59,10 +59,10 @@ def check_json(result: Replay) -> dict[str, Any]:
 
 def run_check(args: argparse.Namespace) -> int:
     """Read, replay, report, and optionally write the record back out."""
-    record = read_mat(args.file)
+    record = parse_mat_bytes(Path(args.file).read_bytes())
     result = replay(record)
     if args.write:
-        write_mat(record_from_replay(result), Path(args.write))
+        Path(args.write).write_text(format_mat(record_from_replay(result)), encoding="utf-8")
     if wants_json(args):
         emit_json(check_json(result))
     else:
@@ -161,10 +161,16 @@ def check_text(result: Replay, *, written: str | None = None) -> str:
     else:
         moves = sum(len(g.turns) for g in result.games)
         games = len(result.games)
-        out.append(
-            f"All {moves} moves in {games} game{'' if games == 1 else 's'} are legal, and every"
-            " cube action and score agrees with the rules."
-        )
+        head = f"All {moves} moves in {games} game{'' if games == 1 else 's'} are legal"
+        if result.notes:
+            slips = len(result.notes)
+            out.append(
+                f"{head} and every cube action agrees with the rules; the record's own points"
+                f" differ from the rules' count in {slips} place{'' if slips == 1 else 's'}"
+                " (noted above)."
+            )
+        else:
+            out.append(f"{head}, and every cube action and score agrees with the rules.")
         winner = result.state.winner
         if winner is not None:
             out.append(f"{names[winner]} wins the match {final[winner]}-{final[1 - winner]}.")

@@ -21,11 +21,12 @@ from controller.clock.timebase import MonotonicTime, TimeSource
 from controller.clock.transport import Transport
 from engine.errors import DeviceError, ProtocolError
 from firmware.link import Link
-from firmware.protocol import SEQ_MAX, Frame
+from firmware.protocol import Frame
 
 HELLO_MS = 250  # hello again this often until the clock answers
 REOPEN_MS = 500  # try to reopen a lost port this often
 OFFSET_SAMPLES = 8
+SESSION_MAX = 2**31 - 1  # a restarted host draws a new session; a repeat is improbable
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class HostClock:
         now = self.time.now_ms()
         self._link = Link(now)
         self._link.paused = True
-        self.session = session if session is not None else secrets.randbelow(SEQ_MAX) + 1
+        self.session = session if session is not None else secrets.randbelow(SESSION_MAX) + 1
         self.hello: m.Hello | None = None
         self.status: m.Status | None = None
         self.errors: list[m.ErrorReport] = []

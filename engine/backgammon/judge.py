@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from operator import sub
+from operator import itemgetter, sub
 from typing import Any
 
 from engine.backgammon.dice import check_dice
@@ -67,7 +67,15 @@ def _closest(before: Position, found: Found, board: tuple[int, ...]) -> Play | N
     """The legal result nearest ``board``, by checkers out of place counted at both ends."""
     best: tuple[int, ...] | None = None
     best_d = CLOSE_DISTANCE + 1
+    # A cheap lower bound first: the distance summed over the few entries the move changed
+    # (any subset of the entries bounds the full sum; at least two keep itemgetter a tuple).
+    changed = [i for i in range(26) if board[i] != before.board[i]]
+    changed += [i for i in (0, 1) if i not in changed][: max(0, 2 - len(changed))]
+    pick = itemgetter(*changed)
+    target = pick(board)
     for result in found:
+        if sum(map(abs, map(sub, pick(result), target))) >= best_d:
+            continue
         d = sum(map(abs, map(sub, result, board)))
         if d < best_d:
             best, best_d = result, d
@@ -87,9 +95,9 @@ def _suggest(closest: Play | None) -> str:
     return f" Did you mean {closest.move}?" if closest else ""
 
 
-def _example(before: Position, found: Found) -> str:
+def _example(before: Position, found: Found) -> Play:
     board, steps = next(iter(found.items()))
-    return _make_play(before, steps, board).move
+    return _make_play(before, steps, board)
 
 
 def _illegal(rule: str, reason: str, closest: Play | None) -> Verdict:
@@ -209,10 +217,11 @@ def judge(before: Position, after: Position, dice: tuple[int, int]) -> Verdict:
             return Verdict(True, None, None, f"No legal move with {dt} (gele, BG-MOVE-7).", None)
         if bb[25] > 0:
             closed = sorted({25 - d1, 25 - d2}, reverse=True)
+            where = f"points {_points(closed)} are" if len(closed) > 1 else f"point {closed[0]} is"
             return _illegal(
                 "BG-BAR-4",
-                f"With {dt} the checker on the bar cannot enter (point {_points(closed)} "
-                "closed), so the turn passes and no checker may move.",
+                f"With {dt} the checker on the bar cannot enter ({where} closed), so the turn "
+                "passes and no checker may move.",
                 None,
             )
         return _illegal(
@@ -220,13 +229,16 @@ def judge(before: Position, after: Position, dice: tuple[int, int]) -> Verdict:
             f"There is no legal move with {dt} (gele): the checkers must stay where they were.",
             None,
         )
-    closest = _closest(before, found, ab)
     if ab == bb:
-        return _illegal(
-            "BG-MOVE-6",
-            f"No checker was moved, but {dt} can be played, for example {_example(before, found)}.",
+        example = _example(before, found)
+        return Verdict(
+            False,
             None,
+            "BG-MOVE-6",
+            f"No checker was moved, but {dt} can be played, for example {example.move}.",
+            example,
         )
+    closest = _closest(before, found, ab)
     verdict = _opponent_checkers(before, ab, found, closest)
     if verdict is None:
         verdict = _own_checkers(before, after, (d1, d2), found, closest)

@@ -16,7 +16,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 
 from engine.errors import RecordFormatError
 
@@ -354,15 +353,15 @@ def _right_column(
     return min(seconds) - 2
 
 
-def read_mat(path: str | Path) -> MatMatch:
-    """Read and parse a ``.mat`` file (UTF-8, or Latin-1 when it is not valid UTF-8)."""
-    data = Path(path).read_bytes()
+def parse_mat_bytes(data: bytes) -> MatMatch:
+    """Parse the bytes of a ``.mat`` file: UTF-8 (with or without BOM), else Latin-1. The
+    engine does no I/O: callers read the file."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
     if "\x00" in text:
-        raise RecordFormatError(f"line 1: {path} is binary, not a .mat text record")
+        raise RecordFormatError("line 1: binary data, not a .mat text record")
     return parse_mat(text)
 
 
@@ -375,6 +374,6 @@ __all__ = [
     "MatMatch",
     "MatMove",
     "parse_mat",
+    "parse_mat_bytes",
     "parse_move",
-    "read_mat",
 ]

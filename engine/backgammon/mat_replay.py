@@ -33,11 +33,12 @@ from engine.backgammon.match import (
     apply,
     new_match,
 )
+from engine.backgammon.match_id import decode_match_id
 from engine.backgammon.moves import result_boards
 from engine.backgammon.notation import format_steps
 from engine.backgammon.position import Position
 from engine.backgammon.rules import Opening, Rules
-from engine.backgammon.scoring import resignation_kind
+from engine.backgammon.scoring import WinKind, resignation_kind
 from engine.errors import HakemError, PositionError
 
 Step = tuple[int, int]
@@ -488,6 +489,46 @@ def _replay_win(
     return state
 
 
+def replay_events(result: Replay) -> list[Event]:
+    """The match events the replay applied, in order (opening roll, rolls, moves, cube
+    actions, resignations, next games): what a simulated table plays back. Stops where the
+    replay stopped."""
+    events: list[Event] = []
+    turkish = result.rules.opening is Opening.TURKISH
+    for index, game in enumerate(result.games):
+        if index:
+            events.append(NextGame())
+        turns = iter(game.turns)
+        first = True
+        for shot in game.snapshots:
+            if shot.kind == "move":
+                turn = next(turns)
+                if first and (not turkish or index == 0):
+                    high, low = max(turn.dice), min(turn.dice)
+                    if turkish:
+                        events.append(OpeningRoll((6, 1) if turn.player == 0 else (1, 6)))
+                        events.append(Roll(turn.dice))
+                    else:
+                        events.append(OpeningRoll((high, low) if turn.player == 0 else (low, high)))
+                else:
+                    events.append(Roll(turn.dice))
+                events.append(Move(turn.result))
+                first = False
+            elif shot.kind == "double":
+                events.append(Double())
+            elif shot.kind == "take":
+                events.append(Take())
+            elif shot.kind == "drop":
+                events.append(Drop())
+            elif shot.kind == "resign":
+                dice = decode_match_id(shot.match_id).dice
+                if dice != (0, 0):
+                    events.append(Roll(dice))  # rolled, then resigned instead of moving
+                kind = game.result.kind if game.result is not None else WinKind.SINGLE
+                events.append(Resign(shot.player, kind))
+    return events
+
+
 __all__ = [
     "FoundPlay",
     "NotAPlay",
@@ -498,5 +539,6 @@ __all__ = [
     "Turn",
     "find_play",
     "replay",
+    "replay_events",
     "rules_for",
 ]

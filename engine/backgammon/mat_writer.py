@@ -9,7 +9,8 @@ left. :func:`record_from_replay` rewrites a replayed record with the engine's mo
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from engine.backgammon.mat_reader import (
     ActionKind,
@@ -20,6 +21,23 @@ from engine.backgammon.mat_reader import (
     parse_move,
 )
 from engine.backgammon.mat_replay import Replay
+from engine.backgammon.match import (
+    Beaver,
+    Double,
+    Drop,
+    Event,
+    Move,
+    NextGame,
+    Phase,
+    Resign,
+    Take,
+    apply,
+    new_match,
+)
+from engine.backgammon.moves import result_boards
+from engine.backgammon.notation import format_steps
+from engine.backgammon.rules import Rules
+from engine.errors import RecordFormatError
 
 LEFT_WIDTH = 28
 """Width of the first player's column after the ``NN) `` move number."""
@@ -103,6 +121,158 @@ def format_mat(record: MatMatch) -> str:
     return "\n".join(out) + "\n"
 
 
+def record_from_events(
+    events: Iterable[Event],
+    *,
+    length: int,
+    players: tuple[str, str],
+    rules: Rules | None = None,
+    tags: tuple[tuple[str, str], ...] = (),
+) -> MatMatch:
+    """The ``.mat`` record of a match given as its events (what a referee's journal holds).
+
+    Every event is applied to the match state, so an illegal event raises the rules' error. A
+    beaver has no ``.mat`` notation: it is written as a take and an immediate redouble. Cube
+    corrections (BG-CUBE-5) leave no trace in a ``.mat`` record.
+    """
+    state = new_match(length, rules)
+    games: list[MatGame] = []
+    actions: list[MatAction] = []
+    start = state.score
+
+    def add(player: int, kind: ActionKind, **fields: Any) -> None:
+        actions.append(MatAction(0, player, kind, "", **fields))
+
+    def close(number: int) -> None:
+        if actions:
+            games.append(MatGame(number, 0, start, tuple(actions)))
+
+    for event in events:
+        before = state
+        state = apply(state, event)
+        if isinstance(event, NextGame):
+            close(before.game)
+            actions = []
+            start = state.score
+            continue
+        if isinstance(event, Move):
+            assert before.on_roll is not None and before.dice is not None
+            steps = result_boards(before.position, before.dice).get(event.result.board, ())
+            text = format_steps(before.position.board, steps)
+            moves = tuple(parse_move(tok) for tok in text.split())
+            add(
+                before.on_roll,
+                ActionKind.ROLL,
+                dice=before.dice,
+                moves=moves,
+                cannot_move=not moves,
+            )
+        elif isinstance(event, Double):
+            assert before.on_roll is not None
+            add(before.on_roll, ActionKind.DOUBLE, value=before.cube.value * 2)
+        elif isinstance(event, Beaver):
+            assert before.cube.offered_by is not None
+            beaverer = 1 - before.cube.offered_by
+            add(beaverer, ActionKind.TAKE)
+            add(beaverer, ActionKind.DOUBLE, value=before.cube.value * 4)
+        elif isinstance(event, (Take, Drop)):
+            assert before.cube.offered_by is not None
+            kind = ActionKind.TAKE if isinstance(event, Take) else ActionKind.DROP
+            add(1 - before.cube.offered_by, kind)
+        elif isinstance(event, Resign) and before.phase is Phase.MOVE:
+            assert before.on_roll is not None and before.dice is not None
+            add(before.on_roll, ActionKind.ROLL, dice=before.dice)  # rolled, then resigned
+        if len(state.results) > len(before.results):
+            result = state.results[-1]
+            over = state.phase is Phase.MATCH_OVER
+            add(result.winner, ActionKind.WIN, value=result.points, and_match=over)
+    close(state.game)
+    return MatMatch(length, players, tuple(games), tags)
+
+
+def write_match_text(detail: Mapping[str, Any]) -> str:
+    """A ``.mat`` text from the hub's match detail (``players``, ``length``, ``moves`` with
+    ``game``, ``player``, ``dice``, ``move`` text, and ``games`` with ``game``, ``winner``,
+    ``points``, ``score`` after it). Entries of ``moves`` whose ``action`` is ``double``
+    (with ``cube``), ``take`` or ``drop`` are written as cube actions; the hub's detail has
+    none yet, so a dropped double shows only as the winner's points. Bad fields raise
+    RecordFormatError naming the entry."""
+    players_raw = detail.get("players") or ["", ""]
+    if not isinstance(players_raw, (list, tuple)) or len(players_raw) != 2:
+        raise RecordFormatError(f"match detail: players must be two names, not {players_raw!r}")
+    players = (str(players_raw[0]), str(players_raw[1]))
+    length = detail.get("length") or 0
+    if not isinstance(length, int) or length < 0:
+        raise RecordFormatError(f"match detail: bad match length {length!r}")
+    by_game: dict[int, list[MatAction]] = {}
+    for index, entry in enumerate(detail.get("moves") or []):
+        where = f"match detail: moves[{index}]"
+        try:
+            number = int(entry["game"])
+            player = int(entry["player"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordFormatError(f"{where}: needs a game number and a player 0 or 1") from exc
+        if player not in (0, 1) or number < 1:
+            raise RecordFormatError(f"{where}: bad game {number} or player {player}")
+        action = str(entry.get("action") or "move")
+        actions = by_game.setdefault(number, [])
+        if action == "double":
+            cube = entry.get("cube")
+            if not isinstance(cube, int) or cube < 2:
+                raise RecordFormatError(f"{where}: a double needs the new cube value")
+            actions.append(MatAction(0, player, ActionKind.DOUBLE, "", value=cube))
+            continue
+        if action in ("take", "drop"):
+            kind = ActionKind.TAKE if action == "take" else ActionKind.DROP
+            actions.append(MatAction(0, player, kind, ""))
+            continue
+        dice = entry.get("dice")
+        if (
+            not isinstance(dice, (list, tuple))
+            or len(dice) != 2
+            or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice)
+        ):
+            raise RecordFormatError(f"{where}: dice must be two values 1..6, not {dice!r}")
+        text = str(entry.get("move") or "")
+        try:
+            moves = tuple(parse_move(tok) for tok in text.split())
+        except RecordFormatError as exc:
+            raise RecordFormatError(f"{where}: {str(exc).split(': ', 1)[1]}") from exc
+        actions.append(
+            MatAction(
+                0, player, ActionKind.ROLL, "", dice=(dice[0], dice[1]), moves=moves,
+                cannot_move=not moves,
+            )
+        )  # fmt: skip
+    score = (0, 0)
+    starts: dict[int, tuple[int, int]] = {}
+    ends = {int(g["game"]): g for g in detail.get("games") or [] if "game" in g}
+    for number in sorted(set(by_game) | set(ends)):
+        starts[number] = score
+        end = ends.get(number)
+        if end is None:
+            continue
+        winner, points = end.get("winner"), end.get("points")
+        if winner in (0, 1) and isinstance(points, int) and points > 0:
+            after = end.get("score")
+            if isinstance(after, (list, tuple)) and len(after) == 2:
+                new_score = (int(after[0]), int(after[1]))
+            else:
+                new = list(score)
+                new[winner] += points
+                new_score = (new[0], new[1])
+            over = bool(length) and new_score[winner] >= length
+            by_game.setdefault(number, []).append(
+                MatAction(0, winner, ActionKind.WIN, "", value=points, and_match=over)
+            )
+            score = new_score
+    games = tuple(
+        MatGame(number, 0, starts[number], tuple(by_game.get(number, [])))
+        for number in sorted(starts)
+    )
+    return format_mat(MatMatch(length, players, games))
+
+
 def writable_names(record: MatMatch) -> tuple[str, str]:
     """The players' names as written: an empty name (real files have them) becomes the
     ``Player n`` tag or "Player n", because GNU Backgammon 1.07 aborts on an empty first name."""
@@ -111,11 +281,6 @@ def writable_names(record: MatMatch) -> tuple[str, str]:
         fallback = (record.tag(f"Player {index + 1}") or "").strip() or f"Player {index + 1}"
         names.append(name.strip() or fallback)
     return names[0], names[1]
-
-
-def write_mat(record: MatMatch, path: str | Path) -> None:
-    """Write ``record`` to ``path`` as UTF-8 text."""
-    Path(path).write_text(format_mat(record), encoding="utf-8")
 
 
 def record_from_replay(replay: Replay) -> MatMatch:
@@ -156,7 +321,8 @@ __all__ = [
     "LEFT_WIDTH",
     "action_text",
     "format_mat",
+    "record_from_events",
     "record_from_replay",
     "writable_names",
-    "write_mat",
+    "write_match_text",
 ]

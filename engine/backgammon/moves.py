@@ -29,17 +29,16 @@ class Play:
     steps: Steps
     result: Position
     before: Position = field(repr=False, compare=False)
-    _move: str = field(init=False, repr=False, compare=False)
+    _move: str = field(default="", init=False, repr=False, compare=False)
 
     @property
     def move(self) -> str:
         """The move in the usual notation (hits marked ``*``, repeats as ``(2)``)."""
-        try:
-            return self._move
-        except AttributeError:
+        text = self._move
+        if not text:
             text = format_steps(self.before.board, self.steps)
             object.__setattr__(self, "_move", text)
-            return text
+        return text
 
     @property
     def dice_used(self) -> int:
@@ -51,6 +50,7 @@ _new = object.__new__
 _set_steps = Play.__dict__["steps"].__set__
 _set_result = Play.__dict__["result"].__set__
 _set_before = Play.__dict__["before"].__set__
+_set_move = Play.__dict__["_move"].__set__
 _set_board = Position.__dict__["board"].__set__
 
 
@@ -62,6 +62,7 @@ def _make_play(before: Position, steps: Steps, result: tuple[int, ...]) -> Play:
     _set_steps(play, steps)
     _set_result(play, position)
     _set_before(play, before)
+    _set_move(play, "")
     return play
 
 
@@ -268,3 +269,10 @@ def partial_results(
 
     search(25, ())
     return out
+
+
+def closed_out(position: Position) -> bool:
+    """A checker on the bar and all six entry points closed ("tatil", BG-BAR-4): no roll can
+    be played, so the player need not roll."""
+    b = position.board
+    return b[25] > 0 and all(b[p] <= -2 for p in range(19, 25))

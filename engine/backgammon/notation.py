@@ -53,21 +53,54 @@ def format_steps(board: tuple[int, ...], steps: tuple[Step, ...] | list[Step]) -
         else:
             chains.append([src, dst, names[src], hit])
     if len(chains) > 1:
+        _join_chains(chains, names)
         chains.sort(key=lambda c: (-c[0], -c[1]))
+        # A hit on a point two checkers reached is written on the first one (10/5* 8/5).
+        hit_ends = {c[1] for c in chains if c[3]}
+        for end in hit_ends:
+            ending = [c for c in chains if c[1] == end]
+            for c in ending:
+                c[3] = c is ending[0]
     out: list[str] = []
     last = ""
     count = 0
+    star = False
     for _origin, end, prefix, hit in chains:
-        text = prefix + "/" + names[end] + ("*" if hit else "")
-        if text == last:
+        text = prefix + "/" + names[end]
+        if text == last:  # the same move again: 6/4(2), and 7/4*(2) when one of them hit
             count += 1
+            star = star or hit
             continue
         if count:
-            out.append(last if count == 1 else f"{last}({count})")
-        last, count = text, 1
+            out.append(_counted(last, star, count))
+        last, count, star = text, 1, hit
     if count:
-        out.append(last if count == 1 else f"{last}({count})")
+        out.append(_counted(last, star, count))
     return " ".join(out)
+
+
+def _counted(text: str, hit: bool, count: int) -> str:
+    return text + ("*" if hit else "") + (f"({count})" if count > 1 else "")
+
+
+def _join_chains(chains: list[list[Any]], names: tuple[str, ...]) -> None:
+    """Join a chain that ends, without hitting, where another starts (21/20 20/17 is 21/17)."""
+    joined = True
+    while joined:
+        joined = False
+        for first in chains:
+            if first[3] or first[1] == 0:
+                continue
+            for second in chains:
+                if second is not first and second[0] == first[1]:
+                    first[2] += second[2][len(names[second[0]]) :]
+                    first[1] = second[1]
+                    first[3] = second[3]
+                    chains.remove(second)
+                    joined = True
+                    break
+            if joined:
+                break
 
 
 _PART_RE = re.compile(r"^(?P<chain>[^()]+?)(?:\((?P<count>\d)\))?$")

@@ -190,6 +190,8 @@ def decode_position_id(position_id: str) -> tuple[int, ...]:
     """Decode a Position ID into a board, refusing malformed or impossible ones."""
     if not isinstance(position_id, str) or not _ID_RE.fullmatch(position_id):
         raise PositionError(f"not a position id (14 base64 characters): {position_id!r}")
+    if position_id[13] not in "AQgw":  # the last character carries 2 bits and 4 zero bits
+        raise PositionError(f"not a position id (bad last character): {position_id!r}")
     try:
         raw = base64.b64decode(position_id + "==", validate=True)
     except binascii.Error as exc:  # pragma: no cover - the regex already guards this

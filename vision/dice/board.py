@@ -28,6 +28,7 @@ import numpy as np
 from vision.dice.pips import to_gray
 from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET, PIP_RADIUS
 from vision.geometry import BoardGeometry
+from vision.throw import DieSighting
 
 PATCH_PX_PER_MM = 4.0
 PATCH_MM = 40.0
@@ -56,6 +57,11 @@ class BoardDie:
     region: str  # the geometry's region kind: slot, bar, field, tray, frame, off-board
     confidence: float
     p_cocked: float = 0.0
+
+    def sighting(self) -> DieSighting:
+        """This die for the frame-to-frame tracker and the landing check (``vision.throw``)."""
+        return DieSighting(self.pips, self.centre_mm[0], self.centre_mm[1], self.flat,
+                           self.on_checker, self.half)
 
     def as_json(self) -> dict[str, object]:
         """The ``dice`` entries of ``hakem vision read`` (DESIGN.md)."""

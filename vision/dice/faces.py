@@ -53,7 +53,7 @@ def pip_features(pips: list[Pip]) -> np.ndarray:
             p.ratio - (ratio[near].max() if near.any() else p.ratio),
             min(int((near & (area > 0.6 * area[i]) & (area < 1.6 * area[i])).sum()), 6) / 6.0,
             min((others.min() / diam[i]) if others.size else 10.0, 10.0) / 10.0,
-            1.0 if p.dark else 0.0,
+            1.0,  # polarity-blind: dark pips on light dice and light pips on dark dice
             1.0,
         )
     return rows

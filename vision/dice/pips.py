@@ -79,6 +79,8 @@ def _candidates(gray: np.ndarray, dark: bool, min_area: float, max_area: float) 
         if minor < 1.5 or major > 4.0 * np.sqrt(area):
             continue
         x0, y0, bw, bh = cv2.boundingRect(contour)
+        if x0 <= 1 or y0 <= 1 or x0 + bw >= w - 1 or y0 + bh >= h - 1:
+            continue  # cut by the picture's edge: not a whole pip
         pad = int(max(bw, bh) * 0.6) + 2
         xa, ya = max(0, x0 - pad), max(0, y0 - pad)
         xb, yb = min(w, x0 + bw + pad), min(h, y0 + bh + pad)

@@ -44,6 +44,7 @@ class DieTruth:
     flat: bool
     on_checker: bool
     half: str | None  # "left", "right" or None (bar, off the board)
+    material: str = "opaque"
 
 
 @dataclass(frozen=True)
@@ -94,9 +95,11 @@ def _checker_spots(g: BoardGeometry, contents: BoardContents) -> list[tuple[floa
 
 
 def random_dice_scene(seed: int, *, hard: bool = True, cocked_rate: float = 0.3,
-                      on_checker_rate: float = 0.15, cube_rate: float = 0.9) -> DiceScene:
+                      on_checker_rate: float = 0.15, cube_rate: float = 0.9,
+                      style: int | None = None) -> DiceScene:
     """A reproducible throw: the board renderer's random scene (no hands) with two dice and the
-    cube added as props, rendered through its camera."""
+    cube added as props, rendered through its camera. ``style`` picks one of
+    :data:`DICE_STYLES` instead of a random one."""
     rng = np.random.default_rng(seed + 7_000_000)
     spec = random_scene(seed, hand_probability=0.0, hard=hard, max_stack=5)
     g = spec.geometry
@@ -104,7 +107,8 @@ def random_dice_scene(seed: int, *, hard: bool = True, cocked_rate: float = 0.3,
     spots = _checker_spots(g, contents)
     r_check = g.checker_diameter_mm / 2 + 2.0
     blockers = [(x, y, r_check) for x, y, _ in spots]
-    style = DICE_STYLES[int(rng.integers(0, len(DICE_STYLES)))]
+    drawn = int(rng.integers(0, len(DICE_STYLES)))
+    style = DICE_STYLES[drawn if style is None else style]
     half = "right" if rng.random() < 0.7 else "left"
     dice: list[DieTruth] = []
     props: list[Prop] = []
@@ -134,7 +138,8 @@ def random_dice_scene(seed: int, *, hard: bool = True, cocked_rate: float = 0.3,
             truth_on = False
         blockers.append((x, y, die_r))
         props.append(prop)
-        dice.append(DieTruth(prop.upward_value(), x, y, prop.flat, truth_on, g.half_at(x, y)))
+        dice.append(DieTruth(prop.upward_value(), x, y, prop.flat, truth_on, g.half_at(x, y),
+                              style[0]))
     cube_truth: CubeTruth | None = None
     if rng.random() < cube_rate:
         place = str(rng.choice(["centre", "top-side", "bottom-side", "offered", "off-board"]))

@@ -1,6 +1,6 @@
 """Fit the cocked/flat model of ``vision.dice.board`` on synthetic throws.
 
-``python -m vision.dice.train_cocked [N]`` renders N throws (seeds from 1,000,000 up, disjoint
+``python -m vision.dice.train_cocked [N [CACHE.npz]]`` renders N throws (seeds from 1,000,000 up, disjoint
 from the evaluation's seeds), finds each die's face, and fits a logistic model on its pose
 features; the threshold keeps flat dice called cocked under 1% on the training throws.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -59,7 +60,14 @@ def fit(x: np.ndarray, y: np.ndarray) -> dict[str, object]:
 def main(argv: list[str]) -> int:
     """Render, fit, write ``cocked_model.json``."""
     n = int(argv[0]) if argv else 600
-    x, y = collect(n)
+    cache = argv[1] if len(argv) > 1 else None
+    if cache and Path(cache).exists():
+        data = np.load(cache)
+        x, y = data["x"], data["y"]
+    else:
+        x, y = collect(n)
+        if cache:
+            np.savez(cache, x=x, y=y)
     model = fit(x, y)
     COCKED_MODEL.write_text(json.dumps(model, indent=1) + "\n")
     print(f"wrote {COCKED_MODEL}: {model['train_dice']} dice, recall {model['train_recall']:.3f},"

@@ -97,11 +97,11 @@ def draw_checker(canvas: np.ndarray, canonical: Canonical, x: float, y: float, c
     radius = int(r * s * ONE)
     cv2.circle(canvas, centre, radius, _lift(colour, 0.55, -10), -1, cv2.LINE_AA, SHIFT)
     # a rounded, glossy edge: lit on the side facing the light, shaded on the other
-    cv2.circle(canvas, centre, int((r - 1.2) * s * ONE), _lift(colour, 0.8, 0), -1,
+    cv2.circle(canvas, centre, int((r - 2.2) * s * ONE), _lift(colour, 0.8, 0), -1,
                cv2.LINE_AA, SHIFT)
-    cv2.ellipse(canvas, centre, (int((r - 2.0) * s * ONE),) * 2, 0, 160, 380,
+    cv2.ellipse(canvas, centre, (int((r - 3.0) * s * ONE),) * 2, 0, 160, 380,
                 _lift(colour, 1.35, 40), max(1, round(2.0 * s)), cv2.LINE_AA, SHIFT)
-    cv2.circle(canvas, centre, int((r - 3.0) * s * ONE), colour, -1, cv2.LINE_AA, SHIFT)
+    cv2.circle(canvas, centre, int((r - 4.0) * s * ONE), colour, -1, cv2.LINE_AA, SHIFT)
     if marbled:
         for _ in range(3):
             a0 = rng.uniform(0, 2 * np.pi)
@@ -126,8 +126,8 @@ def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Gen
     """Where every checker on the board goes: (x mm, y mm, colour 0 darker/1 lighter, layer).
 
     A slot's first ``column_capacity()`` checkers form a touching column from the edge; the
-    rest are laid over them between two column checkers (layer 1, then layer 2), as players do
-    with a sixth or later checker. Bar checkers sit along the bar without overlapping.
+    rest are laid over them from the edge inward, each between two column checkers (layer 1,
+    then layer 2), as players do with a sixth or later checker. Bar checkers sit along the bar without overlapping.
     """
     out: list[tuple[float, float, int, int]] = []
     cap = g.column_capacity()
@@ -144,9 +144,10 @@ def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Gen
         rest = n - n0
         positions: list[tuple[float, int]] = [((k + 0.5) * pitch, 0) for k in range(n0)]
         if rest:
+            # extra checkers are laid over the column from the edge inward, each between
+            # two column checkers (the sixth over the first two, the seventh next to it...)
             n1 = min(rest, n0 - 1)
-            js = sorted(rng.choice(n0 - 1, size=n1, replace=False).tolist())
-            positions += [((j + 1.0) * pitch, 1) for j in js]
+            positions += [((j + 1.0) * pitch, 1) for j in range(n1)]
             rest -= n1
             for k in range(rest):  # a third layer, rare in play
                 positions.append(((k % max(1, n1) + 1.5) * pitch, 2))

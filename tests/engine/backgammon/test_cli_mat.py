@@ -10,12 +10,17 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from engine.backgammon.mat_reader import read_mat
+from engine.backgammon.mat_reader import MatMatch, parse_mat_bytes
 from engine.backgammon.mat_replay import replay
 from tests.conftest import REPO, TEST_DATA
 
 BUNDLED = TEST_DATA / "matches" / "match10058734.txt"
 MAT_DATA = TEST_DATA / "mat"
+
+
+def read_mat(path: Path) -> MatMatch:
+    """Read a record file (the engine itself does no I/O)."""
+    return parse_mat_bytes(path.read_bytes())
 
 
 def test_text_account_of_the_bundled_match(capsys: pytest.CaptureFixture[str]) -> None:

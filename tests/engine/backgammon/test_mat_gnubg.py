@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from engine.backgammon.mat_reader import read_mat
+from engine.backgammon.mat_reader import MatMatch, parse_mat_bytes
 from engine.backgammon.mat_replay import Replay, replay
 from engine.backgammon.mat_writer import format_mat, record_from_replay
 from engine.backgammon.match import EndHow
@@ -59,6 +59,11 @@ PLAYER = {"X": 0, "O": 1}
 # player has an empty name; this real file has one. Its written copy (the writer supplies a
 # name) is still checked against gnubg; only the original is not imported.
 GNUBG_CANNOT_IMPORT = {"match8600489.txt"}
+
+
+def read_mat(path: Path) -> MatMatch:
+    """Read a record file (the engine itself does no I/O)."""
+    return parse_mat_bytes(path.read_bytes())
 
 
 @pytest.fixture(scope="module")

@@ -10,16 +10,22 @@ from engine.backgammon.mat_reader import (
     BAR_POINT,
     OFF_POINT,
     ActionKind,
+    MatMatch,
     MatMove,
     parse_mat,
+    parse_mat_bytes,
     parse_move,
-    read_mat,
 )
 from engine.errors import RecordFormatError
 from tests.conftest import TEST_DATA
 
 MAT_DATA = TEST_DATA / "mat"
 BUNDLED = TEST_DATA / "matches" / "match10058734.txt"
+
+
+def read_mat(path: Path) -> MatMatch:
+    """Read a record file (the engine itself does no I/O)."""
+    return parse_mat_bytes(path.read_bytes())
 
 
 def test_bundled_real_match_header_and_games() -> None:

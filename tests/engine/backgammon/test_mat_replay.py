@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.backgammon.mat_reader import parse_mat, read_mat
+from engine.backgammon.mat_reader import MatMatch, parse_mat, parse_mat_bytes
 from engine.backgammon.mat_replay import replay, rules_for
 from engine.backgammon.match import EndHow, Phase
 from engine.backgammon.rules import Rules
@@ -16,6 +16,11 @@ from tests.conftest import TEST_DATA
 
 MAT_DATA = TEST_DATA / "mat"
 BUNDLED = TEST_DATA / "matches" / "match10058734.txt"
+
+
+def read_mat(path: Path) -> MatMatch:
+    """Read a record file (the engine itself does no I/O)."""
+    return parse_mat_bytes(path.read_bytes())
 
 
 def test_every_real_match_replays_with_every_move_legal(shared_data: Path) -> None:

@@ -4,17 +4,38 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.backgammon.mat_reader import ActionKind, parse_mat, read_mat
-from engine.backgammon.mat_replay import replay
+import pytest
+
+from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat, parse_mat_bytes
+from engine.backgammon.mat_replay import replay, replay_events
 from engine.backgammon.mat_writer import (
     format_mat,
+    record_from_events,
     record_from_replay,
     writable_names,
-    write_mat,
+    write_match_text,
 )
+from engine.backgammon.match import (
+    Beaver,
+    Double,
+    Drop,
+    Event,
+    Move,
+    OpeningRoll,
+    apply,
+    new_match,
+)
+from engine.backgammon.moves import legal_plays
+from engine.backgammon.rules import Rules
+from engine.errors import RecordFormatError, RuleViolationError
 from tests.conftest import TEST_DATA
 
 BUNDLED = TEST_DATA / "matches" / "match10058734.txt"
+
+
+def read_mat(path: Path) -> MatMatch:
+    """Read a record file (the engine itself does no I/O)."""
+    return parse_mat_bytes(path.read_bytes())
 
 
 def test_layout_of_a_written_match() -> None:
@@ -79,5 +100,107 @@ def test_empty_names_get_a_name(shared_data: Path) -> None:
 def test_write_mat_writes_utf8(tmp_path: Path) -> None:
     record = read_mat(BUNDLED)
     out = tmp_path / "out.mat"
-    write_mat(record, out)
+    out.write_text(format_mat(record), encoding="utf-8")
     assert read_mat(out).games == parse_mat(format_mat(record)).games
+
+
+def test_record_from_events_of_real_matches(shared_data: Path) -> None:
+    """A match given as events (as a referee's journal holds it) writes a record that replays
+    to the same moves and scores; the events come from replaying real records."""
+    names = [
+        "match10058734.txt",  # drops, Crawford game, resignation
+        "match5751765.txt",  # forced passes, a resignation
+        "match1112717.txt",  # a capped "Wins 3" read as a gammon resignation
+        "match11325888.txt",  # gammon with the cube on 4
+        "Magic_-_Lasse_5pt_Backgammon_Studio_2024_04_22_19_06_30.txt",  # bar/, off, (2)
+    ]
+    for name in names:
+        first = replay(read_mat(shared_data / "matches" / name))
+        record = record_from_events(
+            replay_events(first),
+            length=first.record.length,
+            players=first.record.players,
+            rules=first.rules,
+            tags=first.record.tags,
+        )
+        second = replay(parse_mat(format_mat(record)))
+        assert second.problem is None and not second.notes, (name, second.problem)
+        assert second.final_score == first.final_score, name
+        assert [r.points for r in second.state.results] == [r.points for r in first.state.results]
+        assert [(t.player, t.result) for g in second.games for t in g.turns] == [
+            (t.player, t.result) for g in first.games for t in g.turns
+        ], name
+
+
+def test_record_from_events_refuses_illegal_events() -> None:
+    with pytest.raises(RuleViolationError):
+        record_from_events([Double()], length=3, players=("a", "b"))
+
+
+def test_record_from_events_money_session_with_beaver() -> None:
+    rules = Rules.money(beavers=True)
+    events: list[Event] = [OpeningRoll((3, 1))]
+    state = apply(new_match(0, rules), events[0])
+    assert state.dice is not None
+    events.append(Move(legal_plays(state.position, state.dice)[0].result))
+    events += [Double(), Beaver(), Drop()]
+    record = record_from_events(events, length=0, players=("a", "b"), rules=rules)
+    text = format_mat(record)
+    assert "0 point match" in text
+    kinds = [(a.player, a.kind, a.value) for a in record.games[0].actions]
+    assert kinds[1:] == [
+        (1, ActionKind.DOUBLE, 2),
+        (0, ActionKind.TAKE, 0),
+        (0, ActionKind.DOUBLE, 4),
+        (1, ActionKind.DROP, 0),
+        (0, ActionKind.WIN, 2),
+    ]
+
+
+def test_write_match_text_from_the_hubs_match_detail() -> None:
+    """The hub serves a table's record with ``write_match_text(state.detail())``."""
+    first = replay(read_mat(BUNDLED))
+    moves: list[dict[str, object]] = []
+    games: list[dict[str, object]] = []
+    for game in first.games:
+        turns = iter(game.turns)
+        cube = 1
+        for shot in game.snapshots:
+            entry: dict[str, object] = {"game": game.number, "player": shot.player}
+            if shot.kind == "move":
+                turn = next(turns)
+                entry.update(dice=list(turn.dice), move=turn.play_text)
+            elif shot.kind == "double":
+                cube *= 2
+                entry.update(action="double", cube=cube)
+            elif shot.kind in ("take", "drop"):
+                entry.update(action=shot.kind)
+            else:
+                continue
+            moves.append(entry)
+        assert game.result is not None
+        games.append({"game": game.number, "winner": game.result.winner,
+                      "points": game.result.points})  # fmt: skip
+    detail = {"players": ["lasse", "carsten_bg"], "length": 5, "moves": moves, "games": games}
+    second = replay(parse_mat(write_match_text(detail)))
+    assert second.problem is None and not second.notes
+    assert second.final_score == first.final_score == (0, 5)
+    assert [(t.player, t.result) for g in second.games for t in g.turns] == [
+        (t.player, t.result) for g in first.games for t in g.turns
+    ]
+
+
+@pytest.mark.parametrize(
+    ("detail", "what"),
+    [
+        ({"players": ["a"]}, "players"),
+        ({"length": -3}, "length"),
+        ({"moves": [{"game": 1}]}, r"moves\[0\]"),
+        ({"moves": [{"game": 1, "player": 0, "dice": [7, 1]}]}, "dice"),
+        ({"moves": [{"game": 1, "player": 0, "dice": [3, 1], "move": "8/x"}]}, "not a move"),
+        ({"moves": [{"game": 1, "player": 1, "action": "double"}]}, "cube value"),
+    ],
+)
+def test_write_match_text_refuses_bad_detail(detail: dict[str, object], what: str) -> None:
+    with pytest.raises(RecordFormatError, match=what):
+        write_match_text(detail)

@@ -99,3 +99,17 @@ def test_nothing_to_play_is_an_empty_list() -> None:
     for roll in ALL_ROLLS:
         assert legal_plays(start, roll) == []
         assert max_dice_playable(start, roll) == 0
+
+
+def test_play_is_a_frozen_value() -> None:
+    import pickle
+
+    from engine.backgammon.moves import Play
+
+    play = legal_plays(START, (3, 1))[0]
+    again = pickle.loads(pickle.dumps(play))
+    assert again == play and again.move == play.move
+    built = Play(play.steps, play.result, START)
+    assert built == play and hash(built) == hash(play) and built.move == play.move
+    with pytest.raises(AttributeError):
+        play.steps = ()  # type: ignore[misc]

@@ -28,6 +28,18 @@ def test_format_hits_bar_and_off() -> None:
     assert format_steps(home.board, [(6, 2), (3, 0)]) == "6/2 3/off"
 
 
+def test_format_follows_gnubg_conventions() -> None:
+    # Two checkers to a point where one hit: the star is written once, on the group.
+    position = Position.from_checkers({7: 2, 13: 2}, {21: 1, 6: 5})
+    assert format_steps(position.board, [(7, 4), (7, 4)]) == "7/4*(2)"
+    # A checker continuing from where another stopped reads as one move: 21/17.
+    position = Position.from_checkers({21: 1, 20: 1}, {6: 5})
+    assert format_steps(position.board, [(20, 17), (21, 20)]) == "21/17"
+    # The hit goes on the first (higher) of two checkers reaching the blot.
+    position = Position.from_checkers({10: 1, 8: 1}, {20: 1, 6: 5})
+    assert format_steps(position.board, [(8, 5), (10, 5)]) == "10/5* 8/5"
+
+
 def test_parse_forms() -> None:
     assert parse_move("24/18 13/11*") == [(24, 18), (13, 11)]
     assert parse_move("bar/22 6/off") == [(25, 22), (6, 0)]

@@ -56,7 +56,15 @@ def test_swap_exchanges_the_players() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "4HPwATDgc/ABM", "4HPwATDgc/ABMAA", "4HPwATDgc/AB!A", "//////////////", 123],
+    [
+        "",
+        "4HPwATDgc/ABM",
+        "4HPwATDgc/ABMAA",
+        "4HPwATDgc/AB!A",
+        "//////////////",
+        "4HPwATDgc/ABMB",
+        123,
+    ],
 )
 def test_bad_position_ids(bad: object) -> None:
     with pytest.raises(PositionError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -72,7 +73,8 @@ def test_holland_needs_crawford_and_has_a_count() -> None:
 @pytest.mark.parametrize("name", ["crawford", "holland", "jacoby", "beavers"])
 def test_cube_options_need_the_cube(name: str) -> None:
     with pytest.raises(ConfigError, match=name):
-        Rules(cube=False, **{"crawford": False, name: True})
+        options: dict[str, Any] = {name: True}
+        dataclasses.replace(Rules.turkish(), **options)
 
 
 def test_automatic_doubles_need_the_modern_opening() -> None:

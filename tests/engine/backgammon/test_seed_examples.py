@@ -7,7 +7,7 @@ the expected moves are the seed's own words.
 from __future__ import annotations
 
 from engine.backgammon.judge import judge
-from engine.backgammon.moves import Play, legal_plays
+from engine.backgammon.moves import Play, closed_out, legal_plays
 from engine.backgammon.notation import parse_move
 from engine.backgammon.position import Position
 
@@ -34,6 +34,11 @@ def test_3b_53_one_checker_or_two() -> None:
     assert after(start, "13/8 13/10") in found
     assert after(start, "13/10/5") in found
     assert after(start, "13/8/5") == after(start, "13/10/5")
+    # ...but a die is played by one checker: not 5 with one, 1 and 2 with two others.
+    split = after(start, "13/8 8/7 6/4")
+    assert split not in found
+    verdict = judge(start, split, (5, 3))
+    assert not verdict.legal and verdict.rule == "BG-MOVE-2"
 
 
 def test_3c_54_from_24_both_feet_closed_63_goes_via_18() -> None:
@@ -144,6 +149,9 @@ def test_4_several_on_bar_enter_what_can_enter() -> None:
 def test_4_tatil_all_six_closed() -> None:
     # 4 "tatil": all six home points closed, no roll can enter.
     start = pos({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
+    assert closed_out(start)
+    assert not closed_out(pos({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 1, 13: 4}))
+    assert not closed_out(pos({13: 15}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3}))
     for a in range(1, 7):
         for b in range(1, 7):
             assert legal_plays(start, (a, b)) == []

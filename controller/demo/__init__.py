@@ -1,0 +1,1 @@
+"""The demo: a real match played by simulated players in front of the full referee pipeline."""

@@ -1,0 +1,162 @@
+"""The demo's camera: the synthetic renderer of ``vision.render`` with its fixed parts cached.
+
+A real table's camera does not move, so the board, the camera model and the table cloth are
+drawn once; each frame only adds checkers, dice, the cube and hands, and is photographed
+through the cached lens maps and JPEG-compressed as a camera would. Every frame is a pure
+function of what it shows (the random details are seeded from its contents), so a rerun or a
+restart draws the very same pictures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.cube import CubeProp
+from vision.dice.render import DieProp
+from vision.geometry import BoardGeometry, Canonical
+from vision.render import RENDER_PX_PER_MM
+from vision.render.board import checker_layout, draw_board, draw_checker, draw_off
+from vision.render.camera import camera_model
+from vision.render.hands import draw_hand
+from vision.render.scene import SCHEMES, BoardContents, CameraSpec, ColourScheme, HandSpec
+
+IMAGE_SIZE = (1280, 720)
+JPEG_QUALITY = 90
+
+
+def demo_camera(size: tuple[int, int] = IMAGE_SIZE) -> CameraSpec:
+    """A camera square above the board, the playing surface filling most of the picture."""
+    w, h = size
+    return CameraSpec(
+        image_size=size,
+        playing_width_px=0.52 * w,
+        centre_px=(w / 2, h * 0.5),
+        rotation_deg=0.8,
+        k1=-0.01,
+        noise_sigma=1.5,
+        jpeg_quality=JPEG_QUALITY,
+    )
+
+
+@dataclass(frozen=True)
+class Shot:
+    """What one frame shows: checkers, dice, cube and hands (all hashable)."""
+
+    contents: BoardContents
+    dice: tuple[DieProp, ...] = ()
+    cube: CubeProp | None = None
+    hands: tuple[HandSpec, ...] = ()
+
+    def key(self) -> str:
+        """A stable name for the picture (used to seed its details and to cache it)."""
+        return hashlib.sha1(repr(self).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class DemoCamera:
+    """Renders :class:`Shot` pictures quickly: board, lens maps and cloth drawn once."""
+
+    seed: int = 0
+    scheme: ColourScheme = SCHEMES[0]
+    geometry: BoardGeometry = field(default_factory=BoardGeometry)
+    spec: CameraSpec = field(default_factory=demo_camera)
+    cache_size: int = 8
+
+    def __post_init__(self) -> None:
+        rng = np.random.default_rng(self.seed)
+        self.canonical = Canonical.whole_board(self.geometry, RENDER_PX_PER_MM)
+        w, h = self.canonical.size
+        self._board = np.zeros((h, w, 3), np.uint8)
+        draw_board(self._board, self.canonical, self.scheme, rng)
+        self.model = camera_model(self.canonical, self.spec)
+        self._maps = self.model.sampling_maps()
+        iw, ih = self.spec.image_size
+        table = np.empty((ih, iw, 3), np.float32)
+        table[:] = self.spec.table_colour
+        weave = cv2.GaussianBlur(rng.normal(0, 6, (ih, iw)).astype(np.float32), (0, 0), 1.5)
+        self._table = np.clip(table + weave[..., None], 0, 255).astype(np.uint8)
+        # a fixed sensor noise pattern (a live camera's noise changes, but then the stillness
+        # gate would have to tolerate it; a fixed one keeps frames of a still scene identical)
+        noise = rng.normal(0.0, self.spec.noise_sigma, (ih, iw, 1)).astype(np.float32)
+        self._noise = noise
+        self.corners = self.model.canvas_to_image(
+            self.canonical.points_mm_to_px(self.geometry.corners_mm))
+        self._checkers: OrderedDict[BoardContents, np.ndarray] = OrderedDict()
+        self._frames: OrderedDict[str, tuple[np.ndarray, bytes]] = OrderedDict()
+
+    def _with_checkers(self, contents: BoardContents) -> np.ndarray:
+        cached = self._checkers.get(contents)
+        if cached is not None:
+            self._checkers.move_to_end(contents)
+            return cached
+        digest = hashlib.sha1(repr(contents).encode("utf-8")).digest()
+        rng = np.random.default_rng(int.from_bytes(digest[:8], "big") ^ self.seed)
+        canvas = self._board.copy()
+        draw_off(canvas, self.canonical, self.scheme, contents, darker_at_bottom=True)
+        layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True)
+        for layer in (0, 1, 2):
+            for x, y, colour, lay in layout:
+                if lay != layer:
+                    continue
+                draw_checker(canvas, self.canonical, x, y,
+                             self.scheme.darker if colour == 0 else self.scheme.lighter, rng,
+                             marbled=self.scheme.marbled and colour == 0,
+                             pearl=self.scheme.pearl, lift_mm=8.0 * layer)
+        self._checkers[contents] = canvas
+        while len(self._checkers) > self.cache_size:
+            self._checkers.popitem(last=False)
+        return canvas
+
+    def render(self, shot: Shot) -> tuple[np.ndarray, bytes]:
+        """The camera's picture of ``shot``: the decoded image and its JPEG bytes."""
+        key = shot.key()
+        cached = self._frames.get(key)
+        if cached is not None:
+            self._frames.move_to_end(key)
+            return cached
+        rng = np.random.default_rng(int(key, 16) ^ self.seed)
+        canvas = self._with_checkers(shot.contents).copy()
+        if shot.cube is not None:
+            shot.cube.draw(canvas, self.canonical, rng)
+        for die in shot.dice:
+            die.draw(canvas, self.canonical, rng)
+        for hand in shot.hands:
+            draw_hand(canvas, self.canonical, hand, rng)
+        img = self._table.copy()
+        mx, my = self._maps
+        cv2.remap(canvas, mx, my, cv2.INTER_LINEAR, dst=img, borderMode=cv2.BORDER_TRANSPARENT)
+        noisy = np.clip(img.astype(np.float32) + self._noise, 0, 255).astype(np.uint8)
+        ok, buf = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        if not ok:  # pragma: no cover - OpenCV always encodes a uint8 BGR array
+            raise ValueError("jpeg encoding failed")
+        data = buf.tobytes()
+        image = decode_jpeg(data)
+        self._frames[key] = (image, data)
+        while len(self._frames) > self.cache_size:
+            self._frames.popitem(last=False)
+        return image, data
+
+    def corners_flat(self) -> list[float]:
+        """The playing surface's corners in the picture, as the table configuration holds them."""
+        return [round(float(v), 2) for v in np.asarray(self.corners).reshape(-1)]
+
+
+def decode_jpeg(data: bytes) -> np.ndarray:
+    """JPEG bytes to a BGR picture."""
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError("not a JPEG picture")
+    return np.asarray(image)
+
+
+def contents_from_counts(slots: Sequence[tuple[int, int]], bar: tuple[int, int],
+                         off: tuple[int, int]) -> BoardContents:
+    """Table counts to the renderer's board contents."""
+    return BoardContents(tuple((int(a), int(b)) for a, b in slots), (int(bar[0]), int(bar[1])),
+                         (int(off[0]), int(off[1])))

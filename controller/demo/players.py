@@ -1,0 +1,131 @@
+"""The simulated players' hands: where dice land, where the cube goes, where arms reach.
+
+Everything is in board millimetres (origin: the playing surface's top-left corner) and drawn by
+the renderer's props. Player 0 sits at the bottom of the picture, player 1 at the top; each
+throws into the half on their own right (BG-ROLL-2): the picture's right half for player 0,
+its left half for player 1.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Literal
+
+from controller.demo.script import InvalidKind
+from vision.cube import CubeProp
+from vision.dice.render import DieProp
+from vision.geometry import BoardGeometry
+from vision.render.scene import BoardContents, HandSpec
+
+Half = Literal["left", "right"]
+SKIN = ((125, 155, 210), (95, 125, 175))
+# White dice with red pips: the precision dice of a tournament, and easy to see on the board.
+DIE_STYLE: dict[str, tuple[int, int, int]] = {"body_bgr": (240, 240, 240),
+                                              "pip_bgr": (40, 40, 190)}
+SLEEVE = ((90, 40, 30), (40, 70, 110))
+
+
+def _die(x: float, y: float, value: int, *, yaw_deg: float = 0.0, tilt_deg: float = 0.0,
+         tilt_axis_deg: float = 0.0, elevation_mm: float = 0.0) -> DieProp:
+    return DieProp(x, y, value, yaw_deg=yaw_deg, tilt_deg=tilt_deg, tilt_axis_deg=tilt_axis_deg,
+                   body_bgr=DIE_STYLE["body_bgr"], pip_bgr=DIE_STYLE["pip_bgr"],
+                   elevation_mm=elevation_mm)
+
+
+def right_half(player: int) -> Half:
+    """The picture half on the player's right (the layout's first player sits at the bottom)."""
+    return "right" if player == 0 else "left"
+
+
+def _half_x(geometry: BoardGeometry, half: Half) -> tuple[float, float]:
+    r = geometry.half_rect(half)
+    return r.x0, r.x1
+
+
+def throw_spot(geometry: BoardGeometry, half: Half, rng: random.Random) -> tuple[float, float]:
+    """Where a throw lands in a half: the free band across the middle of the board."""
+    x0, x1 = _half_x(geometry, half)
+    x = rng.uniform(x0 + 40.0, x1 - 90.0)
+    y = geometry.height_mm / 2 + rng.uniform(-18.0, 18.0)
+    return x, y
+
+
+def thrown_dice(geometry: BoardGeometry, player: int, dice: tuple[int, int],
+                rng: random.Random, invalid: InvalidKind | None = None,
+                contents: BoardContents | None = None) -> tuple[DieProp, ...]:
+    """Two dice at rest after a throw by ``player``: valid, or landing as ``invalid`` says."""
+    half = right_half(player)
+    if invalid == "wrong-half":
+        half = "left" if half == "right" else "right"
+    x, y = throw_spot(geometry, half, rng)
+    first = _die(x, y, dice[0], yaw_deg=rng.uniform(0, 90))
+    x2, y2 = x + rng.uniform(38.0, 55.0), y + rng.uniform(-12.0, 12.0)
+    second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90))
+    if invalid == "cocked":
+        second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90), tilt_deg=28.0,
+                         tilt_axis_deg=rng.uniform(0, 180))
+    elif invalid == "on-checker" and contents is not None:
+        spot = checker_spot(geometry, contents, right_half(player), rng)
+        if spot is not None:
+            second = _die(spot[0], spot[1], dice[1], yaw_deg=rng.uniform(0, 90),
+                             elevation_mm=geometry.checker_thickness_mm)
+        else:  # no checker in that half: the die lands cocked against the rail instead
+            second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90), tilt_deg=28.0)
+    return (first, second)
+
+
+def opening_dice(geometry: BoardGeometry, dice: tuple[int, int], rng: random.Random
+                 ) -> tuple[DieProp, ...]:
+    """One die each, in each player's right half (BG-OPEN-1)."""
+    out = []
+    for player in (0, 1):
+        x, y = throw_spot(geometry, right_half(player), rng)
+        out.append(_die(x + 20.0, y, dice[player], yaw_deg=rng.uniform(0, 90)))
+    return tuple(out)
+
+
+def rolling_dice(dice: tuple[DieProp, ...], rng: random.Random, k: int) -> tuple[DieProp, ...]:
+    """The same dice still tumbling towards where they will land (frame ``k`` of a roll)."""
+    out = []
+    for die in dice:
+        dx = (2 - k) * rng.uniform(20.0, 40.0)
+        out.append(_die(die.x_mm - dx, die.y_mm + rng.uniform(-15, 15),
+                           rng.randint(1, 6), yaw_deg=rng.uniform(0, 90),
+                           tilt_deg=rng.uniform(20, 40), tilt_axis_deg=rng.uniform(0, 180)))
+    return tuple(out)
+
+
+def checker_spot(geometry: BoardGeometry, contents: BoardContents, half: Half,
+                 rng: random.Random) -> tuple[float, float] | None:
+    """The centre of the outermost checker of a stack in ``half`` (a die may land on it)."""
+    slots = [i for i in range(24) if geometry.slot_half(i) == half and sum(contents.slots[i]) > 0]
+    if not slots:
+        return None
+    slot = slots[rng.randrange(len(slots))]
+    n = min(sum(contents.slots[slot]), geometry.column_capacity())
+    return geometry.checker_centre_mm(slot, n - 1)
+
+
+def hand(geometry: BoardGeometry, player: int, target: tuple[float, float],
+         rng: random.Random) -> HandSpec:
+    """An arm from the player's edge of the table reaching to ``target``."""
+    x = target[0] + rng.uniform(-60.0, 60.0)
+    y = geometry.height_mm + 250.0 if player == 0 else -250.0
+    return HandSpec((x, y), target, 95.0, SKIN[player], SLEEVE[player])
+
+
+def centre_cube(geometry: BoardGeometry) -> CubeProp:
+    """The cube at the start of a game: middle of the bar, showing 64 (BG-CUBE-1)."""
+    return CubeProp(geometry.bar.centre[0], geometry.height_mm / 2, 64, yaw_deg=3.0)
+
+
+def offered_cube(geometry: BoardGeometry, player: int, value: int) -> CubeProp:
+    """A double: the cube on the doubler's right, showing the new value (BG-CUBE-3)."""
+    x0, x1 = _half_x(geometry, right_half(player))
+    return CubeProp((x0 + x1) / 2, geometry.height_mm / 2, value, yaw_deg=8.0)
+
+
+def owned_cube(geometry: BoardGeometry, player: int, value: int) -> CubeProp:
+    """A taken cube on the taker's side of the bar (BG-CUBE-3)."""
+    y = geometry.height_mm - 35.0 if player == 0 else 35.0
+    return CubeProp(geometry.bar.centre[0], y, value, yaw_deg=4.0)

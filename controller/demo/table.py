@@ -1,0 +1,526 @@
+"""``hakem demo``: simulated players play a real match in front of the full table pipeline.
+
+The players act on what the referee says (the journal it writes, as a player would act on the
+LEDs): they throw, move, double, take or drop as the record says, throw again after an invalid
+throw and correct a flagged move. Every frame is rendered, JPEG-compressed and fed through the
+stillness gate and the readers to the real referee; presses go to the simulated clock running
+the firmware core; commands are carried out by the same executor as at a real table. Time is
+simulated, so the match runs as fast as the machine renders and reads.
+
+Restarting with the same ``--out`` resumes: the referee is rebuilt from the journal, and the
+players find their place in the match from the journal too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import random
+import sys
+import time as systime
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from gpiozero.pins.mock import MockFactory
+
+from controller.clock.messages import Button, PressEvent, Side
+from controller.clock.sim import LoopbackClock
+from controller.clock.timebase import FakeTime
+from controller.config.table import (
+    CameraSection,
+    ClockSection,
+    MatchSection,
+    PlayersSection,
+    TableConfig,
+)
+from controller.demo import players as pl
+from controller.demo.camera import DemoCamera, Shot, contents_from_counts
+from controller.demo.script import BUNDLED, Act, GameScript, MatchScript, build_script
+from controller.records.journal import Journal
+from controller.referee.api import DirectorAction
+from controller.runtime.effects import Executor, LiveLog
+from controller.runtime.loop import Pipeline
+from controller.runtime.recording import Recorder
+from controller.runtime.session import referee_config, start_referee
+from controller.runtime.view import FrameReader
+from controller.signals import Signals
+from controller.table_layout import DEFAULT_LAYOUT
+from engine.backgammon.position import Position
+from engine.errors import HakemError
+from vision.cube import CubeProp
+from vision.dice.render import DieProp
+from vision.render.scene import BoardContents
+
+MOTION_MS = 100  # simulated time between frames while something moves
+STILL_MS = 250  # ... and while the scene is still
+STILL_FRAMES = 5  # frames of a still scene shown before the player acts
+MILESTONES = frozenset(
+    {"game_start", "opening_roll", "move", "double", "take", "drop", "game_end", "match_end"})
+
+
+class DemoStalled(HakemError, RuntimeError):
+    """The referee did not say what the simulated players waited for."""
+
+
+@dataclass
+class DemoOptions:
+    """What ``hakem demo`` was asked for."""
+
+    match: Path = BUNDLED
+    out: Path = Path("hakem-demo")
+    illegal: int = 0
+    invalid_throws: int = 0
+    seed: int = 0
+    record: bool = True
+    stop_after: int | None = None  # stop after this many journal entries (tests of a restart)
+
+
+@dataclass
+class DemoStats:
+    """What happened, for the summary line and the tests."""
+
+    frames: int = 0
+    reads: int = 0
+    seconds: float = 0.0
+    director_dice: int = 0
+    planted_illegal_flagged: int = 0
+    planted_invalid_flagged: int = 0
+    unplanted_flags: list[dict[str, Any]] = field(default_factory=list)
+    press_ms: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Scene:
+    """What is on the table now."""
+
+    contents: BoardContents
+    dice: tuple[DieProp, ...] = ()
+    cube: CubeProp | None = None
+
+
+def demo_table_config(script: MatchScript, camera: DemoCamera, out: Path) -> TableConfig:
+    """The table configuration the demo runs with (the record's players, its length)."""
+    crawford = (script.record.tag("Crawford") or "On").lower() != "off"
+    names = script.players
+    return TableConfig(
+        match=MatchSection(length=script.length, crawford=crawford),
+        players=PlayersSection(left=names[0], right=names[1], bottom="left"),
+        camera=CameraSection(source="demo", width=camera.spec.image_size[0],
+                             height=camera.spec.image_size[1],
+                             corners=tuple(camera.corners_flat())),
+        clock=ClockSection(port="sim"),
+    )
+
+
+class DemoTable:
+    """One demo session: the pipeline, the simulated clock and LEDs, and the two players."""
+
+    def __init__(self, options: DemoOptions, *, log: TextIO | None = None,
+                 progress: TextIO | None = None) -> None:
+        self.options = options
+        self.script = build_script(options.match, illegal=options.illegal,
+                                   invalid_throws=options.invalid_throws, seed=options.seed)
+        self.out = options.out
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.camera = DemoCamera(seed=options.seed)
+        self.geometry = self.camera.geometry
+        self.config = demo_table_config(self.script, self.camera, self.out)
+        self.time = FakeTime(0)
+        self.progress = progress
+        self.stats = DemoStats()
+        self._closers: list[Callable[[], None]] = []
+        self.journal = Journal(self.out / "journal.jsonl")
+        self._closers.append(self.journal.close)
+        self.clock = LoopbackClock(self.time, boot_id=1 + len(self.journal.entries) % 60000)
+        self._closers.append(self.clock.close)
+        self.signals = Signals(self.config.signals, time=self.time, pin_factory=MockFactory())
+        self._closers.append(self.signals.close)
+        self.log = LiveLog(stream=log, keep=0)
+        self.executor = Executor(self.journal, self.clock, self.signals, self.out / "snapshots",
+                                 self.log, frame_jpeg=lambda: None)
+        rconfig = referee_config(self.config, players=self.script.players,
+                                 length=self.script.length)
+        self.resumed = bool(self.journal.entries)
+        self.referee, startup = start_referee(rconfig, self.journal.entries)
+        self.reader = FrameReader(self.config.vision_config(), self.config.camera.corners,
+                                  darker_at_top=False)
+        self.recorder: Recorder | None = None
+        if options.record:
+            self.recorder = Recorder(self.out / "recording", {
+                "config": _config_json(self.config),
+                "match": self.script.path.name,
+                "seed": options.seed,
+            })
+            self._closers.append(self.recorder.close)
+        self.pipeline = Pipeline(self.referee, self.reader, self.executor, self.time,
+                                 observer=self.recorder)
+        self._connect()
+        self.executor.run(startup)
+        self.scene = Scene(contents_from_counts(*_counts(Position.initial())))
+        self._seen = len(self.journal.entries)
+        self._t0 = systime.perf_counter()
+
+    # --- plumbing ---------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close everything; safe to call twice."""
+        while self._closers:
+            self._closers.pop()()
+
+    def __enter__(self) -> DemoTable:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _connect(self) -> None:
+        for _ in range(400):
+            self.time.advance(5)
+            self._deliver(self.clock.poll())
+            if self.clock.host.connected:
+                return
+        raise DemoStalled("the simulated clock did not answer the host")
+
+    def _deliver(self, events: list[Any]) -> None:
+        for event in events:
+            self.pipeline.on_clock(event)
+
+    def _stop_check(self) -> None:
+        limit = self.options.stop_after
+        if limit is not None and len(self.journal.entries) >= limit:
+            raise _StopNow()
+
+    def show(self, shot: Shot, frames: int = 1, step_ms: int = MOTION_MS) -> None:
+        """Put a picture in front of the camera for ``frames`` frames."""
+        image, jpeg = self.camera.render(shot)
+        key = shot.key()
+        for _ in range(frames):
+            self.time.advance(step_ms)
+            self._deliver(self.clock.poll())
+            self.pipeline.on_frame(image, jpeg=jpeg, key=key)
+            self.signals.tick()
+            self.stats.frames += 1
+            self._stop_check()
+
+    def still(self, frames: int = STILL_FRAMES) -> None:
+        """The scene as it is now, with no hand over it."""
+        s = self.scene
+        self.show(Shot(s.contents, s.dice, s.cube), frames, STILL_MS)
+
+    def press(self, button: Button) -> None:
+        """A player presses a clock button; the press reaches the pipeline through the link."""
+        self.clock.press(button)
+        for _ in range(200):
+            self.time.advance(5)
+            events = self.clock.poll()
+            self._deliver(events)
+            if any(isinstance(e, PressEvent) for e in events):
+                self._stop_check()
+                return
+        raise DemoStalled(f"the {button} press never reached the host")
+
+    def new_entries(self) -> list[dict[str, Any]]:
+        """Journal entries written since the last call."""
+        entries = self.journal.entries
+        fresh = entries[self._seen:]
+        self._seen = len(entries)
+        return fresh
+
+    # --- the match --------------------------------------------------------------------------
+    def run(self) -> DemoStats:
+        """Play the match to its end (or until ``stop_after`` entries)."""
+        start = systime.perf_counter()
+        self._t0 = start
+        with contextlib.suppress(_StopNow):
+            self._play()
+        self.stats.seconds = systime.perf_counter() - start
+        self.stats.reads = self.pipeline.timings.reads
+        self.stats.press_ms = list(self.pipeline.timings.press_ms)
+        return self.stats
+
+    def _done_milestones(self) -> list[dict[str, Any]]:
+        return [e for e in self.journal.entries
+                if e["type"] in MILESTONES and not (e["type"] == "opening_roll" and e.get("tie"))]
+
+    def _play(self) -> None:
+        done = self._done_milestones()
+        self.new_entries()
+        index = 0  # milestones of the script passed so far
+        total = sum(len(g.acts) for g in self.script.games)
+        acts_done = 0
+        for g, game in enumerate(self.script.games):
+            # game_start was journalled by the referee itself (at the match start or after the
+            # previous game's end)
+            index += 1
+            cube = None if game.crawford else pl.centre_cube(self.geometry)
+            self.scene = Scene(contents_from_counts(*_counts(Position.initial())), (), cube)
+            if index >= len(done) or done[index]["type"] != "opening_roll":
+                self._opening(g, game)
+            index += 1
+            owner: int | None = None
+            value = 1
+            for a, act in enumerate(game.acts):
+                milestone_done = index < len(done)
+                if act.kind == "move":
+                    self._move(g, a, act, resumed_done=milestone_done, first=(a == 0))
+                elif act.kind == "double":
+                    self._double(act, value, owner, done=milestone_done)
+                    value = act.cube
+                elif act.kind == "take":
+                    owner = act.player
+                    self._take(act, value, done=milestone_done)
+                elif act.kind == "drop":
+                    self._drop(act, done=milestone_done)
+                index += 1
+                acts_done += 1
+                self._progress(game, acts_done, total)
+            # game_end (and the next game_start) follow from the last act
+            index += 1
+            self._expect_after(["game_end"], "the game's end")
+            if game is self.script.games[-1]:
+                self._expect_after(["match_end"], "the match's end")
+
+    def _progress(self, game: GameScript, acts_done: int, total: int) -> None:
+        if self.progress is None:
+            return
+        self.progress.write(
+            f"\rgame {game.number}/{len(self.script.games)}  act {acts_done}/{total}  "
+            f"frames {self.stats.frames}  {systime.perf_counter() - self._t0:5.1f} s ")
+        self.progress.flush()
+
+    def _expect_after(self, kinds: list[str], what: str) -> dict[str, Any]:
+        """The next milestone must be one of ``kinds`` (it may already be in the journal)."""
+        for entry in self.journal.entries[::-1]:
+            if entry["type"] in kinds:
+                return entry
+        self.still(3)
+        for entry in self.new_entries()[::-1]:
+            if entry["type"] in kinds:
+                return entry
+        raise DemoStalled(f"the referee did not journal {what}")
+
+    def _wait(self, kinds: tuple[str, ...], what: str, frames: int = STILL_FRAMES
+              ) -> dict[str, Any]:
+        """Show the still scene until the referee journals one of ``kinds``."""
+        found = self._find(kinds)
+        if found is not None:
+            return found
+        self.still(frames)
+        found = self._find(kinds)
+        if found is not None:
+            return found
+        raise DemoStalled(f"the referee did not journal {what} "
+                          f"(last entries: {[e['type'] for e in self.journal.entries[-4:]]})")
+
+    def _find(self, kinds: tuple[str, ...]) -> dict[str, Any] | None:
+        for entry in self.new_entries():
+            if entry["type"] in kinds:
+                return entry
+        return None
+
+    def _rng(self, *parts: object) -> random.Random:
+        return random.Random("-".join(str(p) for p in (self.options.seed, *parts)))
+
+    def _reach(self, player: int, target: tuple[float, float], rng: random.Random,
+               contents: BoardContents | None = None, dice: tuple[DieProp, ...] = (),
+               cube: CubeProp | None = None, frames: int = 2) -> None:
+        """An arm reaching in from the player's edge over the board to ``target`` (motion)."""
+        s = self.scene
+        edge = self.geometry.height_mm + 60.0 if player == 0 else -60.0
+        for k in range(frames):
+            f = (k + 1) / frames
+            tip = (target[0] + rng.uniform(-15, 15),
+                   edge + (target[1] - edge) * f + rng.uniform(-10, 10))
+            arm = pl.hand(self.geometry, player, tip, rng)
+            self.show(Shot(contents if contents is not None else s.contents, dice,
+                           cube if cube is not None else s.cube, (arm,)))
+
+    # --- acts -------------------------------------------------------------------------------
+    def _opening(self, g: int, game: GameScript) -> None:
+        """Set the board up and throw one die each until the opening roll counts (BG-OPEN-1)."""
+        rng = self._rng("setup", g)
+        mid = (self.geometry.width_mm / 2, self.geometry.height_mm / 2)
+        self._reach(0, (mid[0] - 120, mid[1] + 60), rng, dice=())
+        self._reach(1, (mid[0] + 120, mid[1] - 60), rng, dice=())
+        self.scene.dice = ()
+        self.still(3)
+        self.new_entries()
+        throw = pl.opening_dice(self.geometry, game.opening, rng)
+        self._reach(0, (throw[0].x_mm, throw[0].y_mm), rng, dice=pl.rolling_dice(throw, rng, 0))
+        self._reach(1, (throw[1].x_mm, throw[1].y_mm), rng, dice=pl.rolling_dice(throw, rng, 1))
+        self.scene.dice = throw
+        entry = self._wait(("opening_roll",), "the opening roll")
+        if entry.get("tie"):
+            raise DemoStalled("the opening dice were read as equal")
+        starter = int(entry["player"])
+        self.press(self._side(1 - starter))  # BG-OPEN-3: the smaller die starts the clock
+
+    def _side(self, player: int) -> Side:
+        return "left" if player == 0 else "right"
+
+    def _throw(self, g: int, a: int, act: Act) -> None:
+        """Throw the dice (again after an invalid throw) until the referee counts the roll."""
+        attempt = 0
+        planted = act.invalid
+        while True:
+            rng = self._rng("throw", g, a, attempt)
+            bad = planted if attempt == 0 else None
+            dice = pl.thrown_dice(self.geometry, act.player, act.dice, rng, bad,
+                                  self.scene.contents)
+            spot = (dice[0].x_mm, dice[0].y_mm)
+            # the thrower picks the dice up, shakes them and throws (a hand over the board)
+            self._reach(act.player, spot, rng, dice=())
+            self._reach(act.player, spot, rng, dice=pl.rolling_dice(dice, rng, 1), frames=1)
+            self.scene.dice = dice
+            entry = self._find(("roll", "invalid_throw"))
+            if entry is None:
+                self.still()
+                entry = self._find(("roll", "invalid_throw"))
+            if entry is None:
+                if bad is None:
+                    self._director_dice(act)
+                    return
+                raise DemoStalled(f"an invalid throw ({bad}) was not flagged (BG-ROLL-2)")
+            if entry["type"] == "roll":
+                if bad is not None:
+                    raise DemoStalled(f"an invalid throw ({bad}) was counted as a roll")
+                if tuple(sorted(entry["dice"])) != tuple(sorted(act.dice)):
+                    raise DemoStalled(f"dice {act.dice} were read as {entry['dice']}")
+                return
+            if bad is not None:
+                self.stats.planted_invalid_flagged += 1
+            else:
+                self.stats.unplanted_flags.append(entry)
+            attempt += 1
+            if attempt > 4:
+                raise DemoStalled("the dice were thrown five times without a valid throw")
+
+    def _director_dice(self, act: Act) -> None:
+        """The dice could not be read: the director enters them (DirectorAction set_dice)."""
+        self.stats.director_dice += 1
+        self.pipeline.handle(DirectorAction(self.time.now_ms(), "set_dice",
+                                            {"dice": list(act.dice)}, "demo-director"))
+        self._wait(("roll",), "the director's dice")
+
+    def _move(self, g: int, a: int, act: Act, *, resumed_done: bool, first: bool) -> None:
+        if resumed_done:
+            self.scene.contents = contents_from_counts(*_counts(act.after))
+            self.scene.dice = ()
+            return
+        pending = self._pending_since_milestone()
+        rolled = first or any(e["type"] == "roll" for e in pending)
+        pressed = any(e["type"] == "clock" and e.get("means") == "move"
+                      and e.get("player") == act.player for e in pending)
+        flagged = any(e["type"] == "illegal_move" for e in pending)
+        self.scene.contents = contents_from_counts(*_counts(act.before))
+        if not rolled:
+            self._throw(g, a, act)
+        elif not first:
+            self.scene.dice = pl.thrown_dice(self.geometry, act.player, act.dice,
+                                             self._rng("throw", g, a, 9))
+        rng = self._rng("move", g, a)
+        target = (self.geometry.width_mm / 2 + rng.uniform(-200, 200),
+                  self.geometry.height_mm / 2 + (120 if act.player == 0 else -120))
+        if act.illegal is not None and not flagged and not pressed:
+            wrong = contents_from_counts(*_counts(act.illegal))
+            self._reach(act.player, target, rng, contents=self.scene.contents,
+                        dice=self.scene.dice, frames=1)
+            self._reach(act.player, target, rng, contents=wrong, dice=self.scene.dice, frames=1)
+            self.scene.contents = wrong
+            self.still()
+            self.press(self._side(act.player))
+            entry = self._find(("illegal_move", "move"))
+            if entry is None or entry["type"] != "illegal_move":
+                raise DemoStalled(f"a planted illegal move ({act.move} played as "
+                                  f"{act.illegal.position_id}) was not flagged (TTB-4.8)")
+            self.stats.planted_illegal_flagged += 1
+        after = contents_from_counts(*_counts(act.after))
+        if not pressed:
+            self._reach(act.player, target, rng, contents=self.scene.contents,
+                        dice=self.scene.dice, frames=1)
+            self._reach(act.player, target, rng, contents=after, dice=self.scene.dice, frames=1)
+        self.scene.contents = after
+        self.still()
+        if not pressed:
+            self.press(self._side(act.player))
+        entry = self._find(("move", "illegal_move", "cannot_read"))
+        if entry is None:
+            self.still(3)
+            entry = self._find(("move", "illegal_move", "cannot_read"))
+        if entry is None or entry["type"] != "move":
+            got = "nothing" if entry is None else f"{entry['type']}: {entry.get('reason', '')}"
+            raise DemoStalled(f"{self.script.players[act.player]}'s legal move {act.move or '-'}"
+                              f" ({act.dice[0]}{act.dice[1]}) was not accepted ({got})")
+        if entry.get("position_id") != (act.after if act.player == 0
+                                        else act.after.swap()).position_id:
+            raise DemoStalled(f"move {act.move} was recorded as {entry.get('move')!r}")
+
+    def _pending_since_milestone(self) -> list[dict[str, Any]]:
+        entries = self.journal.entries
+        out: list[dict[str, Any]] = []
+        for entry in reversed(entries):
+            if entry["type"] in MILESTONES:
+                break
+            out.append(entry)
+        return out[::-1]
+
+    def _double(self, act: Act, value: int, owner: int | None, *, done: bool) -> None:
+        cube = pl.offered_cube(self.geometry, act.player, act.cube)
+        if done:
+            self.scene.cube = cube
+            self.scene.dice = ()
+            return
+        rng = self._rng("double", act.player, act.cube)
+        self.scene.dice = ()
+        self._reach(act.player, (cube.x_mm, cube.y_mm), rng, cube=cube)
+        self.scene.cube = cube
+        self.still()
+        self.press(self._side(act.player))
+        self._wait(("double",), f"{self.script.players[act.player]}'s double")
+
+    def _take(self, act: Act, value: int, *, done: bool) -> None:
+        cube = pl.owned_cube(self.geometry, act.player, act.cube)
+        if done:
+            self.scene.cube = cube
+            return
+        rng = self._rng("take", act.player, act.cube)
+        self._reach(act.player, (cube.x_mm, cube.y_mm), rng, cube=cube)
+        self.scene.cube = cube
+        self.still()
+        self.press(self._side(act.player))
+        self._wait(("take",), f"{self.script.players[act.player]}'s take")
+
+    def _drop(self, act: Act, *, done: bool) -> None:
+        cube = pl.centre_cube(self.geometry)
+        if done:
+            self.scene.cube = cube
+            return
+        rng = self._rng("drop", act.player)
+        self._reach(act.player, (cube.x_mm, cube.y_mm), rng, cube=cube)
+        self.scene.cube = cube
+        self.still()
+        self.press("hold")
+        self._wait(("drop",), f"{self.script.players[act.player]}'s drop")
+
+
+class _StopNow(Exception):
+    """Internal: ``stop_after`` entries reached."""
+
+
+def _counts(position: Position) -> tuple[tuple[tuple[int, int], ...], tuple[int, int],
+                                           tuple[int, int]]:
+    c = DEFAULT_LAYOUT.counts(position)
+    return c.slots, c.bar, c.off
+
+
+def _config_json(config: TableConfig) -> dict[str, Any]:
+    return dataclasses.asdict(config)
+
+
+def run_demo(options: DemoOptions, *, log: TextIO | None = None,
+             progress: TextIO | None = None) -> DemoStats:
+    """Play the whole match; the journal, snapshots and recording go into ``options.out``."""
+    with DemoTable(options, log=log if log is not None else sys.stdout,
+                   progress=progress) as table:
+        return table.run()

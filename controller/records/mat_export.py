@@ -1,0 +1,225 @@
+"""The match record from a journal: Jellyfish ``.mat`` text, per-move Position IDs, a summary.
+
+The journal's contract entries (DESIGN.md, Records) carry everything: ``match_start`` the
+players and length, ``game_start`` the score, ``move`` the dice and the move text, ``double``/
+``take``/``drop`` the cube, ``game_end`` the points. The ``.mat`` text is written by the
+engine's :mod:`engine.backgammon.mat_writer`, so GNU Backgammon imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.backgammon.mat_reader import (
+    ActionKind,
+    MatAction,
+    MatGame,
+    MatMatch,
+    MatMove,
+    parse_move,
+)
+from engine.backgammon.mat_writer import action_text, format_mat
+from engine.errors import RecordFormatError
+
+
+@dataclass
+class _Game:
+    number: int
+    score: tuple[int, int]
+    crawford: bool
+    actions: list[MatAction] = field(default_factory=list)
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    rolled: tuple[int, tuple[int, int]] | None = None  # a roll not yet followed by its move
+    result: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class MatchExport:
+    """What a journal says about the match: the ``.mat`` record and the summary."""
+
+    record: MatMatch
+    summary: dict[str, Any]
+
+    @property
+    def mat_text(self) -> str:
+        return format_mat(self.record)
+
+
+def _action(player: int, kind: ActionKind, **kw: Any) -> MatAction:
+    action = MatAction(line=0, player=player, kind=kind, text="", **kw)
+    return MatAction(
+        line=0, player=player, kind=kind, text=action_text(action), **kw
+    )
+
+
+def _int(entry: Mapping[str, Any], key: str) -> int:
+    value = entry.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RecordFormatError(
+            f"journal entry {entry.get('seq', '?')} ({entry.get('type')}): {key} must be an"
+            f" integer, got {value!r}"
+        )
+    return value
+
+
+def _dice(entry: Mapping[str, Any]) -> tuple[int, int]:
+    dice = entry.get("dice")
+    if (
+        not isinstance(dice, list | tuple)
+        or len(dice) != 2
+        or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice)
+    ):
+        raise RecordFormatError(
+            f"journal entry {entry.get('seq', '?')} ({entry.get('type')}): dice must be two"
+            f" numbers 1..6, got {dice!r}"
+        )
+    return (int(dice[0]), int(dice[1]))
+
+
+def export_match(entries: Iterable[Mapping[str, Any]]) -> MatchExport:
+    """Fold journal entries (oldest first) into the match record and its summary."""
+    players: tuple[str, str] | None = None
+    length = 0
+    games: list[_Game] = []
+    flags: list[dict[str, Any]] = []
+    match_end: dict[str, Any] | None = None
+    for entry in entries:
+        kind = entry.get("type")
+        if kind == "match_start":
+            names = entry.get("players")
+            if not isinstance(names, list | tuple) or len(names) != 2:
+                raise RecordFormatError(f"match_start: players must be two names, got {names!r}")
+            players = (str(names[0]), str(names[1]))
+            length = _int(entry, "length")
+            continue
+        if players is None:
+            if kind in (None, ""):
+                continue
+            raise RecordFormatError(f"the journal's first entry is {kind!r}, not match_start")
+        if kind == "game_start":
+            score = entry.get("score") or [0, 0]
+            games.append(
+                _Game(
+                    _int(entry, "number"),
+                    (int(score[0]), int(score[1])),
+                    bool(entry.get("crawford")),
+                )
+            )
+            continue
+        if kind in ("invalid_throw", "illegal_move", "cannot_read", "setup_error", "time_out",
+                    "early_throw", "cube_refused"):
+            flags.append(
+                {
+                    "seq": entry.get("seq"),
+                    "type": kind,
+                    "game": games[-1].number if games else 0,
+                    "player": entry.get("player"),
+                    "rule": entry.get("rule"),
+                    "reason": entry.get("reason"),
+                    "snapshot": entry.get("snapshot"),
+                }
+            )
+        if kind == "match_end":
+            match_end = dict(entry)
+            continue
+        if not games:
+            continue
+        game = games[-1]
+        if kind == "roll":
+            game.rolled = (_int(entry, "player"), _dice(entry))
+        elif kind == "move":
+            player, dice = _int(entry, "player"), _dice(entry)
+            text = str(entry.get("move", ""))
+            moves: tuple[MatMove, ...] = tuple(parse_move(tok) for tok in text.split())
+            game.actions.append(
+                _action(player, ActionKind.ROLL, dice=dice, moves=moves, cannot_move=not moves)
+            )
+            game.rolled = None
+            game.moves.append(
+                {
+                    "player": player,
+                    "dice": [dice[0], dice[1]],
+                    "move": text,
+                    "position_id": entry.get("position_id"),
+                    "match_id": entry.get("match_id"),
+                    "stands": bool(entry.get("stands", False)),
+                }
+            )
+        elif kind == "double":
+            game.actions.append(
+                _action(_int(entry, "player"), ActionKind.DOUBLE, value=_int(entry, "cube"))
+            )
+        elif kind == "take":
+            game.actions.append(_action(_int(entry, "player"), ActionKind.TAKE))
+        elif kind == "drop":
+            game.actions.append(_action(_int(entry, "player"), ActionKind.DROP))
+        elif kind == "game_end":
+            if game.rolled is not None:
+                # rolled, then resigned without moving: the roll stays in the record
+                player, dice = game.rolled
+                game.actions.append(_action(player, ActionKind.ROLL, dice=dice))
+                game.rolled = None
+            winner, points = _int(entry, "winner"), _int(entry, "points")
+            after = entry.get("score") or [0, 0]
+            and_match = length > 0 and int(after[winner]) >= length
+            game.actions.append(
+                _action(winner, ActionKind.WIN, value=points, and_match=and_match)
+            )
+            game.result = {
+                "winner": winner,
+                "points": points,
+                "kind": entry.get("kind"),
+                "how": entry.get("how"),
+                "cube": entry.get("cube"),
+                "score": [int(after[0]), int(after[1])],
+            }
+    if players is None:
+        raise RecordFormatError("the journal has no match_start entry")
+    mat_games = tuple(
+        MatGame(g.number, 0, g.score, tuple(g.actions)) for g in games if g.actions
+    )
+    record = MatMatch(length=length, players=players, games=mat_games)
+    summary = {
+        "players": list(players),
+        "length": length,
+        "games": [
+            {
+                "number": g.number,
+                "score_before": [g.score[0], g.score[1]],
+                "crawford": g.crawford,
+                "result": g.result,
+                "moves": g.moves,
+            }
+            for g in games
+        ],
+        "final_score": _final_score(games, match_end),
+        "winner": match_end.get("winner") if match_end else None,
+        "finished": match_end is not None,
+        "ended_by": match_end.get("how") if match_end else None,
+        "flags": flags,
+    }
+    return MatchExport(record, summary)
+
+
+def _final_score(games: list[_Game], match_end: Mapping[str, Any] | None) -> list[int]:
+    if match_end is not None and isinstance(match_end.get("score"), list):
+        score = match_end["score"]
+        return [int(score[0]), int(score[1])]
+    for game in reversed(games):
+        if game.result is not None:
+            return list(game.result["score"])
+    return list(games[0].score) if games else [0, 0]
+
+
+def position_ids(export: MatchExport) -> list[dict[str, Any]]:
+    """Every move with its resulting Position ID (mover's view), game by game."""
+    rows = []
+    for game in export.summary["games"]:
+        for number, move in enumerate(game["moves"], start=1):
+            rows.append({"game": game["number"], "move": number, **move})
+    return rows
+
+
+__all__ = ["MatchExport", "export_match", "position_ids"]

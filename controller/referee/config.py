@@ -1,0 +1,162 @@
+"""The referee's settings for one table: the match, the players, the rules, how the table and the
+clock are laid out, and the thresholds of engine-in-the-loop recognition (DESIGN.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.referee.api import Side
+from controller.table_layout import DEFAULT_LAYOUT, TableLayout
+from engine.backgammon.rules import Rules
+from engine.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class RecognitionSettings:
+    """When a legal candidate "explains the frame clearly" and when a reading is "confident".
+
+    ``margin``: the best legal candidate must beat the second best by this many nats (natural log
+    units) to be taken. ``fit_slack``: it may be at most this much worse than vision's own best
+    reading. ``illegal_margin``: vision's own reading must beat every legal candidate by at least
+    this much, with a confidence of at least ``confident``, before a move is called illegal.
+    ``cannot_read_ms``: how long after a press the referee waits for a readable frame before it
+    says "cannot read". ``dice_confidence``: dice read below this are not judged yet.
+    ``agree``: how many still frames in a row must give the same verdict on a move (one
+    misread slot in one frame must not decide a verdict).
+    """
+
+    margin: float = 3.0
+    fit_slack: float = 6.0
+    illegal_margin: float = 6.0
+    confident: float = 0.5
+    cannot_read_ms: int = 8_000
+    dice_confidence: float = 0.5
+    agree: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("margin", "fit_slack", "illegal_margin"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"referee: {name} must be a number >= 0, not {value!r}")
+            if not math.isfinite(float(value)):
+                raise ConfigError(f"referee: {name} must be finite, not {value!r}")
+        for name in ("confident", "dice_confidence"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
+                raise ConfigError(f"referee: {name} must be between 0 and 1, not {value!r}")
+        if not isinstance(self.agree, int) or isinstance(self.agree, bool) or self.agree < 1:
+            raise ConfigError(f"referee: agree must be an integer >= 1, not {self.agree!r}")
+        value = self.cannot_read_ms
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"referee: cannot_read_ms must be an integer >= 0, not {value!r}")
+
+
+@dataclass(frozen=True)
+class RefereeConfig:
+    """One table's match. Player 0 is the first-named player (the ``.mat`` left column), who sits
+    where ``layout`` puts the first player; ``clock_sides[i]`` is player i's side of the clock.
+    ``reserve_ms``/``delay_ms``: when set, the referee configures the clock at match start
+    (TTB-CLOCK-4; common: 12 s delay, 2 min per match point)."""
+
+    players: tuple[str, str] = ("Player 1", "Player 2")
+    length: int = 5
+    rules: Rules = field(default_factory=Rules.tournament)
+    layout: TableLayout = DEFAULT_LAYOUT
+    clock_sides: tuple[Side, Side] = ("left", "right")
+    recognition: RecognitionSettings = field(default_factory=RecognitionSettings)
+    reserve_ms: int | None = None
+    delay_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        if (
+            not isinstance(self.players, tuple)
+            or len(self.players) != 2
+            or not all(isinstance(p, str) for p in self.players)
+        ):
+            raise ConfigError(f"referee: players must be two names, not {self.players!r}")
+        if not isinstance(self.length, int) or isinstance(self.length, bool) or self.length < 1:
+            raise ConfigError(f"referee: length must be a whole number of points >= 1, not "
+                              f"{self.length!r}")
+        if not isinstance(self.rules, Rules):
+            raise ConfigError(f"referee: rules must be a Rules object, not {self.rules!r}")
+        self.rules.check_match(self.length)
+        sides = self.clock_sides
+        if (
+            not isinstance(sides, tuple)
+            or len(sides) != 2
+            or set(sides) != {"left", "right"}
+        ):
+            raise ConfigError(
+                f"referee: clock_sides must be left and right in some order, not {sides!r}"
+            )
+        for name in ("reserve_ms", "delay_ms"):
+            value = getattr(self, name)
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 0
+            ):
+                raise ConfigError(f"referee: {name} must be an integer >= 0, not {value!r}")
+
+    def player_of_side(self, side: Side) -> int:
+        """The player whose side of the clock ``side`` is."""
+        return self.clock_sides.index(side)
+
+    def side_of(self, player: int) -> Side:
+        return self.clock_sides[player]
+
+    def right_half(self, player: int) -> str:
+        """The half of the picture on ``player``'s right, where they throw (BG-ROLL-2)."""
+        at_bottom = self.layout.first_at_bottom == (player == 0)
+        return "right" if at_bottom else "left"
+
+    def colour_of(self, player: int) -> str:
+        return self.layout.first_colour if player == 0 else self.layout.second_colour
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as journalled in ``match_start`` (enough to rebuild the referee)."""
+        rules = {
+            f.name: (
+                getattr(self.rules, f.name).value
+                if hasattr(getattr(self.rules, f.name), "value")
+                else getattr(self.rules, f.name)
+            )
+            for f in dataclasses.fields(self.rules)
+        }
+        return {
+            "players": list(self.players),
+            "length": self.length,
+            "rules": rules,
+            "layout": {
+                "first_at_bottom": self.layout.first_at_bottom,
+                "home_on_right": self.layout.home_on_right,
+                "first_colour": self.layout.first_colour,
+            },
+            "clock_sides": list(self.clock_sides),
+            "recognition": dataclasses.asdict(self.recognition),
+            "reserve_ms": self.reserve_ms,
+            "delay_ms": self.delay_ms,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RefereeConfig:
+        """The inverse of :meth:`to_json` (a ``match_start`` entry's fields)."""
+        try:
+            players = data["players"]
+            rules = Rules(**data.get("rules", {}))
+            layout = TableLayout(**data.get("layout", {}))
+            sides = data.get("clock_sides", ["left", "right"])
+            recognition = RecognitionSettings(**data.get("recognition", {}))
+            return cls(
+                players=(str(players[0]), str(players[1])),
+                length=int(data["length"]),
+                rules=rules,
+                layout=layout,
+                clock_sides=(sides[0], sides[1]),
+                recognition=recognition,
+                reserve_ms=data.get("reserve_ms"),
+                delay_ms=data.get("delay_ms"),
+            )
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ConfigError(f"referee: match_start entry lacks a setting ({exc})") from None

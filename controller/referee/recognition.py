@@ -1,0 +1,127 @@
+"""Engine-in-the-loop recognition (DESIGN.md): which legal result, if any, the frame shows.
+
+The referee knows the position before the move and the dice, so it knows every legal result. It
+asks the frame how well each explains the picture, takes the best when it explains the picture
+clearly, calls the move illegal only when no legal result fits AND vision's own reading is
+confident (then :func:`engine.backgammon.judge.judge` names the rule), and otherwise waits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from controller.referee.api import BoardView
+from controller.referee.config import RecognitionSettings
+from controller.table_layout import TableLayout
+from engine.backgammon.judge import judge
+from engine.backgammon.moves import result_boards
+from engine.backgammon.notation import format_steps
+from engine.backgammon.position import Position
+from engine.errors import PositionError
+
+Step = tuple[int, int]
+Slots = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """What the frame shows after a move.
+
+    ``legal``: ``result`` is the legal result (mover's view) and ``move`` its text.
+    ``illegal``: ``result`` is the position vision read (mover's view), ``rule``/``reason`` from
+    the judge. ``unreadable``: nothing can be said yet (``reason`` says why).
+    """
+
+    verdict: Literal["legal", "illegal", "unreadable"]
+    result: Position | None = None
+    move: str = ""
+    rule: str = ""
+    reason: str = ""
+
+
+def hypothesis(
+    layout: TableLayout, board: tuple[int, ...], player: int
+) -> tuple[Slots, tuple[int, int]]:
+    """The image slots and bar of ``board`` seen from ``player`` (0 sits where the layout's
+    first player sits)."""
+    position = Position(board) if player == 0 else Position(board).swap()
+    counts = layout.counts(position)
+    return counts.slots, counts.bar
+
+
+def position_of_counts(
+    layout: TableLayout, slots: Slots, bar: tuple[int, int], player: int
+) -> Position | None:
+    """The position (``player``'s view) that per-slot counts describe, or None when no
+    position can look like that (both colours on one point, more than 15 checkers)."""
+    if len(slots) != 24:
+        return None
+    first_i = 0 if layout.first_colour == "darker" else 1
+    board = [0] * 26
+    for slot, pair in enumerate(slots):
+        mine, theirs = pair[first_i], pair[1 - first_i]
+        if mine and theirs:
+            return None
+        point = layout.point_of_slot(slot)
+        board[point] = mine if mine else -theirs
+    board[25] = bar[first_i]
+    board[0] = -bar[1 - first_i]
+    try:
+        position = Position(tuple(board))
+    except PositionError:
+        return None
+    return position if player == 0 else position.swap()
+
+
+def recognise(
+    view: BoardView,
+    before: Position,
+    dice: tuple[int, int],
+    player: int,
+    layout: TableLayout,
+    settings: RecognitionSettings,
+) -> Recognition:
+    """Judge the move ``player`` made from ``before`` with ``dice`` as the frame shows it."""
+    if view.occluded:
+        # a hidden slot could hide the difference between a legal and an illegal move
+        return Recognition("unreadable", reason="part of the board is hidden")
+    legal: dict[tuple[int, ...], tuple[Step, ...]] = dict(result_boards(before, dice))
+    if not legal:
+        legal = {before.board: ()}  # no legal move: the turn passes (BG-MOVE-7, BG-BAR-4)
+    scored: list[tuple[float, tuple[int, ...]]] = []
+    for board in legal:
+        slots, bar = hypothesis(layout, board, player)
+        ll = view.log_likelihood(slots, bar)
+        if ll is None:
+            return Recognition("unreadable", reason="too little of the board is visible")
+        scored.append((ll, board))
+    scored.sort(key=lambda item: -item[0])
+    best_ll, best_board = scored[0]
+    second_ll = scored[1][0] if len(scored) > 1 else None
+    own = view.best_counts()
+    own_ll: float | None = None
+    if own is not None:
+        own_ll = view.log_likelihood(own[0], own[1])
+    clear = second_ll is None or best_ll - second_ll >= settings.margin
+    fits = own_ll is None or own_ll - best_ll <= settings.fit_slack
+    if clear and fits:
+        result = Position(best_board)
+        return Recognition("legal", result, format_steps(before.board, legal[best_board]))
+    if (
+        own is not None
+        and own_ll is not None
+        and own[2] >= settings.confident
+        and own_ll - best_ll >= settings.illegal_margin
+    ):
+        seen = position_of_counts(layout, own[0], own[1], player)
+        if seen is not None and seen.board not in legal:
+            verdict = judge(before, seen, dice)
+            if not verdict.legal and verdict.rule and verdict.reason:
+                return Recognition("illegal", seen, rule=verdict.rule, reason=verdict.reason)
+    if not clear:
+        return Recognition("unreadable", reason="two legal moves fit the picture equally well")
+    return Recognition("unreadable", reason="no legal move fits and the reading is not sure")
+
+
+__all__ = ["Recognition", "hypothesis", "position_of_counts", "recognise"]

@@ -1,0 +1,2 @@
+"""The runtime: camera, stillness gate, readers, referee, clock, LEDs, journal and records
+wired together."""

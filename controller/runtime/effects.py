@@ -1,0 +1,161 @@
+"""Carrying out the referee's commands, in order: the journal first (appended and fsynced before
+anything after it happens), then the clock, the LEDs and buzzer, snapshots and the live log."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.clock.api import MatchClock
+from controller.records.journal import Journal
+from controller.referee.api import (
+    Buzz,
+    ClockCommand,
+    Command,
+    JournalEntry,
+    Say,
+    SetSignal,
+    TakeSnapshot,
+)
+from controller.signals import PATTERNS, Signals
+from engine.errors import DeviceError
+
+# The referee's buzzer pattern names to the LED board's patterns.
+BUZZ_PATTERNS: dict[str, str] = {
+    "flag": "time_out",
+    "illegal": "illegal_move",
+    "throw_again": "invalid_throw",
+    "ok": "ok",
+    "cannot_read": "cannot_read",
+}
+
+
+@dataclass
+class LiveLog:
+    """The readable live log: one line per thing a person watching the table wants to know."""
+
+    stream: TextIO | None = None
+    file: Path | None = None
+    lines: list[str] = field(default_factory=list)
+    keep: int = 0  # keep this many lines in ``lines`` (tests and the benchmark read them)
+
+    def say(self, text: str) -> None:
+        if self.stream is not None:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+        if self.file is not None:
+            with self.file.open("a", encoding="utf-8") as out:
+                out.write(text + "\n")
+        if self.keep:
+            self.lines.append(text)
+            del self.lines[: -self.keep]
+
+
+class Executor:
+    """Runs commands against the journal, clock, signals, snapshot folder and log."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        clock: MatchClock | None,
+        signals: Signals | None,
+        snapshot_dir: Path | None,
+        log: LiveLog,
+        frame_jpeg: Callable[[], bytes | None],
+    ) -> None:
+        self.journal = journal
+        self.clock = clock
+        self.signals = signals
+        self.snapshot_dir = snapshot_dir
+        self.log = log
+        self.frame_jpeg = frame_jpeg
+        self.last_entry: dict[str, Any] | None = None
+        self.snapshots: list[Path] = []
+        self._turn: dict[str, bool] = {"turn_left": False, "turn_right": False}
+
+    def run(self, commands: list[Command]) -> None:
+        for command in commands:
+            self.execute(command)
+
+    def execute(self, command: Command) -> None:
+        if isinstance(command, JournalEntry):
+            self.last_entry = self.journal.append(command.type, **command.fields)
+        elif isinstance(command, ClockCommand):
+            self._clock(command)
+        elif isinstance(command, SetSignal):
+            self._signal(command)
+        elif isinstance(command, Buzz):
+            if self.signals is not None:
+                pattern = BUZZ_PATTERNS.get(command.pattern, command.pattern)
+                if pattern in PATTERNS:
+                    self.signals.buzz(pattern)
+                else:
+                    self.log.say(f"(no buzzer pattern {command.pattern!r})")
+        elif isinstance(command, TakeSnapshot):
+            self._snapshot(command.label)
+        elif isinstance(command, Say):
+            self.log.say(command.text)
+
+    def _clock(self, command: ClockCommand) -> None:
+        clock = self.clock
+        if clock is None:
+            return
+        a = command.args
+        if command.action == "start":
+            if command.side is None:
+                raise DeviceError("clock start needs a side")
+            clock.start(command.side)
+        elif command.action == "hold":
+            clock.hold()
+        elif command.action == "resume":
+            clock.resume()
+        elif command.action == "set_times":
+            clock.set_times(int(a["left_ms"]), int(a["right_ms"]))
+        elif command.action == "configure_delay":
+            clock.configure_delay(int(a["delay_ms"]), int(a["reserve_ms"]))
+        elif command.action == "configure_countdown":
+            clock.configure_countdown(int(a["total_ms"]))
+
+    def _signal(self, command: SetSignal) -> None:
+        signals = self.signals
+        if signals is None:
+            return
+        name = command.signal
+        if name in self._turn:
+            self._turn[name] = command.on
+            left, right = self._turn["turn_left"], self._turn["turn_right"]
+            signals.turn("left" if left and not right else "right" if right and not left
+                         else None)
+        elif name == "throw_again":
+            signals.throw_again(command.on)
+        elif name == "illegal_move":
+            signals.illegal_move(command.on)
+        elif name == "cannot_read":
+            signals.cannot_read(command.on)
+        elif name == "system_ok":
+            signals.system_ok(command.on)
+
+    def _snapshot(self, label: str) -> None:
+        """Keep the current frame as evidence, named after the journal entry it goes with."""
+        if self.snapshot_dir is None:
+            return
+        data = self.frame_jpeg()
+        if data is None:
+            self.log.say(f"(no frame to keep for {label})")
+            return
+        seq = self.last_entry["seq"] if self.last_entry is not None else 0
+        safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in label)[:40]
+        path = self.snapshot_dir / f"{seq:06d}-{safe or 'flag'}.jpg"
+        self.snapshot_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".part")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+        self.snapshots.append(path)
+
+
+def default_log(out: TextIO | None = None) -> LiveLog:
+    """A log printing to stdout (or ``out``)."""
+    return LiveLog(stream=out if out is not None else sys.stdout)

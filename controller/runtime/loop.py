@@ -1,0 +1,150 @@
+"""The table's pipeline: frames through the stillness gate to the readers, clock events, the
+referee, and its commands carried out in order.
+
+The same :class:`Pipeline` serves ``hakem run`` (camera and serial clock in real time),
+``hakem demo`` (rendered frames and the simulated clock in simulated time) and ``hakem replay``
+(recorded frames and clock events): only the sources differ, so a replay is deterministic.
+"""
+
+from __future__ import annotations
+
+import time as systime
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from controller.clock.messages import ClockEvent, FlagEvent, PressEvent
+from controller.clock.timebase import TimeSource
+from controller.referee.api import (
+    ClockHoldPressed,
+    ClockPressed,
+    Event,
+    FlagFell,
+    MotionSeen,
+    RefereeProtocol,
+)
+from controller.runtime.effects import Executor
+from controller.runtime.view import FrameReader
+from vision.stillness import StillnessGate
+
+
+# Referee stages in which no throw is due (``Referee.stage``).
+NO_THROW_STAGES = frozenset({"move", "doubled", "game_over", "match_over", "over"})
+
+
+@dataclass
+class Timings:
+    """What the benchmark reports: press-to-verdict latencies and frames handled."""
+
+    press_ms: list[float] = field(default_factory=list)
+    frames: int = 0
+    reads: int = 0
+    busy_s: float = 0.0
+
+
+class Pipeline:
+    """Feed it frames and clock events; it drives the referee and carries out its commands."""
+
+    def __init__(
+        self,
+        referee: RefereeProtocol,
+        reader: FrameReader,
+        executor: Executor,
+        time: TimeSource,
+        *,
+        gate: StillnessGate | None = None,
+        reread_ms: int = 1000,
+        observer: Callable[[str, int, object], None] | None = None,
+        dice_always: bool = False,
+    ) -> None:
+        self.referee = referee
+        self.reader = reader
+        self.executor = executor
+        self.time = time
+        self.gate = gate if gate is not None else StillnessGate(reader.config.stillness)
+        self.reread_ms = reread_ms
+        self.observer = observer
+        self.dice_always = dice_always
+        self.timings = Timings()
+        self._still = False
+        self._last_read_ms: int | None = None
+        self._last_read_key: str | None = None
+        self._image: np.ndarray | None = None
+        self._jpeg: bytes | None = None
+        executor.frame_jpeg = self.current_jpeg
+
+    # frames --------------------------------------------------------------------------------
+    def on_frame(self, image: np.ndarray, *, jpeg: bytes | None = None,
+                 key: str | None = None) -> None:
+        """One camera frame: motion is reported, a still scene is read (once per new picture,
+        or again every ``reread_ms`` when the picture cannot be told apart)."""
+        start = systime.perf_counter()
+        t = self.time.now_ms()
+        if self.observer is not None:
+            self.observer("frame", t, (key, jpeg))
+        self.timings.frames += 1
+        self._image = image
+        self._jpeg = jpeg
+        still = self.gate.update(image)
+        if not still:
+            if self._still or self._last_read_ms is None:
+                self.handle(MotionSeen(t_ms=t))
+            self._still = False
+            self._last_read_key = None
+        else:
+            fresh = not self._still
+            if key is not None:
+                due = key != self._last_read_key
+            else:
+                due = self._last_read_ms is None or t - self._last_read_ms >= self.reread_ms
+            if fresh or due:
+                self._last_read_ms = t
+                self._last_read_key = key
+                self.timings.reads += 1
+                self.handle(self.reader.read(image, t, with_dice=self.dice_wanted()))
+            self._still = True
+        self.timings.busy_s += systime.perf_counter() - start
+
+    def dice_wanted(self) -> bool:
+        """Whether a still picture's dice are read. Reading dice is the slowest reader, and
+        while a player moves (after their roll, before the press) or answers a double, no throw
+        is due; ``dice_always`` reads them anyway, to catch a throw before the press
+        (BG-ROLL-5)."""
+        if self.dice_always:
+            return True
+        stage = getattr(self.referee, "stage", None)
+        return stage not in NO_THROW_STAGES
+
+    def current_jpeg(self) -> bytes | None:
+        """The frame now in view as JPEG (the snapshot of a flag)."""
+        if self._jpeg is None and self._image is not None:
+            ok, buf = cv2.imencode(".jpg", self._image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+            if ok:
+                self._jpeg = buf.tobytes()
+        return self._jpeg
+
+    # the clock -----------------------------------------------------------------------------
+    def on_clock(self, event: ClockEvent) -> None:
+        """A press or a flag from the clock, as the referee's event."""
+        t = self.time.now_ms()
+        if self.observer is not None:
+            self.observer("clock", t, event)
+        if isinstance(event, PressEvent):
+            times = (int(event.times_ms[0]), int(event.times_ms[1]))
+            start = systime.perf_counter()
+            if event.button == "hold":
+                self.handle(ClockHoldPressed(t_ms=t, times_ms=times))
+            else:
+                self.handle(ClockPressed(t_ms=t, side=event.button, times_ms=times))
+            self.timings.press_ms.append((systime.perf_counter() - start) * 1000.0)
+        elif isinstance(event, FlagEvent):
+            self.handle(FlagFell(t_ms=t, side=event.side))
+
+    # the referee ---------------------------------------------------------------------------
+    def handle(self, event: Event) -> None:
+        """One event through the referee; its commands carried out in order."""
+        if self.observer is not None and not isinstance(event, MotionSeen):
+            self.observer("event", event.t_ms, event)
+        self.executor.run(self.referee.handle(event))

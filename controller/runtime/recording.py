@@ -1,0 +1,144 @@
+"""Recordings for ``hakem replay``: the frames a pipeline saw and the clock events it heard, each
+at its time, so the same pipeline can run again on them and write the same journal.
+
+A recording is a folder: ``meta.json`` (the table configuration the session ran with),
+``frames/KEY.jpg`` (every distinct picture once) and ``timeline.jsonl`` (one line per frame,
+clock event or director action, in order, with the time in ms).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from controller.clock.messages import ClockEvent, FlagEvent, PressEvent
+from controller.referee.api import DirectorAction
+from engine.errors import RecordFormatError
+
+META = "meta.json"
+TIMELINE = "timeline.jsonl"
+FRAMES = "frames"
+
+
+class Recorder:
+    """Appends what a pipeline sees to a recording folder (an observer of :class:`Pipeline`)."""
+
+    def __init__(self, folder: str | os.PathLike[str], meta: dict[str, Any]) -> None:
+        self.folder = Path(folder)
+        (self.folder / FRAMES).mkdir(parents=True, exist_ok=True)
+        meta_path = self.folder / META
+        if not meta_path.exists():
+            meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
+        self._timeline = (self.folder / TIMELINE).open("a", encoding="utf-8")
+        self._saved: set[str] = {p.stem for p in (self.folder / FRAMES).glob("*.jpg")}
+        self._count = 0
+
+    def __call__(self, kind: str, t_ms: int, payload: object) -> None:
+        if self._timeline.closed:
+            return
+        line: dict[str, Any] | None = None
+        if kind == "frame" and isinstance(payload, tuple):
+            key, jpeg = payload
+            if key is None or jpeg is None:
+                raise RecordFormatError("a recorded frame needs its name and its JPEG bytes")
+            if key not in self._saved:
+                path = self.folder / FRAMES / f"{key}.jpg"
+                tmp = path.with_suffix(".part")
+                tmp.write_bytes(jpeg)
+                tmp.replace(path)
+                self._saved.add(key)
+            line = {"t": t_ms, "frame": key}
+        elif kind == "clock" and isinstance(payload, PressEvent):
+            line = {"t": t_ms, "press": payload.button, "times": list(payload.times_ms)}
+        elif kind == "clock" and isinstance(payload, FlagEvent):
+            line = {"t": t_ms, "flag": payload.side}
+        elif kind == "event" and isinstance(payload, DirectorAction):
+            line = {"t": t_ms, "director": {"action": payload.action, "args": payload.args,
+                                            "director": payload.director}}
+        if line is not None:
+            self._timeline.write(json.dumps(line, separators=(",", ":")) + "\n")
+            self._count += 1
+            if self._count % 50 == 0 or "frame" not in line:
+                self._timeline.flush()
+
+    def close(self) -> None:
+        """Flush and close; safe to call twice."""
+        if not self._timeline.closed:
+            self._timeline.close()
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of a recording's timeline."""
+
+    t_ms: int
+    frame: str | None = None
+    clock: ClockEvent | None = None
+    director: DirectorAction | None = None
+
+
+class Recording:
+    """A recording folder opened for replay."""
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        if not (self.folder / TIMELINE).is_file():
+            raise RecordFormatError(f"{self.folder}: not a recording (no {TIMELINE})")
+        try:
+            self.meta: dict[str, Any] = json.loads((self.folder / META).read_text("utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise RecordFormatError(f"{self.folder / META}: cannot be read ({exc})") from None
+
+    def frame(self, key: str) -> tuple[Any, bytes]:
+        """The picture called ``key``: decoded image and JPEG bytes."""
+        path = self.folder / FRAMES / f"{key}.jpg"
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise RecordFormatError(f"{path}: frame missing from the recording") from None
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if image is None:
+            raise RecordFormatError(f"{path}: not a JPEG picture")
+        return image, data
+
+    def steps(self) -> Iterator[Step]:
+        """The timeline in order; a torn last line (the session was killed) ends it."""
+        path = self.folder / TIMELINE
+        lines = path.read_bytes().split(b"\n")
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            try:
+                item = json.loads(raw)
+            except json.JSONDecodeError:
+                if number == len(lines):
+                    return
+                raise RecordFormatError(f"{path} line {number}: not JSON") from None
+            yield _step(item, f"{path} line {number}")
+
+
+def _step(item: dict[str, Any], where: str) -> Step:
+    try:
+        t = int(item["t"])
+        if "frame" in item:
+            return Step(t, frame=str(item["frame"]))
+        if "press" in item:
+            times = (int(item["times"][0]), int(item["times"][1]))
+            press = PressEvent(0, item["press"], t, None, times, 0, "run")
+            return Step(t, clock=press)
+        if "flag" in item:
+            return Step(t, clock=FlagEvent(item["flag"], t))
+        if "director" in item:
+            d = item["director"]
+            return Step(t, director=DirectorAction(t, str(d["action"]), dict(d.get("args", {})),
+                                                   str(d.get("director", ""))))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise RecordFormatError(f"{where}: malformed ({exc})") from None
+    raise RecordFormatError(f"{where}: neither a frame, a clock event nor a director action")

@@ -1,0 +1,58 @@
+"""Starting or resuming the referee of one table from its configuration and its journal.
+
+A journal that already holds a match is the source of truth (DESIGN.md, Records): the referee's
+settings come from its ``match_start`` entry and its state from folding every entry, so a
+restarted table continues exactly where it was; the commands the restore returns bring the
+LEDs and the clock's times back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from controller.config.table import TableConfig
+from controller.referee.api import Command, Side
+from controller.referee.config import RefereeConfig
+from controller.referee.machine import Referee
+from engine.errors import RecordFormatError
+
+
+def referee_config(config: TableConfig, *, players: tuple[str, str] | None = None,
+                   length: int | None = None) -> RefereeConfig:
+    """The referee's settings for a table: the bottom player is the engine's first player."""
+    p = config.players
+    bottom: Side = p.bottom
+    top: Side = "right" if bottom == "left" else "left"
+    names = players if players is not None else (p.name(bottom), p.name(top))
+    points = length if length is not None else config.match.length
+    reserve = round(config.clock.reserve_s_per_point * 1000) * points
+    return RefereeConfig(
+        players=names,
+        length=points,
+        rules=config.rules.engine_rules(crawford=config.match.crawford),
+        layout=p.layout(),
+        clock_sides=(bottom, top),
+        reserve_ms=reserve,
+        delay_ms=round(config.clock.delay_s * 1000),
+    )
+
+
+def start_referee(
+    config: RefereeConfig, entries: Sequence[dict[str, Any]]
+) -> tuple[Referee, list[Command]]:
+    """A referee for a new match (no entries) or one resumed from a journal's entries, and the
+    commands to carry out before anything else."""
+    if not entries:
+        referee = Referee(config)
+        return referee, referee.begin()
+    first = entries[0]
+    if first.get("type") != "match_start":
+        raise RecordFormatError(
+            f"journal starts with {first.get('type')!r}, not match_start: cannot resume")
+    fields = {k: v for k, v in first.items() if k not in ("seq", "time", "type")}
+    if fields.get("game", "backgammon") != "backgammon":
+        raise RecordFormatError(f"journal holds a {fields.get('game')!r} match, not backgammon")
+    fields.pop("game", None)
+    referee = Referee(RefereeConfig.from_json(fields))
+    return referee, referee.restore(entries)

@@ -1,0 +1,122 @@
+"""From a still camera frame to what the referee is told: the board as a :class:`BoardView`
+over ``vision.scoring`` (engine-in-the-loop recognition), the dice and the cube.
+
+The board is located once (configured corners, else the markers) and the same calibration is
+used for every frame: the camera of a table does not move during a match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from controller.referee.api import CubeSeen, DieSeen, FrameSeen, Zone
+from vision.board_reader import BoardReading, prepare, read_prepared
+from vision.calibration import Calibration, from_corners, locate_board
+from vision.config import DEFAULT_CONFIG, VisionConfig
+from vision.cube import find_cube
+from vision.dice.board import read_board_dice
+from vision.geometry import Canonical
+from vision.scoring import hypothesis_log_likelihood
+
+# Fewer visible slots than this and a hypothesis cannot be judged at all.
+MIN_VISIBLE_SLOTS = 12
+CUBE_PX_PER_MM = 1.0
+
+
+@dataclass(frozen=True)
+class ReadingView:
+    """A :class:`vision.board_reader.BoardReading` as the referee asks about it."""
+
+    reading: BoardReading
+
+    @property
+    def occluded(self) -> bool:
+        return self.reading.occluded
+
+    def log_likelihood(
+        self, slots: Sequence[tuple[int, int]], bar: tuple[int, int]
+    ) -> float | None:
+        visible = sum(1 for s in self.reading.slots if not s.hidden)
+        if visible < MIN_VISIBLE_SLOTS:
+            return None
+        return hypothesis_log_likelihood(self.reading, slots, bar).log_likelihood
+
+    def best_counts(self) -> tuple[tuple[tuple[int, int], ...], tuple[int, int], float] | None:
+        if self.reading.occluded:
+            return None
+        slots = tuple(s.counts for s in self.reading.slots)
+        return slots, self.reading.bar.counts, self.reading.confidence
+
+
+class FrameReader:
+    """Reads still frames of one table: board, dice and cube, with a fixed calibration."""
+
+    def __init__(self, config: VisionConfig = DEFAULT_CONFIG,
+                 corners: Sequence[float] | None = None, *, darker_at_top: bool = False) -> None:
+        self.config = config
+        self.darker_at_top = darker_at_top
+        self._corners = None if not corners else np.array(corners, np.float32).reshape(4, 2)
+        self.calibration: Calibration | None = None
+        self._to_mm: np.ndarray | None = None
+        # the cube is read on its own raster, finer than the checkers' (its digits are small)
+        self._cube_canonical = Canonical(config.geometry, CUBE_PX_PER_MM, (60.0, 60.0))
+        self._cube_h = np.eye(3)
+
+    def _calibrate(self, image: np.ndarray) -> Calibration:
+        if self.calibration is None:
+            geometry = self.config.geometry
+            if self._corners is not None:
+                self.calibration = from_corners(self._corners, image.shape, geometry)
+            else:
+                self.calibration = locate_board(image, geometry, None)
+            unit = Canonical(geometry, 1.0, (0.0, 0.0))
+            self._to_mm = unit.homography_from_image(self.calibration.corners)
+            self._cube_h = self._cube_canonical.homography_from_image(self.calibration.corners)
+        return self.calibration
+
+    def read(self, image: np.ndarray, t_ms: int, *, with_dice: bool = True) -> FrameSeen:
+        """The referee's event for one still frame."""
+        calibration = self._calibrate(image)
+        frame = prepare(image, calibration, self.config)
+        reading = read_prepared(frame)
+        dice: tuple[DieSeen, ...] = ()
+        if with_dice and self._to_mm is not None:
+            dice = tuple(
+                DieSeen(
+                    pips=d.pips,
+                    half=_half(d.half),
+                    flat=d.flat,
+                    on_checker=d.on_checker,
+                    confidence=d.confidence,
+                )
+                for d in read_board_dice(image, self._to_mm, self.config.geometry)
+            )
+        cube = None
+        found = find_cube(cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size),
+                          self._cube_canonical, darker_at_top=self.darker_at_top)
+        if found is not None:
+            cube = CubeSeen(found.value, _zone(found.zone), found.confidence)
+        return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
+
+
+def _half(half: str | None) -> Literal["left", "right", "off-board"]:
+    if half == "left":
+        return "left"
+    if half == "right":
+        return "right"
+    return "off-board"
+
+
+def _zone(zone: str) -> Zone:
+    zones: dict[str, Zone] = {
+        "centre": "centre",
+        "darker-side": "darker-side",
+        "lighter-side": "lighter-side",
+        "offered": "offered",
+    }
+    return zones.get(zone, "off-board")

@@ -1,0 +1,165 @@
+"""Evaluation of dice and cube vision: synthetic throws and the real dice photographs.
+
+Run ``.venv/bin/python -m tests.eval.dice [--synthetic N] [--photos DIR] [--seed0 S]``.
+
+Synthetic (``vision.dice.synth``: the board renderer's scenes with dice and cube props, seeds
+from ``--seed0``, disjoint from the cocked model's training seeds): dice found, pips right
+(opaque and translucent separately), cocked dice caught and flat dice called cocked, half and
+on-checker right, cube found, value and place right, extra dice reported.
+Photos (``../shared/data/dice_photos``, Train and Valid): dice found and found dice read right,
+with a detection matched to a labelled box by IoU >= 0.5, >= 0.3, >= 0.2, and by mutual centre
+containment (the labels' boxes for a one are drawn tight around the pip on some photos and
+around the whole face on others, so IoU alone under-counts finds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+
+from vision.cube import find_cube_in_image
+from vision.dice.board import read_board_dice
+from vision.dice.detect import find_dice
+from vision.dice.reading import image_to_mm
+from vision.dice.synth import DICE_STYLES, random_dice_scene
+from vision.dice.train import read_labels
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a}/{b} = {100.0 * a / b:.2f}%" if b else f"{a}/0"
+
+
+def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
+    """Counters (hits, total) over ``n`` synthetic throws."""
+    c: dict[str, list[int]] = {k: [0, 0] for k in (
+        "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught",
+        "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
+        "extra_dice")}
+    t_read = 0.0
+    for seed in range(seed0, seed0 + n):
+        scene = random_dice_scene(seed)
+        to_mm = image_to_mm(scene.corners, scene.geometry)
+        t = time.perf_counter()
+        dice = read_board_dice(scene.image, to_mm, scene.geometry)
+        cube = find_cube_in_image(scene.image, to_mm, scene.geometry)
+        t_read += time.perf_counter() - t
+        used: set[int] = set()
+        for truth in scene.dice:
+            c["found"][1] += 1
+            near = [i for i, d in enumerate(dice) if i not in used and math.hypot(
+                d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10.0]
+            if not near:
+                continue
+            d = dice[near[0]]
+            used.add(near[0])
+            c["found"][0] += 1
+            for key in ("pips", f"pips_{truth.material}"):
+                c[key][0] += d.pips == truth.pips
+                c[key][1] += 1
+            if truth.flat:
+                c["flat_called_cocked"][0] += not d.flat
+                c["flat_called_cocked"][1] += 1
+            else:
+                c["cocked_caught"][0] += not d.flat
+                c["cocked_caught"][1] += 1
+            c["half"][0] += d.half == truth.half
+            c["half"][1] += 1
+            c["on_checker"][0] += d.on_checker == truth.on_checker
+            c["on_checker"][1] += 1
+        c["extra_dice"][0] += len(dice) - len(used)
+        c["extra_dice"][1] += 1
+        if scene.cube is not None:
+            c["cube_found"][1] += 1
+            if cube is not None:
+                c["cube_found"][0] += 1
+                c["cube_value"][0] += cube.value == scene.cube.value
+                c["cube_value"][1] += 1
+                c["cube_place"][0] += cube.place == scene.cube.place
+                c["cube_place"][1] += 1
+    print(f"synthetic: {n} throws, dice+cube reading {1000.0 * t_read / max(n, 1):.1f} ms/frame")
+    return {k: (v[0], v[1]) for k, v in c.items()}
+
+
+def _inside(p: tuple[float, float], box: tuple[float, ...]) -> bool:
+    return box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3]
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def photos(split_dir: Path) -> dict[str, tuple[int, int, int]]:
+    """Per matching rule: (labelled dice, found, found and read right)."""
+    rules: dict[str, list[int]] = {k: [0, 0, 0] for k in ("iou>=0.5", "iou>=0.3", "iou>=0.2",
+                                                            "centre")}
+    for path in sorted(split_dir.glob("*.jpg")):
+        image = cv2.imread(str(path))
+        if image is None:
+            continue
+        labels = read_labels(path, image.shape[1], image.shape[0])
+        found = find_dice(image)
+        for rule, counts in rules.items():
+            used: set[int] = set()
+            for pips, box in labels:
+                counts[0] += 1
+                centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+                ok = []
+                for i, f in enumerate(found):
+                    if i in used:
+                        continue
+                    if rule == "centre":
+                        hit = _inside(f.centre, box) and _inside(centre, f.box)
+                    else:
+                        hit = _iou(f.box, box) >= float(rule.split(">=")[1])
+                    if hit:
+                        ok.append(i)
+                if ok:
+                    best = max(ok, key=lambda i: _iou(found[i].box, box))
+                    used.add(best)
+                    counts[1] += 1
+                    counts[2] += found[best].pips == pips
+    return {k: (v[0], v[1], v[2]) for k, v in rules.items()}
+
+
+def main(argv: list[str]) -> int:
+    """Print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--synthetic", type=int, default=200, help="synthetic throws")
+    parser.add_argument("--seed0", type=int, default=0)
+    parser.add_argument("--photos", type=Path, default=SHARED)
+    args = parser.parse_args(argv)
+    print(f"dice styles in the synthetic set: {len(DICE_STYLES)}")
+    if args.synthetic > 0:
+        for key, (hit, total) in synthetic(args.synthetic, args.seed0).items():
+            if key == "extra_dice":
+                print(f"  {key:20s} {hit} over {total} throws")
+            else:
+                print(f"  {key:20s} {_ratio(hit, total)}")
+    if args.photos.exists():
+        for split in ("Train", "Valid"):
+            t = time.perf_counter()
+            result = photos(args.photos / split)
+            n_img = len(list((args.photos / split).glob("*.jpg")))
+            ms = 1000.0 * (time.perf_counter() - t) / max(n_img, 1)
+            print(f"photos {split} ({n_img} images, {ms:.1f} ms/image):")
+            for rule, (total, found, right) in result.items():
+                print(f"  match {rule:9s} found {_ratio(found, total)}, "
+                      f"read right {_ratio(right, found)}")
+    else:
+        print(f"photos: {args.photos} not found, skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,87 @@
+"""The board reader on a small seeded synthetic set (the 1,000-frame figures come from
+``tests/eval/board.py``): counts, stacks laid over columns, colours, the JSON contract."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.board_reader import read_board
+from vision.render import BoardContents, SceneSpec, random_scene, render_scene
+from vision.render.scene import SCHEMES, CameraSpec
+
+SEEDS = range(500, 530)
+
+
+@pytest.fixture(scope="module")
+def clear_frames() -> list[object]:
+    return [render_scene(random_scene(s, hand_probability=0.0)) for s in SEEDS]
+
+
+def test_counts_on_clear_synthetic_frames(clear_frames: list[object]) -> None:
+    right = total = boards = 0
+    for frame in clear_frames:
+        reading = read_board(frame.image, corners=frame.corners)  # type: ignore[attr-defined]
+        counts = reading.slot_counts()
+        truth = frame.contents.slots  # type: ignore[attr-defined]
+        ok = [c is not None and tuple(c) == tuple(t) for c, t in zip(counts, truth, strict=True)]
+        right += sum(ok)
+        total += 24
+        boards += all(ok)
+    # measured on these seeds: 716 of 720 slots (hidden-by-mistake slots count as misses);
+    # the 1,000-frame evaluation script holds the real bar
+    assert right >= 0.99 * total
+    assert boards >= 0.9 * len(clear_frames)
+
+
+@pytest.mark.parametrize("n", [5, 6, 7, 8])
+def test_stacks_up_to_eight_laid_over_a_full_column(n: int) -> None:
+    slots = [(0, 0)] * 24
+    slots[3] = (n, 0)  # top row
+    slots[20] = (0, n)  # bottom row
+    contents = BoardContents(tuple(slots), (0, 0), (15 - n, 15 - n))
+    # plain-coloured checkers; marbled ones laid over a column are a known weakness (report)
+    for k, scheme in enumerate(s for s in SCHEMES if not s.marbled):
+        spec = SceneSpec(contents, scheme, CameraSpec(jpeg_quality=90), seed=40 + k)
+        frame = render_scene(spec)
+        reading = read_board(frame.image, corners=frame.corners)
+        counts = reading.slot_counts()
+        assert counts[3] == (n, 0), (scheme.name, counts[3])
+        assert counts[20] == (0, n), (scheme.name, counts[20])
+
+
+def test_json_fields_follow_the_contract() -> None:
+    frame = render_scene(random_scene(7, hand_probability=0.0))
+    out = read_board(frame.image, corners=frame.corners, name="x.jpg").to_json()
+    for key in ("image", "occluded", "slots", "bar", "off", "dice", "cube", "confidence"):
+        assert key in out
+    assert out["image"] == "x.jpg"
+    assert len(out["slots"]) == 24 and all(len(s) == 2 for s in out["slots"])
+    assert out["dice"] == [] and out["cube"] is None
+    assert 0.0 <= out["confidence"] <= 1.0
+
+
+def test_hands_make_the_frame_occluded_and_hidden_slots_claim_no_count() -> None:
+    checked = flagged = 0
+    for seed in range(0, 40):
+        spec = random_scene(seed, hand_probability=1.0)
+        frame = render_scene(spec)
+        reading = read_board(frame.image, corners=frame.corners)
+        if not frame.hidden_slots:
+            continue
+        checked += 1
+        flagged += reading.occluded
+        out = reading.to_json()
+        assert out["off"] is None
+        for i in reading.hidden_slots:
+            assert out["slots"][i] is None
+    assert checked > 8
+    assert flagged >= checked - 1  # measured: all but one of these seeds
+
+
+def test_grey_and_alpha_pictures_are_accepted() -> None:
+    frame = render_scene(random_scene(9, hand_probability=0.0))
+    bgra = np.dstack([frame.image, np.full(frame.image.shape[:2], 255, np.uint8)])
+    a = read_board(frame.image, corners=frame.corners).slot_counts()
+    b = read_board(bgra, corners=frame.corners).slot_counts()
+    assert a == b

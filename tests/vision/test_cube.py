@@ -1,0 +1,82 @@
+"""The doubling cube: its face read at any quarter turn and font, its place, on rendered boards."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cube import (
+    CUBE_VALUES,
+    FACE_PX,
+    CubeProp,
+    _glyph,
+    cube_place,
+    find_cube_in_image,
+    read_face,
+    zone_for,
+)
+from vision.dice.reading import image_to_mm
+from vision.dice.synth import random_dice_scene
+from vision.geometry import BoardGeometry
+
+# COMPLEX is a font the reader has no template for
+FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_COMPLEX)
+
+
+@pytest.mark.parametrize("value", CUBE_VALUES)
+@pytest.mark.parametrize("font", FONTS)
+def test_face_read_at_every_quarter_turn(value: int, font: int) -> None:
+    rng = np.random.default_rng(value * 10 + font)
+    for k in range(4):
+        face = np.rot90(_glyph(value, 3 * FACE_PX, font), k)
+        angle = float(rng.uniform(-6, 6))
+        m = cv2.getRotationMatrix2D((1.5 * FACE_PX, 1.5 * FACE_PX), angle, 1.0)
+        face = cv2.warpAffine(np.ascontiguousarray(face), m, face.shape[::-1], borderValue=255)
+        face = np.clip(face + rng.normal(0, 8, face.shape), 0, 255).astype(np.uint8)
+        read, confidence = read_face(face)
+        assert read == value
+        assert confidence > 0
+
+
+def test_light_numbers_on_a_dark_cube() -> None:
+    face = 255 - _glyph(16, 3 * FACE_PX, cv2.FONT_HERSHEY_DUPLEX)
+    assert read_face(face)[0] == 16
+
+
+def test_places_and_zones() -> None:
+    g = BoardGeometry()
+    bar_x = g.bar.centre[0]
+    assert cube_place(g, bar_x, g.height_mm / 2) == "centre"
+    assert cube_place(g, bar_x, 20.0) == "top-side"
+    assert cube_place(g, bar_x, g.height_mm - 20.0) == "bottom-side"
+    assert cube_place(g, 100.0, 200.0) == "offered"
+    assert cube_place(g, -40.0, 200.0) == "off-board"
+    assert zone_for("top-side", darker_at_top=True) == "darker-side"
+    assert zone_for("top-side", darker_at_top=False) == "lighter-side"
+    assert zone_for("bottom-side", darker_at_top=None) == "darker-side"
+    assert zone_for("offered", None) == "offered"
+
+
+def test_bad_cube_value_refused() -> None:
+    with pytest.raises(ValueError, match="cube value 3"):
+        CubeProp(0.0, 0.0, 3)
+
+
+def test_cube_found_on_rendered_boards() -> None:
+    """Rendered throws with the cube somewhere: when found it is read and placed right, and
+    most cubes are found."""
+    found = right = total = 0
+    for seed in range(12):
+        scene = random_dice_scene(seed, cube_rate=1.0)
+        assert scene.cube is not None
+        reading = find_cube_in_image(scene.image, image_to_mm(scene.corners, scene.geometry),
+                                     scene.geometry)
+        total += 1
+        if reading is None:
+            continue
+        found += 1
+        right += reading.value == scene.cube.value and reading.place == scene.cube.place
+        assert set(reading.as_json()) == {"value", "centre", "zone"}
+    assert found >= 0.6 * total
+    assert right == found

@@ -1,0 +1,77 @@
+"""Dice and cube for ``hakem vision read``: the plug-in behind ``board_reader.dice_and_cube``.
+
+:func:`read_dice_and_cube` takes the camera frame and its calibration (image corners of the
+playing surface) and returns both readings as Python objects (for the referee: each die's
+half for BG-ROLL-2, flat, on a checker; the cube's value and place for BG-CUBE-*);
+:func:`dice_and_cube` returns the DESIGN.md JSON fields from a board reader's prepared frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from vision.cube import CubeReading, find_cube_in_image
+from vision.dice.board import BoardDie, read_board_dice
+from vision.geometry import BoardGeometry, Canonical
+
+
+class _Calibrated(Protocol):
+    @property
+    def corners(self) -> np.ndarray: ...
+
+    @property
+    def geometry(self) -> BoardGeometry: ...
+
+
+class _Frame(Protocol):
+    @property
+    def image(self) -> np.ndarray: ...
+
+    @property
+    def calibration(self) -> _Calibrated: ...
+
+
+@dataclass(frozen=True)
+class DiceAndCube:
+    """What lies on the board besides the checkers."""
+
+    dice: list[BoardDie]
+    cube: CubeReading | None
+
+    def dice_json(self) -> list[dict[str, Any]]:
+        """DESIGN.md ``dice`` entries: pips, centre (image px), flat, on_checker, confidence."""
+        return [d.as_json() for d in self.dice]
+
+    def cube_json(self) -> dict[str, Any] | None:
+        """DESIGN.md ``cube``: value, centre (image px), zone; None when no cube is seen."""
+        return None if self.cube is None else self.cube.as_json()
+
+
+def image_to_mm(corners: np.ndarray, geometry: BoardGeometry) -> np.ndarray:
+    """The 3x3 homography from image pixels to board millimetres, from the four corners."""
+    return Canonical(geometry, 1.0, (0.0, 0.0)).homography_from_image(
+        np.asarray(corners, np.float32).reshape(4, 2))
+
+
+def read_dice_and_cube(image: np.ndarray, corners: np.ndarray,
+                       geometry: BoardGeometry | None = None, *,
+                       darker_at_top: bool | None = None) -> DiceAndCube:
+    """Read the dice and the cube in a frame whose playing-surface corners are known.
+
+    ``darker_at_top``: whether the darker checkers' player sits at the top of the picture
+    (names the cube's side); unknown is taken as the darker player at the bottom."""
+    g = geometry or BoardGeometry()
+    to_mm = image_to_mm(corners, g)
+    dice = read_board_dice(image, to_mm, g)
+    cube = find_cube_in_image(image, to_mm, g, darker_at_top=darker_at_top)
+    return DiceAndCube(dice, cube)
+
+
+def dice_and_cube(frame: _Frame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """``board_reader.dice_and_cube``'s contract: DESIGN.md dice list and cube object."""
+    found = read_dice_and_cube(frame.image, frame.calibration.corners,
+                               frame.calibration.geometry)
+    return found.dice_json(), found.cube_json()
