@@ -180,7 +180,7 @@ def hypotheses(cap: int) -> tuple[Hypothesis, ...]:
                     k = m // 2
                     covered = k in over or (k - 1) in over
                     expect.append(0 if k >= n0 else -1 if covered else 1)
-                    line.append(1 if covered else -1)
+                    line.append(1 if covered else 0 if k < n0 else -1)
                 else:  # between column positions j and j + 1
                     j = m // 2
                     if j in over:
@@ -253,16 +253,18 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig) -> Co
     # checker laid on top, one of its arcs shows (the lit side may be faint); the middles of
     # visible checkers show no rim across the axis, the covered ones do. Only full columns
     # are compared this way, so a shiny centre never changes a shorter column's count.
-    ll2 = (np.log(p_any) @ (expect[full] == 3).T
-           + config.centre_line_weight * (np.log(1.0 - p_line) @ (rims[full] == 0).T))
+    # The line terms are averaged per hypothesis (each weighs the same number of positions),
+    # so checkers whose pattern crosses every centre (marbled ones) favour none of them.
+    ll2 = np.log(p_any) @ (expect[full] == 3).T
+    log_on, log_off = np.log(p_line), np.log(1.0 - p_line)
     for k, hyp in enumerate(h for h in hyps if h.n0 == layout.cap):
-        seams = [m for m in range(1, len(hyp.line), 2) if hyp.line[m] == 1]
-        if seams:  # two touching column checkers: their rims meet across the axis
-            ll2[:, k] += config.centre_line_weight * np.log(p_line[:, seams]).sum(axis=1)
-        if hyp.overlays:
-            covered = np.array([m for m in range(0, len(hyp.line), 2) if hyp.line[m] == 1])
-            ll2[:, k] += np.log(p_line[:, covered].max(axis=1))
-            ll2[:, k] += len(hyp.overlays) * np.log(config.overlay_prior)
+        terms = [log_off[:, m] for m, v in enumerate(hyp.line) if v == 0]
+        terms += [log_on[:, m] for m in range(1, len(hyp.line), 2) if hyp.line[m] == 1]
+        covered = [m for m in range(0, len(hyp.line), 2) if hyp.line[m] == 1]
+        if covered:  # the rim of the checker laid over shows on at least one covered middle
+            terms.append(log_on[:, covered].max(axis=1))
+        ll2[:, k] += config.centre_line_weight * np.mean(terms, axis=0)
+        ll2[:, k] += len(hyp.overlays) * np.log(config.overlay_prior)
     ll2 -= ll2.max(axis=1, keepdims=True)
     p2 = np.exp(ll2)
     p2 /= p2.sum(axis=1, keepdims=True)

@@ -30,8 +30,9 @@ class CheckerConfig:
     edge_dilate_along: int = 5
     # A rim crosses a column's axis where this share of a short line across it is edge.
     cover_line_threshold: float = 0.5
-    # Weight of "no rim across the middle of a visible checker" (textures make it weaker).
-    centre_line_weight: float = 1.0
+    # Weight of the mean rim-line evidence when a full column is told from one with checkers
+    # laid over it.
+    centre_line_weight: float = 8.0
     # Evidence for one position is never taken as more certain than this (robustness).
     evidence_floor: float = 0.01
     # Prior odds of each checker laid over a full column (the sixth or later checker).

@@ -55,6 +55,7 @@ from vision.render.scene import BoardContents
 
 MOTION_MS = 100  # simulated time between frames while something moves
 STILL_MS = 250  # ... and while the scene is still
+STILL_THRESHOLD = 0.6  # mean grey difference between frames that counts as motion
 STILL_FRAMES = 5  # frames of a still scene shown before the player acts
 MILESTONES = frozenset(
     {"game_start", "opening_roll", "move", "double", "take", "drop", "game_end", "match_end"})
@@ -111,6 +112,9 @@ def demo_table_config(script: MatchScript, camera: DemoCamera, out: Path) -> Tab
                              height=camera.spec.image_size[1],
                              corners=tuple(camera.corners_flat())),
         clock=ClockSection(port="sim"),
+        # the rendered camera has no sensor noise from frame to frame, so a small threshold
+        # tells a still scene from a hand coming in
+        vision={"stillness": {"diff_threshold": STILL_THRESHOLD}},
     )
 
 
@@ -277,9 +281,8 @@ class DemoTable:
                 self._progress(game, acts_done, total)
             # game_end (and the next game_start) follow from the last act
             index += 1
-            self._expect_after(["game_end"], "the game's end")
-            if game is self.script.games[-1]:
-                self._expect_after(["match_end"], "the match's end")
+            self._expect_count("game_end", g + 1, f"the end of game {game.number}")
+        self._expect_count("match_end", 1, "the match's end")
 
     def _progress(self, game: GameScript, acts_done: int, total: int) -> None:
         if self.progress is None:
@@ -289,29 +292,31 @@ class DemoTable:
             f"frames {self.stats.frames}  {systime.perf_counter() - self._t0:5.1f} s ")
         self.progress.flush()
 
-    def _expect_after(self, kinds: list[str], what: str) -> dict[str, Any]:
-        """The next milestone must be one of ``kinds`` (it may already be in the journal)."""
-        for entry in self.journal.entries[::-1]:
-            if entry["type"] in kinds:
-                return entry
-        self.still(3)
-        for entry in self.new_entries()[::-1]:
-            if entry["type"] in kinds:
-                return entry
+    def _expect_count(self, kind: str, count: int, what: str) -> None:
+        """The journal must hold ``count`` entries of ``kind`` (waiting a few frames)."""
+        for _ in range(8):
+            if sum(1 for e in self.journal.entries if e["type"] == kind) >= count:
+                self.new_entries()
+                return
+            self.still(1)
         raise DemoStalled(f"the referee did not journal {what}")
 
-    def _wait(self, kinds: tuple[str, ...], what: str, frames: int = STILL_FRAMES
-              ) -> dict[str, Any]:
+    def _wait(self, kinds: tuple[str, ...], what: str, frames: int = 16) -> dict[str, Any]:
         """Show the still scene until the referee journals one of ``kinds``."""
-        found = self._find(kinds)
-        if found is not None:
-            return found
-        self.still(frames)
-        found = self._find(kinds)
-        if found is not None:
-            return found
-        raise DemoStalled(f"the referee did not journal {what} "
-                          f"(last entries: {[e['type'] for e in self.journal.entries[-4:]]})")
+        found = self._await(kinds, frames)
+        if found is None:
+            raise DemoStalled(f"the referee did not journal {what} "
+                              f"(last entries: {[e['type'] for e in self.journal.entries[-4:]]})")
+        return found
+
+    def _await(self, kinds: tuple[str, ...], frames: int = 16) -> dict[str, Any] | None:
+        """Show the still scene frame by frame until one of ``kinds`` is journalled."""
+        for _ in range(frames):
+            found = self._find(kinds)
+            if found is not None:
+                return found
+            self.still(1)
+        return self._find(kinds)
 
     def _find(self, kinds: tuple[str, ...]) -> dict[str, Any] | None:
         for entry in self.new_entries():
@@ -373,10 +378,7 @@ class DemoTable:
             self._reach(act.player, spot, rng, dice=())
             self._reach(act.player, spot, rng, dice=pl.rolling_dice(dice, rng, 1), frames=1)
             self.scene.dice = dice
-            entry = self._find(("roll", "invalid_throw"))
-            if entry is None:
-                self.still()
-                entry = self._find(("roll", "invalid_throw"))
+            entry = self._await(("roll", "invalid_throw"), 6)
             if entry is None:
                 if bad is None:
                     self._director_dice(act)
@@ -430,7 +432,7 @@ class DemoTable:
             self.scene.contents = wrong
             self.still()
             self.press(self._side(act.player))
-            entry = self._find(("illegal_move", "move"))
+            entry = self._await(("illegal_move", "move", "cannot_read"))
             if entry is None or entry["type"] != "illegal_move":
                 raise DemoStalled(f"a planted illegal move ({act.move} played as "
                                   f"{act.illegal.position_id}) was not flagged (TTB-4.8)")
@@ -444,10 +446,7 @@ class DemoTable:
         self.still()
         if not pressed:
             self.press(self._side(act.player))
-        entry = self._find(("move", "illegal_move", "cannot_read"))
-        if entry is None:
-            self.still(3)
-            entry = self._find(("move", "illegal_move", "cannot_read"))
+        entry = self._await(("move", "illegal_move", "cannot_read"))
         if entry is None or entry["type"] != "move":
             got = "nothing" if entry is None else f"{entry['type']}: {entry.get('reason', '')}"
             raise DemoStalled(f"{self.script.players[act.player]}'s legal move {act.move or '-'}"

@@ -761,7 +761,9 @@ class Referee:
         self._judged_frame = self._frame_no
         found = recognise(view, m.position, m.dice, player, self.config.layout,
                           self.config.recognition)
-        key = found.result.board if found.result is not None else None
+        # a legal verdict must name the same result each time; an illegal one may differ in
+        # what vision misread, as long as no legal result fits
+        key = found.result.board if found.verdict == "legal" and found.result else None
         verdict, last_key, count = self._streak
         count = count + 1 if (verdict, last_key) == (found.verdict, key) else 1
         self._streak = (found.verdict, key, count)

@@ -29,7 +29,6 @@ from controller.runtime.effects import Executor
 from controller.runtime.view import FrameReader
 from vision.stillness import StillnessGate
 
-
 # Referee stages in which no throw is due (``Referee.stage``).
 NO_THROW_STAGES = frozenset({"move", "doubled", "game_over", "match_over", "over"})
 
@@ -78,8 +77,9 @@ class Pipeline:
     # frames --------------------------------------------------------------------------------
     def on_frame(self, image: np.ndarray, *, jpeg: bytes | None = None,
                  key: str | None = None) -> None:
-        """One camera frame: motion is reported, a still scene is read (once per new picture,
-        or again every ``reread_ms`` when the picture cannot be told apart)."""
+        """One camera frame: motion is reported, a still scene is read when it becomes still,
+        when the picture changes (``key`` names a picture, if known) and every ``reread_ms``
+        while it stays still (the referee wants more than one frame to agree on a verdict)."""
         start = systime.perf_counter()
         t = self.time.now_ms()
         if self.observer is not None:
@@ -95,9 +95,9 @@ class Pipeline:
             self._last_read_key = None
         else:
             fresh = not self._still
-            if key is not None:
-                due = key != self._last_read_key
-            else:
+            due = (key is None or key != self._last_read_key or self._last_read_ms is None
+                   or t - self._last_read_ms >= self.reread_ms)
+            if key is None:
                 due = self._last_read_ms is None or t - self._last_read_ms >= self.reread_ms
             if fresh or due:
                 self._last_read_ms = t

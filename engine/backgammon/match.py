@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from engine.backgammon.cube import Cube, new_cube
 from engine.backgammon.dice import check_dice
+from engine.backgammon.judge import judge
 from engine.backgammon.match_id import GameState, MatchIdState, encode_match_id
 from engine.backgammon.moves import result_boards
 from engine.backgammon.position import Position
@@ -335,16 +336,11 @@ def _move(state: MatchState, event: Move) -> MatchState:
     assert state.on_roll is not None and state.dice is not None
     legal = legal_results(state)
     result = event.result
-    if legal:
-        if result.board not in legal:
-            raise IllegalMoveError(
-                f"that move is not legal for {state.dice[0]}{state.dice[1]}", "BG-MOVE-6"
-            )
-    elif result.board != state.position.board:
-        raise IllegalMoveError(
-            f"no legal move for {state.dice[0]}{state.dice[1]}: the turn passes (BG-MOVE-7)",
-            "BG-MOVE-7",
-        )
+    if (legal and result.board not in legal) or (not legal and result != state.position):
+        verdict = judge(state.position, result, state.dice)
+        rule = verdict.rule or ("BG-MOVE-6" if legal else "BG-MOVE-7")
+        reason = verdict.reason or f"not a legal play for {state.dice[0]}{state.dice[1]}"
+        raise IllegalMoveError(f"{reason} ({rule})", rule)
     mover = state.on_roll
     moved = dataclasses.replace(state, moves_made=state.moves_made + 1)
     if result.my_off == 15:

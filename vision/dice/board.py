@@ -41,6 +41,7 @@ QUICK_SPREAD = 100.0
 MIN_EDGE = 1.2  # mean grey step per patch pixel along the face outline
 MAX_FACE_SPREAD = 45.0  # grey levels (10th to 90th percentile) inside the face, pips left out
 MIN_PIP_CONTRAST = 0.09
+MIN_GRID_SCORE = 0.03  # pip evidence at the pattern's places over the empty places
 COCKED_MODEL = Path(__file__).with_name("cocked_model.json")
 
 
@@ -297,6 +298,55 @@ def choose_face(pips: list[PatchPip], die_mm: float
     return best[1], best[2], best[3], best[4], best[5]
 
 
+def _patterns() -> list[tuple[int, np.ndarray]]:
+    """Every valid pip pattern on the 3x3 grid of a face (both diagonals, both turns)."""
+    out = []
+    for value, layout in PIP_LAYOUTS.items():
+        for turn in range(4):
+            grid = np.zeros((3, 3), bool)
+            for a, b in layout:
+                grid[int(b) + 1, int(a) + 1] = True
+            grid = np.rot90(grid, turn)
+            if not any(v == value and np.array_equal(g, grid) for v, g in out):
+                out.append((value, grid))
+    return out
+
+
+PATTERNS = _patterns()
+
+
+def grid_read(gray: np.ndarray, cx: float, cy: float, angle: float, die_mm: float, ppm: float
+              ) -> tuple[int, float, np.ndarray]:
+    """Read a face from the pip evidence at its nine grid places (centre mm from the patch
+    centre, angle known): (value, score, the 3x3 pattern). Evidence is the pip-scale
+    difference-of-Gaussians response, for dark pips and for light pips; the score is how far
+    the weakest pip of the pattern stands above the strongest empty place (grey / 255)."""
+    n = gray.shape[0]
+    radius = PIP_RADIUS * die_mm * ppm
+    s1 = max(1.0, radius / 1.414)
+    g = gray.astype(np.float32)
+    dog = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
+    ca, sa = math.cos(angle), math.sin(angle)
+    step = PIP_OFFSET * die_mm
+    best: tuple[int, float, np.ndarray] = (0, -1e9, np.zeros((3, 3), bool))
+    for dark in (True, False):
+        resp = -dog if dark else dog
+        r = np.zeros((3, 3))
+        for i in range(3):
+            for j in range(3):
+                u, v = (j - 1) * step, (i - 1) * step
+                x = (cx + u * ca - v * sa) * ppm + n / 2
+                y = (cy + u * sa + v * ca) * ppm + n / 2
+                xi, yi = int(round(x)), int(round(y))
+                win = resp[max(0, yi - 1):yi + 2, max(0, xi - 1):xi + 2]
+                r[i, j] = float(win.max()) if win.size else 0.0
+        for value, mask in PATTERNS:
+            score = float(r[mask].min() - r[~mask].max()) / 255.0
+            if score > best[1]:
+                best = (value, score, mask)
+    return best
+
+
 def _outline_angle(gray: np.ndarray, angle: float, die_mm: float, ppm: float,
                    search_deg: float) -> tuple[float, float]:
     """Refine the face angle by the strongest square outline around the patch centre:
@@ -489,35 +539,44 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
             continue
         patch = warp_patch(gray, from_mm, cx, cy, PATCH_MM, PATCH_PX_PER_MM)
         face = choose_face(patch_pips(patch, die, PATCH_PX_PER_MM), die)
-        if face is None:
+        # hypotheses for the face centre: the fitted pip layout's, and the spots' own
+        starts = [(cx, cy, 0.0, 45.0)]
+        residual, contrast = 0.16 * die, 0.0
+        if face is not None:
+            members, residual, fx, fy, angle = face
+            contrast = float(np.mean([p.contrast for p in members]))
+            starts.insert(0, (cx + fx, cy + fy, angle, 45.0 if len(members) < 2 else 9.0))
+        best: tuple[float, float, float, float, int, np.ndarray, float] | None = None
+        for x0, y0, a0, search in starts:
+            centred = warp_patch(gray, from_mm, x0, y0, ALIGNED_MM, ALIGNED_PX_PER_MM)
+            edge, angle = _outline_angle(centred, a0, die, ALIGNED_PX_PER_MM, search)
+            if edge < MIN_EDGE:
+                continue
+            for dx, dy in ((0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
+                value, gscore, mask = grid_read(centred, dx, dy, angle, die, ALIGNED_PX_PER_MM)
+                if best is None or gscore > best[0]:
+                    best = (gscore, x0 + dx, y0 + dy, angle, value, mask, edge)
+        if best is None or best[0] < MIN_GRID_SCORE:
             continue
-        members, residual, fx, fy, angle = face
-        contrast = float(np.mean([p.contrast for p in members]))
-        if contrast < MIN_PIP_CONTRAST:
-            continue
-        x_mm, y_mm = cx + fx, cy + fy
+        gscore, x_mm, y_mm, angle, value, mask, edge = best
         if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
-            continue
-        centred = warp_patch(gray, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM)
-        edge, angle = _outline_angle(centred, angle, die, ALIGNED_PX_PER_MM,
-                                     45.0 if len(members) < 2 else 9.0)
-        if edge < MIN_EDGE:
             continue
         aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
                              angle)
-        ca, sa = math.cos(angle), math.sin(angle)
-        rel = np.array([[p.x - fx, p.y - fy] for p in members])
-        pts = rel @ np.array([[ca, -sa], [sa, ca]])
+        step = PIP_OFFSET * die
+        pts = np.array([[(j - 1) * step, (i - 1) * step] for i, j in zip(*np.nonzero(mask),
+                                                                          strict=True)])
         others = [p for p in patch_pips(cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY), die,
                                         ALIGNED_PX_PER_MM)
-                  if p.dark == members[0].dark and p.contrast >= 0.4 * contrast]
+                  if p.contrast >= 0.5 * gscore]
         side = np.array([[p.x, p.y] for p in others
                          if max(abs(p.x), abs(p.y)) > 0.56 * die
                          and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
         feats = pose_features(aligned, die, pts, side)
         if feats[0] * 64.0 > MAX_FACE_SPREAD:
             continue
-        found.append(FaceFinding(len(members), x_mm, y_mm, angle, residual, contrast, feats))
+        found.append(FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore),
+                                 feats))
     return found
 
 

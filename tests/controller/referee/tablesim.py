@@ -165,7 +165,7 @@ class TableSim:
         invalid: float = 0.04,
         occluded: float = 0.05,
         ties: float = 0.2,
-        after_press: int = 3,
+        after_press: int = 4,
         misread: float = 0.02,
     ) -> None:
         self.record = record

@@ -53,14 +53,14 @@ def test_json_exactly_as_design_gives_it(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_first_illegal_move_with_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["mat", "check", str(MAT_DATA / "illegal_move.mat"), "--json"]) == 1
+    assert main(["mat", "check", str(MAT_DATA / "illegal_move.mat"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["legal"] is False and data["games"] == 1 and data["final_score"] == [0, 0]
     first = data["first_illegal"]
     assert set(first) == {"game", "move", "text", "rule", "reason"}
     assert (first["game"], first["move"], first["text"]) == (1, 2, "52: 13/8 6/3")
     assert first["rule"].startswith("BG-") and first["reason"]
-    assert main(["mat", "check", str(MAT_DATA / "illegal_move.mat")]) == 1
+    assert main(["mat", "check", str(MAT_DATA / "illegal_move.mat")]) == 0
     out = capsys.readouterr().out
     assert "ILLEGAL: game 1, move 2 (line 8): '52: 13/8 6/3'" in out
     assert f"  {first['rule']}: {first['reason']}" in out
@@ -75,7 +75,7 @@ def test_crawford_double_is_reported_with_bg_match_2(
     )
     path = tmp_path / "crawford.mat"
     path.write_text(text, encoding="utf-8")
-    assert main(["mat", "check", str(path), "--json"]) == 1
+    assert main(["mat", "check", str(path), "--json"]) == 0
     first = json.loads(capsys.readouterr().out)["first_illegal"]
     assert (first["game"], first["rule"]) == (3, "BG-MATCH-2")
 

@@ -11,6 +11,7 @@ from engine.backgammon.match import (
     Double,
     Drop,
     EndHow,
+    IllegalMoveError,
     MatchState,
     Move,
     NextGame,
@@ -169,8 +170,10 @@ def test_taken_cube_multiplies_a_gammon_at_bear_off() -> None:
 def test_moves_are_checked_against_the_legal_plays() -> None:
     state = apply(new_match(5), OpeningRoll((3, 1)))
     wrong = state.position.apply_steps([(8, 4), (6, 5)])  # 4 pips with a 3
-    with pytest.raises(RuleViolationError, match="not legal for 31"):
+    with pytest.raises(IllegalMoveError, match="31") as exc:
         apply(state, Move(wrong))
+    assert exc.value.rule.startswith("BG-MOVE")  # the judge's rule and sentence
+    assert "Did you mean 8/5 6/5?" in str(exc.value)
     blocked = dataclasses.replace(state, position=Position.from_checkers({25: 15}, {1: 2, 3: 2}))
     # Both entry points (22 via 3 is closed, 24 via 1 is closed): no move (BG-BAR-4, BG-MOVE-7).
     passed = apply(blocked, Move(blocked.position))
