@@ -68,7 +68,8 @@ class OcclusionConfig:
 class StillnessConfig:
     """Motion gate: a frame is read only after the scene has been still for a while."""
 
-    diff_threshold: float = 4.0  # mean absolute grey difference between consecutive frames
+    pixel_threshold: int = 14  # grey levels a thumbnail pixel must change by to count as moving
+    diff_threshold: float = 0.004  # share of moving pixels above which the frame is in motion
     still_frames: int = 3  # consecutive still frames before a reading is taken
     thumb_width: int = 160  # frames are compared at this width
 

@@ -1,8 +1,9 @@
 """The stillness gate: read a frame only when the scene has stopped moving.
 
 Each frame is shrunk to a small grey thumbnail and compared with the previous one; after
-``still_frames`` consecutive frames whose mean absolute difference stays under
-``diff_threshold`` the scene is still. Hands moving checkers, dice rolling and arms reaching
+``still_frames`` consecutive frames in which the share of changed pixels stays under
+``diff_threshold`` the scene is still (a share, not a mean, so a hand is not diluted by the
+rest of the picture). Hands moving checkers, dice rolling and arms reaching
 over the board all show up as motion, so those frames are never read.
 """
 
@@ -42,7 +43,8 @@ class StillnessGate:
             self._still = 0
             self.last_motion = float("inf")
             return False
-        diff = float(cv2.absdiff(thumb, self._previous).mean())
+        moving = cv2.absdiff(thumb, self._previous) > self.config.pixel_threshold
+        diff = float(moving.mean())
         self._previous = thumb
         self.last_motion = diff
         if diff < self.config.diff_threshold:

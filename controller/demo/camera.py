@@ -87,15 +87,18 @@ class DemoCamera:
         self._noise = noise
         self.corners = self.model.canvas_to_image(
             self.canonical.points_mm_to_px(self.geometry.corners_mm))
-        self._checkers: OrderedDict[BoardContents, np.ndarray] = OrderedDict()
+        self._checkers: OrderedDict[tuple[BoardContents, CubeProp | None], np.ndarray] = (
+            OrderedDict())
         self._frames: OrderedDict[str, tuple[np.ndarray, bytes]] = OrderedDict()
 
-    def _with_checkers(self, contents: BoardContents) -> np.ndarray:
-        cached = self._checkers.get(contents)
+    def _with_checkers(self, contents: BoardContents, cube: CubeProp | None) -> np.ndarray:
+        """The board with its checkers and the cube (they change less often than the rest)."""
+        key = (contents, cube)
+        cached = self._checkers.get(key)
         if cached is not None:
-            self._checkers.move_to_end(contents)
+            self._checkers.move_to_end(key)
             return cached
-        digest = hashlib.sha1(repr(contents).encode("utf-8")).digest()
+        digest = hashlib.sha1(repr(key).encode("utf-8")).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "big") ^ self.seed)
         canvas = self._board.copy()
         draw_off(canvas, self.canonical, self.scheme, contents, darker_at_bottom=True)
@@ -108,7 +111,9 @@ class DemoCamera:
                              self.scheme.darker if colour == 0 else self.scheme.lighter, rng,
                              marbled=self.scheme.marbled and colour == 0,
                              pearl=self.scheme.pearl, lift_mm=8.0 * layer)
-        self._checkers[contents] = canvas
+        if cube is not None:
+            cube.draw(canvas, self.canonical, rng)
+        self._checkers[key] = canvas
         while len(self._checkers) > self.cache_size:
             self._checkers.popitem(last=False)
         return canvas
@@ -121,9 +126,7 @@ class DemoCamera:
             self._frames.move_to_end(key)
             return cached
         rng = np.random.default_rng(int(key, 16) ^ self.seed)
-        canvas = self._with_checkers(shot.contents).copy()
-        if shot.cube is not None:
-            shot.cube.draw(canvas, self.canonical, rng)
+        canvas = self._with_checkers(shot.contents, shot.cube).copy()
         for die in shot.dice:
             die.draw(canvas, self.canonical, rng)
         for hand in shot.hands:

@@ -22,7 +22,7 @@ from engine.errors import InvalidInputError, PositionError, RecordFormatError
 ActKind = Literal["move", "double", "take", "drop"]
 InvalidKind = Literal["cocked", "wrong-half", "on-checker"]
 INVALID_KINDS: tuple[InvalidKind, ...] = ("cocked", "wrong-half", "on-checker")
-BUNDLED = Path(__file__).with_name("data") / "match2413989.txt"
+BUNDLED = Path(__file__).with_name("data") / "match6711953.txt"
 
 
 @dataclass(frozen=True)

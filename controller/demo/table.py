@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import random
 import sys
 import time as systime
@@ -39,6 +40,7 @@ from controller.demo import players as pl
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.demo.script import BUNDLED, Act, GameScript, MatchScript, build_script
 from controller.records.journal import Journal
+from controller.records.mat_export import export_match
 from controller.referee.api import DirectorAction
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import Pipeline
@@ -238,10 +240,23 @@ class DemoTable:
         self._t0 = start
         with contextlib.suppress(_StopNow):
             self._play()
+            self.write_records()
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.reads
         self.stats.press_ms = list(self.pipeline.timings.press_ms)
         return self.stats
+
+    def write_records(self) -> Path:
+        """``match.mat`` (and ``summary.json``) from the journal, written atomically."""
+        export = export_match(self.journal.entries)
+        path = self.out / "match.mat"
+        tmp = path.with_suffix(".part")
+        tmp.write_text(export.mat_text, encoding="utf-8")
+        tmp.replace(path)
+        summary = self.out / "summary.json"
+        summary.write_text(json.dumps(export.summary, indent=1), encoding="utf-8")
+        self.log.say(f"Wrote {path} and {summary}")
+        return path
 
     def _done_milestones(self) -> list[dict[str, Any]]:
         return [e for e in self.journal.entries
@@ -375,7 +390,7 @@ class DemoTable:
                                   self.scene.contents)
             spot = (dice[0].x_mm, dice[0].y_mm)
             # the thrower picks the dice up, shakes them and throws (a hand over the board)
-            self._reach(act.player, spot, rng, dice=())
+            self._reach(act.player, spot, rng, dice=(), frames=1)
             self._reach(act.player, spot, rng, dice=pl.rolling_dice(dice, rng, 1), frames=1)
             self.scene.dice = dice
             entry = self._await(("roll", "invalid_throw"), 6)

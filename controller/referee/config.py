@@ -24,8 +24,8 @@ class RecognitionSettings:
     this much, with a confidence of at least ``confident``, before a move is called illegal.
     ``cannot_read_ms``: how long after a press the referee waits for a readable frame before it
     says "cannot read". ``dice_confidence``: dice read below this are not judged yet.
-    ``agree``: how many still frames in a row must give the same verdict on a move (one
-    misread slot in one frame must not decide a verdict).
+    ``agree``: how many readable still frames of the scene (since hands last moved) a verdict
+    on a move needs; their evidence adds up, so one misread slot in one frame cannot decide.
     """
 
     margin: float = 3.0

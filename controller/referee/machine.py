@@ -33,7 +33,7 @@ from controller.referee.api import (
     TakeSnapshot,
 )
 from controller.referee.config import RefereeConfig
-from controller.referee.recognition import hypothesis, recognise
+from controller.referee.recognition import StillViews, hypothesis, recognise
 from engine.backgammon.match import (
     Double,
     Drop,
@@ -130,7 +130,7 @@ class Referee:
         self._press_t: int | None = None
         self._frame_no = 0
         self._judged_frame = -1
-        self._streak: tuple[str, tuple[int, ...] | None, int] = ("", None, 0)
+        self._still: list[BoardView] = []  # readable still frames since the last motion
         self._said_cannot_read = False
         self._lit: int | None = None
         self._signals: set[str] = set()
@@ -173,7 +173,7 @@ class Referee:
             self._frame(event)
         elif isinstance(event, MotionSeen):
             self._view_fresh = False
-            self._streak = ("", None, 0)
+            self._still = []
         elif isinstance(event, ClockPressed):
             self._press(event)
         elif isinstance(event, ClockHoldPressed):
@@ -349,6 +349,8 @@ class Referee:
         self._view = ev.board
         self._view_fresh = True
         self._frame_no += 1
+        if not ev.board.occluded:
+            self._still = [*self._still[-7:], ev.board]
         self._dice = ev.dice
         self._cube = ev.cube
         if self._over:
@@ -604,7 +606,6 @@ class Referee:
         )
         self._press_t = ev.t_ms
         self._said_cannot_read = False
-        self._streak = ("", None, 0)
         if means == "none" and stage == "decide" and player == m.on_roll:
             self._say(
                 f"{self.config.players[player]} pressed the clock without a throw or a double"
@@ -759,17 +760,16 @@ class Referee:
         if self._judged_frame == self._frame_no:
             return self._maybe_cannot_read(t_ms, player, "waiting for another still picture")
         self._judged_frame = self._frame_no
-        found = recognise(view, m.position, m.dice, player, self.config.layout,
-                          self.config.recognition)
-        # a legal verdict must name the same result each time; an illegal one may differ in
-        # what vision misread, as long as no legal result fits
-        key = found.result.board if found.verdict == "legal" and found.result else None
-        verdict, last_key, count = self._streak
-        count = count + 1 if (verdict, last_key) == (found.verdict, key) else 1
-        self._streak = (found.verdict, key, count)
-        if found.verdict != "unreadable" and count < self.config.recognition.agree:
-            return False
-        self._streak = ("", None, 0)
+        if len(self._still) < self.config.recognition.agree:
+            return self._maybe_cannot_read(t_ms, player, "waiting for a clear still picture")
+        found = recognise(
+            StillViews(self._still),
+            m.position,
+            m.dice,
+            player,
+            self.config.layout,
+            self.config.recognition,
+        )
         dice = [m.dice[0], m.dice[1]]
         if found.verdict == "legal":
             assert found.result is not None

@@ -9,6 +9,7 @@ confident (then :func:`engine.backgammon.judge.judge` names the rule), and other
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Literal
 
 from controller.referee.api import BoardView
@@ -72,6 +73,52 @@ def position_of_counts(
     except PositionError:
         return None
     return position if player == 0 else position.swap()
+
+
+class StillViews:
+    """Several still frames of one unchanged scene read as one: their log-likelihoods add up,
+    so a slot misread in one frame is outvoted by the others; vision's own reading is that of
+    the most confident frame."""
+
+    def __init__(self, views: Sequence[BoardView]) -> None:
+        self.views = list(views)
+
+    @property
+    def occluded(self) -> bool:
+        return any(v.occluded for v in self.views)
+
+    def log_likelihood(
+        self, slots: Sequence[tuple[int, int]], bar: tuple[int, int]
+    ) -> float | None:
+        total = 0.0
+        for view in self.views:
+            ll = view.log_likelihood(slots, bar)
+            if ll is None:
+                return None
+            total += ll
+        return total
+
+    def best_counts(self) -> tuple[tuple[tuple[int, int], ...], tuple[int, int], float] | None:
+        """Per slot the count most frames read (ties: the most confident frame's)."""
+        readings = [c for c in (v.best_counts() for v in self.views) if c is not None]
+        if not readings:
+            return None
+        readings.sort(key=lambda c: -c[2])
+        slots = tuple(
+            _mode([r[0][i] for r in readings]) for i in range(len(readings[0][0]))
+        )
+        bar = _mode([r[1] for r in readings])
+        return slots, bar, readings[0][2]
+
+
+def _mode(values: list[tuple[int, int]]) -> tuple[int, int]:
+    """The most frequent value; the earliest among equals (values come most confident first)."""
+    best, best_n = values[0], 0
+    for value in values:
+        n = values.count(value)
+        if n > best_n:
+            best, best_n = value, n
+    return best
 
 
 def recognise(

@@ -523,6 +523,7 @@ class FaceFinding:
     residual: float
     contrast: float
     features: np.ndarray
+    score: float = 0.0  # pip evidence: weakest pattern pip over strongest empty place
 
 
 def find_faces(image: np.ndarray, to_mm: np.ndarray,
@@ -576,7 +577,7 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         if feats[0] * 64.0 > MAX_FACE_SPREAD:
             continue
         found.append(FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore),
-                                 feats))
+                                 feats, gscore))
     return found
 
 

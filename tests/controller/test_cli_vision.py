@@ -1,0 +1,136 @@
+"""``hakem vision read / markers / render / calibrate`` through the real entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+
+START_ID = "4HPwATDgc/ABMA"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A rendered starting position with markers, and its corners."""
+    out = tmp_path_factory.mktemp("render") / "start.jpg"
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "vision", "render", START_ID, "--out", str(out),
+         "--seed", "3", "--markers", "--json"],
+        capture_output=True, text=True, check=True,
+    )
+    info = json.loads(proc.stdout)
+    corners = ",".join(f"{v}" for v in info["corners"])
+    return out, corners
+
+
+def test_render_then_read_gives_the_position_back(
+    rendered: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, corners = rendered
+    code, out, err = run(["vision", "read", str(path), str(path), "--corners", corners, "--json"],
+                         capsys)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 2  # one JSON object per image per line
+    obj = json.loads(lines[0])
+    assert obj["image"] == str(path)
+    assert obj["occluded"] is False
+    assert obj["slots"][18] == [5, 0] and obj["slots"][6] == [0, 5]
+    assert obj["bar"] == [0, 0] and obj["off"] == [0, 0]
+    assert obj["dice"] == [] and obj["cube"] is None
+
+
+def test_read_finds_the_board_by_its_markers(
+    rendered: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = rendered
+    code, out, _ = run(["--json", "vision", "read", str(path)], capsys)
+    assert code == 0
+    assert json.loads(out)["slots"][11] == [2, 0]
+    code, out, _ = run(["vision", "read", str(path)], capsys)
+    assert code == 0 and "18:D5" in out
+
+
+def test_calibrate_writes_an_annotated_picture(
+    rendered: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = rendered
+    out_png = tmp_path / "check.png"
+    code, out, _ = run(["vision", "calibrate", str(path), "--out", str(out_png), "--json"],
+                       capsys)
+    assert code == 0
+    info = json.loads(out)
+    assert info["source"] == "markers" and info["markers_found"] == [0, 1, 2, 3]
+    assert info["checkers_seen"] == [15, 15]
+    img = cv2.imread(str(out_png))
+    assert img is not None and img.shape[:2] == (720, 1280)
+
+
+def test_markers_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sheet = tmp_path / "m.png"
+    code, out, _ = run(["vision", "markers", "--out", str(sheet), "--dpi", "150", "--json"],
+                       capsys)
+    assert code == 0 and json.loads(out)["ids"] == [0, 1, 2, 3]
+    img = cv2.imread(str(sheet))
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
+    _, ids, _ = detector.detectMarkers(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    assert sorted(ids.reshape(-1).tolist()) == [0, 1, 2, 3]
+
+
+def _assert_one_line_exit_2(code: int, err: str, needle: str) -> None:
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("hakem: ")
+    assert needle in err
+
+
+def test_bad_input_is_one_line_and_exit_2(
+    rendered: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = rendered
+    text = tmp_path / "notes.jpg"
+    text.write_text("this is not a picture")
+    code, _, err = run(["vision", "read", str(text)], capsys)
+    _assert_one_line_exit_2(code, err, "not an image")
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    code, _, err = run(["vision", "read", str(empty)], capsys)
+    _assert_one_line_exit_2(code, err, "empty")
+    code, _, err = run(["vision", "read", str(path), "--corners", "0,0,5000,0,5000,700,0,700"],
+                       capsys)
+    _assert_one_line_exit_2(code, err, "outside")
+    code, _, err = run(["vision", "read", str(path), "--corners", "1,2,3"], capsys)
+    _assert_one_line_exit_2(code, err, "8 numbers")
+    code, _, err = run(["vision", "read", str(tmp_path / "missing.jpg")], capsys)
+    _assert_one_line_exit_2(code, err, "missing.jpg")
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((200, 300, 3), 200, np.uint8))
+    code, _, err = run(["vision", "read", str(blank)], capsys)
+    _assert_one_line_exit_2(code, err, "board not found")
+    code, _, err = run(["vision", "render", "garbage", "--out", str(tmp_path / "x.jpg")], capsys)
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_real_photo_through_the_cli(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    labels = json.loads((shared_data / "boards_dev" / "labels.json").read_text())["images"]
+    lab = labels["test12.jpg"]
+    c = lab["corners"]
+    corners = ",".join(str(v) for k in ("top_left", "top_right", "bottom_right", "bottom_left")
+                       for v in c[k])
+    code, out, _ = run(["vision", "read", str(shared_data / "boards_dev" / "test12.jpg"),
+                        "--corners", corners, "--json"], capsys)
+    assert code == 0
+    assert json.loads(out)["slots"] == lab["slots"]
