@@ -8,6 +8,7 @@ come from :func:`dice_and_cube` (the dice/cube readers plug in there).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,11 +60,26 @@ def prepare(image: np.ndarray, calibration: Calibration,
     if img_width >= 2.0 * can_width and min(image.shape[:2]) >= 64:
         src = cv2.pyrDown(image)
         hmat = hmat @ np.diag([2.0, 2.0, 1.0])
-    bgr = cv2.warpPerspective(src, hmat, canonical.size, flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
+    map1, map2 = _warp_maps(tuple(np.round(hmat, 9).reshape(-1).tolist()), canonical.size)
+    bgr = cv2.remap(src, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     edges, side_edges = edge_maps(gray, config.checkers)
     return PreparedFrame(image, calibration, canonical, bgr, gray, edges, side_edges, config)
+
+
+@functools.lru_cache(maxsize=4)
+def _warp_maps(hmat: tuple[float, ...], size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-point remap tables for a homography (raster -> image), kept for the next frame:
+    the camera and the board stay put between frames, so the warp's geometry is computed once
+    and each frame costs only the interpolation."""
+    inv = np.linalg.inv(np.array(hmat, dtype=np.float64).reshape(3, 3))
+    w, h = size
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    den = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
+    mx = ((inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / den).astype(np.float32)
+    my = ((inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / den).astype(np.float32)
+    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+    return np.asarray(m1), np.asarray(m2)
 
 
 @dataclass
@@ -193,16 +209,17 @@ class BoardReading:
 
 def _otsu_split(values: np.ndarray) -> tuple[float, float]:
     """Best threshold between two groups of 1-D values and the gap between group means."""
-    v = np.sort(values)
-    if len(v) < 2:
-        return (float(v[0]) if len(v) else 0.0, 0.0)
-    best = (-1.0, float(v[0]), 0.0)
-    for i in range(1, len(v)):
-        a, b = v[:i], v[i:]
-        score = len(a) * len(b) * (a.mean() - b.mean()) ** 2
-        if score > best[0]:
-            best = (float(score), float((v[i - 1] + v[i]) / 2.0), float(b.mean() - a.mean()))
-    return best[1], best[2]
+    v = np.sort(np.asarray(values, dtype=np.float64))
+    n = len(v)
+    if n < 2:
+        return (float(v[0]) if n else 0.0, 0.0)
+    csum = np.cumsum(v)
+    i = np.arange(1, n)  # split before index i
+    mean_a = csum[:-1] / i
+    mean_b = (csum[-1] - csum[:-1]) / (n - i)
+    score = i * (n - i) * (mean_b - mean_a) ** 2
+    k = int(np.argmax(score))
+    return float((v[k] + v[k + 1]) / 2.0), float(mean_b[k] - mean_a[k])
 
 
 def _lightness(bgr: np.ndarray) -> np.ndarray:

@@ -241,7 +241,6 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig) -> Co
     p_line = np.clip(p_line, config.evidence_floor, 1.0 - config.evidence_floor)
     hyps = hypotheses(layout.cap)
     expect = np.array([h.expect for h in hyps])  # (H, M)
-    rims = np.array([h.line for h in hyps])
     plain = np.array([not h.overlays for h in hyps])
     full = np.array([h.n0 == layout.cap for h in hyps])
     # stage 1: how long is the column (the disc evidence of plain columns)
@@ -335,8 +334,8 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
         # a checker is one colour across its width; a hinge or the bar's edge is not
         sides = disc_colours(bgr, np.array([[x - 0.8 * layout.d / 2, y], [x, y],
                                             [x + 0.8 * layout.d / 2, y]]), layout, small=True)
-        spread = float(max(np.abs(sides[0] - sides[2]).max(), np.abs(sides[0] - sides[1]).max(),
-                           np.abs(sides[1] - sides[2]).max()))
+        # wider than the bar: on at least one side the checker's own colour continues past it
+        spread = float(min(np.abs(sides[0] - sides[1]).max(), np.abs(sides[1] - sides[2]).max()))
         p = float(_sigmoid(np.array((best[i] - config.disc_score_threshold)
                                     / config.disc_score_scale)))
         p *= float(_sigmoid(np.array((config.bar_side_colour_max - spread) / 8.0)))

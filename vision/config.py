@@ -52,15 +52,15 @@ class CheckerConfig:
 class OcclusionConfig:
     """Something over the board: colour against the empty-board model, missing point edges."""
 
-    px_per_mm: float = 0.25  # resolution of the colour model
+    downscale: int = 3  # the colour model works on the reading raster shrunk this many times
     chroma_threshold: float = 18.0  # chromaticity distance (x255) from the model called foreign
     min_brightness_ratio: float = 0.45  # darker than this times the model: foreign (not shadow)
     max_brightness_ratio: float = 2.3  # brighter than this: foreign (not glare)
     min_blob_checkers: float = 1.2  # a foreign blob reaching the board's edge must be this big
     huge_blob_checkers: float = 5.0  # a blob this big hides wherever it is
-    margin_checkers: float = 1.0  # hidden area grown by this many diameters around a blob
+    margin_checkers: float = 2.5  # hidden area grown by this many diameters around a blob
     slot_hidden_fraction: float = 0.01  # share of a slot's column a blob must cover to hide it
-    missing_edge_checkers: float = 1.5  # point edge missing this long (diameters): hidden
+    missing_edge_checkers: float = 1.0  # point edge missing this long (diameters): hidden
     min_point_edge_visibility: float = 0.7  # below this board-wide, point edges are not used
 
 

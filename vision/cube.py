@@ -23,7 +23,7 @@ from vision.geometry import BoardGeometry, Canonical
 CUBE_VALUES = (2, 4, 8, 16, 32, 64)
 CubeZone = Literal["centre", "darker-side", "lighter-side", "offered", "off-board"]
 READ_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX)
-RENDER_FONTS = READ_FONTS + (cv2.FONT_HERSHEY_COMPLEX,)
+RENDER_FONTS = (*READ_FONTS, cv2.FONT_HERSHEY_COMPLEX)
 FACE_PX = 48  # side of the rectified face the reader compares
 
 
@@ -34,9 +34,9 @@ def _glyph(value: int, side: int, font: int, thickness_scale: float = 1.0) -> np
     target = side * (0.62 if len(text) == 1 else 0.78)
     (w, h), _ = cv2.getTextSize(text, font, 1.0, 2)
     scale = target / max(w, h * 1.1)
-    thickness = max(1, int(round(side / 22 * thickness_scale)))
-    (w, h), base = cv2.getTextSize(text, font, scale, thickness)
-    org = (int(round((side - w) / 2)), int(round((side + h) / 2)))
+    thickness = max(1, round(side / 22 * thickness_scale))
+    (w, h), _base = cv2.getTextSize(text, font, scale, thickness)
+    org = (round((side - w) / 2), round((side + h) / 2))
     cv2.putText(face, text, org, font, scale, 0, thickness, cv2.LINE_AA)
     return face
 
@@ -104,15 +104,15 @@ class CubeProp:
         size_mm = self.size_mm or canonical.geometry.cube_size_mm
         side = size_mm * canonical.px_per_mm
         cx, cy = canonical.mm_to_px(self.x_mm, self.y_mm)
-        n = max(16, int(round(side)) * 3)
+        n = max(16, round(side) * 3)
         glyph = _glyph(self.value, n, self.font, float(rng.uniform(0.85, 1.25)))
         ink = (255 - glyph).astype(np.float32)[:, :, None] / 255.0
         body = np.array(self.body_bgr, np.float32) * float(rng.uniform(0.92, 1.0))
         face = body * (1 - ink) + np.array(self.ink_bgr, np.float32) * ink
         # rounded, slightly darker edges
-        edge = np.zeros((n, n), np.float32)
-        cv2.rectangle(edge, (0, 0), (n - 1, n - 1), 1.0, max(2, n // 16))
-        edge = cv2.GaussianBlur(edge, (0, 0), n / 40)[:, :, None]
+        frame = np.zeros((n, n), np.float32)
+        cv2.rectangle(frame, (0, 0), (n - 1, n - 1), 1.0, max(2, n // 16))
+        edge = cv2.GaussianBlur(frame, (0, 0), n / 40)[:, :, None]
         face = face * (1 - 0.35 * edge)
         a = math.radians(self.yaw_deg)
         ca, sa = math.cos(a), math.sin(a)
@@ -160,7 +160,7 @@ class CubeReading:
 def cube_place(geometry: BoardGeometry, x: float, y: float) -> str:
     """Where a cube centred at (x, y) mm lies: centre, top-side, bottom-side, offered, off-board."""
     for place in ("top-side", "bottom-side", "centre"):
-        if geometry.cube_place(place).contains(x, y):  # type: ignore[arg-type]
+        if geometry.cube_place(place).contains(x, y):
             return place
     if geometry.playing_area.contains(x, y):
         return "offered"
@@ -227,7 +227,7 @@ def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float
     mask = light.astype(np.uint8) * 255
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
-    shrink = max(3, int(round(size_mm * 0.3 * px_per_mm)) | 1)
+    shrink = max(3, round(size_mm * 0.3 * px_per_mm) | 1)
     core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (shrink, shrink)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
     side_core = size_mm * px_per_mm - shrink

@@ -44,12 +44,14 @@ class StripLayout:
 
 
 @functools.lru_cache(maxsize=8)
-def strip_layout(canonical: Canonical, small_px_per_mm: float) -> StripLayout:
+def strip_layout(canonical: Canonical, downscale: int) -> StripLayout:
+    """Strips in a raster ``downscale`` times smaller than the reading raster (an integer
+    factor, so OpenCV's area averaging takes its fast path)."""
     g = canonical.geometry
-    f = small_px_per_mm / canonical.px_per_mm
     w_full, h_full = canonical.size
-    size = (round(w_full * f), round(h_full * f))
-    s = small_px_per_mm
+    size = (w_full // downscale, h_full // downscale)
+    f = size[0] / w_full
+    s = canonical.px_per_mm * f
     width = max(3, int(g.point_width_mm * s))
     length = max(4, int(g.height_mm / 2.0 * s))
     mx, my = canonical.margin_mm
@@ -145,9 +147,14 @@ def _masked_median(stack: np.ndarray, excluded: np.ndarray) -> tuple[np.ndarray,
 
 def _foreign_pixels(a: np.ndarray, model: np.ndarray, config: OcclusionConfig) -> np.ndarray:
     """Pixels (.., 3) too far from the model in chromaticity or in brightness ratio."""
-    sa = a.sum(axis=-1) + 30.0
-    sm = model.sum(axis=-1) + 30.0
-    chroma = np.abs(a / sa[..., None] - model / sm[..., None]).max(axis=-1) * 255.0
+    # channel by channel: numpy reduces a short last axis slowly
+    sa = a[..., 0] + a[..., 1] + a[..., 2] + np.float32(30.0)
+    sm = model[..., 0] + model[..., 1] + model[..., 2] + np.float32(30.0)
+    ia = np.float32(255.0) / sa
+    im = np.float32(255.0) / sm
+    chroma = np.abs(a[..., 0] * ia - model[..., 0] * im)
+    for ch in (1, 2):
+        np.maximum(chroma, np.abs(a[..., ch] * ia - model[..., ch] * im), out=chroma)
     ratio = sa / sm
     out: np.ndarray = (
         (chroma > config.chroma_threshold)
@@ -171,22 +178,23 @@ def find_occlusion(
     ``bar_rows``: y (reading-raster px) of checkers found on the bar; ``side_edges``: the
     reading raster's map of near-vertical edges (point edges), when available.
     """
-    lay = strip_layout(canonical, config.px_per_mm)
-    small = cv2.resize(bgr, lay.size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    lay = strip_layout(canonical, config.downscale)
+    small = cv2.resize(bgr, lay.size, interpolation=cv2.INTER_LINEAR).astype(np.float32)
     strips = small[lay.ys, lay.xs]  # (24, L, W, 3)
     length = strips.shape[1]
     rows = np.arange(length)[None, :]
     counts = np.asarray(column_counts, dtype=np.float64)
     filled_rows = (counts[:, None] + 0.15) * lay.checker_rows
     excluded = (rows < filled_rows) & (counts[:, None] > 0)
-    foreign_strips = np.zeros(strips.shape[:3], bool)
+    models = np.empty_like(strips)
+    valid_rows = np.zeros(excluded.shape, bool)
     for c in (0, 1):
         idx = np.nonzero(lay.cls == c)[0]
         model, valid = _masked_median(strips[idx], excluded[idx])
-        bad = _foreign_pixels(strips[idx], model[None], config)
-        bad &= valid[None, :, None]
-        bad &= ~excluded[idx][..., None]
-        foreign_strips[idx] = bad
+        models[idx] = model[None]
+        valid_rows[idx] = valid[None]
+    foreign_strips = _foreign_pixels(strips, models, config)
+    foreign_strips &= (valid_rows & ~excluded)[..., None]
     h, w = lay.size[1], lay.size[0]
     foreign = np.zeros((h, w), np.uint8)
     foreign[lay.ys[foreign_strips], lay.xs[foreign_strips]] = 1
@@ -212,14 +220,17 @@ def find_occlusion(
     big |= area >= config.huge_blob_checkers * lay.checker_area
     big[0] = False
     blob = big[labels]
+    edge_hidden = (_missing_point_edges(side_edges, lay, counts, config)
+                   if side_edges is not None else set())
+    for i in edge_hidden:  # a point edge hidden: its whole column counts as covered
+        blob[lay.ys[i], lay.xs[i]] = True
     if blob.any() and config.margin_checkers > 0:
         # what was found of a hand is seldom all of it: keep clear of its surroundings too
-        k = max(1, int(round(config.margin_checkers * lay.checker_rows)))
+        k = max(1, round(config.margin_checkers * lay.checker_rows))
         blob = cv2.dilate(blob.astype(np.uint8), np.ones((2 * k + 1, 2 * k + 1), np.uint8)) > 0
     fractions = blob[lay.ys, lay.xs].mean(axis=(1, 2))
-    hidden = set(int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0])
-    if side_edges is not None:
-        hidden |= _missing_point_edges(side_edges, lay, counts, config)
+    hidden = {int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0]}
+    hidden |= edge_hidden
     x0, x1, y0, y1 = lay.bar
     bar_patch = blob[y0:y1, x0:x1]
     bar_hidden = bool(bar_patch.size and bar_patch.mean() >= config.slot_hidden_fraction)
@@ -244,9 +255,15 @@ def _missing_point_edges(side_edges: np.ndarray, lay: StripLayout, counts: np.nd
         return set()  # a board whose points barely differ from the field
     step = float(lay.tri_t[1] - lay.tri_t[0]) if len(lay.tri_t) > 1 else 1.0
     need = int(np.ceil(config.missing_edge_checkers / step))
-    out: set[int] = set()
     if need <= 0 or missing.shape[-1] < need:
-        return out
+        return set()
+    # a run of `need` consecutive missing samples on either edge (sliding sums by cumsum)
+    c = np.cumsum(missing.astype(np.int32), axis=-1)
+    c = np.concatenate([np.zeros((*c.shape[:-1], 1), np.int32), c], axis=-1)
+    runs = c[..., need:] - c[..., :-need]  # (24, 2, S - need + 1)
+    hit = (runs >= need).any(axis=(1, 2)) & free.any(axis=1)
+    out = {int(i) for i in np.nonzero(hit)[0]}
+    return out
     # a run of `need` consecutive missing samples on either edge
     k = np.ones(need, np.int32)
     for i in range(24):

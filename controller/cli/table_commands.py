@@ -1,10 +1,169 @@
-"""Subcommands of ``hakem`` for this area (filled in by the referee issue)."""
+"""Subcommands of ``hakem`` for the table: ``run`` (the live table), ``demo`` (a real match
+played by simulated players in front of the full pipeline) and ``replay`` (a recording through
+the same pipeline)."""
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import sys
+from pathlib import Path
 from typing import Any
+
+from controller.cli.common import CommandError, add_command, emit_json, wants_json
+
+_DEMO_EPILOG = """\
+examples:
+  hakem demo                               # the bundled match, into ./hakem-demo
+  hakem demo --illegal 2 --invalid-throws 2 --seed 7
+  hakem demo --match my-match.mat --out /tmp/demo
+  hakem demo --publish mqtt://localhost:1883 --table 4
+Restarting with the same --out resumes the match from its journal.
+"""
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add this area's subcommands to ``hakem``."""
+    """Add ``run``, ``demo`` and ``replay`` to ``hakem``."""
+    run = add_command(subparsers, "run", parents,
+                      "the live table: camera, clock, LEDs, journal and hub around the referee")
+    run.add_argument("--config", metavar="FILE", help="the table's TOML configuration")
+    run.set_defaults(func=_run)
+
+    demo = add_command(subparsers, "demo", parents,
+                       "a whole real match, rendered frame by frame and refereed by the full "
+                       "pipeline with a simulated clock and LEDs")
+    demo.epilog = _DEMO_EPILOG
+    demo.formatter_class = argparse.RawDescriptionHelpFormatter
+    demo.add_argument("--game", choices=("backgammon", "mangala"), default="backgammon")
+    demo.add_argument("--match", metavar="FILE.mat", help="a Jellyfish .mat match "
+                      "(default: the bundled sample)")
+    demo.add_argument("--out", metavar="DIR", default="hakem-demo",
+                      help="where journal.jsonl, match.mat, snapshots and the recording go "
+                      "(default ./hakem-demo)")
+    demo.add_argument("--illegal", type=_count, default=0, metavar="N",
+                      help="illegal moves the players make and correct when flagged")
+    demo.add_argument("--invalid-throws", type=_count, default=0, metavar="N",
+                      help="throws that land invalidly (BG-ROLL-2) and are thrown again")
+    demo.add_argument("--seed", type=int, default=0, metavar="S", help="random seed")
+    demo.add_argument("--publish", metavar="URL", help="publish to the hub's MQTT broker")
+    demo.add_argument("--table", metavar="ID", help="the table's ID on the hub")
+    demo.add_argument("--quiet", action="store_true", help="no live log, only the summary")
+    demo.set_defaults(func=_demo)
+
+    rep = add_command(subparsers, "replay", parents,
+                      "the table pipeline on recorded frames and clock events (deterministic)")
+    rep.add_argument("recording", metavar="RECORDING", help="a recording folder "
+                     "(hakem demo writes one to DIR/recording)")
+    rep.add_argument("--out", metavar="DIR", help="where the replay's journal goes "
+                     "(default RECORDING.replay)")
+    rep.set_defaults(func=_replay)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    return value
+
+
+def _run(args: argparse.Namespace) -> int:
+    from controller.config.table import load_table_config
+    from controller.runtime.table import publisher_for, run_table
+
+    config = load_table_config(args.config)
+    entries = run_table(config, publisher_factory=publisher_for(config))
+    if wants_json(args):
+        emit_json({"journal": str(Path(config.journal.directory) / "journal.jsonl"),
+                   "entries": entries})
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    if args.game == "mangala":
+        raise CommandError("demo --game mangala is not available yet: the Mangala table "
+                           "comes with a later issue; use --game backgammon")
+    if (args.publish is None) != (args.table is None):
+        raise CommandError("--publish URL and --table ID go together")
+    from controller.demo.script import BUNDLED
+    from controller.demo.table import DemoOptions, DemoTable
+
+    options = DemoOptions(
+        match=Path(args.match) if args.match else BUNDLED,
+        out=Path(args.out),
+        illegal=args.illegal,
+        invalid_throws=args.invalid_throws,
+        seed=args.seed,
+    )
+    if args.match and not options.match.is_file():
+        raise CommandError(f"no such match file: {args.match}")
+    quiet = args.quiet or wants_json(args)
+    with DemoTable(options, log=None if quiet else sys.stdout,
+                   progress=None if wants_json(args) else sys.stderr) as table:
+        if args.publish:
+            _attach_publisher(table, args.publish, args.table)
+        stats = table.run()
+        if table.publisher is not None:
+            table.publisher.wait_delivered(30.0, "broker")
+    fps = stats.frames / stats.seconds if stats.seconds else 0.0
+    summary = {
+        "out": str(options.out),
+        "journal": str(options.out / "journal.jsonl"),
+        "match": str(options.out / "match.mat"),
+        "frames": stats.frames,
+        "reads": stats.reads,
+        "seconds": round(stats.seconds, 1),
+        "fps": round(fps, 1),
+        "planted_illegal": options.illegal,
+        "flagged_illegal": stats.planted_illegal_flagged,
+        "planted_invalid_throws": options.invalid_throws,
+        "flagged_invalid_throws": stats.planted_invalid_flagged,
+        "missed_illegal": len(stats.planted_illegal_missed),
+        "missed_invalid_throws": len(stats.planted_invalid_missed),
+        "director_dice": stats.director_dice,
+        "other_flags": len(stats.unplanted_flags),
+        "press_to_verdict_ms": {
+            "median": round(statistics.median(stats.press_ms), 1) if stats.press_ms else None,
+            "worst": round(max(stats.press_ms), 1) if stats.press_ms else None,
+        },
+    }
+    if wants_json(args):
+        emit_json(summary)
+    else:
+        sys.stderr.write("\n")
+        print(f"Done in {summary['seconds']} s ({stats.frames} frames, {fps:.1f} frames/s); "
+              f"planted faults flagged: {stats.planted_illegal_flagged}/{options.illegal} "
+              f"illegal moves, {stats.planted_invalid_flagged}/{options.invalid_throws} "
+              f"invalid throws; {summary['journal']}, {summary['match']}")
+    return 0
+
+
+def _attach_publisher(table: Any, url: str, table_id: str) -> None:
+    try:
+        from controller.hub.link import LinkConfig, parse_broker_url
+        from controller.hub.publisher import TablePublisher
+    except ImportError as exc:
+        raise CommandError(f"--publish needs the hub library: {exc}") from None
+    link = parse_broker_url(url, LinkConfig(table=table_id,
+                                            outbox=str(table.out / "hub-outbox.sqlite")))
+    publisher = TablePublisher(link, snapshot_dir=table.out / "snapshots").start()
+    table.attach_publisher(publisher)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from controller.runtime.replay import replay
+
+    folder = Path(args.recording)
+    if not folder.is_dir():
+        raise CommandError(f"no such recording folder: {folder}")
+    out = Path(args.out) if args.out else folder.with_name(folder.name + ".replay")
+    result = replay(folder, out, quiet=wants_json(args))
+    if wants_json(args):
+        emit_json({"journal": str(result.journal), "entries": result.entries,
+                   "frames": result.timings.frames, "reads": result.timings.reads})
+    else:
+        print(f"Replayed {result.timings.frames} frames: {result.entries} journal entries in "
+              f"{result.journal}")
+    return 0

@@ -105,8 +105,10 @@ class CameraSection:
     height: int = 720
     fps: float = 10.0
     corners: tuple[float, ...] = ()
-    reread_ms: int = 1000
+    reread_ms: int = 400
     dice_always: bool = False  # read dice in every still picture (BG-ROLL-5 early throws)
+    # a die found with less confidence than this is taken for a reflection, not a die
+    die_floor: float = 0.75
 
     def __post_init__(self) -> None:
         if not self.source:
@@ -119,6 +121,8 @@ class CameraSection:
         if self.corners and len(self.corners) != 8:
             raise ConfigError(f"camera.corners needs 8 numbers (4 x, y pairs), "
                               f"got {len(self.corners)}")
+        if not 0.0 <= self.die_floor <= 1.0:
+            raise ConfigError(f"camera.die_floor must be 0..1: {self.die_floor}")
         if self.reread_ms < 100:
             raise ConfigError(f"camera.reread_ms must be at least 100: {self.reread_ms}")
 

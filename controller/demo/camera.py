@@ -99,10 +99,16 @@ class DemoCamera:
             self._checkers.move_to_end(key)
             return cached
         digest = hashlib.sha1(repr(key).encode("utf-8")).digest()
-        rng = np.random.default_rng(int.from_bytes(digest[:8], "big") ^ self.seed)
+        seed = int.from_bytes(digest[:8], "big") ^ self.seed
         canvas = self._board.copy()
         draw_off(canvas, self.canonical, self.scheme, contents, darker_at_bottom=True)
-        layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True)
+        # a checker on the bar is put where the cube leaves room (players never stack a
+        # checker under the cube)
+        for attempt in range(50):
+            rng = np.random.default_rng(seed + attempt)
+            layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True)
+            if cube is None or not self._under_cube(layout, cube):
+                break
         for layer in (0, 1, 2):
             for x, y, colour, lay in layout:
                 if lay != layer:
@@ -117,6 +123,13 @@ class DemoCamera:
         while len(self._checkers) > self.cache_size:
             self._checkers.popitem(last=False)
         return canvas
+
+    def _under_cube(self, layout: list[tuple[float, float, int, int]], cube: CubeProp) -> bool:
+        g = self.geometry
+        reach = (cube.size_mm or g.cube_size_mm) / 2 * 1.5 + g.checker_diameter_mm / 2
+        bar = g.bar
+        return any(bar.x0 <= x <= bar.x1 and abs(x - cube.x_mm) < reach
+                   and abs(y - cube.y_mm) < reach for x, y, _c, _l in layout)
 
     def render(self, shot: Shot) -> tuple[np.ndarray, bytes]:
         """The camera's picture of ``shot``: the decoded image and its JPEG bytes."""

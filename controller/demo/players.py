@@ -8,6 +8,7 @@ its left half for player 1.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Literal
 
@@ -106,6 +107,27 @@ def checker_spot(geometry: BoardGeometry, contents: BoardContents, half: Half,
     return geometry.checker_centre_mm(slot, n - 1)
 
 
+def leaning_spot(geometry: BoardGeometry, contents: BoardContents | None, half: Half,
+                 rng: random.Random, tilt_deg: float = 30.0
+                 ) -> tuple[float, float, float] | None:
+    """Where a cocked die leans against the outermost checker of a stack in ``half``, tipped
+    towards it: (x mm, y mm, tilt axis degrees), as dice come to rest against a checker."""
+    if contents is None:
+        return None
+    spot = checker_spot(geometry, contents, half, rng)
+    if spot is None:
+        return None
+    cx, cy = spot
+    top = cy < geometry.height_mm / 2
+    dy = 1.0 if top else -1.0  # away from the checker, towards the middle of the board
+    reach = 0.5 * geometry.die_size_mm * (math.cos(math.radians(tilt_deg))
+                                          + math.sin(math.radians(tilt_deg)))
+    y = cy + dy * (geometry.checker_diameter_mm / 2 + reach + 0.5)
+    toward = (0.0, -dy)
+    axis = math.degrees(math.atan2(toward[0], -toward[1]))
+    return cx, y, axis
+
+
 def hand(geometry: BoardGeometry, player: int, target: tuple[float, float],
          rng: random.Random) -> HandSpec:
     """An arm from the player's edge of the table reaching to ``target``."""
@@ -114,18 +136,24 @@ def hand(geometry: BoardGeometry, player: int, target: tuple[float, float],
     return HandSpec((x, y), target, 95.0, SKIN[player], SLEEVE[player])
 
 
+# On the bar the demo's cube is a little smaller than the geometry's nominal one (within what
+# the cube reader accepts) so that it leaves the checkers beside the bar uncovered.
+CUBE_MM = 33.0
+
+
 def centre_cube(geometry: BoardGeometry) -> CubeProp:
     """The cube at the start of a game: middle of the bar, showing 64 (BG-CUBE-1)."""
-    return CubeProp(geometry.bar.centre[0], geometry.height_mm / 2, 64, yaw_deg=3.0)
+    return CubeProp(geometry.bar.centre[0], geometry.height_mm / 2, 64, yaw_deg=3.0,
+                    size_mm=CUBE_MM)
 
 
 def offered_cube(geometry: BoardGeometry, player: int, value: int) -> CubeProp:
     """A double: the cube on the doubler's right, showing the new value (BG-CUBE-3)."""
     x0, x1 = _half_x(geometry, right_half(player))
-    return CubeProp((x0 + x1) / 2, geometry.height_mm / 2, value, yaw_deg=8.0)
+    return CubeProp((x0 + x1) / 2, geometry.height_mm / 2, value, yaw_deg=5.0)
 
 
 def owned_cube(geometry: BoardGeometry, player: int, value: int) -> CubeProp:
-    """A taken cube on the taker's side of the bar (BG-CUBE-3)."""
-    y = geometry.height_mm - 35.0 if player == 0 else 35.0
-    return CubeProp(geometry.bar.centre[0], y, value, yaw_deg=4.0)
+    """A taken cube at the taker's end of the bar, on the frame (BG-CUBE-3)."""
+    y = geometry.height_mm + 5.0 if player == 0 else -5.0
+    return CubeProp(geometry.bar.centre[0], y, value, yaw_deg=5.0, size_mm=CUBE_MM)

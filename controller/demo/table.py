@@ -43,10 +43,8 @@ from controller.records.journal import Journal
 from controller.records.mat_export import export_match
 from controller.referee.api import DirectorAction
 from controller.runtime.effects import Executor, LiveLog
-from controller.runtime.loop import Pipeline
 from controller.runtime.recording import Recorder
-from controller.runtime.session import referee_config, start_referee
-from controller.runtime.view import FrameReader
+from controller.runtime.session import build_pipeline, referee_config, start_referee
 from controller.signals import Signals
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
@@ -57,8 +55,10 @@ from vision.render.scene import BoardContents
 
 MOTION_MS = 100  # simulated time between frames while something moves
 STILL_MS = 250  # ... and while the scene is still
-STILL_THRESHOLD = 0.6  # mean grey difference between frames that counts as motion
 STILL_FRAMES = 5  # frames of a still scene shown before the player acts
+# still frames a player waits for a verdict after pressing (the referee says "cannot read"
+# after 8 s)
+VERDICT_FRAMES = 48
 MILESTONES = frozenset(
     {"game_start", "opening_roll", "move", "double", "take", "drop", "game_end", "match_end"})
 
@@ -90,6 +90,8 @@ class DemoStats:
     director_dice: int = 0
     planted_illegal_flagged: int = 0
     planted_invalid_flagged: int = 0
+    planted_illegal_missed: list[dict[str, Any]] = field(default_factory=list)
+    planted_invalid_missed: list[dict[str, Any]] = field(default_factory=list)
     unplanted_flags: list[dict[str, Any]] = field(default_factory=list)
     press_ms: list[float] = field(default_factory=list)
 
@@ -114,9 +116,6 @@ def demo_table_config(script: MatchScript, camera: DemoCamera, out: Path) -> Tab
                              height=camera.spec.image_size[1],
                              corners=tuple(camera.corners_flat())),
         clock=ClockSection(port="sim"),
-        # the rendered camera has no sensor noise from frame to frame, so a small threshold
-        # tells a still scene from a hand coming in
-        vision={"stillness": {"diff_threshold": STILL_THRESHOLD}},
     )
 
 
@@ -150,8 +149,7 @@ class DemoTable:
                                  length=self.script.length)
         self.resumed = bool(self.journal.entries)
         self.referee, startup = start_referee(rconfig, self.journal.entries)
-        self.reader = FrameReader(self.config.vision_config(), self.config.camera.corners,
-                                  darker_at_top=False)
+        self.publisher: Any = None
         self.recorder: Recorder | None = None
         if options.record:
             self.recorder = Recorder(self.out / "recording", {
@@ -160,8 +158,8 @@ class DemoTable:
                 "seed": options.seed,
             })
             self._closers.append(self.recorder.close)
-        self.pipeline = Pipeline(self.referee, self.reader, self.executor, self.time,
-                                 observer=self.recorder)
+        self.pipeline = build_pipeline(self.config, self.referee, self.executor, self.time,
+                                       self.recorder)
         self._connect()
         self.executor.run(startup)
         self.scene = Scene(contents_from_counts(*_counts(Position.initial())))
@@ -169,6 +167,14 @@ class DemoTable:
         self._t0 = systime.perf_counter()
 
     # --- plumbing ---------------------------------------------------------------------------
+    def attach_publisher(self, publisher: Any) -> None:
+        """Publish every journal entry to the hub (``--publish``), those already written
+        first; the publisher is closed with the table."""
+        self.publisher = publisher
+        publisher.publish_many(self.journal.entries)
+        self.executor.on_entry = publisher.publish
+        self._closers.insert(0, publisher.close)
+
     def close(self) -> None:
         """Close everything; safe to call twice."""
         while self._closers:
@@ -394,24 +400,32 @@ class DemoTable:
             self._reach(act.player, spot, rng, dice=pl.rolling_dice(dice, rng, 1), frames=1)
             self.scene.dice = dice
             entry = self._await(("roll", "invalid_throw"), 6)
-            if entry is None:
-                if bad is None:
-                    self._director_dice(act)
-                    return
-                raise DemoStalled(f"an invalid throw ({bad}) was not flagged (BG-ROLL-2)")
-            if entry["type"] == "roll":
+            if entry is not None and entry["type"] == "invalid_throw":
                 if bad is not None:
-                    raise DemoStalled(f"an invalid throw ({bad}) was counted as a roll")
-                if tuple(sorted(entry["dice"])) != tuple(sorted(act.dice)):
-                    raise DemoStalled(f"dice {act.dice} were read as {entry['dice']}")
+                    self.stats.planted_invalid_flagged += 1
+                else:
+                    self.stats.unplanted_flags.append(entry)
+            elif bad is not None:
+                # the planted fault went unnoticed (counted as a roll, or not read at all)
+                self.stats.planted_invalid_missed.append(
+                    {"kind": bad, "dice": list(act.dice), "read": entry})
+                self.log.say(f"(demo: the planted {bad} throw was not flagged)")
+                if entry is not None:
+                    self._check_roll(entry, act)
+                    return
+            elif entry is None:
+                self._director_dice(act)
                 return
-            if bad is not None:
-                self.stats.planted_invalid_flagged += 1
             else:
-                self.stats.unplanted_flags.append(entry)
+                self._check_roll(entry, act)
+                return
             attempt += 1
             if attempt > 4:
                 raise DemoStalled("the dice were thrown five times without a valid throw")
+
+    def _check_roll(self, entry: dict[str, Any], act: Act) -> None:
+        if tuple(sorted(entry["dice"])) != tuple(sorted(act.dice)):
+            raise DemoStalled(f"dice {act.dice[0]}{act.dice[1]} were read as {entry['dice']}")
 
     def _director_dice(self, act: Act) -> None:
         """The dice could not be read: the director enters them (DirectorAction set_dice)."""
@@ -447,11 +461,19 @@ class DemoTable:
             self.scene.contents = wrong
             self.still()
             self.press(self._side(act.player))
-            entry = self._await(("illegal_move", "move", "cannot_read"))
-            if entry is None or entry["type"] != "illegal_move":
+            entry = self._await(("illegal_move", "move", "cannot_read"), VERDICT_FRAMES)
+            if entry is not None and entry["type"] == "illegal_move":
+                self.stats.planted_illegal_flagged += 1
+            elif entry is not None and entry["type"] == "cannot_read":
+                # not flagged, but not accepted either: the player puts the move right anyway
+                self.stats.planted_illegal_missed.append(entry)
+                self.log.say(f"(demo: the planted illegal move was not flagged but "
+                             f"\"{entry.get('reason', '')}\"; {self.script.players[act.player]}"
+                             " corrects it)")
+            else:
                 raise DemoStalled(f"a planted illegal move ({act.move} played as "
-                                  f"{act.illegal.position_id}) was not flagged (TTB-4.8)")
-            self.stats.planted_illegal_flagged += 1
+                                  f"{act.illegal.position_id}) was "
+                                  f"{'accepted' if entry else 'not judged'} (TTB-4.8)")
         after = contents_from_counts(*_counts(act.after))
         if not pressed:
             self._reach(act.player, target, rng, contents=self.scene.contents,
@@ -461,7 +483,7 @@ class DemoTable:
         self.still()
         if not pressed:
             self.press(self._side(act.player))
-        entry = self._await(("move", "illegal_move", "cannot_read"))
+        entry = self._await(("move", "illegal_move", "cannot_read"), VERDICT_FRAMES)
         if entry is None or entry["type"] != "move":
             got = "nothing" if entry is None else f"{entry['type']}: {entry.get('reason', '')}"
             raise DemoStalled(f"{self.script.players[act.player]}'s legal move {act.move or '-'}"

@@ -170,7 +170,7 @@ def export_match(entries: Iterable[Mapping[str, Any]]) -> MatchExport:
             game.result = {
                 "winner": winner,
                 "points": points,
-                "kind": entry.get("kind"),
+                "win": entry.get("win"),
                 "how": entry.get("how"),
                 "cube": entry.get("cube"),
                 "score": [int(after[0]), int(after[1])],

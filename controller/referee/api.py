@@ -36,6 +36,10 @@ class DieSeen:
     flat: bool
     on_checker: bool
     confidence: float
+    # Where it rests (any fixed unit, e.g. mm of the playing surface), or None. Only compared
+    # between frames: a die thrown again never lands exactly where it lay, so with centres a
+    # new throw of the same numbers into the same half is told from the dice lying there.
+    centre: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,12 @@ class BoardView(Protocol):
 
 @dataclass(frozen=True)
 class FrameSeen:
-    """A still frame (the stillness gate passed): the board, dice and cube as read."""
+    """A still frame (the stillness gate passed): the board, dice and cube as read.
+
+    Keep sending still frames while the scene stays still: a verdict on a move adds up the
+    evidence of several still frames since the last :class:`MotionSeen` (the referee's
+    ``RecognitionSettings.agree``, 3 by default), so one misread frame cannot decide it.
+    """
 
     t_ms: int
     board: BoardView
@@ -125,6 +134,8 @@ class DirectorAction:
     ``action`` is one of: "accept" (accept the flagged move as it stands), "reject" (flag the
     last accepted move), "set_position" (``args["position_id"]``), "set_dice"
     (``args["dice"]``), "end_match" (``args["winner"]``), "note".
+    Also "resign" (``args["player"]`` 0 or 1 resigns, ``args["kind"]`` 1 single, 2 gammon,
+    3 backgammon; the opponent has accepted): how a game ends without being played out.
     """
 
     t_ms: int

@@ -24,8 +24,10 @@ class RecognitionSettings:
     this much, with a confidence of at least ``confident``, before a move is called illegal.
     ``cannot_read_ms``: how long after a press the referee waits for a readable frame before it
     says "cannot read". ``dice_confidence``: dice read below this are not judged yet.
-    ``agree``: how many readable still frames of the scene (since hands last moved) a verdict
-    on a move needs; their evidence adds up, so one misread slot in one frame cannot decide.
+    ``dice_moved``: how far (in the unit of ``DieSeen.centre``) a die must lie from where it
+    lay to count as thrown again. ``agree``: how many readable still frames of the scene
+    (since hands last moved) a verdict on a move needs; their evidence adds up, so one misread
+    slot in one frame cannot decide.
     """
 
     margin: float = 3.0
@@ -34,10 +36,11 @@ class RecognitionSettings:
     confident: float = 0.5
     cannot_read_ms: int = 8_000
     dice_confidence: float = 0.5
-    agree: int = 2
+    agree: int = 3
+    dice_moved: float = 6.0
 
     def __post_init__(self) -> None:
-        for name in ("margin", "fit_slack", "illegal_margin"):
+        for name in ("margin", "fit_slack", "illegal_margin", "dice_moved"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"referee: {name} must be a number >= 0, not {value!r}")

@@ -49,21 +49,28 @@ from engine.backgammon.match import (
     may_double,
     new_match,
 )
+from engine.backgammon.moves import result_boards
+from engine.backgammon.notation import format_steps
 from engine.backgammon.position import Position
 from engine.backgammon.scoring import WinKind
 from engine.errors import HakemError, InvalidInputError
 
-DieSig = tuple[int, str, bool, bool]
+DieSig = tuple[int, str, bool, bool, float | None, float | None]
 Sig = tuple[DieSig, ...]
+
+
+def _die_sig(d: DieSeen) -> DieSig:
+    cx, cy = d.centre if d.centre is not None else (None, None)
+    return (d.pips, d.half, d.flat, d.on_checker, cx, cy)
 
 
 def signature(dice: Sequence[DieSeen]) -> Sig:
     """The dice on the board as compared between frames: a throw is a change of this."""
-    return tuple(sorted((d.pips, d.half, d.flat, d.on_checker) for d in dice))
+    return tuple(sorted((_die_sig(d) for d in dice), key=lambda s: s[:4]))
 
 
 def _sig_json(sig: Sig) -> list[list[Any]]:
-    return [list(d) for d in sig]
+    return [list(d[:4]) if d[4] is None else list(d) for d in sig]
 
 
 def _sig_of_json(value: Any) -> Sig:
@@ -71,9 +78,33 @@ def _sig_of_json(value: Any) -> Sig:
         return ()
     out: list[DieSig] = []
     for item in value:
-        if isinstance(item, list) and len(item) == 4:
-            out.append((int(item[0]), str(item[1]), bool(item[2]), bool(item[3])))
-    return tuple(sorted(out))
+        if isinstance(item, list) and len(item) in (4, 6):
+            cx = float(item[4]) if len(item) == 6 and item[4] is not None else None
+            cy = float(item[5]) if len(item) == 6 and item[5] is not None else None
+            out.append((int(item[0]), str(item[1]), bool(item[2]), bool(item[3]), cx, cy))
+    return tuple(sorted(out, key=lambda s: s[:4]))
+
+
+def _same_die(a: DieSig, b: DieSig, tolerance: float) -> bool:
+    if a[:4] != b[:4]:
+        return False
+    if a[4] is None or b[4] is None or a[5] is None or b[5] is None:
+        return True
+    return (a[4] - b[4]) ** 2 + (a[5] - b[5]) ** 2 <= tolerance**2
+
+
+def _unmatched(dice: Sequence[DieSeen], stale: Sig, tolerance: float) -> list[DieSeen]:
+    """The dice that are not one of ``stale`` lying where it lay."""
+    left = list(stale)
+    out = []
+    for die in dice:
+        sig = _die_sig(die)
+        match = next((s for s in left if _same_die(sig, s, tolerance)), None)
+        if match is None:
+            out.append(die)
+        else:
+            left.remove(match)
+    return out
 
 
 def diff_text(before: Position, after: Position) -> str:
@@ -122,6 +153,9 @@ class Referee:
         self._setup_checked = 0
         self._end_how = ""
         self._winner: int | None = None
+        self._corrected: Position | None = None  # a correction journalled, its move not yet
+        self._stand_due = False  # a flagged move must stand (TTB-4.8) before what follows
+        self._director_due: tuple[str, dict[str, Any]] | None = None
         # what only frames tell (not journalled)
         self._view: BoardView | None = None
         self._view_fresh = False
@@ -232,6 +266,7 @@ class Referee:
             self._stale = _sig_of_json(f.get("seen"))
             self._early = None
         elif kind == "invalid_throw":
+            self._flags += 1
             if not f.get("opening"):
                 self._throw_again = True
             self._stale = _sig_of_json(f.get("seen"))
@@ -255,6 +290,10 @@ class Referee:
                 self.match = apply(m, Move(result))
             self._flag = None
             self._pending = None
+            self._corrected = None
+            self._stand_due = False
+        elif kind == "correction":
+            self._corrected = Position.from_id(str(f["position_id"]))
         elif kind == "illegal_move":
             self._flags += 1
             if f.get("reopen") and self._undo is not None:
@@ -277,7 +316,8 @@ class Referee:
             self.match = apply(m, Drop())
             self._pending = None
         elif kind == "resign":
-            self.match = apply(m, Resign(int(f["player"]), WinKind(int(f.get("kind", 1)))))
+            worth = WinKind(int(f.get("resigned", 1)))
+            self.match = apply(m, Resign(int(f["player"]), worth))
             self._flag = None
             self._pending = None
         elif kind == "cube_refused":
@@ -290,6 +330,8 @@ class Referee:
             if means in ("move", "double", "take", "drop"):
                 self._pending = str(means)
                 self._pending_player = int(f["player"]) if f.get("player") is not None else None
+            if means == "double" and self._flag is not None:
+                self._stand_due = True  # the opponent doubled: the flagged move stands
         elif kind == "game_end":
             self._ended_game = m.game
         elif kind == "time_out":
@@ -300,7 +342,10 @@ class Referee:
             self._end_how = str(f.get("how", ""))
             self._pending = None
         elif kind == "director":
-            self._fold_director(str(f.get("action", "")), f.get("args") or {})
+            action, args = str(f.get("action", "")), dict(f.get("args") or {})
+            self._fold_director(action, args)
+            if action in ("accept", "reject", "end_match", "resign", "set_dice"):
+                self._director_due = (action, args)
 
     def _fold_director(self, action: str, args: dict[str, Any]) -> None:
         m = self.match
@@ -362,6 +407,7 @@ class Referee:
             self._throw_frame(ev)
         elif stage == "move" and self._pending is None:
             self._early_frame(ev)
+            self._last_checker_off()
         elif stage == "correcting":
             mover = self.match.on_roll
             assert mover is not None
@@ -370,20 +416,17 @@ class Referee:
                 self._throw_frame(ev)
 
     def _fresh(self) -> tuple[DieSeen, ...]:
-        """The dice that are not the last counted throw still lying on the board."""
+        """The dice of a new throw: nothing while the dice lie as last counted. With a pair of
+        dice each (BG-EQ-2) the other player's pair stays on the board: the dice still lying
+        where they lay are not part of the throw (``DieSeen.centre`` tells a rethrow of the same
+        numbers; without centres such a throw is seen only once the dice change)."""
         dice = self._dice
-        if signature(dice) == self._stale:
+        tolerance = self.config.recognition.dice_moved
+        unmatched = _unmatched(dice, self._stale, tolerance)
+        if not unmatched and len(dice) == len(self._stale):
             return ()
         if self.config.rules.dice.value == "pair-each":
-            stale = list(self._stale)
-            fresh = []
-            for die in dice:
-                key = (die.pips, die.half, die.flat, die.on_checker)
-                if key in stale:
-                    stale.remove(key)
-                else:
-                    fresh.append(die)
-            return tuple(fresh)
+            return tuple(unmatched)
         return dice
 
     def _die_problem(self, die: DieSeen, player: int) -> str | None:
@@ -512,6 +555,7 @@ class Referee:
         self, player: int, rule: str, reason: str, seen: list[list[Any]], *, opening: bool
     ) -> None:
         dice = [d.pips for d in self._fresh()]
+        label = self._snapshot_label()
         self._emit(
             "invalid_throw",
             player=player,
@@ -520,21 +564,48 @@ class Referee:
             dice=dice,
             opening=opening,
             seen=seen,
-            snapshot=self._snapshot_label(),
+            snapshot=label,
         )
         self._signal("throw_again", True)
         self._do(Buzz("throw_again"))
-        self._do(TakeSnapshot(self._snapshot_label(self._flags)))
+        self._do(TakeSnapshot(label))
         self._say(f"Invalid throw by {self.config.players[player]}: {reason} ({rule})")
 
-    def _snapshot_label(self, number: int | None = None) -> str:
-        n = self._flags + 1 if number is None else number
-        return f"flag-{n:04d}.jpg"
+    def _snapshot_label(self) -> str:
+        """The file name of the next flag's snapshot (numbered by the flags journalled)."""
+        return f"flag-{self._flags + 1:04d}.jpg"
 
     def _opponent_threw(self, opponent: int) -> bool:
+        """Two new dice in the opponent's right half that are not the mover's own dice moved
+        aside (BG-MOVE-8): the opponent has thrown."""
         fresh = self._fresh()
         half = self.config.right_half(opponent)
-        return len(fresh) == 2 and all(d.half == half for d in fresh)
+        m = self.match
+        if len(fresh) != 2 or not all(d.half == half for d in fresh):
+            return False
+        return m.dice is None or sorted(d.pips for d in fresh) != sorted(m.dice)
+
+    def _last_checker_off(self) -> None:
+        """The move that bears off the last checker ends the game even if nobody presses."""
+        m = self.match
+        if m.dice is None or m.on_roll is None or m.position.my_off < 11:
+            return
+        if len(self._still) < self.config.recognition.agree:
+            return
+        legal = result_boards(m.position, m.dice)
+        if not any(sum(c for c in board if c > 0) == 0 for board in legal):
+            return
+        found = recognise(
+            StillViews(self._still),
+            m.position,
+            m.dice,
+            m.on_roll,
+            self.config.layout,
+            self.config.recognition,
+        )
+        if found.verdict == "legal" and found.result is not None and found.result.my_off == 15:
+            self._signal("cannot_read", False)
+            self._emit_move(found.result)
 
     def _early_frame(self, ev: FrameSeen) -> None:
         """BG-ROLL-5: the opponent threw before the mover pressed the clock."""
@@ -546,7 +617,7 @@ class Referee:
             return
         fresh = self._fresh()
         dice = (fresh[0].pips, fresh[1].pips)
-        if sorted(dice) == sorted(m.dice) or any(
+        if any(
             self._die_problem(d, 1 - mover) is not None for d in fresh
         ):
             return
@@ -591,8 +662,7 @@ class Referee:
         elif stage == "correcting" and player == m.on_roll:
             means = "move"
         elif stage == "correcting" and self._cube_offered():
-            self._stand("the opponent doubled")
-            means = "double"
+            means = "double"  # the flagged move stands first (TTB-4.8): see _step
         elif stage == "doubled" and m.cube.offered_by is not None and player != m.cube.offered_by:
             means = "take"
         self._emit(
@@ -607,9 +677,19 @@ class Referee:
         self._press_t = ev.t_ms
         self._said_cannot_read = False
         if means == "none" and stage == "decide" and player == m.on_roll:
-            self._say(
-                f"{self.config.players[player]} pressed the clock without a throw or a double"
+            name = self.config.players[player]
+            label = self._snapshot_label()
+            self._emit(
+                "cannot_read",
+                player=player,
+                rule="BG-ROLL-2",
+                reason=f"{name} pressed the clock, but no throw of {name}'s was read: throw the"
+                " dice into your right half, or the director sets them",
+                snapshot=label,
             )
+            self._signal("cannot_read", True)
+            self._do(TakeSnapshot(label))
+            self._say(f"{name} pressed the clock without a throw or a double that could be read")
 
     def _hold(self, ev: ClockHoldPressed) -> None:
         if self._over:
@@ -672,7 +752,7 @@ class Referee:
                     winner=last.winner,
                     points=last.points,
                     score=list(m.score),
-                    kind=last.kind.word,
+                    win=last.kind.word,
                     how=last.how.value,
                     cube=last.cube_value,
                     game=m.game,
@@ -691,6 +771,18 @@ class Referee:
                 self._say(f"{names[winner]} wins the match {m.score[0]}-{m.score[1]}")
                 return True
             self._game_start()
+            return True
+        if self._director_due is not None:
+            action, args = self._director_due
+            self._director_due = None
+            self._director_follow(action, args)
+            return True
+        if self._stand_due:
+            self._stand_due = False
+            self._stand("The opponent doubled")
+            return True
+        if self._corrected is not None:
+            self._emit_move(self._corrected)
             return True
         pending = self._pending
         if pending == "double":
@@ -773,21 +865,13 @@ class Referee:
         dice = [m.dice[0], m.dice[1]]
         if found.verdict == "legal":
             assert found.result is not None
+            self._signal("cannot_read", False)
             if self._flag is not None:
                 self._emit("correction", player=player, position_id=found.result.position_id)
                 self._signal("illegal_move", False)
                 self._say(f"{names[player]} corrected the move (TTB-4.8)")
-            self._signal("cannot_read", False)
-            after = apply(m, Move(found.result))
-            self._emit(
-                "move",
-                player=player,
-                dice=dice,
-                move=found.move,
-                position_id=found.result.position_id,
-                match_id=after.match_id,
-            )
-            self._say(f"{names[player]} {dice[0]}{dice[1]}: {found.move or 'no move (BG-MOVE-7)'}")
+                return True  # the move itself follows (_step), also after a restart
+            self._emit_move(found.result)
             return True
         if found.verdict == "illegal":
             assert found.result is not None
@@ -806,6 +890,26 @@ class Referee:
             self._say(f"Illegal move by {names[player]}: {found.reason} ({found.rule}, TTB-4.8)")
             return True
         return self._maybe_cannot_read(t_ms, player, found.reason)
+
+    def _emit_move(self, result: Position) -> None:
+        """Journal the legal move that leaves ``result`` (mover's view)."""
+        m = self.match
+        player = m.on_roll
+        assert player is not None and m.dice is not None
+        legal = result_boards(m.position, m.dice)
+        text = format_steps(m.position.board, legal[result.board]) if legal else ""
+        after = apply(m, Move(result))
+        dice = [m.dice[0], m.dice[1]]
+        self._emit(
+            "move",
+            player=player,
+            dice=dice,
+            move=text,
+            position_id=result.position_id,
+            match_id=after.match_id,
+        )
+        name = self.config.players[player]
+        self._say(f"{name} {dice[0]}{dice[1]}: {text or 'no move (BG-MOVE-7)'}")
 
     def _flag_commands(self, player: int, label: str) -> None:
         self._do(ClockCommand("hold"))
@@ -858,22 +962,28 @@ class Referee:
 
     def _director(self, ev: DirectorAction) -> None:
         action, args = ev.action, dict(ev.args)
-        m = self.match
-        names = self.config.players
         try:
             self._check_director(action, args)
         except (HakemError, KeyError, TypeError, ValueError) as exc:
             self._say(f"Director action {action!r} refused: {exc}")
             return
         self._emit("director", action=action, args=args, director=ev.director)
+        if action == "set_position":
+            self._say(f"The director set the position to {args['position_id']}")
+        elif action == "note":
+            self._say(f"Director's note: {args.get('text', '')}")
+
+    def _director_follow(self, action: str, args: dict[str, Any]) -> None:
+        """What a director's action (journalled just before) decides."""
+        m = self.match
+        names = self.config.players
         if action == "accept":
             self._stand("The director accepted the move")
         elif action == "reject":
-            assert self._undo is not None
-            last = self.match
             undo = self._undo
-            assert undo.on_roll is not None and undo.dice is not None
-            seen = last.position.swap()
+            if undo is None or undo.on_roll is None or undo.dice is None:
+                return
+            seen = m.position.swap()
             label = self._snapshot_label()
             self._emit(
                 "illegal_move",
@@ -894,18 +1004,14 @@ class Referee:
         elif action == "resign":
             loser = int(args["player"])
             kind = int(args.get("kind", 1))
-            self._emit("resign", player=loser, kind=kind)
+            self._emit("resign", player=loser, resigned=kind)
             self._say(f"{names[loser]} resigns ({WinKind(kind).word})")
-        elif action == "set_position":
-            self._say(f"The director set the position to {args['position_id']}")
         elif action == "set_dice":
             dice = (int(args["dice"][0]), int(args["dice"][1]))
             if m.phase is Phase.DECIDE and m.on_roll is not None:
                 self._roll(m.on_roll, dice, [])
             else:
                 self._say(f"The director set the dice to {dice[0]}{dice[1]}")
-        else:
-            self._say(f"Director's note: {args.get('text', '')}")
 
     def _check_director(self, action: str, args: dict[str, Any]) -> None:
         m = self.match

@@ -8,8 +8,8 @@ confident (then :func:`engine.backgammon.judge.judge` names the rule), and other
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from controller.referee.api import BoardView

@@ -75,6 +75,7 @@ class Executor:
         self.log = log
         self.frame_jpeg = frame_jpeg
         self.last_entry: dict[str, Any] | None = None
+        self.on_entry: Callable[[dict[str, Any]], None] | None = None  # e.g. the hub publisher
         self.snapshots: list[Path] = []
         self._turn: dict[str, bool] = {"turn_left": False, "turn_right": False}
 
@@ -85,6 +86,8 @@ class Executor:
     def execute(self, command: Command) -> None:
         if isinstance(command, JournalEntry):
             self.last_entry = journal_append(self.journal, command.type, command.fields)
+            if self.on_entry is not None:
+                self.on_entry(self.last_entry)
         elif isinstance(command, ClockCommand):
             self._clock(command)
         elif isinstance(command, SetSignal):
@@ -141,7 +144,8 @@ class Executor:
             signals.system_ok(command.on)
 
     def _snapshot(self, label: str) -> None:
-        """Keep the current frame as evidence, named after the journal entry it goes with."""
+        """Keep the current frame as evidence under the name the referee gave it (the flag's
+        ``snapshot`` field), or named after the journal entry it goes with."""
         if self.snapshot_dir is None:
             return
         data = self.frame_jpeg()
@@ -149,8 +153,12 @@ class Executor:
             self.log.say(f"(no frame to keep for {label})")
             return
         seq = self.last_entry["seq"] if self.last_entry is not None else 0
-        safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in label)[:40]
-        path = self.snapshot_dir / f"{seq:06d}-{safe or 'flag'}.jpg"
+        name = Path(label).name
+        if name != label or not name or name.startswith(".") or not name.lower().endswith(
+                (".jpg", ".jpeg")):
+            safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in label)[:40]
+            name = f"{seq:06d}-{safe or 'flag'}.jpg"
+        path = self.snapshot_dir / name
         self.snapshot_dir.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".part")
         tmp.write_bytes(data)

@@ -8,13 +8,17 @@ LEDs and the clock's times back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from controller.clock.timebase import TimeSource
 from controller.config.table import TableConfig
-from controller.referee.api import Command, Side
+from controller.referee.api import Command, RefereeProtocol, Side
 from controller.referee.config import RefereeConfig
 from controller.referee.machine import Referee
+from controller.runtime.effects import Executor
+from controller.runtime.loop import Pipeline
+from controller.runtime.view import FrameReader
 from engine.errors import RecordFormatError
 
 
@@ -36,6 +40,19 @@ def referee_config(config: TableConfig, *, players: tuple[str, str] | None = Non
         reserve_ms=reserve,
         delay_ms=round(config.clock.delay_s * 1000),
     )
+
+
+def build_pipeline(config: TableConfig, referee: RefereeProtocol, executor: Executor,
+                   time: TimeSource, observer: Callable[[str, int, object], None] | None = None
+                   ) -> Pipeline:
+    """The pipeline of a table as its configuration says (the same for run, demo and replay,
+    so a replay reads exactly as the session did)."""
+    layout = config.players.layout()
+    reader = FrameReader(config.vision_config(), config.camera.corners,
+                         darker_at_top=(layout.first_colour == "darker") != layout.first_at_bottom,
+                         die_floor=config.camera.die_floor)
+    return Pipeline(referee, reader, executor, time, reread_ms=config.camera.reread_ms,
+                    observer=observer, dice_always=config.camera.dice_always)
 
 
 def start_referee(

@@ -57,8 +57,10 @@ class FrameReader:
     """Reads still frames of one table: board, dice and cube, with a fixed calibration."""
 
     def __init__(self, config: VisionConfig = DEFAULT_CONFIG,
-                 corners: Sequence[float] | None = None, *, darker_at_top: bool = False) -> None:
+                 corners: Sequence[float] | None = None, *, darker_at_top: bool = False,
+                 die_floor: float = 0.0) -> None:
         self.config = config
+        self.die_floor = die_floor
         self.darker_at_top = darker_at_top
         self._corners = None if not corners else np.array(corners, np.float32).reshape(4, 2)
         self.calibration: Calibration | None = None
@@ -95,6 +97,7 @@ class FrameReader:
                     confidence=d.confidence,
                 )
                 for d in read_board_dice(image, self._to_mm, self.config.geometry)
+                if d.confidence >= self.die_floor
             )
         cube = None
         found = find_cube(cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size),

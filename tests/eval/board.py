@@ -38,9 +38,12 @@ class Tally:
     """Running totals for one set of images."""
 
     images: int = 0
-    slots: int = 0
+    slots: int = 0  # visible slots (not under a hand)
     slots_right: int = 0
-    claimed: int = 0
+    claimed: int = 0  # counts given (a slot the reader calls hidden gets none)
+    claimed_right: int = 0
+    clear_slots: int = 0  # slots of frames without a hand
+    clear_right: int = 0
     boards_clear: int = 0  # frames with no hand over any slot
     boards_right: int = 0
     bar_total: int = 0
@@ -59,7 +62,11 @@ class Tally:
 
         lines = [
             f"== {title}: {self.images} images",
-            f"per-slot count accuracy (visible slots): {pct(self.slots_right, self.slots)}",
+            "per-slot count accuracy, frames without a hand (a slot left unread counts as "
+            f"wrong): {pct(self.clear_right, self.clear_slots)}",
+            f"counts given that are right (all frames): {pct(self.claimed_right, self.claimed)}",
+            "per-slot accuracy over every slot no hand covers (unread near a hand = wrong): "
+            f"{pct(self.slots_right, self.slots)}",
             "boards entirely right (no hand over a slot): "
             f"{pct(self.boards_right, self.boards_clear)}",
             f"bar right: {pct(self.bar_right, self.bar_total)}",
@@ -100,6 +107,10 @@ def score(reading: BoardReading, truth_slots: list[tuple[int, int]],
     tally.slots += visible
     tally.slots_right += right
     tally.claimed += right + wrong
+    tally.claimed_right += right
+    if not hidden_truth:
+        tally.clear_slots += 24
+        tally.clear_right += right
     bar_ok = None
     if truth_bar is not None and not reading.bar.hidden and not (False):
         bar_ok = tuple(reading.bar.counts) == tuple(truth_bar)

@@ -53,7 +53,7 @@ def test_draws_only_around_the_die_and_is_reproducible() -> None:
 def test_pips_are_drawn_in_the_pip_colour() -> None:
     img, c = canvas()
     DieProp(50.0, 25.0, 1, 0.0, pip_bgr=(0, 0, 255)).draw(img, c, np.random.default_rng(0))
-    u, v = (int(round(x)) for x in c.mm_to_px(50.0, 25.0))
+    u, v = (round(x) for x in c.mm_to_px(50.0, 25.0))
     b, g, r = img[v, u]
     assert r > 150 and b < 80 and g < 80  # the one pip, at the face centre
 
@@ -65,7 +65,7 @@ def test_translucent_die_lets_the_board_through() -> None:
     DieProp(50.0, 25.0, 2, 0.0, body_bgr=body).draw(opaque, c, np.random.default_rng(0))
     DieProp(50.0, 25.0, 2, 0.0, material="translucent", body_bgr=body).draw(
         clear, c, np.random.default_rng(0))
-    u, v = (int(round(x)) for x in c.mm_to_px(50.0 + 4.2, 25.0))  # face, off every pip
+    u, v = (round(x) for x in c.mm_to_px(50.0 + 4.2, 25.0))  # face, off every pip
     board_green = 110
     assert abs(int(clear[v, u][1]) - board_green) < abs(int(opaque[v, u][1]) - board_green)
 

@@ -39,7 +39,7 @@ def test_region_lookup_names_slot_half_bar_tray_and_outside() -> None:
 def test_checker_columns_fit_their_half_and_stack_from_the_edge() -> None:
     cap = G.column_capacity()
     assert cap == 5  # five touching checkers reach past the point, as in real play
-    x, y = G.checker_centre_mm(0, 0)
+    _, y = G.checker_centre_mm(0, 0)
     assert y == pytest.approx(G.checker_diameter_mm / 2)
     _, y_last = G.checker_centre_mm(12, cap - 1)
     assert y_last > G.height_mm / 2

@@ -60,7 +60,7 @@ def test_props_are_drawn_in_canonical_space_and_can_occlude() -> None:
     assert frame.hidden_slots == (3,)
     # the prop shows where project_mm says slot 3's column is
     x, y = frame.project_mm([[spec.geometry.slot_centre_x(3), 60.0]])[0]
-    b, g, r = frame.image[int(round(y)), int(round(x))].astype(int)
+    b, g, r = frame.image[round(y), round(x)].astype(int)
     assert r > 200 and b > 200 and g < 80
 
 

@@ -46,7 +46,7 @@ class FakeCapture:
         self.left = 2
         self.released = False
 
-    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+    def isOpened(self) -> bool:  # OpenCV's name
         return True
 
     def set(self, prop: int, value: float) -> bool:

@@ -36,12 +36,12 @@ ALIGNED_PX_PER_MM = 4.0
 ALIGNED_MM = 36.0
 SPOT_THRESHOLD = 18.0  # grey levels of pip-scale difference-of-Gaussians response
 MAX_SPOTS = 6000
-MAX_CANDIDATES = 40
-QUICK_SPREAD = 100.0
+MAX_CANDIDATES = 24
+QUICK_SPREAD = 45.0
 MIN_EDGE = 1.2  # mean grey step per patch pixel along the face outline
-MAX_FACE_SPREAD = 45.0  # grey levels (10th to 90th percentile) inside the face, pips left out
+MAX_FACE_SPREAD = 48.0  # grey levels (10th to 90th percentile) inside the face, pips left out
 MIN_PIP_CONTRAST = 0.09
-MIN_GRID_SCORE = 0.03  # pip evidence at the pattern's places over the empty places
+MIN_GRID_SCORE = 0.045  # pip evidence at the pattern's places over the empty places
 COCKED_MODEL = Path(__file__).with_name("cocked_model.json")
 
 
@@ -87,28 +87,15 @@ def _local_scale(from_mm: np.ndarray, x: float, y: float) -> float:
     return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 20.0)
 
 
-def _clusters(points: np.ndarray, link: float) -> list[np.ndarray]:
-    """Single-linkage clusters of 2-D points (indices per cluster)."""
-    n = len(points)
-    if n == 0:
-        return []
-    near = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2) < link
-    labels = -np.ones(n, int)
-    out = []
-    for i in range(n):
-        if labels[i] >= 0:
-            continue
-        labels[i] = len(out)
-        stack = [i]
-        members = [i]
-        while stack:
-            j = stack.pop()
-            nxt = np.nonzero(near[j] & (labels < 0))[0]
-            labels[nxt] = len(out)
-            stack.extend(nxt.tolist())
-            members.extend(nxt.tolist())
-        out.append(np.array(members))
-    return out
+def _uniform_face(blurred: np.ndarray, centre: np.ndarray, half: int) -> bool:
+    """A die face is uniform apart from its pips: around ``centre`` the lighter (or, for
+    light pips, the darker) half of the pixels hardly vary."""
+    cx, cy = round(centre[0]), round(centre[1])
+    win = blurred[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1]
+    if win.size == 0:
+        return False
+    lo, mid, hi = np.percentile(win, [10, 50, 90])
+    return bool(min(hi - mid, mid - lo) <= QUICK_SPREAD)
 
 
 def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
@@ -143,7 +130,7 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     blob = (det > 0) & ((dxx + dyy) ** 2 < det * 6.25)
     spots = np.stack([xs[blob], ys[blob]], axis=1).astype(np.float64)
     strength = dog[ys[blob], xs[blob]]
-    out = []
+    out: list[tuple[float, np.ndarray]] = []
     half = int(max(2, die_px * 0.3))
     order = np.argsort(-strength)
     taken = np.zeros(len(spots), bool)
@@ -155,16 +142,10 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
         for _ in range(3):  # mean shift towards the die's centre
             members = np.linalg.norm(spots - c, axis=1) < reach
             c = spots[members].mean(axis=0)
-        taken |= np.linalg.norm(spots - c, axis=1) < reach * 0.8
         taken[i] = True
-        cx, cy = int(round(c[0])), int(round(c[1]))
-        win = b1[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1]
-        if win.size == 0:
+        if not (_uniform_face(b1, c, half) or _uniform_face(b1, spots[i], half)):
             continue
-        # a die face is uniform apart from its pips: the pips are the outliers
-        lo, hi = np.percentile(win, [25, 75])
-        if hi - lo > QUICK_SPREAD * 0.5:
-            continue
+        taken |= np.linalg.norm(spots - c, axis=1) < reach * 0.8
         out.append((float(strength[i]), c + np.array([x0, y0])))
     if not out:
         return []
@@ -189,7 +170,7 @@ def warp_patch(image: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, siz
                ppm: float, angle: float = 0.0) -> np.ndarray:
     """A top-down patch of ``size_mm`` centred on (cx, cy) mm at ``ppm`` px/mm, its x axis
     turned by ``angle`` (radians) on the board."""
-    n = int(round(size_mm * ppm))
+    n = round(size_mm * ppm)
     ca, sa = math.cos(angle), math.sin(angle)
     half = size_mm / 2
     # patch px -> local mm (centred) -> board mm
@@ -234,21 +215,18 @@ def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float
         return 0.0, float(centre[0]), float(centre[1]), 0.0
     rel = pts - centre
     layout = np.array(PIP_LAYOUTS[n], np.float64) * PIP_OFFSET * die_mm
-    angles = []
-    for i in range(n):
-        for j in range(i + 1, n):
-            v = rel[j] - rel[i]
-            a = math.atan2(v[1], v[0])
-            angles += [a, a + math.pi / 4, a - math.pi / 4]
-    best = (1e9, 0.0)
-    for a in angles:
-        ca, sa = math.cos(a), math.sin(a)
-        rot = rel @ np.array([[ca, -sa], [sa, ca]])
-        d = np.linalg.norm(rot[:, None, :] - layout[None, :, :], axis=2)
-        residual = float(max(d.min(axis=1).max(), d.min(axis=0).max()))
-        if residual < best[0]:
-            best = (residual, a)
-    return best[0], float(centre[0]), float(centre[1]), best[1]
+    i, j = np.triu_indices(n, 1)
+    v = rel[j] - rel[i]
+    base = np.arctan2(v[:, 1], v[:, 0])
+    angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
+    ca, sa = np.cos(angles)[:, None], np.sin(angles)[:, None]
+    rx = rel[None, :, 0] * ca + rel[None, :, 1] * sa  # into the face frame (turn by -angle)
+    ry = -rel[None, :, 0] * sa + rel[None, :, 1] * ca
+    d = np.hypot(rx[:, :, None] - layout[None, None, :, 0],
+                 ry[:, :, None] - layout[None, None, :, 1])
+    residual = np.maximum(d.min(axis=2).max(axis=1), d.min(axis=1).max(axis=1))
+    k = int(np.argmin(residual))
+    return float(residual[k]), float(centre[0]), float(centre[1]), float(angles[k])
 
 
 def choose_face(pips: list[PatchPip], die_mm: float
@@ -266,7 +244,7 @@ def choose_face(pips: list[PatchPip], die_mm: float
             continue
         top = max(p.contrast for p in seeds)
         strong = [p for p in pips if p.dark == dark and p.contrast >= 0.55 * top]
-        for seed in seeds:
+        for seed in sorted(seeds, key=lambda p: -p.contrast)[:3]:
             if seed.contrast < 0.55 * top:
                 continue
             group = [seed]
@@ -300,7 +278,7 @@ def choose_face(pips: list[PatchPip], die_mm: float
 
 def _patterns() -> list[tuple[int, np.ndarray]]:
     """Every valid pip pattern on the 3x3 grid of a face (both diagonals, both turns)."""
-    out = []
+    out: list[tuple[int, np.ndarray]] = []
     for value, layout in PIP_LAYOUTS.items():
         for turn in range(4):
             grid = np.zeros((3, 3), bool)
@@ -313,37 +291,45 @@ def _patterns() -> list[tuple[int, np.ndarray]]:
 
 
 PATTERNS = _patterns()
+_MASKS = np.array([m.reshape(-1) for _, m in PATTERNS])
+_OFF_Y, _OFF_X = (a.reshape(9, 1) for a in np.mgrid[-1:2, -1:2])
 
 
-def grid_read(gray: np.ndarray, cx: float, cy: float, angle: float, die_mm: float, ppm: float
-              ) -> tuple[int, float, np.ndarray]:
-    """Read a face from the pip evidence at its nine grid places (centre mm from the patch
-    centre, angle known): (value, score, the 3x3 pattern). Evidence is the pip-scale
-    difference-of-Gaussians response, for dark pips and for light pips; the score is how far
-    the weakest pip of the pattern stands above the strongest empty place (grey / 255)."""
-    n = gray.shape[0]
+def _dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
+    """Pip-scale difference of Gaussians of a patch (positive on light blobs)."""
     radius = PIP_RADIUS * die_mm * ppm
     s1 = max(1.0, radius / 1.414)
     g = gray.astype(np.float32)
-    dog = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
+    out: np.ndarray = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
+    return out
+
+
+def grid_read(dog: np.ndarray, cx: float, cy: float, angle: float, die_mm: float, ppm: float
+              ) -> tuple[int, float, np.ndarray]:
+    """Read a face from the pip evidence at its nine grid places (centre mm from the patch
+    centre, angle known): (value, score, the 3x3 pattern). Evidence is the pip-scale
+    difference-of-Gaussians response (:func:`_dog`), for dark pips and for light pips; the
+    score is how far the weakest pip of the pattern stands above the strongest empty place
+    (grey levels / 255)."""
+    n = dog.shape[0]
     ca, sa = math.cos(angle), math.sin(angle)
     step = PIP_OFFSET * die_mm
+    jj, ii = np.meshgrid(np.arange(3) - 1.0, np.arange(3) - 1.0)
+    u, v = jj * step, ii * step
+    xs = np.round((cx + u * ca - v * sa) * ppm + n / 2).astype(int)
+    ys = np.round((cy + u * sa + v * ca) * ppm + n / 2).astype(int)
     best: tuple[int, float, np.ndarray] = (0, -1e9, np.zeros((3, 3), bool))
-    for dark in (True, False):
-        resp = -dog if dark else dog
-        r = np.zeros((3, 3))
-        for i in range(3):
-            for j in range(3):
-                u, v = (j - 1) * step, (i - 1) * step
-                x = (cx + u * ca - v * sa) * ppm + n / 2
-                y = (cy + u * sa + v * ca) * ppm + n / 2
-                xi, yi = int(round(x)), int(round(y))
-                win = resp[max(0, yi - 1):yi + 2, max(0, xi - 1):xi + 2]
-                r[i, j] = float(win.max()) if win.size else 0.0
-        for value, mask in PATTERNS:
-            score = float(r[mask].min() - r[~mask].max()) / 255.0
-            if score > best[1]:
-                best = (value, score, mask)
+    yy = np.clip(ys.reshape(1, 9) + _OFF_Y, 0, n - 1)
+    xx = np.clip(xs.reshape(1, 9) + _OFF_X, 0, n - 1)
+    stack = dog[yy, xx].reshape(9, 3, 3)
+    for r in (-stack.min(axis=0), stack.max(axis=0)):  # dark pips, light pips
+        flat = r.reshape(-1)
+        on = np.where(_MASKS, flat[None, :], np.inf).min(axis=1)
+        off = np.where(~_MASKS, flat[None, :], -np.inf).max(axis=1)
+        scores = (on - off) / 255.0
+        k = int(np.argmax(scores))
+        if scores[k] > best[1]:
+            best = (PATTERNS[k][0], float(scores[k]), PATTERNS[k][1])
     return best
 
 
@@ -357,21 +343,19 @@ def _outline_angle(gray: np.ndarray, angle: float, die_mm: float, ppm: float,
     gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     half = die_mm / 2
     t = np.linspace(-0.7, 0.7, 11) * half
-    best = (-1.0, angle)
-    for da in np.radians(np.arange(-search_deg, search_deg + 0.1, 3.0)):
-        a = angle + float(da)
-        ca, sa = math.cos(a), math.sin(a)
-        total = 0.0
-        for nu, nv in ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
-            eu = nu * half + (t if nu == 0 else 0.0 * t)
-            ev = nv * half + (t if nv == 0 else 0.0 * t)
-            px = np.clip(((eu * ca - ev * sa) * ppm + n / 2).astype(int), 0, n - 1)
-            py = np.clip(((eu * sa + ev * ca) * ppm + n / 2).astype(int), 0, n - 1)
-            nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
-            total += float(np.abs(gx[py, px] * nx + gy[py, px] * ny).mean())
-        if total / 4 > best[0]:
-            best = (total / 4, a)
-    return best
+    angles = angle + np.radians(np.arange(-search_deg, search_deg + 0.1, 3.0))
+    ca, sa = np.cos(angles)[:, None, None], np.sin(angles)[:, None, None]
+    nu = np.array([1.0, -1.0, 0.0, 0.0])[None, :, None]
+    nv = np.array([0.0, 0.0, 1.0, -1.0])[None, :, None]
+    tt = t[None, None, :]
+    eu = nu * half + (nu == 0) * tt
+    ev = nv * half + (nv == 0) * tt
+    px = np.clip(((eu * ca - ev * sa) * ppm + n / 2).astype(int), 0, n - 1)
+    py = np.clip(((eu * sa + ev * ca) * ppm + n / 2).astype(int), 0, n - 1)
+    nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
+    step = np.abs(gx[py, px] * nx + gy[py, px] * ny).mean(axis=(1, 2))
+    k = int(np.argmax(step))
+    return float(step[k]), float(angles[k])
 
 
 NEAR_MM = (8.8, 12.0)
@@ -437,7 +421,8 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
                 continue
             m = band.mean(axis=0)
             s = float(m.sum()) + 1.0
-            feats += [float(dielike[sl].mean()), s / bright, float(np.abs(m / s - chroma).sum()) * 10]
+            feats += [float(dielike[sl].mean()), s / bright,
+                      float(np.abs(m / s - chroma).sum()) * 10]
         if k == 0:
             edge = float(np.abs(gx[lat0:lat1, px(half) - 1:px(half) + 2]).mean())
             npips = int(((sp[:, 0] > half) & (np.abs(sp[:, 1]) < half * 1.1)).sum())
@@ -469,29 +454,50 @@ FEATURE_COUNT = 1 + 4 * 13 + 1
 
 
 @lru_cache(maxsize=1)
-def _cocked_model() -> tuple[np.ndarray, np.ndarray, np.ndarray, float] | None:
+def _models() -> dict[str, dict[str, np.ndarray]]:
+    """The trained die and cocked networks (``cocked_model.json``); empty when not trained."""
     if not COCKED_MODEL.exists():
-        return None
+        return {}
     data = json.loads(COCKED_MODEL.read_text())
-    return (np.array(data["mean"]), np.array(data["scale"]), np.array(data["weights"]),
-            float(data.get("threshold", 0.5)))
+    return {name: {k: np.asarray(v, np.float64) for k, v in data[name].items()
+                   if k in ("mean", "scale", "w1", "b1", "w2", "b2", "threshold")}
+            for name in ("die", "cocked") if name in data}
 
 
-def p_cocked(features: np.ndarray) -> float:
-    """Probability that the die is cocked, from :func:`pose_features` (trained model)."""
-    model = _cocked_model()
-    if model is None:
-        return 0.0
-    mean, scale, weights, _ = model
-    z = (features - mean) / scale
-    z[-1] = 1.0
-    return float(1.0 / (1.0 + math.exp(-float(np.clip(z @ weights, -40, 40)))))
+def _probability(name: str, features: np.ndarray) -> float:
+    model = _models().get(name)
+    if model is None or len(model["mean"]) != len(features):
+        return 1.0 if name == "die" else 0.0
+    z = (features - model["mean"]) / model["scale"]
+    h = np.tanh(z @ model["w1"] + model["b1"])
+    logit = float(h @ model["w2"] + model["b2"])
+    return float(1.0 / (1.0 + math.exp(-float(np.clip(logit, -40, 40)))))
+
+
+def _threshold(name: str) -> float:
+    model = _models().get(name)
+    return float(model["threshold"]) if model is not None else 0.5
+
+
+def p_cocked(face: FaceFinding) -> float:
+    """Probability that the die is cocked (trained network on :func:`detection_features`)."""
+    return _probability("cocked", detection_features(face))
 
 
 def cocked_threshold() -> float:
     """The probability above which a die is called cocked (chosen at training time)."""
-    model = _cocked_model()
-    return model[3] if model is not None else 0.5
+    return _threshold("cocked")
+
+
+def detection_features(face: FaceFinding) -> np.ndarray:
+    """What tells a die from board texture: pip evidence, fit, and the pose features."""
+    return np.concatenate([[face.score * 10.0, face.contrast * 10.0, face.residual,
+                            face.pips / 6.0], face.features])
+
+
+def p_die(face: FaceFinding) -> float:
+    """Probability that a face candidate is a real die (trained model)."""
+    return _probability("die", detection_features(face))
 
 
 def on_checker(image: np.ndarray, from_mm: np.ndarray, x: float, y: float,
@@ -527,8 +533,11 @@ class FaceFinding:
 
 
 def find_faces(image: np.ndarray, to_mm: np.ndarray,
-               geometry: BoardGeometry | None = None) -> list[FaceFinding]:
-    """Every die face on or beside the board, with its pose features (not yet judged)."""
+               geometry: BoardGeometry | None = None, *,
+               all_candidates: bool = False) -> list[FaceFinding]:
+    """Every die face on or beside the board, with its pose features (pose not yet judged).
+
+    Candidates the die model calls board texture are left out unless ``all_candidates``."""
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = to_gray(colour)
@@ -553,8 +562,9 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
             edge, angle = _outline_angle(centred, a0, die, ALIGNED_PX_PER_MM, search)
             if edge < MIN_EDGE:
                 continue
+            dog = _dog(centred, die, ALIGNED_PX_PER_MM)
             for dx, dy in ((0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
-                value, gscore, mask = grid_read(centred, dx, dy, angle, die, ALIGNED_PX_PER_MM)
+                value, gscore, mask = grid_read(dog, dx, dy, angle, die, ALIGNED_PX_PER_MM)
                 if best is None or gscore > best[0]:
                     best = (gscore, x0 + dx, y0 + dy, angle, value, mask, edge)
         if best is None or best[0] < MIN_GRID_SCORE:
@@ -574,10 +584,12 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
                          if max(abs(p.x), abs(p.y)) > 0.56 * die
                          and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
         feats = pose_features(aligned, die, pts, side)
-        if feats[0] * 64.0 > MAX_FACE_SPREAD:
+        if feats[0] * 64.0 > MAX_FACE_SPREAD and not all_candidates:
             continue
-        found.append(FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore),
-                                 feats, gscore))
+        finding = FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore),
+                              feats, gscore)
+        if all_candidates or p_die(finding) >= _threshold("die"):
+            found.append(finding)
     return found
 
 
@@ -594,7 +606,7 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     out: list[BoardDie] = []
     threshold = cocked_threshold()
     for f in find_faces(colour, to_mm, g):
-        p = p_cocked(f.features)
+        p = p_cocked(f)
         centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
         fit = 1.0 - f.residual / (0.16 * g.die_size_mm)
         certainty = abs(p - threshold) / max(threshold, 1 - threshold)

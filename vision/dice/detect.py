@@ -78,6 +78,7 @@ def find_dice(image: np.ndarray, *, min_confidence: float = 0.3) -> list[DieFind
     """Every die whose upward face shows, left to right, with its pips and a confidence."""
     pips = find_pips(image)
     scores = face_scores(pips)
-    found = [finding_from_group(g) for g in group_pips(pips, scores, gray=cv2.GaussianBlur(to_gray(image), (3, 3), 0))]
+    gray = cv2.GaussianBlur(to_gray(image), (3, 3), 0)
+    found = [finding_from_group(g) for g in group_pips(pips, scores, gray=gray)]
     found = [f for f in found if f.confidence >= min_confidence]
     return sorted(found, key=lambda f: (f.box[0], f.box[1]))

@@ -76,7 +76,8 @@ def face_scores(pips: list[Pip]) -> np.ndarray:
     mean, scale, weights, _ = load_model()
     feats = (pip_features(pips) - mean) / scale
     feats[:, -1] = 1.0
-    return 1.0 / (1.0 + np.exp(-(feats @ weights)))
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-(feats @ weights)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def _same_face(gray: np.ndarray | None, pips: list[Pip], a: Pip, b: Pip) -> bool
         x, y = a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)
         if any(math.hypot(x - p.x, y - p.y) < 1.0 * p.diameter for p in pips):
             continue
-        xi, yi = min(max(int(round(x)), 0), w - 1), min(max(int(round(y)), 0), h - 1)
+        xi, yi = min(max(round(x), 0), w - 1), min(max(round(y), 0), h - 1)
         value = float(gray[yi, xi])
         if a.dark and value < 0.62 * level:
             return False
@@ -155,7 +156,8 @@ def group_pips(
 
 def _face_rank(group: PipGroup) -> float:
     """Upward faces face the camera: rounder pips on a brighter face rank higher."""
-    return float(np.mean([p.ratio + p.ring_level for p in group.pips]) + 0.5 * np.mean(group.scores))
+    shape = np.mean([p.ratio + p.ring_level for p in group.pips])
+    return float(shape + 0.5 * np.mean(group.scores))
 
 
 def _drop_side_faces(groups: list[PipGroup]) -> list[PipGroup]:

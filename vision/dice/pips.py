@@ -59,7 +59,7 @@ def to_gray(image: np.ndarray) -> np.ndarray:
 def _candidates(gray: np.ndarray, dark: bool, min_area: float, max_area: float) -> list[Pip]:
     work = gray if dark else 255 - gray
     blur = cv2.GaussianBlur(work, (3, 3), 0)
-    block = max(15, int(round(min(gray.shape) / 16)) | 1)
+    block = max(15, round(min(gray.shape) / 16) | 1)
     mask = cv2.adaptiveThreshold(
         blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 16
     )

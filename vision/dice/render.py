@@ -52,7 +52,8 @@ def _rotation(axis: np.ndarray, angle: float) -> np.ndarray:
     """Rotation matrix about a unit axis (Rodrigues)."""
     axis = axis / np.linalg.norm(axis)
     k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * (k @ k)
+    out: np.ndarray = np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * (k @ k)
+    return out
 
 
 def _face_up(value: int) -> np.ndarray:
@@ -110,7 +111,8 @@ class DieProp:
         yaw = _rotation(np.array([0.0, 0.0, 1.0]), math.radians(self.yaw_deg))
         a = math.radians(self.tilt_axis_deg)
         tilt = _rotation(np.array([math.cos(a), math.sin(a), 0.0]), math.radians(self.tilt_deg))
-        return tilt @ yaw @ _face_up(self.value)
+        out: np.ndarray = tilt @ yaw @ _face_up(self.value)
+        return out
 
     def upward_value(self) -> int:
         """The face most nearly facing up (what a reader should report)."""
@@ -136,7 +138,7 @@ def _poly(points: np.ndarray) -> np.ndarray:
 def _draw_die(canvas: np.ndarray, centre: tuple[float, float], side: float, die: DieProp,
               rng: np.random.Generator) -> None:
     rot = die.rotation()
-    half = int(math.ceil(side * 1.1)) + 3
+    half = math.ceil(side * 1.1) + 3
     x0, y0 = int(centre[0]) - half, int(centre[1]) - half
     size = 2 * half
     big = size * SS
@@ -155,7 +157,7 @@ def _draw_die(canvas: np.ndarray, centre: tuple[float, float], side: float, die:
         region_big = cv2.resize(padded, (big, big), interpolation=cv2.INTER_LINEAR)
     else:
         region_big = cv2.resize(region, (big, big), interpolation=cv2.INTER_LINEAR)
-    img = region_big.astype(np.float32)
+    img: np.ndarray = region_big.astype(np.float32)
 
     # contact shadow under the die, offset away from the light
     corners = np.array([[sx, sy, sz] for sx in (-.5, .5) for sy in (-.5, .5) for sz in (-.5, .5)])
@@ -195,8 +197,8 @@ def _draw_die(canvas: np.ndarray, centre: tuple[float, float], side: float, die:
             for poly in pip_polys(value, normal):
                 cv2.fillPoly(mask, [_poly(poly)], 255, cv2.LINE_AA, 4)
             # seen through the body: tinted by it, out of focus and faint
-            mask = cv2.GaussianBlur(mask, (0, 0), side * SS * 0.03)
-            m = mask.astype(np.float32)[:, :, None] / 255.0 * 0.3
+            blurred = cv2.GaussianBlur(mask, (0, 0), side * SS * 0.03)
+            m = blurred.astype(np.float32)[:, :, None] / 255.0 * 0.3
             img = img * (1 - m) + (0.5 * pip_col + 0.5 * body) * m
     for value, n in faces:
         normal = np.array(n)
@@ -216,7 +218,7 @@ def _draw_die(canvas: np.ndarray, centre: tuple[float, float], side: float, die:
         cv2.polylines(edge, [_poly(to_px(quad))], True, 255, max(1, int(side * SS * 0.05)),
                       cv2.LINE_AA, 4)
         e = cv2.GaussianBlur(edge, (0, 0), side * SS * 0.02).astype(np.float32)[:, :, None]
-        e = e / 255.0 * m * 0.35
+        e = (e / 255.0 * m * 0.35).astype(np.float32)
         img = img * (1 - e) + body * shade * 0.55 * e
         pmask = np.zeros((big, big), np.uint8)
         for poly in pip_polys(value, normal):

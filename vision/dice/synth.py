@@ -80,6 +80,42 @@ def _free_spot(rng: np.random.Generator, g: BoardGeometry, half: str,
     raise RuntimeError("no free spot for a die")
 
 
+def _leaning_spot(rng: np.random.Generator, g: BoardGeometry, half: str,
+                  spots: list[tuple[float, float, int]],
+                  blockers: list[tuple[float, float, float]], radius: float, tilt: float
+                  ) -> tuple[float, float, float] | None:
+    """Where a cocked die leans on a checker or on the rail: (x mm, y mm, tilt axis degrees).
+
+    The die rests against the object with its top tipped towards it (tilt about the axis at
+    ``axis`` tips the top towards (sin axis, -cos axis))."""
+    rect = g.half_rect(half)  # type: ignore[arg-type]
+    r = g.checker_diameter_mm / 2
+    reach = 0.5 * g.die_size_mm * (math.cos(math.radians(tilt)) + math.sin(math.radians(tilt)))
+    for _ in range(60):
+        if rng.random() < 0.6 and spots:
+            cx, cy, slot = spots[int(rng.integers(0, len(spots)))]
+            if slot < 0 or not rect.contains(cx, cy):
+                continue
+            a = float(rng.uniform(0, 2 * math.pi))
+            dx, dy = math.cos(a), math.sin(a)
+            x, y = cx + dx * (r + reach + 0.5), cy + dy * (r + reach + 0.5)
+            toward = (-dx, -dy)
+        else:
+            top = rng.random() < 0.5
+            x = float(rng.uniform(rect.x0 + radius + 2, rect.x1 - radius - 2))
+            y = reach + 0.5 if top else g.height_mm - reach - 0.5
+            toward = (0.0, -1.0) if top else (0.0, 1.0)
+        if not (rect.x0 + radius < x < rect.x1 - radius and reach < y < g.height_mm - reach):
+            continue
+        others = [b for b in blockers if math.hypot(x - b[0], y - b[1]) > 0.5]
+        if any(math.hypot(x - bx, y - by) < br + radius * 0.6 - (
+                r + reach + 0.6 if br > radius * 1.2 else 0) for bx, by, br in others):
+            continue
+        axis = math.degrees(math.atan2(toward[0], -toward[1]))
+        return x, y, axis
+    return None
+
+
 def _checker_spots(g: BoardGeometry, contents: BoardContents) -> list[tuple[float, float, int]]:
     """Nominal centres (mm) of every first-layer checker on a point, and its slot."""
     out = []
@@ -108,7 +144,7 @@ def random_dice_scene(seed: int, *, hard: bool = True, cocked_rate: float = 0.3,
     r_check = g.checker_diameter_mm / 2 + 2.0
     blockers = [(x, y, r_check) for x, y, _ in spots]
     drawn = int(rng.integers(0, len(DICE_STYLES)))
-    style = DICE_STYLES[drawn if style is None else style]
+    look = DICE_STYLES[drawn if style is None else style]
     half = "right" if rng.random() < 0.7 else "left"
     dice: list[DieTruth] = []
     props: list[Prop] = []
@@ -123,8 +159,8 @@ def random_dice_scene(seed: int, *, hard: bool = True, cocked_rate: float = 0.3,
             cx, cy, _ = on_board[int(rng.integers(0, len(on_board)))]
             x = cx + float(rng.uniform(-4, 4))
             y = cy + float(rng.uniform(-4, 4))
-            prop = DieProp(x, y, value, yaw, material=style[0], body_bgr=style[1],
-                           pip_bgr=style[2], elevation_mm=g.checker_thickness_mm)
+            prop = DieProp(x, y, value, yaw, material=look[0], body_bgr=look[1],
+                           pip_bgr=look[2], elevation_mm=g.checker_thickness_mm)
             truth_on = True
         else:
             x, y = _free_spot(rng, g, this_half, blockers, die_r)
@@ -133,13 +169,16 @@ def random_dice_scene(seed: int, *, hard: bool = True, cocked_rate: float = 0.3,
             if mode < on_checker_rate + cocked_rate:
                 tilt = float(rng.uniform(12, 40))
                 axis = float(rng.uniform(0, 360))
-            prop = DieProp(x, y, value, yaw, tilt, axis, material=style[0], body_bgr=style[1],
-                           pip_bgr=style[2])
+                lean = _leaning_spot(rng, g, this_half, spots, blockers, die_r, tilt)
+                if lean is not None:
+                    x, y, axis = lean
+            prop = DieProp(x, y, value, yaw, tilt, axis, material=look[0], body_bgr=look[1],
+                           pip_bgr=look[2])
             truth_on = False
         blockers.append((x, y, die_r))
         props.append(prop)
         dice.append(DieTruth(prop.upward_value(), x, y, prop.flat, truth_on, g.half_at(x, y),
-                              style[0]))
+                              look[0]))
     cube_truth: CubeTruth | None = None
     if rng.random() < cube_rate:
         place = str(rng.choice(["centre", "top-side", "bottom-side", "offered", "off-board"]))

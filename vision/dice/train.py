@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dice.faces import MODEL_PATH, FEATURE_NAMES, pip_features
+from vision.dice.faces import FEATURE_NAMES, MODEL_PATH, pip_features
 from vision.dice.pips import find_pips
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
@@ -21,7 +21,7 @@ DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_p
 
 def read_labels(image_path: Path, width: int, height: int) -> list[tuple[int, tuple[float, ...]]]:
     """YOLO labels of one photo as (pips, (x0, y0, x1, y1)) in pixels."""
-    out = []
+    out: list[tuple[int, tuple[float, ...]]] = []
     for line in image_path.with_suffix(".txt").read_text().splitlines():
         parts = line.split()
         if len(parts) != 5:

@@ -127,7 +127,8 @@ def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Gen
 
     A slot's first ``column_capacity()`` checkers form a touching column from the edge; the
     rest are laid over them from the edge inward, each between two column checkers (layer 1,
-    then layer 2), as players do with a sixth or later checker. Bar checkers sit along the bar without overlapping.
+    then layer 2), as players do with a sixth or later checker. Bar checkers sit along the
+    bar without overlapping.
     """
     out: list[tuple[float, float, int, int]] = []
     cap = g.column_capacity()

@@ -167,6 +167,7 @@ class TableSim:
         ties: float = 0.2,
         after_press: int = 4,
         misread: float = 0.02,
+        pair_each: bool = False,
     ) -> None:
         self.record = record
         self.config = config
@@ -186,6 +187,8 @@ class TableSim:
         self.scene: Position | None = None
         self.after_press = after_press
         self.misread = misread
+        self.pair_each = pair_each  # BG-EQ-2: the other player's pair stays on the board
+        self.lying: dict[int, tuple[DieSeen, ...]] = {0: (), 1: ()}
 
     # --- primitives --------------------------------------------------------------------------
 
@@ -239,7 +242,9 @@ class TableSim:
         on_checker = bool(kw.get("on_checker", False))
         if kw.get("wrong_half"):
             half = "left" if half == "right" else "right"
-        return DieSeen(pips, half, flat, on_checker, 0.95)  # type: ignore[arg-type]
+        x = self.rng.uniform(20, 230) + (250 if half == "right" else 0)
+        centre = (round(x, 1), round(self.rng.uniform(20, 380), 1))
+        return DieSeen(pips, half, flat, on_checker, 0.95, centre)  # type: ignore[arg-type]
 
     def bad_die(self, pips: int, player: int) -> DieSeen:
         kind = self.rng.choice(("cocked", "checker", "half", "off"))
@@ -249,7 +254,7 @@ class TableSim:
             return self.die(pips, player, on_checker=True)
         if kind == "half":
             return self.die(pips, player, wrong_half=True)
-        return DieSeen(pips, "off-board", True, False, 0.9)
+        return DieSeen(pips, "off-board", True, False, 0.9, (-50.0, self.rng.uniform(0, 400)))
 
     # --- the match ------------------------------------------------------------------------------
 
@@ -289,11 +294,11 @@ class TableSim:
                             )
                         )
                         state = apply(state, Resign(loser, kind))
-                elif action.kind is ActionKind.LOSS:
-                    if not any(a.kind is ActionKind.WIN for a in later) and state.phase not in (
-                        Phase.GAME_OVER,
-                        Phase.MATCH_OVER,
-                    ):
+                elif (
+                    action.kind is ActionKind.LOSS
+                    and not any(a.kind is ActionKind.WIN for a in later)
+                    and state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER)
+                ):
                         kind = resignation_kind(action.value, state.cube.value)
                         self._add(
                             DirectorAction(
@@ -331,6 +336,7 @@ class TableSim:
             self.motion()
             self.dice_on_board = (self.die(mine[0], 0), self.die(mine[1], 1))
         self.frame(board0, "opening_roll")
+        self.lying = {0: self.dice_on_board[:1], 1: self.dice_on_board[1:]}
         state = apply(state, OpeningRoll((mine[0], mine[1])))
         self.press(1 - player)  # the smaller die starts the starter's clock (BG-OPEN-3)
         return state
@@ -345,10 +351,15 @@ class TableSim:
                 # a throw landing exactly like the dice already lying there cannot be seen
                 a = self.die(dice[0], player, flat=False)
             self.dice_on_board = (a, b) if self.rng.random() < 0.5 else (b, a)
+            if self.pair_each:
+                self.dice_on_board = self.lying[1 - player] + self.dice_on_board
             self.frame(pos0, "invalid_throw")
             self.planted.invalid.append(len(self.events) - 1)
         self.motion()
         self.dice_on_board = (self.die(dice[0], player), self.die(dice[1], player))
+        if self.pair_each:
+            self.lying[player] = self.dice_on_board
+            self.dice_on_board = self.lying[1 - player] + self.dice_on_board
         self.frame(pos0, "roll")
         return apply(state, Roll(dice))
 

@@ -1,0 +1,85 @@
+"""``hakem replay``: the same pipeline on a recording's frames and clock events, in recorded time.
+
+Nothing in the pipeline reads the wall clock or a random source except the journal's ``time``
+field, so a replay writes the same journal entries as the session that was recorded.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from gpiozero.pins.mock import MockFactory
+
+from controller.clock.timebase import FakeTime
+from controller.config.table import TableConfig, table_config_from_mapping
+from controller.records.journal import Journal
+from controller.runtime.effects import Executor, LiveLog
+from controller.runtime.loop import Timings
+from controller.runtime.recording import Recording
+from controller.runtime.session import build_pipeline, referee_config, start_referee
+from controller.signals import Signals
+from engine.errors import ConfigError, InvalidInputError, RecordFormatError
+
+
+class _ReplayTime(FakeTime):
+    """Recorded time: set to each step's time as the step is replayed."""
+
+    def set(self, t_ms: int) -> None:
+        if t_ms > self.now_ms():
+            self.advance(t_ms - self.now_ms())
+
+
+@dataclass
+class ReplayResult:
+    """Where the replay's journal went and how the pipeline did."""
+
+    journal: Path
+    entries: int
+    timings: Timings
+
+
+def recording_config(recording: Recording) -> TableConfig:
+    """The table configuration the recorded session ran with."""
+    data = recording.meta.get("config")
+    if not isinstance(data, dict):
+        raise RecordFormatError(f"{recording.folder}: meta.json holds no table configuration")
+    try:
+        return table_config_from_mapping(data)
+    except ConfigError as exc:
+        raise RecordFormatError(f"{recording.folder}: meta.json: {exc}") from None
+
+
+def replay(folder: str | Path, out: str | Path, *, log: TextIO | None = None,
+           quiet: bool = False) -> ReplayResult:
+    """Run the pipeline on a recording, writing a fresh journal (and snapshots) into ``out``."""
+    recording = Recording(folder)
+    config = recording_config(recording)
+    out_dir = Path(out)
+    journal_path = out_dir / "journal.jsonl"
+    if journal_path.exists():
+        raise InvalidInputError(f"{journal_path} already exists: replay into an empty folder")
+    time = _ReplayTime(0)
+    with Journal(journal_path) as journal, Signals(
+        config.signals, time=time, pin_factory=MockFactory()
+    ) as signals:
+        referee, startup = start_referee(referee_config(config), [])
+        executor = Executor(journal, None, signals, out_dir / "snapshots",
+                            LiveLog(stream=None if quiet else (log if log is not None
+                                                               else sys.stdout)),
+                            frame_jpeg=lambda: None)
+        pipeline = build_pipeline(config, referee, executor, time)
+        executor.run(startup)
+        for step in recording.steps():
+            time.set(step.t_ms)
+            if step.frame is not None:
+                image, jpeg = recording.frame(step.frame)
+                pipeline.on_frame(image, jpeg=jpeg, key=step.frame)
+            elif step.clock is not None:
+                pipeline.on_clock(step.clock)
+            elif step.director is not None:
+                pipeline.handle(step.director)
+            signals.tick()
+        return ReplayResult(journal_path, len(journal.entries), pipeline.timings)

@@ -1,0 +1,152 @@
+"""``hakem run``: the live table. Camera, serial clock, gpiozero LEDs and buzzer, journal,
+snapshots and (when configured) the hub, around the referee; resumes from the journal after a
+restart and shuts down cleanly on SIGINT or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from controller.clock.host import HostClock
+from controller.clock.sim import LoopbackClock
+from controller.clock.timebase import MonotonicTime, TimeSource
+from controller.clock.transport import SerialTransport
+from controller.config.table import CameraSection, TableConfig
+from controller.records.journal import Journal
+from controller.runtime.effects import Executor, LiveLog
+from controller.runtime.session import build_pipeline, referee_config, start_referee
+from controller.signals import Signals
+from engine.errors import DeviceError
+from vision.sources import FrameSource, PiCameraSource, VideoCaptureSource, open_source
+
+JOURNAL_NAME = "journal.jsonl"
+
+
+def open_camera(camera: CameraSection) -> FrameSource:
+    """The configured frame source: the Pi camera, a camera index, a video, a folder."""
+    if camera.source in ("picamera", "picamera2"):
+        return PiCameraSource(width=camera.width, height=camera.height)
+    if camera.source.isdigit():
+        return VideoCaptureSource(int(camera.source), width=camera.width, height=camera.height)
+    return open_source(camera.source)
+
+
+def open_clock(config: TableConfig, time: TimeSource) -> HostClock | LoopbackClock:
+    """The match clock: the serial link to the clock's microcontroller, or ``sim`` (the
+    firmware core in-process, for a bench test without the clock)."""
+    if config.clock.port == "sim":
+        return LoopbackClock(time)
+    return HostClock(SerialTransport(config.clock.port, config.clock.baudrate), time)
+
+
+@dataclass
+class StopFlag:
+    """Set by SIGINT/SIGTERM (or a test) to end the loop after the current frame."""
+
+    event: threading.Event
+
+    def set(self) -> None:
+        self.event.set()
+
+    @property
+    def is_set(self) -> bool:
+        return self.event.is_set()
+
+
+@contextlib.contextmanager
+def stop_on_signals(flag: StopFlag) -> Iterator[None]:
+    """SIGINT and SIGTERM set ``flag`` while the block runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        flag.set()
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def run_table(
+    config: TableConfig,
+    *,
+    stop: StopFlag | None = None,
+    log: TextIO | None = None,
+    time: TimeSource | None = None,
+    source: FrameSource | None = None,
+    clock: HostClock | LoopbackClock | None = None,
+    pin_factory: Any = None,
+    publisher_factory: Callable[[Path], Any] | None = None,
+) -> int:
+    """Run the table until the match ends, the camera ends or ``stop`` is set; return the
+    number of journal entries. Every device is closed on the way out, whatever happens."""
+    flag = stop if stop is not None else StopFlag(threading.Event())
+    timer: TimeSource = time if time is not None else MonotonicTime()
+    folder = Path(config.journal.directory)
+    with contextlib.ExitStack() as stack, stop_on_signals(flag):
+        journal = stack.enter_context(Journal(folder / JOURNAL_NAME))
+        if journal.recovered_torn_tail:
+            print("hakem: the journal's last line was torn (power lost?); it was cut off",
+                  file=sys.stderr)
+        live = LiveLog(stream=log if log is not None else sys.stdout, file=folder / "live.log")
+        signals = stack.enter_context(
+            Signals(config.signals, time=timer, pin_factory=pin_factory))
+        the_clock = clock if clock is not None else open_clock(config, timer)
+        stack.callback(the_clock.close)
+        camera = source if source is not None else open_camera(config.camera)
+        stack.callback(camera.close)
+        executor = Executor(journal, the_clock, signals, folder / "snapshots", live,
+                            frame_jpeg=lambda: None)
+        if publisher_factory is not None:
+            publisher = publisher_factory(folder)
+            stack.callback(publisher.close)
+            executor.on_entry = publisher.publish
+        referee, startup = start_referee(referee_config(config), journal.entries)
+        pipeline = build_pipeline(config, referee, executor, timer)
+        if journal.entries and len(journal.entries) > len(startup):
+            live.say(f"Resumed the match from {journal.path} ({len(journal.entries)} entries)")
+        executor.run(startup)
+        over = getattr(referee, "over", False)
+        while not flag.is_set and not over:
+            for event in the_clock.poll():
+                pipeline.on_clock(event)
+            frame = camera.read()
+            if frame is None:
+                live.say("The camera has no more frames")
+                break
+            pipeline.on_frame(frame.image)
+            signals.tick()
+            over = bool(getattr(referee, "over", False))
+        if flag.is_set:
+            live.say("Stopped; the journal is complete up to here, `hakem run` resumes it")
+        return len(journal.entries)
+
+
+def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:
+    """A factory for the hub publisher when ``hub.url`` is set (None otherwise)."""
+    if not config.hub.url:
+        return None
+    try:
+        from controller.hub.link import LinkConfig, parse_broker_url
+        from controller.hub.publisher import TablePublisher
+    except ImportError as exc:  # paho-mqtt missing
+        raise DeviceError(f"cannot publish to the hub: {exc}") from exc
+
+    def make(folder: Path) -> Any:
+        link = parse_broker_url(config.hub.url, LinkConfig(
+            table=config.table.id, outbox=str(folder / "hub-outbox.sqlite")))
+        return TablePublisher(link, snapshot_dir=folder / "snapshots").start()
+
+    return make

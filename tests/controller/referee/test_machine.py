@@ -1,0 +1,433 @@
+"""The referee's rules at the table, one behaviour at a time (rule IDs from RULES.md)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from controller.referee.api import Buzz, ClockCommand, CubeSeen, SetSignal, TakeSnapshot
+from controller.referee.config import RecognitionSettings, RefereeConfig
+from controller.referee.machine import diff_text
+from engine.backgammon.moves import legal_plays
+from engine.backgammon.position import Position
+from engine.backgammon.rules import DiceSetup, Rules
+from engine.errors import ConfigError
+from tests.controller.referee.table import Table
+
+
+def started(d0: int = 3, d1: int = 5) -> Table:
+    """A table after the opening throw (player 1 starts with 53) and player 0's press."""
+    table = Table()
+    table.opening(d0, d1)
+    table.press(0 if d1 > d0 else 1)
+    return table
+
+
+# --- the opening throw (BG-OPEN-1..3) ------------------------------------------------------------
+
+
+def test_the_first_event_journals_the_match_and_game_start() -> None:
+    table = Table()
+    out = table.frames(1)
+    start, game = table.entries(out)[:2]
+    assert start["type"] == "match_start" and start["players"] == ["Ayse", "Mehmet"]
+    assert start["length"] == 5
+    assert game == {"type": "game_start", "number": 1, "score": [0, 0], "crawford": False}
+    assert SetSignal("system_ok", True) in out
+
+
+def test_equal_opening_dice_are_thrown_again() -> None:
+    table = Table()
+    tie = table.entries(table.opening(4, 4), "opening_roll")
+    assert tie[0]["player"] is None and tie[0]["tie"] is True
+    assert table.referee.stage == "opening"
+    out = table.opening(2, 6)
+    roll = table.entries(out, "opening_roll")[0]
+    assert roll["dice"] == [2, 6] and roll["player"] == 1
+    assert table.referee.match.dice == (6, 2)  # the higher die plays both (BG-OPEN-1)
+    assert any("BG-OPEN-3" in getattr(c, "text", "") for c in out)
+
+
+def test_an_invalid_opening_die_is_thrown_again_by_its_owner_only() -> None:
+    table = Table()
+    table.motion()
+    table.dice = (table.die(5, 0), table.die(2, 1, flat=False))
+    out = table.frames()
+    flags = table.entries(out, "invalid_throw")
+    assert [(f["player"], f["rule"]) for f in flags] == [(1, "BG-OPEN-2")]
+    assert "only Mehmet throws again" in flags[0]["reason"]
+    table.motion()
+    table.dice = (table.die(5, 0), table.die(3, 1))  # player 0's die still lies there
+    roll = table.entries(table.frames(), "opening_roll")[0]
+    assert roll["dice"] == [5, 3] and roll["player"] == 0
+
+
+def test_the_smaller_die_press_starts_the_game_and_the_starter_moves() -> None:
+    table = Table()
+    table.opening(6, 1)
+    out = table.press(1)  # the smaller die starts the starter's clock (BG-OPEN-3)
+    assert table.entries(out, "clock")[0]["means"] == "start"
+    out = table.play_first_legal()
+    move = table.entries(out, "move")[0]
+    assert move["player"] == 0 and move["dice"] == [6, 1] and move["move"]
+    assert table.referee.stage == "decide" and table.referee.match.on_roll == 1
+
+
+# --- throws (BG-ROLL-2, BG-ROLL-5, BG-ROLL-6) ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        ({"flat": False}, "cocked"),
+        ({"on_checker": True}, "on a checker"),
+        ({"wrong_half": True}, "right half"),
+    ],
+)
+def test_an_invalid_throw_is_flagged_and_thrown_again(bad: dict[str, bool], words: str) -> None:
+    table = started()
+    table.play_first_legal()  # player 1's opening move; player 0 is on roll
+    out = table.throw(0, 4, 2, **bad)
+    flag = table.entries(out, "invalid_throw")[0]
+    assert flag["rule"] == "BG-ROLL-2" and words in flag["reason"] and flag["player"] == 0
+    assert SetSignal("throw_again", True) in out
+    assert Buzz("throw_again") in out
+    assert TakeSnapshot(flag["snapshot"]) in out
+    assert table.referee.stage == "decide"
+    out = table.throw(0, 4, 2)
+    assert table.entries(out, "roll")[0]["dice"] == [4, 2]
+    assert SetSignal("throw_again", False) in out
+
+
+def test_the_same_dice_lying_still_are_not_a_new_throw() -> None:
+    table = started()
+    table.play_first_legal()
+    table.throw(0, 4, 2)
+    assert table.types(table.motion() + table.frames(5)) == []
+
+
+def test_a_throw_ends_the_right_to_double_even_an_invalid_one() -> None:
+    table = started()
+    table.play_first_legal()
+    table.throw(0, 6, 5)  # first rolls: doubling is allowed from the first move on
+    table.play_first_legal()
+    table.throw(1, 3, 3, flat=False)
+    out = table.offer(1)
+    refused = table.entries(out, "cube_refused")[0]
+    assert refused["rule"] == "BG-ROLL-6"
+    assert table.referee.match.cube.value == 1
+
+
+def test_a_throw_before_the_opponent_pressed_counts_once_they_press() -> None:
+    table = started()
+    m = table.referee.match
+    assert m.on_roll == 1
+    plays = legal_plays(m.position, (5, 3))
+    table.place(plays[0].result, 1)
+    table.motion()
+    table.dice = (table.die(6, 0), table.die(2, 0))  # player 0 throws before 1 pressed
+    early = table.entries(table.frames(), "early_throw")
+    assert early and early[0]["rule"] == "BG-ROLL-5" and early[0]["player"] == 0
+    out = table.press(1)
+    assert table.types(out)[:3] == ["clock", "move", "roll"]
+    assert table.entries(out, "roll")[0] == {
+        "type": "roll",
+        "player": 0,
+        "dice": [6, 2],
+        "seen": [[2, "right", True, False], [6, "right", True, False]],
+    }
+
+
+# --- moves (engine-in-the-loop, TTB-4.8) ---------------------------------------------------------
+
+
+def test_an_illegal_move_is_flagged_and_the_correction_accepted() -> None:
+    table = started()
+    before = table.referee.match.position
+    wrong = before.apply_steps([(13, 7), (8, 6)])  # 53 played as 6 and 2
+    table.place(wrong, 1)
+    out = table.press(1)
+    flag = table.entries(out, "illegal_move")[0]
+    assert flag["player"] == 1 and flag["rule"].startswith("BG-") and flag["reason"]
+    assert flag["position_id"] == wrong.position_id
+    commands = [c for c in out if not hasattr(c, "text")]
+    hold = commands.index(ClockCommand("hold"))
+    restart = commands.index(ClockCommand("start", side="right"))
+    assert hold < commands.index(SetSignal("illegal_move", True)) < restart
+    assert Buzz("illegal") in out
+    assert TakeSnapshot(flag["snapshot"]) in out
+    assert table.referee.stage == "correcting"
+    right = before.apply_steps([(8, 3), (6, 3)])
+    table.place(right, 1)
+    out = table.press(1)
+    assert table.types(out) == ["clock", "correction", "move"]
+    assert table.entries(out, "move")[0]["move"] == "8/3 6/3"
+    assert SetSignal("illegal_move", False) in out
+
+
+def test_an_uncorrected_illegal_move_stands_once_the_opponent_throws() -> None:
+    table = started()
+    wrong = table.referee.match.position.apply_steps([(13, 7), (8, 6)])
+    table.place(wrong, 1)
+    table.press(1)
+    out = table.throw(0, 2, 1)
+    stands = table.entries(out, "move")[0]
+    assert stands["stands"] is True and stands["rule"] == "TTB-4.8"
+    assert stands["position_id"] == wrong.position_id
+    assert table.entries(out, "roll")[0]["dice"] == [2, 1]
+    assert table.referee.match.position == wrong.swap()
+
+
+def test_no_legal_move_passes_the_turn() -> None:
+    """BG-MOVE-7, BG-BAR-4: a checker on the bar against a closed board."""
+    table = started()
+    table.play_first_legal()
+    closed = Position.from_checkers(
+        {25: 1, 6: 4, 5: 3, 4: 3, 8: 4}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3}
+    )
+    table.director("set_position", position_id=closed.position_id)
+    table.board0 = closed
+    table.throw(0, 6, 5)
+    out = table.press(0)
+    move = table.entries(out, "move")[0]
+    assert move["move"] == "" and move["position_id"] == closed.position_id
+
+
+def test_a_board_it_cannot_read_is_said_after_the_time_out_and_then_judged() -> None:
+    config = RefereeConfig(
+        players=("Ayse", "Mehmet"), length=5, recognition=RecognitionSettings(cannot_read_ms=2000)
+    )
+    table = Table(config)
+    table.opening(3, 5)
+    table.press(0)
+    before = table.referee.match.position
+    table.occluded = True
+    table.place(before.apply_steps([(8, 3), (6, 3)]), 1)
+    out = table.press(1) + table.frames(30)
+    flag = table.entries(out, "cannot_read")
+    assert len(flag) == 1 and flag[0]["rule"] == "TTB-6.1" and flag[0]["reason"]
+    assert SetSignal("cannot_read", True) in out
+    assert "move" not in table.types(out)
+    table.occluded = False
+    out = table.frames(3)
+    assert table.types(out) == ["move"]
+    assert SetSignal("cannot_read", False) in out
+
+
+# --- the cube (BG-CUBE-3, BG-CUBE-4, BG-MATCH-2) -------------------------------------------------
+
+
+def test_double_take_and_only_the_owner_doubles_next() -> None:
+    table = started()
+    table.play_first_legal()
+    out = table.offer(0)
+    assert table.entries(out, "double")[0] == {"type": "double", "player": 0, "cube": 2}
+    assert table.referee.stage == "doubled"
+    out = table.take(1)
+    assert table.entries(out, "take")[0] == {"type": "take", "player": 1, "cube": 2}
+    assert table.referee.match.cube.owner == 1
+    table.throw(0, 6, 5)
+    table.play_first_legal()
+    table.throw(1, 4, 2)
+    table.play_first_legal()
+    refused = table.entries(table.offer(0), "cube_refused")[0]
+    assert refused["rule"] == "BG-CUBE-4"
+
+
+def test_a_drop_ends_the_game_with_the_cube_value_before_the_double() -> None:
+    table = started()
+    table.play_first_legal()
+    table.offer(0)
+    out = table.drop()
+    assert table.types(out)[:4] == ["clock", "drop", "game_end", "game_start"]
+    end = table.entries(out, "game_end")[0]
+    assert end["winner"] == 0 and end["points"] == 1 and end["how"] == "dropped"
+    assert end["score"] == [1, 0]
+    assert ClockCommand("hold") in out
+    assert table.referee.stage == "opening"
+
+
+def test_no_double_in_the_crawford_game() -> None:
+    config = RefereeConfig(players=("Ayse", "Mehmet"), length=3)
+    table = Table(config)
+    table.opening(3, 5)
+    table.press(0)
+    table.play_first_legal()
+    table.director("resign", player=1, kind=2)  # a gammon: 2-0 in a 3-point match
+    assert table.referee.match.crawford_game
+    assert table.entries(table.log, "game_start")[-1]["crawford"] is True
+    table.cube = None
+    table.board0 = Position.initial()
+    table.opening(5, 2)
+    table.press(1)
+    table.play_first_legal()
+    table.cube = CubeSeen(2, "offered", 0.9)
+    refused = table.entries(table.offer(1), "cube_refused")[0]
+    assert refused["rule"] == "BG-MATCH-2"
+
+
+# --- the end -------------------------------------------------------------------------------------
+
+
+def test_a_fallen_flag_loses_the_match() -> None:
+    table = started()
+    out = table.flag(1)
+    assert table.types(out) == ["time_out", "match_end"]
+    timeout, end = table.entries(out)
+    assert timeout["rule"] == "TTB-CLOCK-3" and timeout["player"] == 1
+    assert end["winner"] == 0 and end["how"] == "time_out"
+    assert table.referee.over
+    assert table.types(table.play_first_legal()) == []
+
+
+def test_the_director_ends_the_match_and_resignations_score() -> None:
+    table = started()
+    out = table.director("resign", player=0, kind=3)
+    end = table.entries(out, "game_end")[0]
+    assert end["winner"] == 1 and end["points"] == 3 and end["how"] == "resigned"
+    out = table.director("end_match", winner=0)
+    assert table.entries(out, "match_end")[0]["how"] == "director"
+    assert table.referee.over
+
+
+def test_the_director_accepts_a_flagged_move_or_rejects_an_accepted_one() -> None:
+    table = started()
+    before = table.referee.match.position
+    wrong = before.apply_steps([(13, 7), (8, 6)])
+    table.place(wrong, 1)
+    table.press(1)
+    out = table.director("accept")
+    assert table.entries(out, "move")[0]["stands"] is True
+    assert table.referee.stage == "decide"
+    out = table.director("reject", reason="a checker was knocked over")
+    flag = table.entries(out, "illegal_move")[0]
+    assert flag["rule"] == "TTB-4.9" and flag["reopen"] is True
+    assert table.referee.stage == "correcting"
+    assert table.referee.match.position == before
+
+
+def test_a_director_action_that_does_not_apply_is_refused_without_a_journal_entry() -> None:
+    table = started()
+    for action, args in (("accept", {}), ("end_match", {"winner": 5}), ("dance", {})):
+        out = table.director(action, **args)
+        assert table.types(out) == []
+        assert any("refused" in getattr(c, "text", "") for c in out)
+
+
+# --- configurations (BG-EQ-2, BG-OPEN-T, BG-EQ-3) ------------------------------------------------
+
+
+def test_a_pair_of_dice_each_leaves_the_opponents_pair_on_the_board() -> None:
+    config = RefereeConfig(
+        players=("Ayse", "Mehmet"), length=5, rules=Rules(dice=DiceSetup.PAIR_EACH)
+    )
+    table = Table(config)
+    table.opening(3, 5)
+    table.press(0)
+    table.play_first_legal()
+    table.throw(0, 4, 2)
+    mehmet = table.dice
+    table.play_first_legal()
+    table.motion()
+    table.dice = (*mehmet, table.die(6, 1), table.die(6, 1))  # player 1 throws their own pair
+    out = table.frames()
+    assert table.entries(out, "roll")[0]["dice"] == [6, 6]
+
+
+def test_turkish_traditional_the_winner_of_the_opening_throws_both_dice() -> None:
+    config = RefereeConfig(players=("Ayse", "Mehmet"), length=3, rules=Rules.turkish())
+    table = Table(config)
+    table.opening(2, 5)
+    assert table.referee.match.on_roll == 1 and table.referee.stage == "decide"
+    table.press(0)
+    out = table.throw(1, 4, 4)  # doubles may open (BG-OPEN-T)
+    assert table.entries(out, "roll")[0]["dice"] == [4, 4]
+    table.play_first_legal()
+    table.director("resign", player=0, kind=1)
+    # from the second game on the previous winner starts with a fresh throw, no opening
+    assert table.referee.stage == "decide" and table.referee.match.on_roll == 1
+    table.board0 = Position.initial()
+    out = table.throw(1, 6, 3)
+    assert table.entries(out, "roll")[0]["player"] == 1
+
+
+def test_a_wrong_set_up_is_pointed_out_before_play() -> None:
+    table = Table()
+    table.board0 = Position.initial().apply_steps([(6, 5)])
+    out = table.opening(3, 5)
+    flag = table.entries(out, "setup_error")[0]
+    assert flag["rule"] == "BG-EQ-3" and "BG-EQ-4" in flag["reason"]
+
+
+def test_clock_sides_and_layout_change_who_is_who() -> None:
+    config = RefereeConfig(players=("Ayse", "Mehmet"), length=5, clock_sides=("right", "left"))
+    table = Table(config)
+    table.opening(3, 5)
+    out = table.press(0)
+    assert table.entries(out, "clock")[0]["side"] == "right"
+    assert table.referee.match.on_roll == 1
+
+
+def test_config_errors_name_the_key() -> None:
+    with pytest.raises(ConfigError, match="length"):
+        RefereeConfig(length=0)
+    with pytest.raises(ConfigError, match="clock_sides"):
+        RefereeConfig(clock_sides=("left", "left"))
+    with pytest.raises(ConfigError, match="confident"):
+        RecognitionSettings(confident=2.0)
+    with pytest.raises(ConfigError, match="agree"):
+        RecognitionSettings(agree=0)
+
+
+def test_config_round_trips_through_the_journal() -> None:
+    config = RefereeConfig(
+        players=("Ayse", "Mehmet"), length=7, rules=Rules.turkish(), clock_sides=("right", "left")
+    )
+    assert RefereeConfig.from_json(config.to_json()) == config
+
+
+def test_diff_text_names_the_checkers_that_moved() -> None:
+    before = Position.initial()
+    assert diff_text(before, before.apply_steps([(13, 7), (8, 6)])) == "13/7 8/6"
+
+
+def test_the_referee_does_no_io_and_reads_no_clock_or_random_source() -> None:
+    """DESIGN.md: time and randomness are passed in; the referee is pure."""
+    folder = Path(__file__).resolve().parents[3] / "controller" / "referee"
+    banned = {"time", "datetime", "random", "os", "socket", "subprocess", "pathlib", "secrets"}
+    for path in folder.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                names = {(node.module or "").split(".")[0]}
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                names = {node.func.id} & {"open", "print", "input"}
+            else:
+                continue
+            assert not names & (banned | {"open", "print", "input"}), (path.name, names)
+
+
+def test_the_last_checker_off_ends_the_game_without_a_press() -> None:
+    table = started()
+    table.play_first_legal()
+    last = Position.from_checkers({1: 1}, {23: 2, 13: 13})
+    table.director("set_position", position_id=last.position_id)
+    table.board0 = last
+    table.throw(0, 2, 1)
+    out = table.place(last.apply_steps([(1, 0)]), 0)
+    assert table.types(out)[:3] == ["move", "game_end", "game_start"]
+    end = table.entries(out, "game_end")[0]
+    assert end["winner"] == 0 and end["win"] == "backgammon" and end["points"] == 3
+
+
+def test_a_press_without_a_readable_throw_says_so() -> None:
+    table = started()
+    table.play_first_legal()
+    out = table.press(0)
+    flag = table.entries(out, "cannot_read")[0]
+    assert flag["rule"] == "BG-ROLL-2" and flag["player"] == 0
+    assert SetSignal("cannot_read", True) in out

@@ -1,0 +1,67 @@
+"""``hakem export JOURNAL --mat OUT.mat`` (DESIGN.md command line)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.records.journal import Journal
+from engine.backgammon.mat_reader import parse_mat
+from engine.backgammon.mat_replay import replay
+from tests.conftest import SHARED_DATA
+from tests.controller.referee.harness import match_facts, simulate
+
+MATCH = SHARED_DATA / "matches" / "match10058734.txt"
+
+
+@pytest.fixture(scope="module")
+def journal_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[object]]:
+    record, _, run = simulate(MATCH, seed=9, illegal=0.1, invalid=0.1)
+    path = tmp_path_factory.mktemp("table") / "journal.jsonl"
+    with Journal(path, clock=lambda: "2026-11-22T08:00:00.000+00:00") as journal:
+        for entry in run.entries:
+            fields = {k: v for k, v in entry.items() if k != "type"}
+            journal.append(entry["type"], **fields)
+    return path, match_facts(replay(record))
+
+
+def test_export_writes_the_mat_and_the_summary(
+    journal_file: tuple[Path, list[object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, facts = journal_file
+    out, summary = tmp_path / "match.mat", tmp_path / "summary.json"
+    assert main(["export", str(path), "--mat", str(out), "--summary", str(summary)]) == 0
+    assert match_facts(replay(parse_mat(out.read_text(encoding="utf-8")))) == facts
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert data["final_score"] == [0, 5] and data["finished"] is True
+    assert data["positions"] and all(len(p["position_id"]) == 14 for p in data["positions"])
+    text = capsys.readouterr().out
+    assert "0 - 5" in text and str(out) in text
+
+
+def test_export_json_prints_the_summary(
+    journal_file: tuple[Path, list[object]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = journal_file
+    assert main(["export", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["players"] and data["length"] == 5 and data["winner"] == 1
+
+
+def test_export_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.jsonl"
+    assert main(["export", str(missing), "--mat", str(tmp_path / "x.mat")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope.jsonl" in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"seq": 1, "time": "t", "type": "roll"}\n', encoding="utf-8")
+    assert main(["export", str(bad), "--mat", str(tmp_path / "x.mat")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "match_start" in err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    assert main(["export", str(empty)]) == 2
+    assert "no journal entries" in capsys.readouterr().err
