@@ -222,19 +222,31 @@ def find_occlusion(
     blob = big[labels]
     edge_hidden = (_missing_point_edges(side_edges, lay, counts, config)
                    if side_edges is not None else set())
-    for i in edge_hidden:  # a point edge hidden: its whole column counts as covered
-        blob[lay.ys[i], lay.xs[i]] = True
-    if blob.any() and config.margin_checkers > 0:
-        # what was found of a hand is seldom all of it: keep clear of its surroundings too
-        k = max(1, round(config.margin_checkers * lay.checker_rows))
-        blob = cv2.dilate(blob.astype(np.uint8), np.ones((2 * k + 1, 2 * k + 1), np.uint8)) > 0
+    # what was found of a hand is seldom all of it: keep clear of its surroundings too
+    blob = _grow(blob, config.margin_checkers * lay.checker_rows)
+    if edge_hidden:  # a point edge hidden: that column, and a little around it, is covered
+        columns = np.zeros_like(blob)
+        for i in edge_hidden:
+            columns[lay.ys[i], lay.xs[i]] = True
+        blob |= _grow(columns, config.edge_margin_checkers * lay.checker_rows)
     fractions = blob[lay.ys, lay.xs].mean(axis=(1, 2))
     hidden = {int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0]}
     hidden |= edge_hidden
+    hidden |= _arms_over_the_rail(bgr, canonical, config)
     x0, x1, y0, y1 = lay.bar
     bar_patch = blob[y0:y1, x0:x1]
     bar_hidden = bool(bar_patch.size and bar_patch.mean() >= config.slot_hidden_fraction)
     return Occlusion(tuple(sorted(hidden)), bar_hidden, blob.astype(np.uint8) * 255, fractions)
+
+
+def _grow(mask: np.ndarray, radius: float) -> np.ndarray:
+    """``mask`` dilated by a square of half-side ``radius`` pixels."""
+    if radius <= 0 or not mask.any():
+        return mask
+    k = max(1, round(radius))
+    grown: np.ndarray = cv2.dilate(mask.astype(np.uint8),
+                                   np.ones((2 * k + 1, 2 * k + 1), np.uint8)) > 0
+    return grown
 
 
 def _missing_point_edges(side_edges: np.ndarray, lay: StripLayout, counts: np.ndarray,
@@ -275,3 +287,57 @@ def _missing_point_edges(side_edges: np.ndarray, lay: StripLayout, counts: np.nd
                 out.add(i)
                 break
     return out
+
+
+def _arms_over_the_rail(bgr: np.ndarray, canonical: Canonical,
+                        config: OcclusionConfig) -> set[int]:
+    """Slots near an arm crossing the frame's rail above or below the playing surface.
+
+    The rail is one colour along its length; a stretch of it at least a checker wide that is
+    not (an arm, a sleeve) means a hand is over the board nearby, even where the hand itself
+    looks like the board. Slots within ``rail_reach_checkers`` of the crossing, in both rows,
+    are hidden. The bar's ends (where an owned cube rests) are not looked at.
+    """
+    g = canonical.geometry
+    s = canonical.px_per_mm
+    mx, my = canonical.margin_mm
+    y_in, y_out = config.rail_band_mm
+    if my < y_out:
+        return set()
+    d_px = g.checker_diameter_mm * s
+    x0 = round(mx * s)
+    x1 = round((mx + g.width_mm) * s)
+    bar_lo = round((g.bar.x0 - g.cube_size_mm + mx) * s)
+    bar_hi = round((g.bar.x1 + g.cube_size_mm + mx) * s)
+    keep = np.ones(x1 - x0, bool)
+    keep[max(0, bar_lo - x0) : max(0, bar_hi - x0)] = False
+    hidden: set[int] = set()
+    for top in (True, False):
+        if top:
+            r0, r1 = round((my - y_out) * s), round((my - y_in) * s)
+        else:
+            r0 = round((my + g.height_mm + y_in) * s)
+            r1 = round((my + g.height_mm + y_out) * s)
+        band = bgr[r0:r1, x0:x1].astype(np.float32)
+        if band.size == 0 or not keep.any():
+            continue
+        model = np.median(band[:, keep].reshape(-1, 3), axis=0)
+        bad = _foreign_pixels(band, model[None, None, :], config).mean(axis=0) > 0.5
+        bad &= keep
+        # runs of foreign columns at least a checker wide
+        c = np.concatenate([[0], np.cumsum(bad.astype(np.int32))])
+        width = max(1, round(d_px))
+        if len(bad) < width:
+            continue
+        full = (c[width:] - c[:-width]) >= width
+        if not full.any():
+            continue
+        cols = np.nonzero(full)[0]
+        lo_mm = (cols.min() + x0) / s - mx - config.rail_reach_checkers * g.checker_diameter_mm
+        hi_mm = ((cols.max() + width + x0) / s - mx
+                 + config.rail_reach_checkers * g.checker_diameter_mm)
+        for slot in range(24):
+            r = g.slot_rect(slot)
+            if r.x1 > lo_mm and r.x0 < hi_mm:
+                hidden.add(slot)
+    return hidden

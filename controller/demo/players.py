@@ -142,8 +142,9 @@ CUBE_MM = 33.0
 
 
 def centre_cube(geometry: BoardGeometry) -> CubeProp:
-    """The cube at the start of a game: middle of the bar, showing 64 (BG-CUBE-1)."""
-    return CubeProp(geometry.bar.centre[0], geometry.height_mm / 2, 64, yaw_deg=3.0,
+    """The cube at the start of a game, showing 64 (BG-CUBE-1), beside the board at its middle
+    edge. (On the bar, the board reader takes a white cube for a checker on the bar.)"""
+    return CubeProp(geometry.outer_rect.x0 - 30.0, geometry.height_mm / 2, 64, yaw_deg=3.0,
                     size_mm=CUBE_MM)
 
 

@@ -142,7 +142,9 @@ class DemoTable:
         self._closers.append(self.clock.close)
         self.signals = Signals(self.config.signals, time=self.time, pin_factory=MockFactory())
         self._closers.append(self.signals.close)
-        self.log = LiveLog(stream=log, keep=0)
+        self.log = LiveLog(stream=log, file=self.out / "live.log",
+                           clear_line=bool(log is not None and progress is not None
+                                           and log.isatty() and progress.isatty()))
         self.executor = Executor(self.journal, self.clock, self.signals, self.out / "snapshots",
                                  self.log, frame_jpeg=lambda: None)
         rconfig = referee_config(self.config, players=self.script.players,
@@ -306,12 +308,17 @@ class DemoTable:
         self._expect_count("match_end", 1, "the match's end")
 
     def _progress(self, game: GameScript, acts_done: int, total: int) -> None:
-        if self.progress is None:
+        """The progress line: rewritten in place on a terminal, every tenth act otherwise."""
+        out = self.progress
+        if out is None:
             return
-        self.progress.write(
-            f"\rgame {game.number}/{len(self.script.games)}  act {acts_done}/{total}  "
-            f"frames {self.stats.frames}  {systime.perf_counter() - self._t0:5.1f} s ")
-        self.progress.flush()
+        text = (f"game {game.number}/{len(self.script.games)}  act {acts_done}/{total}  "
+                f"frames {self.stats.frames}  {systime.perf_counter() - self._t0:5.1f} s")
+        if out.isatty():
+            out.write(f"\r\033[K{text}")
+        elif acts_done % 10 == 0 or acts_done == total:
+            out.write(text + "\n")
+        out.flush()
 
     def _expect_count(self, kind: str, count: int, what: str) -> None:
         """The journal must hold ``count`` entries of ``kind`` (waiting a few frames)."""

@@ -75,7 +75,9 @@ class TablePublisher:
         self._changed = threading.Condition()
         self._connected = False
         self._sent_through = 0
+        self._ack_lock = threading.Lock()
         self._unconfirmed: set[int] = set()
+        self._early: set[int] = set()
         self._hub_boot: str | None = None
         self.reconnects = 0
         self.director_messages: list[dict[str, Any]] = []
@@ -173,21 +175,23 @@ class TablePublisher:
     ) -> None:
         """Block until the hub has stored every queued event (or the broker has them all)."""
         deadline = time.monotonic() + timeout_s
-        with self._changed:
-            while not self._delivered(until):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise PublishTimeoutError(
-                        f"table {self.config.table}: {len(self.outbox)} events not confirmed by "
-                        f"the {until} within {timeout_s} s"
-                    )
+        while not self._delivered(until):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise PublishTimeoutError(
+                    f"table {self.config.table}: {len(self.outbox)} events not confirmed by "
+                    f"the {until} within {timeout_s} s"
+                )
+            with self._changed:  # woken by paho's callbacks; the timeout covers a missed wake
                 self._changed.wait(min(remaining, 0.1))
 
     def _delivered(self, until: str) -> bool:
+        # Never takes _send_lock: paho calls on_publish holding its own mutex, which _pump
+        # needs while holding _send_lock (lock order: _send_lock, paho, _ack_lock).
         if until == "hub":
             return len(self.outbox) == 0
-        with self._send_lock:
-            queued = self.outbox.after(self._sent_through, 1)
+        queued = self.outbox.after(self._sent_through, 1)
+        with self._ack_lock:
             return self._connected and not queued and not self._unconfirmed
 
     def _snapshot_bytes(self, entry: dict[str, Any]) -> bytes | None:
@@ -211,7 +215,11 @@ class TablePublisher:
                     info = self.client.publish(self._events, row.payload, qos=1)
                     if info.rc != mqtt.MQTT_ERR_SUCCESS:
                         return  # disconnected meanwhile: the next connect resends
-                    self._unconfirmed.add(info.mid)
+                    with self._ack_lock:
+                        if info.mid in self._early:
+                            self._early.discard(info.mid)
+                        else:
+                            self._unconfirmed.add(info.mid)
                     self._sent_through = row.id
 
     def _publish_state(self) -> None:
@@ -232,7 +240,9 @@ class TablePublisher:
             self.reconnects += 1
             self._connected = True
             self._sent_through = 0
-            self._unconfirmed.clear()
+            with self._ack_lock:
+                self._unconfirmed.clear()
+                self._early.clear()
         self._pump()
         self._publish_state()
         self._notify()
@@ -240,15 +250,17 @@ class TablePublisher:
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
     ) -> None:
-        with self._send_lock:
-            self._connected = False
+        self._connected = False
         self._notify()
 
     def _on_publish(
         self, client: mqtt.Client, userdata: Any, mid: int, reason_code: Any, properties: Any
     ) -> None:
-        with self._send_lock:
-            self._unconfirmed.discard(mid)
+        with self._ack_lock:
+            if mid in self._unconfirmed:
+                self._unconfirmed.discard(mid)
+            else:
+                self._early.add(mid)  # PUBACK before _pump recorded the mid
         self._notify()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:

@@ -261,6 +261,9 @@ class HubService:
             log.warning("broker refused the hub: %s", reason_code)
             return
         client.subscribe([(topic, 1) for topic in hub_subscriptions(self.prefix)])
+        # A new id on every connection: the broker may have lost what was in flight to us
+        # (restarted, or our session dropped), so the tables resend whatever we have not acked.
+        self.boot = uuid.uuid4().hex
         client.publish(hub_presence_topic(self.prefix),
                        json.dumps({"status": "online", "boot": self.boot}), 1, True)
         self.connected.set()

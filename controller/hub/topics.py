@@ -5,7 +5,8 @@
 ``{prefix}/{tournament}/{table}/state``     retained, the table's current state (summary form)
 ``{prefix}/{tournament}/{table}/ack``       retained, from the hub: the last seq stored per match
 ``{prefix}/{tournament}/{table}/director``  QoS 1, from the hub: a director's action
-``{prefix}/_hub/presence``                  retained, the hub's own presence with a boot id
+``{prefix}/_hub/presence``                  retained, the hub's presence; a new ``boot`` id on
+                                            every connection tells tables to resend
 
 IDs are 1..64 characters of letters, digits, ``_ . -`` and may not start with ``_`` (kept for the
 hub), so no ID can smuggle MQTT wildcards or extra levels into a topic.

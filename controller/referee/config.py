@@ -31,7 +31,7 @@ class RecognitionSettings:
     """
 
     margin: float = 3.0
-    fit_slack: float = 6.0
+    fit_slack: float = 4.0
     illegal_margin: float = 6.0
     confident: float = 0.5
     cannot_read_ms: int = 8_000

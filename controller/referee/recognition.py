@@ -104,11 +104,21 @@ class StillViews:
         if not readings:
             return None
         readings.sort(key=lambda c: -c[2])
-        slots = tuple(
-            _mode([r[0][i] for r in readings]) for i in range(len(readings[0][0]))
-        )
+        slots = [_mode([r[0][i] for r in readings]) for i in range(len(readings[0][0]))]
         bar = _mode([r[1] for r in readings])
-        return slots, bar, readings[0][2]
+        # where frames disagree, keep the count the frames' evidence favours, not the vote
+        best = self.log_likelihood(slots, bar)
+        for i in range(len(slots)):
+            for value in {r[0][i] for r in readings} - {slots[i]}:
+                trial = [*slots[:i], value, *slots[i + 1 :]]
+                ll = self.log_likelihood(trial, bar)
+                if best is not None and ll is not None and ll > best:
+                    slots, best = trial, ll
+        for value in {r[1] for r in readings} - {bar}:
+            ll = self.log_likelihood(slots, value)
+            if best is not None and ll is not None and ll > best:
+                bar, best = value, ll
+        return tuple(slots), bar, readings[0][2]
 
 
 def _mode(values: list[tuple[int, int]]) -> tuple[int, int]:

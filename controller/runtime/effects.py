@@ -43,10 +43,11 @@ class LiveLog:
     file: Path | None = None
     lines: list[str] = field(default_factory=list)
     keep: int = 0  # keep this many lines in ``lines`` (tests and the benchmark read them)
+    clear_line: bool = False  # wipe a progress line on the same terminal first
 
     def say(self, text: str) -> None:
         if self.stream is not None:
-            self.stream.write(text + "\n")
+            self.stream.write(("\r\033[K" if self.clear_line else "") + text + "\n")
             self.stream.flush()
         if self.file is not None:
             with self.file.open("a", encoding="utf-8") as out:

@@ -9,6 +9,7 @@ import contextlib
 import signal
 import sys
 import threading
+import time as systime
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from controller.clock.timebase import MonotonicTime, TimeSource
 from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.journal import Journal
+from controller.referee.api import ClockCommand, Command
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.session import build_pipeline, referee_config, start_referee
 from controller.signals import Signals
@@ -113,10 +115,12 @@ def run_table(
             publisher = publisher_factory(folder)
             stack.callback(publisher.close)
             executor.on_entry = publisher.publish
+        resuming = bool(journal.entries)
         referee, startup = start_referee(referee_config(config), journal.entries)
         pipeline = build_pipeline(config, referee, executor, timer)
-        if journal.entries and len(journal.entries) > len(startup):
+        if resuming:
             live.say(f"Resumed the match from {journal.path} ({len(journal.entries)} entries)")
+            startup = _keep_clock_times(startup, the_clock, timer, live)
         executor.run(startup)
         over = getattr(referee, "over", False)
         while not flag.is_set and not over:
@@ -132,6 +136,25 @@ def run_table(
         if flag.is_set:
             live.say("Stopped; the journal is complete up to here, `hakem run` resumes it")
         return len(journal.entries)
+
+
+def _keep_clock_times(commands: list[Command], clock: HostClock | LoopbackClock,
+                      timer: TimeSource, live: LiveLog, wait_ms: int = 3000) -> list[Command]:
+    """On a resume the real clock kept time while the Pi was down: when it answers with its
+    times, they stand and the journal's (older) times are not sent to it."""
+    if not isinstance(clock, HostClock):
+        return commands
+    deadline = timer.now_ms() + wait_ms
+    while timer.now_ms() < deadline and clock.times_ms() is None:
+        clock.poll()
+        systime.sleep(0.01)
+    times = clock.times_ms()
+    if times is None:
+        live.say("The clock does not answer yet: its times are set from the journal")
+        return commands
+    live.say(f"The clock kept time: left {times[0] / 1000:.1f} s, right {times[1] / 1000:.1f} s")
+    return [c for c in commands
+            if not (isinstance(c, ClockCommand) and c.action == "set_times")]
 
 
 def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:

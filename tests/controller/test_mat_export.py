@@ -11,6 +11,7 @@ from engine.backgammon.position import Position
 from engine.errors import RecordFormatError
 from tests.conftest import SHARED_DATA
 from tests.controller.referee.harness import match_facts, read_mat, simulate
+from tests.controller.referee.table import Table
 
 MATCH = SHARED_DATA / "matches" / "match10058734.txt"
 
@@ -81,3 +82,22 @@ def test_a_broken_journal_is_refused_with_the_reason(entries: list[dict], words:
 
 def test_the_bundled_match_is_the_shared_one() -> None:
     assert read_mat(MATCH).players == parse_mat(MATCH.read_text(encoding="utf-8")).players
+
+
+def test_a_match_lost_on_time_exports_the_games_played() -> None:
+    """TTB-CLOCK-3: the unfinished game is kept without a result; the summary says why."""
+    table = Table()
+    table.opening(3, 5)
+    table.press(0)
+    table.play_first_legal()
+    table.throw(0, 6, 4)
+    table.play_first_legal()
+    table.flag(1)
+    exported = export_match(table.journal())
+    record = parse_mat(exported.mat_text)
+    assert len(record.games) == 1 and record.games[0].result is None
+    assert len(record.games[0].actions) == 2
+    summary = exported.summary
+    assert summary["ended_by"] == "time_out" and summary["winner"] == 0
+    assert [f["type"] for f in summary["flags"]] == ["time_out"]
+    assert summary["flags"][0]["rule"] == "TTB-CLOCK-3"

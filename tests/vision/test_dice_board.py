@@ -125,3 +125,18 @@ def test_blank_image_has_no_dice() -> None:
     scene = random_dice_scene(7)
     blank = np.full_like(scene.image, 128)
     assert read_board_dice(blank, image_to_mm(scene.corners, scene.geometry)) == []
+
+
+def test_plugs_into_the_board_readers_prepared_frame(flat_scenes: list) -> None:
+    """``vision.dice.reading.dice_and_cube`` takes the board reader's PreparedFrame, as
+    ``board_reader.dice_and_cube`` does, and returns the DESIGN.md fields."""
+    from vision.board_reader import prepare
+    from vision.calibration import from_corners
+    from vision.dice.reading import dice_and_cube
+
+    scene = flat_scenes[3]
+    frame = prepare(scene.image, from_corners(scene.corners, scene.image.shape, scene.geometry))
+    dice, cube = dice_and_cube(frame)
+    assert 1 <= len(dice) <= 4
+    assert all(set(d) == {"pips", "centre", "flat", "on_checker", "confidence"} for d in dice)
+    assert cube is None or set(cube) == {"value", "centre", "zone"}

@@ -295,6 +295,20 @@ _MASKS = np.array([m.reshape(-1) for _, m in PATTERNS])
 _OFF_Y, _OFF_X = (a.reshape(9, 1) for a in np.mgrid[-1:2, -1:2])
 
 
+def _body_centre(gray: np.ndarray, die_mm: float, ppm: float) -> tuple[float, float]:
+    """Where the die's body is around the patch centre (mm from it): the strongest die-scale
+    blob (difference of Gaussians, either polarity) within half a die of the centre."""
+    g = gray.astype(np.float32)
+    sigma = 0.3 * die_mm * ppm
+    body = np.abs(cv2.GaussianBlur(g, (0, 0), sigma) - cv2.GaussianBlur(g, (0, 0), 2.0 * sigma))
+    n = gray.shape[0]
+    c = n // 2
+    r = int(0.5 * die_mm * ppm)
+    win = body[c - r:c + r + 1, c - r:c + r + 1]
+    y, x = np.unravel_index(int(np.argmax(win)), win.shape)
+    return (float(x - r) / ppm, float(y - r) / ppm)
+
+
 def _dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
     """Pip-scale difference of Gaussians of a patch (positive on light blobs)."""
     radius = PIP_RADIUS * die_mm * ppm
@@ -549,8 +563,12 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
             continue
         patch = warp_patch(gray, from_mm, cx, cy, PATCH_MM, PATCH_PX_PER_MM)
         face = choose_face(patch_pips(patch, die, PATCH_PX_PER_MM), die)
-        # hypotheses for the face centre: the fitted pip layout's, and the spots' own
+        # hypotheses for the face centre: the fitted pip layout's, the die body's (a
+        # die-sized blob) and the spots' own
         starts = [(cx, cy, 0.0, 45.0)]
+        bx, by = _body_centre(patch, die, PATCH_PX_PER_MM)
+        if math.hypot(bx, by) > 1.0:
+            starts.append((cx + bx, cy + by, 0.0, 45.0))
         residual, contrast = 0.16 * die, 0.0
         if face is not None:
             members, residual, fx, fy, angle = face

@@ -5,7 +5,8 @@ up, disjoint from the evaluation's seeds), finds every face candidate, and fits 
 (one hidden layer, numpy) on its features: *die* (a real die rather than board texture) and
 *cocked* (a side face shows). Each is fitted on 70% of the rows; the other 30% choose the
 threshold (the die model keeps 99% of the real dice; the cocked model lets at most 1% of flat
-dice through) and give the held-out rates written beside the weights. Written to ``cocked_model.json``.
+dice through) and give the held-out rates written beside the weights, in
+``cocked_model.json``.
 """
 
 from __future__ import annotations

@@ -39,6 +39,8 @@ class Table:
         self.cube: CubeSeen | None = CubeSeen(64, "centre", 0.95)
         self.occluded = False
         self.log: list[Command] = []
+        self.events: list[Event] = []
+        self.produced: list[int] = []  # for each journal entry, the index of its event
         self.times = [300_000, 300_000]
 
     # --- low level ------------------------------------------------------------------------------
@@ -46,6 +48,8 @@ class Table:
     def send(self, event: Event) -> list[Command]:
         out = self.referee.handle(event)
         self.log.extend(out)
+        self.produced.extend([len(self.events)] * len(self.entries(out)))
+        self.events.append(event)
         return out
 
     def frames(self, n: int = 3) -> list[Command]:

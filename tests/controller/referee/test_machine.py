@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from controller.referee.api import Buzz, ClockCommand, CubeSeen, SetSignal, TakeSnapshot
+from controller.referee.api import (
+    Buzz,
+    ClockCommand,
+    CubeSeen,
+    DieSeen,
+    SetSignal,
+    TakeSnapshot,
+)
 from controller.referee.config import RecognitionSettings, RefereeConfig
 from controller.referee.machine import diff_text
 from engine.backgammon.moves import legal_plays
@@ -424,10 +431,37 @@ def test_the_last_checker_off_ends_the_game_without_a_press() -> None:
     assert end["winner"] == 0 and end["win"] == "backgammon" and end["points"] == 3
 
 
-def test_a_press_without_a_readable_throw_says_so() -> None:
+def test_a_press_without_a_readable_throw_says_so_after_the_time_out() -> None:
     table = started()
     table.play_first_legal()
-    out = table.press(0)
+    out = table.press(0, frames=3)
+    assert table.types(out) == ["clock"]
+    out = table.frames(60)  # 9 seconds of still frames: nothing to read
     flag = table.entries(out, "cannot_read")[0]
     assert flag["rule"] == "BG-ROLL-2" and flag["player"] == 0
     assert SetSignal("cannot_read", True) in out
+    out = table.throw(0, 5, 2)  # the throw is seen after all
+    assert table.types(out) == ["roll"]
+
+
+def test_a_double_whose_cube_is_seen_only_after_the_press_counts() -> None:
+    table = started()
+    table.play_first_legal()
+    table.motion()
+    table.cube = CubeSeen(2, "offered", 0.9)
+    out = table.press(0, frames=0)
+    assert table.entries(out, "clock")[0]["means"] == "unclear"
+    out = table.frames(1)
+    assert table.entries(out, "double")[0]["cube"] == 2
+
+
+def test_dice_read_unsurely_or_with_an_impossible_face_are_not_judged() -> None:
+    table = started()
+    table.play_first_legal()
+    table.motion()
+    table.dice = (table.die(7, 0), table.die(2, 0))
+    assert table.types(table.frames()) == []
+    table.dice = (DieSeen(4, "right", True, False, 0.2), table.die(2, 0))
+    assert table.types(table.frames()) == []
+    table.dice = (table.die(4, 0), table.die(2, 0))
+    assert table.types(table.frames(1)) == ["roll"]

@@ -19,6 +19,7 @@ from controller.referee.resume import config_from_journal, resume
 from engine.errors import RecordFormatError
 from tests.conftest import SHARED_DATA
 from tests.controller.referee.harness import Run, entries_of, simulate
+from tests.controller.referee.table import Table
 
 MATCHES = SHARED_DATA / "matches"
 
@@ -82,3 +83,38 @@ def test_a_journal_must_start_with_match_start(tmp_path: Path) -> None:
         resume([{"type": "roll", "player": 0, "dice": [3, 1]}])
     with pytest.raises(RecordFormatError, match="match_start"):
         resume([])
+
+
+def test_director_actions_and_flags_resume_at_every_entry() -> None:
+    """Resignations, accepted and rejected moves, stands, doubles, a drop and a time-out."""
+    table = Table()
+    table.opening(3, 5)
+    table.press(0)
+    before = table.referee.match.position
+    table.place(before.apply_steps([(13, 7), (8, 6)]), 1)
+    table.press(1)
+    table.director("accept")
+    table.director("reject", reason="knocked over")
+    table.place(before.apply_steps([(8, 3), (6, 3)]), 1)
+    table.press(1)
+    table.throw(0, 6, 5, flat=False)
+    table.throw(0, 6, 5)
+    table.play_first_legal()
+    table.offer(1)
+    table.drop()
+    table.opening(2, 6)
+    table.press(0)
+    table.play_first_legal()
+    table.director("resign", player=0, kind=2)
+    table.opening(1, 4)
+    table.press(0)
+    table.flag(1)
+    entries = table.journal()
+    kinds = {e["type"] for e in entries}
+    assert {"director", "illegal_move", "correction", "drop", "resign", "time_out"} <= kinds
+    for cut in range(1, len(entries)):
+        referee, commands = resume(entries[:cut])
+        journal = entries[:cut] + entries_of(commands)
+        for event in table.events[table.produced[cut - 1] + 1 :]:
+            journal += entries_of(referee.handle(event))
+        assert journal == entries, f"cut after entry {cut} ({entries[cut - 1]['type']})"

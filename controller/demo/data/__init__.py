@@ -1,0 +1,1 @@
+"""The bundled sample match of ``hakem demo`` (MIT, see LICENSE.md beside it)."""

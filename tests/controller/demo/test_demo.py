@@ -1,0 +1,204 @@
+"""``hakem demo`` end to end on a short real match with planted faults: the journal, every
+planted fault flagged before the opponent's next throw, no legal move flagged, the written
+``match.mat`` equal to the source match as the engine reads it, a deterministic replay, and a
+process killed at random moments that resumes and ends with the same record."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.demo.script import build_script, illegal_result, load_match
+from controller.demo.table import DemoOptions, DemoStats, DemoTable
+from controller.records.journal import CONTRACT_TYPES, read_journal
+from controller.runtime.replay import replay
+from engine.backgammon.mat_reader import parse_mat_bytes
+from engine.backgammon.mat_replay import Replay
+from engine.backgammon.mat_replay import replay as replay_mat
+from engine.backgammon.moves import result_boards
+from engine.errors import InvalidInputError
+
+DATA = Path(__file__).with_name("data")
+MATCH = DATA / "match910138.txt"  # a real 5-point match: 35 moves, a double taken, a redouble
+SEED = 3
+ILLEGAL = 2
+INVALID = 2
+ROOT = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.slow  # plays a real match through the whole pipeline (about a minute)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, DemoStats]:
+    out = tmp_path_factory.mktemp("demo")
+    options = DemoOptions(match=MATCH, out=out, illegal=ILLEGAL, invalid_throws=INVALID,
+                          seed=SEED)
+    with DemoTable(options, log=open(os.devnull, "w")) as table:
+        stats = table.run()
+    return out, stats
+
+
+def _turns(record: Replay) -> list[Any]:
+    return [(g.number, g.start_score, g.crawford, g.result,
+             [(t.player, t.dice, t.before.board, t.result.board) for t in g.turns])
+            for g in record.games]
+
+
+def _same_match(mat: Path, source: Path) -> None:
+    ours = replay_mat(parse_mat_bytes(mat.read_bytes()))
+    theirs = replay_mat(parse_mat_bytes(source.read_bytes()))
+    assert ours.legal and theirs.legal
+    assert ours.record.length == theirs.record.length
+    assert ours.record.players == theirs.record.players
+    assert _turns(ours) == _turns(theirs)
+    assert ours.final_score == theirs.final_score
+    cube = [[(a.player, a.kind, a.value) for a in g.actions if a.kind.value in
+             ("double", "take", "drop")] for g in ours.record.games]
+    cube_src = [[(a.player, a.kind, a.value) for a in g.actions if a.kind.value in
+                 ("double", "take", "drop")] for g in theirs.record.games]
+    assert cube == cube_src
+
+
+def test_the_script_plants_faults_the_engine_calls_illegal() -> None:
+    script = build_script(MATCH, illegal=3, invalid_throws=4, seed=9)
+    planted = [a for g in script.games for a in g.acts if a.illegal is not None]
+    throws = [a for g in script.games for a in g.acts if a.invalid is not None]
+    assert len(planted) == 3 and len(throws) == 4
+    for act in planted:
+        mover = act.before if act.player == 0 else act.before.swap()
+        bad = act.illegal if act.player == 0 else act.illegal.swap()  # type: ignore[union-attr]
+        assert bad.board not in result_boards(mover, act.dice)
+    assert illegal_result(planted[0], random.Random(1)) is not None
+    with pytest.raises(InvalidInputError, match="--illegal"):
+        build_script(MATCH, illegal=500)
+
+
+def test_a_match_the_table_cannot_see_is_refused(tmp_path: Path) -> None:
+    text = MATCH.read_text()
+    head, _, _ = text.partition(" Game 1")
+    resigned = head + (" Game 1\n lasse : 0                       unbugable : 0\n"
+                       "  1)                             31: 8/5 6/5\n"
+                       "  2)  Wins 5 points and the match\n")
+    path = tmp_path / "resigned.mat"
+    path.write_text(resigned)
+    with pytest.raises(InvalidInputError):
+        load_match(path)
+
+
+def test_the_demo_referees_the_whole_match(demo: tuple[Path, DemoStats]) -> None:
+    out, stats = demo
+    entries = read_journal(out / "journal.jsonl").entries
+    types = [e["type"] for e in entries]
+    assert types[0] == "match_start" and types[-1] == "match_end"
+    assert {"game_start", "opening_roll", "roll", "move", "double", "take", "game_end",
+            "clock"} <= set(types)
+    assert set(types) & CONTRACT_TYPES == set(types) - {"director", "cube_refused",
+                                                          "setup_error", "early_throw"}
+    # every flag says why, with a rule ID, and has its snapshot beside the journal
+    for entry in entries:
+        if entry["type"] in ("invalid_throw", "illegal_move", "cannot_read"):
+            assert entry["rule"] and entry["reason"]
+            assert (out / "snapshots" / entry["snapshot"]).is_file()
+    _same_match(out / "match.mat", MATCH)
+    assert stats.frames > 300
+
+
+def test_every_planted_fault_is_flagged_and_no_legal_move_is(
+        demo: tuple[Path, DemoStats]) -> None:
+    out, stats = demo
+    entries = read_journal(out / "journal.jsonl").entries
+    script = build_script(MATCH, illegal=ILLEGAL, invalid_throws=INVALID, seed=SEED)
+    planted = {a.illegal.position_id for g in script.games for a in g.acts  # type: ignore
+               if a.illegal is not None}
+    flagged = [e for e in entries if e["type"] == "illegal_move"]
+    # no legal move flagged: every illegal_move flag is one of the planted results
+    seen = set()
+    for e in flagged:
+        from engine.backgammon.position import Position
+
+        pos = Position.from_id(e["position_id"])
+        view0 = pos if e["player"] == 0 else pos.swap()
+        seen.add(view0.position_id)
+    assert seen <= planted
+    assert stats.planted_illegal_flagged == ILLEGAL, stats.planted_illegal_missed
+    assert stats.planted_invalid_flagged == INVALID, stats.planted_invalid_missed
+    # each flag came before the opponent's next throw (TTB-4.8): the next roll after an
+    # illegal_move is by the same player's opponent only after a correction and a move
+    for i, e in enumerate(entries):
+        if e["type"] == "illegal_move":
+            later = entries[i + 1:]
+            nxt = next(x for x in later if x["type"] in ("roll", "double"))
+            between = later[: later.index(nxt)]
+            assert any(x["type"] == "correction" for x in between)
+            assert any(x["type"] == "move" and x["player"] == e["player"] for x in between)
+        if e["type"] == "invalid_throw":
+            nxt = next(x for x in entries[i + 1:] if x["type"] == "roll")
+            assert nxt["player"] == e["player"]  # thrown again by the same player
+
+
+def test_a_replay_writes_the_same_journal(demo: tuple[Path, DemoStats],
+                                          tmp_path: Path) -> None:
+    out, _ = demo
+    result = replay(out / "recording", tmp_path / "again", quiet=True)
+    ours = read_journal(out / "journal.jsonl").entries
+    again = read_journal(result.journal).entries
+
+    def strip(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in e.items() if k != "time"} for e in entries]
+
+    assert strip(again) == strip(ours)
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def test_killed_at_random_moments_it_resumes_to_the_same_record(
+        demo: tuple[Path, DemoStats], tmp_path: Path) -> None:
+    """SIGKILL whenever the journal reaches a randomly chosen length; restart with the same
+    ``--out``; the finished match is the same record as the uninterrupted run's."""
+    out = tmp_path / "killed"
+    rng = random.Random(20261122)
+    full = _lines(demo[0] / "journal.jsonl")
+    stops = sorted(rng.sample(range(4, full - 10), 4))
+    command = [sys.executable, "-m", "controller.cli", "demo", "--match", str(MATCH),
+               "--out", str(out), "--seed", str(SEED), "--illegal", str(ILLEGAL),
+               "--invalid-throws", str(INVALID), "--quiet"]
+    kills = 0
+    for _ in range(len(stops) + 2):
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE)
+        target = stops[kills] if kills < len(stops) else None
+        while process.poll() is None:
+            if target is not None and _lines(out / "journal.jsonl") >= target:
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+                kills += 1
+                break
+            time.sleep(0.02)
+        else:
+            assert process.returncode == 0, process.stderr.read() if process.stderr else ""
+            if process.stderr:
+                process.stderr.close()
+            break
+        if process.stderr:
+            process.stderr.close()
+    assert kills == len(stops)
+    entries = read_journal(out / "journal.jsonl").entries
+    moves = [(e["player"], e["position_id"]) for e in entries if e["type"] == "move"]
+    assert len(moves) == len(set(moves))  # nothing journalled twice
+    _same_match(out / "match.mat", MATCH)
+    assert (out / "match.mat").read_text() == (demo[0] / "match.mat").read_text()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary == json.loads((demo[0] / "summary.json").read_text())

@@ -1,0 +1,100 @@
+"""The fold of journal entries into a table's state: the fields the hub reads, per type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.hub.contract import MatchState
+from engine.backgammon.position import Position
+
+
+def entries(*specs: tuple[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"seq": i, "time": f"2026-11-22T10:00:{i:02d}.000+00:00", "type": kind, **fields}
+            for i, (kind, fields) in enumerate(specs, start=1)]
+
+
+def fold(items: list[dict[str, Any]]) -> MatchState:
+    state = MatchState("m")
+    for item in items:
+        state.apply(item)
+    return state
+
+
+def test_score_cube_clocks_and_position_follow_the_journal() -> None:
+    after = Position.initial().apply_steps([(8, 5), (6, 5)]).position_id
+    state = fold(entries(
+        ("match_start", {"players": ["Ayşe", "Mehmet"], "length": 5, "game": "backgammon"}),
+        ("game_start", {"number": 1, "score": [0, 0]}),
+        ("opening_roll", {"dice": [3, 1], "player": 0}),
+        ("move", {"player": 0, "dice": [3, 1], "move": "8/5 6/5", "position_id": after}),
+        ("clock", {"times_ms": [598_000, 600_000], "running": 1}),
+        ("double", {"player": 1, "cube": 2}),
+        ("take", {"player": 0}),
+        ("game_end", {"winner": 1, "points": 2, "score": [0, 2]}),
+        ("game_start", {"number": 2, "score": [0, 2]}),
+    ))
+    s = state.summary()
+    assert s["players"] == ["Ayşe", "Mehmet"] and s["length"] == 5 and s["game_number"] == 2
+    assert s["score"] == [0, 2]
+    assert s["cube"] == {"value": 1, "owner": None, "offered_by": None}  # a new game: centred
+    assert s["clocks_ms"] == [598_000, 600_000] and s["running"] is None  # held between games
+    assert s["position_id"] == after and s["position_player"] == 0
+    assert state.moves[0]["move"] == "8/5 6/5" and state.games[0]["points"] == 2
+    assert s["finished"] is False and s["seq"] == 9
+
+
+def test_take_gives_the_cube_to_the_taker_and_a_drop_leaves_it() -> None:
+    state = fold(entries(("match_start", {"players": ["a", "b"], "length": 7}),
+                         ("game_start", {"number": 1}), ("double", {"player": 0}),
+                         ("take", {"player": 1}), ("double", {"player": 1})))
+    assert state.summary()["cube"] == {"value": 2, "owner": 1, "offered_by": 1}
+    state.apply({"seq": 6, "time": "t", "type": "drop", "player": 0})
+    assert state.summary()["cube"] == {"value": 2, "owner": 1, "offered_by": None}
+
+
+def test_flags_carry_rule_reason_and_a_correction_resolves_the_illegal_move() -> None:
+    state = fold(entries(
+        ("match_start", {"players": ["a", "b"], "length": 3}),
+        ("invalid_throw", {"player": 0, "rule": "BG-ROLL-2", "reason": "a die is cocked"}),
+        ("illegal_move", {"player": 0, "rule": "BG-MOVE-6", "reason": "use the larger die",
+                          "snapshot": "flag-3.jpg"}),
+        ("correction", {"player": 0}),
+        ("time_out", {"player": 1, "rule": "TTB-CLOCK-3", "reason": "the flag fell"}),
+    ))
+    rules = [(f["type"], f["rule"], f["corrected"]) for f in state.flags]
+    assert rules == [("invalid_throw", "BG-ROLL-2", False), ("illegal_move", "BG-MOVE-6", True),
+                     ("time_out", "TTB-CLOCK-3", False)]
+    assert state.open_flags() == 3 and state.summary()["last_flag"]["rule"] == "TTB-CLOCK-3"
+    state.acknowledge(2, "td")
+    state.override(3, "overturned", "td", "the camera misread the 6")
+    assert state.open_flags() == 1
+    assert state.flag(3)["override"] == {"verdict": "overturned", "by": "td",  # type: ignore[index]
+                                         "note": "the camera misread the 6"}
+
+
+def test_game_end_without_a_score_adds_the_points_and_match_end_finishes() -> None:
+    state = fold(entries(("match_start", {"players": ["a", "b"], "length": 3}),
+                         ("game_start", {}), ("game_end", {"winner": 0, "points": 2}),
+                         ("game_start", {}), ("game_end", {"winner": 0, "points": 1}),
+                         ("match_end", {"winner": 0, "score": [3, 0]})))
+    s = state.summary()
+    assert s["score"] == [3, 0] and s["finished"] and s["winner"] == 0 and s["game_number"] == 2
+
+
+def test_malformed_fields_are_ignored_not_fatal() -> None:
+    state = fold(entries(("match_start", {"players": "nobody", "length": "five"}),
+                         ("roll", {"player": 7, "dice": [9]}),
+                         ("clock", {"times_ms": ["x", 1]}),
+                         ("game_end", {"winner": True, "points": None})))
+    s = state.summary()
+    assert s["players"] == ["", ""] and s["length"] == 0 and s["dice"] is None
+    assert s["clocks_ms"] is None and s["score"] == [0, 0] and s["seq"] == 4
+
+
+def test_director_end_finishes_the_match_with_who_and_why() -> None:
+    state = fold(entries(("match_start", {"players": ["a", "b"], "length": 3}),
+                         ("clock", {"times_ms": [1, 2], "running": 0})))
+    state.end(1, "td", "a withdrew")
+    s = state.summary()
+    assert s["finished"] and s["winner"] == 1 and s["ended_by"] == "td: a withdrew"
+    assert s["running"] is None

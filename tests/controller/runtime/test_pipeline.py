@@ -1,0 +1,127 @@
+"""The pipeline on rendered frames: the BoardView adapter, the stillness gate, the readers and
+the real referee, recordings and their replay."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.clock.messages import PressEvent
+from controller.clock.timebase import FakeTime
+from controller.config.table import CameraSection, TableConfig
+from controller.demo.camera import DemoCamera, Shot, contents_from_counts
+from controller.demo.players import centre_cube, hand, thrown_dice
+from controller.records.journal import Journal
+from controller.referee.api import MotionSeen
+from controller.runtime.effects import Executor, LiveLog
+from controller.runtime.recording import Recorder, Recording
+from controller.runtime.session import build_pipeline, referee_config, start_referee
+from controller.runtime.view import FrameReader
+from controller.signals import Signals
+from controller.table_layout import DEFAULT_LAYOUT
+from engine.backgammon.position import Position
+
+
+@pytest.fixture(scope="module")
+def camera() -> DemoCamera:
+    return DemoCamera(seed=11)
+
+
+def _contents(position: Position):  # type: ignore[no-untyped-def]
+    c = DEFAULT_LAYOUT.counts(position)
+    return contents_from_counts(c.slots, c.bar, c.off)
+
+
+def test_the_board_view_prefers_the_true_position(camera: DemoCamera) -> None:
+    start = Position.initial()
+    image, _ = camera.render(Shot(_contents(start)))
+    view = FrameReader(corners=camera.corners_flat()).read(image, 0, with_dice=False).board
+    true = DEFAULT_LAYOUT.counts(start)
+    moved = DEFAULT_LAYOUT.counts(start.apply_steps([(24, 18), (13, 11)]))
+    assert not view.occluded
+    own = view.best_counts()
+    assert own is not None and own[0] == true.slots and own[1] == true.bar
+    good, bad = view.log_likelihood(true.slots, true.bar), view.log_likelihood(moved.slots,
+                                                                              moved.bar)
+    assert good is not None and bad is not None and good > bad + 6.0
+
+
+def test_a_hand_over_the_board_hides_it(camera: DemoCamera) -> None:
+    arm = hand(camera.geometry, 0, (300.0, 300.0), random.Random(1))
+    image, _ = camera.render(Shot(_contents(Position.initial()), (), None, (arm,)))
+    view = FrameReader(corners=camera.corners_flat()).read(image, 0, with_dice=False).board
+    assert view.occluded
+    assert view.best_counts() is None
+
+
+def test_dice_are_read_with_their_half(camera: DemoCamera) -> None:
+    contents = _contents(Position.initial())
+    dice = thrown_dice(camera.geometry, 1, (5, 3), random.Random(4))
+    image, _ = camera.render(Shot(contents, dice, centre_cube(camera.geometry)))
+    seen = FrameReader(corners=camera.corners_flat(), die_floor=0.75).read(image, 0)
+    assert sorted((d.pips, d.half, d.flat) for d in seen.dice) == [
+        (3, "left", True), (5, "left", True)]
+
+
+def test_motion_then_stillness_then_a_reading(tmp_path: Path, camera: DemoCamera) -> None:
+    """Frames with a hand moving are not read; the scene is read once it has been still, and
+    again while it stays still; the referee journals the set-up and the opening throw."""
+    config = TableConfig(camera=CameraSection(source="demo", corners=tuple(
+        camera.corners_flat())))
+    time = FakeTime(0)
+    seen: list[str] = []
+    with Journal(tmp_path / "journal.jsonl") as journal, Signals(
+            time=time, pin_factory=MockFactory()) as signals:
+        referee, startup = start_referee(referee_config(config), [])
+        executor = Executor(journal, None, signals, tmp_path / "snaps",
+                            LiveLog(stream=io.StringIO()), frame_jpeg=lambda: None)
+        recorder = Recorder(tmp_path / "rec", {"config": {}})
+        pipeline = build_pipeline(config, referee, executor, time, recorder)
+        original = referee.handle
+
+        def spy(event):  # type: ignore[no-untyped-def]
+            seen.append(type(event).__name__)
+            return original(event)
+
+        referee.handle = spy  # type: ignore[method-assign]
+        executor.run(startup)
+        rng = random.Random(2)
+        contents = _contents(Position.initial())
+        g = camera.geometry
+        for k in range(3):
+            arm = hand(g, k % 2, (200.0 + 60 * k, 250.0), rng)
+            image, jpeg = camera.render(Shot(contents, (), None, (arm,)))
+            time.advance(100)
+            pipeline.on_frame(image, jpeg=jpeg, key=f"hand{k}")
+        assert "FrameSeen" not in seen
+        dice = (thrown_dice(g, 0, (6, 1), rng)[0], thrown_dice(g, 1, (1, 6), rng)[0])
+        image, jpeg = camera.render(Shot(contents, dice))
+        for _ in range(8):
+            time.advance(250)
+            pipeline.on_frame(image, jpeg=jpeg, key="still")
+        recorder.close()
+        types = [e["type"] for e in journal.entries]
+    assert seen.count("FrameSeen") >= 2  # read when still, then re-read
+    assert "opening_roll" in types
+    steps = list(Recording(tmp_path / "rec").steps())
+    assert [s.frame for s in steps] == ["hand0", "hand1", "hand2"] + ["still"] * 8
+    assert (tmp_path / "rec" / "frames" / "still.jpg").is_file()
+
+
+def test_a_press_becomes_the_referees_event(tmp_path: Path) -> None:
+    config = TableConfig()
+    time = FakeTime(5)
+    with Journal(tmp_path / "journal.jsonl") as journal:
+        referee, startup = start_referee(referee_config(config), [])
+        executor = Executor(journal, None, None, None, LiveLog(), frame_jpeg=lambda: None)
+        pipeline = build_pipeline(config, referee, executor, time)
+        executor.run(startup)
+        pipeline.on_clock(PressEvent(1, "right", 7, None, (100, 200), 0, "run"))
+        pipeline.handle(MotionSeen(6))
+        clock = [e for e in journal.entries if e["type"] == "clock"]
+    assert clock and clock[0]["side"] == "right" and clock[0]["event"] == "press"
+    assert pipeline.timings.press_ms
