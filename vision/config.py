@@ -60,6 +60,7 @@ class OcclusionConfig:
     huge_blob_checkers: float = 5.0  # a blob this big hides wherever it is
     margin_checkers: float = 2.5  # hidden area grown by this many diameters around a blob
     edge_margin_checkers: float = 1.0  # the same around a column whose point edge is hidden
+    hide_whole_half: bool = False  # a hand over a half hides both rows of that half
     slot_hidden_fraction: float = 0.01  # share of a slot's column a blob must cover to hide it
     rail_band_mm: tuple[float, ...] = (4.0, 11.0)  # the rail looked at, outside the surface
     rail_reach_checkers: float = 3.0  # slots this far from an arm over the rail are hidden

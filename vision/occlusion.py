@@ -231,8 +231,14 @@ def find_occlusion(
         blob |= _grow(columns, config.edge_margin_checkers * lay.checker_rows)
     fractions = blob[lay.ys, lay.xs].mean(axis=(1, 2))
     hidden = {int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0]}
-    hidden |= edge_hidden
     hidden |= _arms_over_the_rail(bgr, canonical, config)
+    if config.hide_whole_half and big.any():
+        # a hand is rarely seen whole: hide both rows of every half of the board it is over
+        for half in (range(0, 6), range(6, 12)):
+            slots = [c for c in half] + [12 + c for c in half]
+            if any(s in hidden for s in slots):
+                hidden |= set(slots)
+    hidden |= edge_hidden
     x0, x1, y0, y1 = lay.bar
     bar_patch = blob[y0:y1, x0:x1]
     bar_hidden = bool(bar_patch.size and bar_patch.mean() >= config.slot_hidden_fraction)

@@ -163,6 +163,9 @@ class DemoTable:
         self.pipeline = build_pipeline(self.config, self.referee, self.executor, self.time,
                                        self.recorder)
         self._connect()
+        if self.resumed:
+            self.log.say(f"Resuming the match in {self.out} from its journal "
+                         f"({len(self.journal.entries)} entries); another --out starts afresh")
         self.executor.run(startup)
         self.scene = Scene(contents_from_counts(*_counts(Position.initial())))
         self._seen = len(self.journal.entries)

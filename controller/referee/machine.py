@@ -1,0 +1,1162 @@
+"""The referee: a pure state machine that follows a backgammon match at the table.
+
+Events in (frames, clock presses, flag falls, director actions), commands out (journal entries
+first, then clock, LED, buzzer, snapshot and log commands). Every decision is a journal entry,
+and the referee's match state is the fold of those entries (:meth:`Referee._fold`), so a journal
+rebuilds the referee exactly (``controller.referee.resume``). What only frames carry (the last
+picture, the dice lying on the board) is not journalled; the next frames supply it again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from controller.referee.api import (
+    BoardView,
+    Buzz,
+    ClockCommand,
+    ClockHoldPressed,
+    ClockPressed,
+    Command,
+    CubeSeen,
+    DieSeen,
+    DirectorAction,
+    Event,
+    FlagFell,
+    FrameSeen,
+    JournalEntry,
+    MotionSeen,
+    RefereeProtocol,
+    Say,
+    SetSignal,
+    TakeSnapshot,
+)
+from controller.referee.config import RefereeConfig
+from controller.referee.recognition import StillViews, hypothesis, recognise
+from engine.backgammon.match import (
+    Double,
+    Drop,
+    MatchState,
+    Move,
+    NextGame,
+    OpeningRoll,
+    Phase,
+    Resign,
+    Roll,
+    Take,
+    apply,
+    may_double,
+    new_match,
+)
+from engine.backgammon.moves import result_boards
+from engine.backgammon.notation import format_steps
+from engine.backgammon.position import Position
+from engine.backgammon.scoring import WinKind
+from engine.errors import HakemError, InvalidInputError
+
+DieSig = tuple[int, str, bool, bool, float | None, float | None]
+Sig = tuple[DieSig, ...]
+
+
+def _die_sig(d: DieSeen) -> DieSig:
+    cx, cy = d.centre if d.centre is not None else (None, None)
+    return (d.pips, d.half, d.flat, d.on_checker, cx, cy)
+
+
+def signature(dice: Sequence[DieSeen]) -> Sig:
+    """The dice on the board as compared between frames: a throw is a change of this."""
+    return tuple(sorted((_die_sig(d) for d in dice), key=lambda s: s[:4]))
+
+
+def _sig_json(sig: Sig) -> list[list[Any]]:
+    return [list(d[:4]) if d[4] is None else list(d) for d in sig]
+
+
+def _sig_of_json(value: Any) -> Sig:
+    if not isinstance(value, list):
+        return ()
+    out: list[DieSig] = []
+    for item in value:
+        if isinstance(item, list) and len(item) in (4, 6):
+            cx = float(item[4]) if len(item) == 6 and item[4] is not None else None
+            cy = float(item[5]) if len(item) == 6 and item[5] is not None else None
+            out.append((int(item[0]), str(item[1]), bool(item[2]), bool(item[3]), cx, cy))
+    return tuple(sorted(out, key=lambda s: s[:4]))
+
+
+def _same_die(a: DieSig, b: DieSig, tolerance: float) -> bool:
+    if a[:4] != b[:4]:
+        return False
+    if a[4] is None or b[4] is None or a[5] is None or b[5] is None:
+        return True
+    return (a[4] - b[4]) ** 2 + (a[5] - b[5]) ** 2 <= tolerance**2
+
+
+def _unmatched(dice: Sequence[DieSeen], stale: Sig, tolerance: float) -> list[DieSeen]:
+    """The dice that are not one of ``stale`` lying where it lay."""
+    left = list(stale)
+    out = []
+    for die in dice:
+        sig = _die_sig(die)
+        match = next((s for s in left if _same_die(sig, s, tolerance)), None)
+        if match is None:
+            out.append(die)
+        else:
+            left.remove(match)
+    return out
+
+
+def diff_text(before: Position, after: Position) -> str:
+    """A move text for a result that is no legal play (it stands under TTB-4.8): the mover's
+    checkers that left each point paired with where checkers arrived, highest first."""
+    b, a = before.board, after.board
+    sources: list[int] = []
+    dests: list[int] = []
+    for point in range(25, 0, -1):
+        mine_b, mine_a = max(b[point], 0), max(a[point], 0)
+        sources.extend([point] * max(0, mine_b - mine_a))
+        dests.extend([point] * max(0, mine_a - mine_b))
+    off = after.my_off - before.my_off
+    dests.extend([0] * max(0, off))
+    parts = []
+    for src, dst in zip(sources, dests, strict=False):
+        parts.append(f"{'bar' if src == 25 else src}/{'off' if dst == 0 else dst}")
+    return " ".join(parts)
+
+
+class Referee:
+    """Follows one match: ``handle(event)`` returns the commands to carry out, in order.
+
+    The first call journals ``match_start`` and ``game_start``. Pure: no I/O, no clock, no
+    randomness; the same events give the same commands.
+    """
+
+    def __init__(self, config: RefereeConfig) -> None:
+        self.config = config
+        self.match: MatchState = new_match(config.length, config.rules)
+        self._out: list[Command] = []
+        self._started = False
+        # journalled state (rebuilt by _fold)
+        self._flag: tuple[Position, str, str] | None = None  # seen position, rule, reason
+        self._undo: MatchState | None = None
+        self._throw_again = False
+        self._pending: str | None = None
+        self._times: tuple[int, int] = (0, 0)
+        self._ended_game = 0
+        self._started_game = 0
+        self._over = False
+        self._timed_out: int | None = None
+        self._flags = 0
+        self._stale: Sig = ()
+        self._early: tuple[int, tuple[int, int], Sig] | None = None
+        self._setup_checked = 0
+        self._end_how = ""
+        self._winner: int | None = None
+        self._corrected: Position | None = None  # a correction journalled, its move not yet
+        self._stand_due = False  # a flagged move must stand (TTB-4.8) before what follows
+        self._director_due: tuple[str, dict[str, Any]] | None = None
+        self._double_after: int | None = None  # doubled before the mover pressed (TTB-4.6)
+        # what only frames tell (not journalled)
+        self._view: BoardView | None = None
+        self._view_fresh = False
+        self._dice: tuple[DieSeen, ...] = ()
+        self._cube: CubeSeen | None = None
+        self._press_t: int | None = None
+        self._frame_no = 0
+        self._judged_frame = -1
+        self._still: list[BoardView] = []  # readable still frames since the last motion
+        self._said_cannot_read = False
+        self._lit: int | None = None
+        self._signals: set[str] = set()
+
+    # --- public -----------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """True once the match has ended (``match_end`` journalled)."""
+        return self._over
+
+    @property
+    def winner(self) -> int | None:
+        """The match winner (player 0 or 1) once the match has ended."""
+        return self._winner if self._over else None
+
+    @property
+    def ended_by(self) -> str:
+        """How the match ended: "played", "time_out" or "director" ("" while it goes on)."""
+        return self._end_how
+
+    @property
+    def flagged(self) -> bool:
+        """True while an illegal move waits for its correction (TTB-4.8)."""
+        return self._flag is not None
+
+    @property
+    def stage(self) -> str:
+        """Where the table is: opening, decide, move, correcting, doubled, game-over, over."""
+        if self._over:
+            return "over"
+        phase = self.match.phase
+        if phase is Phase.MOVE and self._flag is not None:
+            return "correcting"
+        return phase.value
+
+    def begin(self) -> list[Command]:
+        """Journal the match's start (done by the first :meth:`handle` if not called)."""
+        self._out = []
+        self._begin()
+        self._lights()
+        return self._out
+
+    def handle(self, event: Event) -> list[Command]:
+        """One event in, the commands to carry out in order (journal entries first)."""
+        self._out = []
+        if not self._started:
+            self._begin()
+        if isinstance(event, FrameSeen):
+            self._frame(event)
+        elif isinstance(event, MotionSeen):
+            self._view_fresh = False
+            self._still = []
+        elif isinstance(event, ClockPressed):
+            self._press(event)
+        elif isinstance(event, ClockHoldPressed):
+            self._hold(event)
+        elif isinstance(event, FlagFell):
+            self._flag_fell(event)
+        elif isinstance(event, DirectorAction):
+            self._director(event)
+        else:  # pragma: no cover - the Event union is closed
+            raise InvalidInputError(f"unknown referee event {event!r}")
+        self._advance(event.t_ms)
+        self._lights()
+        return self._out
+
+    # --- journal and fold ------------------------------------------------------------------
+
+    def _emit(self, entry_type: str, /, **fields: Any) -> None:
+        """Journal one decision and fold it into the state."""
+        self._out.append(JournalEntry(entry_type, fields))
+        self._fold(entry_type, fields)
+
+    def _do(self, command: Command) -> None:
+        self._out.append(command)
+
+    def _say(self, text: str) -> None:
+        self._out.append(Say(text))
+
+    def _signal(self, signal: str, on: bool) -> None:
+        if on == (signal in self._signals):
+            return
+        if on:
+            self._signals.add(signal)
+        else:
+            self._signals.discard(signal)
+        self._out.append(SetSignal(signal, on))  # type: ignore[arg-type]
+
+    def _fold(self, kind: str, f: dict[str, Any]) -> None:
+        """Change the state as the journal entry ``kind`` says (live and on resume alike)."""
+        m = self.match
+        self._director_due = None  # any entry after a director's action is what it decided
+        if kind == "match_start":
+            self._started = True
+        elif kind == "game_start":
+            self._double_after = None
+            if m.phase is Phase.GAME_OVER:
+                self.match = apply(m, NextGame())
+            self._started_game = self.match.game
+            self._flag, self._undo, self._throw_again = None, None, False
+            self._pending = None
+            self._early = None  # the last dice may still lie on the board: keep them stale
+        elif kind == "opening_roll":
+            dice = (int(f["dice"][0]), int(f["dice"][1]))
+            if dice[0] != dice[1]:
+                self.match = apply(m, OpeningRoll(dice))
+            self._stale = _sig_of_json(f.get("seen"))
+        elif kind == "roll":
+            self.match = apply(m, Roll((int(f["dice"][0]), int(f["dice"][1]))))
+            self._throw_again = False
+            self._pending = None
+            self._stale = _sig_of_json(f.get("seen"))
+            self._early = None
+        elif kind == "invalid_throw":
+            self._flags += 1
+            if not f.get("opening"):
+                self._throw_again = True
+            self._stale = _sig_of_json(f.get("seen"))
+        elif kind == "early_throw":
+            dice = (int(f["dice"][0]), int(f["dice"][1]))
+            self._early = (int(f["player"]), dice, _sig_of_json(f.get("seen")))
+        elif kind == "move":
+            result = Position.from_id(str(f["position_id"]))
+            self._undo = m
+            if f.get("stands"):
+                assert m.on_roll is not None
+                self.match = dataclasses.replace(
+                    m,
+                    position=result.swap(),
+                    on_roll=1 - m.on_roll,
+                    phase=Phase.DECIDE,
+                    dice=None,
+                    moves_made=m.moves_made + 1,
+                )
+            else:
+                self.match = apply(m, Move(result))
+            self._flag = None
+            self._pending = None
+            self._corrected = None
+            self._stand_due = False
+        elif kind == "correction":
+            self._corrected = Position.from_id(str(f["position_id"]))
+        elif kind == "illegal_move":
+            self._flags += 1
+            if f.get("reopen") and self._undo is not None:
+                self.match = self._undo
+                self._undo = None
+            seen = Position.from_id(str(f["position_id"]))
+            self._flag = (seen, str(f["rule"]), str(f["reason"]))
+            self._pending = None
+        elif kind in ("cannot_read", "setup_error"):
+            self._flags += 1
+            if kind == "setup_error":
+                self._setup_checked = m.game
+        elif kind == "double":
+            self.match = apply(m, Double())
+            self._pending = None
+            self._double_after = None
+        elif kind == "take":
+            self.match = apply(m, Take())
+            self._pending = None
+        elif kind == "drop":
+            self.match = apply(m, Drop())
+            self._pending = None
+        elif kind == "resign":
+            worth = WinKind(int(f.get("resigned", 1)))
+            self.match = apply(m, Resign(int(f["player"]), worth))
+            self._flag = None
+            self._pending = None
+        elif kind == "cube_refused":
+            self._pending = None
+            self._double_after = None
+        elif kind == "clock":
+            times = f.get("times_ms")
+            if isinstance(times, list) and len(times) == 2:
+                self._times = (int(times[0]), int(times[1]))
+            means = f.get("means")
+            if means in ("move", "double", "take", "drop", "unclear"):
+                self._pending = str(means)
+            if means == "double" and self._flag is not None:
+                self._stand_due = True  # the opponent doubled: the flagged move stands
+            if means == "early_double" and m.on_roll is not None:
+                self._pending = "move"
+                self._double_after = 1 - m.on_roll
+        elif kind == "game_end":
+            self._ended_game = m.game
+        elif kind == "time_out":
+            self._timed_out = int(f["player"])
+        elif kind == "match_end":
+            self._over = True
+            winner = f.get("winner")
+            self._winner = winner if winner in (0, 1) else None
+            self._end_how = str(f.get("how", ""))
+            self._pending = None
+        elif kind == "director":
+            action, args = str(f.get("action", "")), dict(f.get("args") or {})
+            self._fold_director(action, args)
+            if action in ("accept", "reject", "end_match", "resign", "set_dice"):
+                self._director_due = (action, args)
+
+    def _fold_director(self, action: str, args: dict[str, Any]) -> None:
+        m = self.match
+        if action == "set_position":
+            self.match = dataclasses.replace(m, position=Position.from_id(str(args["position_id"])))
+            self._flag = None
+        elif action == "set_dice" and m.phase is Phase.MOVE:
+            self.match = dataclasses.replace(m, dice=(int(args["dice"][0]), int(args["dice"][1])))
+            self._flag = None
+
+    # --- the start --------------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        cfg = self.config
+        self._emit("match_start", game="backgammon", **cfg.to_json())
+        if cfg.reserve_ms is not None or cfg.delay_ms is not None:
+            self._do(
+                ClockCommand(
+                    "configure_delay",
+                    args={"delay_ms": cfg.delay_ms or 0, "reserve_ms": cfg.reserve_ms or 0},
+                )
+            )
+        self._signal("system_ok", True)
+        names = cfg.players
+        self._say(f"{cfg.length}-point match: {names[0]} against {names[1]}")
+        self._game_start()
+
+    def _game_start(self) -> None:
+        m = self.match
+        number = m.game + (1 if m.phase is Phase.GAME_OVER else 0)
+        crawford_next = m.crawford_game
+        if m.phase is Phase.GAME_OVER:
+            after = apply(m, NextGame())
+            crawford_next = after.crawford_game
+        self._emit("game_start", number=number, score=list(m.score), crawford=crawford_next)
+        self._do(ClockCommand("hold"))
+        names = self.config.players
+        extra = " (Crawford game: no cube, BG-MATCH-2)" if crawford_next else ""
+        self._say(f"Game {number}: {names[0]} {m.score[0]}, {names[1]} {m.score[1]}{extra}")
+        if self.match.phase is Phase.OPENING:
+            self._say("Opening throw: one die each into your right half (BG-OPEN-1)")
+
+    # --- frames -----------------------------------------------------------------------------
+
+    def _frame(self, ev: FrameSeen) -> None:
+        self._view = ev.board
+        self._view_fresh = True
+        self._frame_no += 1
+        if not ev.board.occluded:
+            self._still = [*self._still[-7:], ev.board]
+        self._dice = ev.dice
+        self._cube = ev.cube
+        if self._over:
+            return
+        stage = self.stage
+        if stage == "opening":
+            self._opening_frame(ev)
+        elif stage == "decide":
+            self._throw_frame(ev)
+        elif stage == "move" and self._pending is None:
+            self._early_frame(ev)
+            self._last_checker_off()
+        elif stage == "correcting":
+            mover = self.match.on_roll
+            assert mover is not None
+            if self._opponent_threw(1 - mover):
+                self._stand("the opponent threw")
+                self._throw_frame(ev)
+
+    def _fresh(self) -> tuple[DieSeen, ...]:
+        """The dice of a new throw: nothing while the dice lie as last counted. With a pair of
+        dice each (BG-EQ-2) the other player's pair stays on the board: the dice still lying
+        where they lay are not part of the throw (``DieSeen.centre`` tells a rethrow of the same
+        numbers; without centres such a throw is seen only once the dice change)."""
+        dice = self._dice
+        tolerance = self.config.recognition.dice_moved
+        unmatched = _unmatched(dice, self._stale, tolerance)
+        if not unmatched and len(dice) == len(self._stale):
+            return ()
+        if self.config.rules.dice.value == "pair-each":
+            return tuple(unmatched)
+        return dice
+
+    def _readable(self, die: DieSeen) -> bool:
+        """A die read surely enough to judge (a face 1..6 with enough confidence)."""
+        return (
+            isinstance(die.pips, int)
+            and 1 <= die.pips <= 6
+            and die.confidence >= self.config.recognition.dice_confidence
+        )
+
+    def _die_problem(self, die: DieSeen, player: int) -> str | None:
+        name = self.config.players[player]
+        if die.half == "off-board":
+            return f"a die left the board; {name} throws again"
+        if die.half != self.config.right_half(player):
+            return f"a die came to rest outside {name}'s right half"
+        if not die.flat:
+            return "a die is cocked (not flat)"
+        if die.on_checker:
+            return "a die rests on a checker"
+        return None
+
+    def _opening_frame(self, ev: FrameSeen) -> None:
+        fresh = self._fresh()
+        if len(fresh) != 2 or any(
+            not self._readable(d) for d in fresh
+        ):
+            return
+        cfg = self.config
+        owners: dict[int, list[DieSeen]] = {0: [], 1: []}
+        for die in fresh:
+            for p in (0, 1):
+                if die.half == cfg.right_half(p):
+                    owners[p].append(die)
+        seen = _sig_json(signature(self._dice))
+        names = cfg.players
+        bad: list[tuple[int, str]] = []
+        if len(owners[0]) != 1 or len(owners[1]) != 1:
+            # the player whose half holds no die threw outside it (BG-ROLL-2)
+            for p in (0, 1):
+                if not owners[p]:
+                    bad.append((p, f"{names[p]}'s die did not land in their right half"))
+        else:
+            for p in (0, 1):
+                problem = self._die_problem(owners[p][0], p)
+                if problem is not None:
+                    bad.append((p, problem))
+        if bad:
+            for p, reason in bad:
+                self._invalid_throw(
+                    p, "BG-OPEN-2", f"{reason}; only {names[p]} throws again", seen, opening=True
+                )
+            return
+        d0, d1 = owners[0][0].pips, owners[1][0].pips
+        self._signal("throw_again", False)
+        self._check_setup()
+        if d0 == d1:
+            self._emit("opening_roll", dice=[d0, d1], player=None, tie=True, seen=seen)
+            self._say(f"Opening throw {d0} and {d1}: equal, both throw again (BG-OPEN-1)")
+            return
+        starter = 0 if d0 > d1 else 1
+        self._emit("opening_roll", dice=[d0, d1], player=starter, seen=seen)
+        other = 1 - starter
+        if cfg.rules.opening.value == "turkish":
+            self._say(
+                f"Opening throw: {names[0]} {d0}, {names[1]} {d1}: {names[starter]} starts and"
+                f" throws both dice (BG-OPEN-T); {names[other]} starts {names[starter]}'s clock"
+            )
+        else:
+            hi, lo = max(d0, d1), min(d0, d1)
+            self._say(
+                f"Opening throw: {names[0]} {d0}, {names[1]} {d1}: {names[starter]} plays {hi}{lo};"
+                f" {names[other]} starts {names[starter]}'s clock (BG-OPEN-3)"
+            )
+
+    def _check_setup(self) -> None:
+        """BG-EQ-3: the board must show the starting position when the game opens."""
+        view = self._view
+        m = self.match
+        if view is None or view.occluded or self._setup_checked == m.game or m.moves_made:
+            return
+        slots, bar = hypothesis(self.config.layout, Position.initial().board, 0)
+        ll = view.log_likelihood(slots, bar)
+        own = view.best_counts()
+        if ll is None or own is None:
+            return
+        own_ll = view.log_likelihood(own[0], own[1])
+        settings = self.config.recognition
+        if (
+            own_ll is not None
+            and own[2] >= settings.confident
+            and own_ll - ll >= settings.illegal_margin
+        ):
+            self._emit(
+                "setup_error",
+                rule="BG-EQ-3",
+                reason="the checkers are not in the starting position (2 on 24, 5 on 13, 3 on 8,"
+                " 5 on 6); put them right before the 5th move (BG-EQ-4)",
+                game=m.game,
+            )
+            self._say("Set-up is not the starting position: please correct it (BG-EQ-3, BG-EQ-4)")
+
+    def _throw_frame(self, ev: FrameSeen) -> None:
+        m = self.match
+        player = m.on_roll
+        if player is None or m.phase is not Phase.DECIDE:
+            return
+        fresh = self._fresh()
+        if len(fresh) != 2 or any(
+            not self._readable(d) for d in fresh
+        ):
+            return
+        seen = _sig_json(signature(self._dice))
+        for die in fresh:
+            problem = self._die_problem(die, player)
+            if problem is not None:
+                self._invalid_throw(
+                    player,
+                    "BG-ROLL-2",
+                    f"{problem}: both dice are thrown again (BG-ROLL-2); no double now (BG-ROLL-6)",
+                    seen,
+                    opening=False,
+                )
+                return
+        dice = (fresh[0].pips, fresh[1].pips)
+        self._roll(player, dice, seen)
+
+    def _roll(self, player: int, dice: tuple[int, int], seen: list[list[Any]]) -> None:
+        self._emit("roll", player=player, dice=[dice[0], dice[1]], seen=seen)
+        self._signal("throw_again", False)
+        self._say(f"{self.config.players[player]} throws {dice[0]}{dice[1]}")
+
+    def _invalid_throw(
+        self, player: int, rule: str, reason: str, seen: list[list[Any]], *, opening: bool
+    ) -> None:
+        dice = [d.pips for d in self._fresh()]
+        label = self._snapshot_label()
+        self._emit(
+            "invalid_throw",
+            player=player,
+            rule=rule,
+            reason=reason,
+            dice=dice,
+            opening=opening,
+            seen=seen,
+            snapshot=label,
+        )
+        self._signal("throw_again", True)
+        self._do(Buzz("throw_again"))
+        self._do(TakeSnapshot(label))
+        self._say(f"Invalid throw by {self.config.players[player]}: {reason} ({rule})")
+
+    def _snapshot_label(self) -> str:
+        """The file name of the next flag's snapshot (numbered by the flags journalled)."""
+        return f"flag-{self._flags + 1:04d}.jpg"
+
+    def _opponent_threw(self, opponent: int) -> bool:
+        """Two new dice in the opponent's right half that are not the mover's own dice moved
+        aside (BG-MOVE-8): the opponent has thrown."""
+        fresh = self._fresh()
+        half = self.config.right_half(opponent)
+        m = self.match
+        if len(fresh) != 2 or not all(d.half == half for d in fresh):
+            return False
+        return m.dice is None or sorted(d.pips for d in fresh) != sorted(m.dice)
+
+    def _last_checker_off(self) -> None:
+        """The move that bears off the last checker ends the game even if nobody presses."""
+        m = self.match
+        if m.dice is None or m.on_roll is None or m.position.my_off < 11:
+            return
+        if len(self._still) < self.config.recognition.agree:
+            return
+        legal = result_boards(m.position, m.dice)
+        if not any(sum(c for c in board if c > 0) == 0 for board in legal):
+            return
+        found = recognise(
+            StillViews(self._still),
+            m.position,
+            m.dice,
+            m.on_roll,
+            self.config.layout,
+            self.config.recognition,
+        )
+        if found.verdict == "legal" and found.result is not None and found.result.my_off == 15:
+            self._signal("cannot_read", False)
+            self._emit_move(found.result)
+
+    def _early_frame(self, ev: FrameSeen) -> None:
+        """BG-ROLL-5: the opponent threw before the mover pressed the clock."""
+        m = self.match
+        mover = m.on_roll
+        if mover is None or m.dice is None or self._early is not None:
+            return
+        if not self._opponent_threw(1 - mover):
+            return
+        fresh = self._fresh()
+        dice = (fresh[0].pips, fresh[1].pips)
+        if any(
+            self._die_problem(d, 1 - mover) is not None for d in fresh
+        ):
+            return
+        names = self.config.players
+        self._emit(
+            "early_throw",
+            player=1 - mover,
+            dice=[dice[0], dice[1]],
+            rule="BG-ROLL-5",
+            reason=f"{names[1 - mover]} threw before {names[mover]} pressed the clock;"
+            f" {names[mover]} may accept the roll or have it thrown again",
+            seen=_sig_json(signature(self._dice)),
+        )
+        self._say(
+            f"{names[1 - mover]} threw {dice[0]}{dice[1]} before {names[mover]} pressed the clock"
+            f" (BG-ROLL-5): it counts unless {names[mover]} asks for a new throw"
+        )
+
+    # --- the clock --------------------------------------------------------------------------
+
+    def _times_json(self, times_lr: tuple[int, int]) -> list[int]:
+        left, right = times_lr
+        return [left if self.config.side_of(p) == "left" else right for p in (0, 1)]
+
+    def _cube_offered(self) -> bool:
+        cube = self._cube
+        return cube is not None and cube.zone == "offered"
+
+    def _press(self, ev: ClockPressed) -> None:
+        if self._over:
+            return
+        player = self.config.player_of_side(ev.side)
+        stage = self.stage
+        m = self.match
+        means = "none"
+        if stage == "decide" and player == m.on_roll and self._cube_offered():
+            means = "double"
+        elif stage == "decide" and player == m.on_roll:
+            means = "unclear"  # a double whose cube is not seen yet, or a throw not read
+        elif stage == "move" and player == m.on_roll:
+            means = "move"
+        elif stage == "move" and player != m.on_roll and self._cube_offered():
+            # the opponent doubled before the mover pressed: the double counts and the move is
+            # finished as it lies (``004`` 4.6; a flagged move then stands, TTB-4.8)
+            means = "early_double"
+        elif stage == "move" and m.moves_made == 0 and player != m.on_roll:
+            means = "start"  # the opening: the smaller die starts the opponent's time (BG-OPEN-3)
+        elif stage == "correcting" and player == m.on_roll:
+            means = "move"
+        elif stage == "correcting" and self._cube_offered():
+            means = "double"  # the flagged move stands first (TTB-4.8): see _step
+        elif stage == "doubled" and m.cube.offered_by is not None and player != m.cube.offered_by:
+            means = "take"
+        self._emit(
+            "clock",
+            event="press",
+            player=player,
+            side=ev.side,
+            times_ms=self._times_json(ev.times_ms),
+            running=1 - player,
+            means=means,
+        )
+        self._press_t = ev.t_ms
+        self._said_cannot_read = False
+
+    def _unclear_press(self, t_ms: int) -> bool:
+        """The player on roll pressed with neither a throw nor an offered cube seen: a double
+        once the cube is seen offered (BG-CUBE-3), else "cannot read" after the time-out."""
+        m = self.match
+        player = m.on_roll
+        assert player is not None
+        if self._cube_offered():
+            self._pending = "double"
+            return self._double()
+        # (a throw seen later is journalled as the roll and clears this press)
+        if self._press_t is None:
+            self._press_t = t_ms
+        if self._said_cannot_read or t_ms - self._press_t < self.config.recognition.cannot_read_ms:
+            return False
+        self._said_cannot_read = True
+        name = self.config.players[player]
+        label = self._snapshot_label()
+        self._emit(
+            "cannot_read",
+            player=player,
+            rule="BG-ROLL-2",
+            reason=f"{name} pressed the clock, but neither a throw nor a double of {name}'s was"
+            " read: throw the dice into your right half, or the director sets them",
+            snapshot=label,
+        )
+        self._signal("cannot_read", True)
+        self._do(TakeSnapshot(label))
+        self._say(f"{name} pressed the clock without a throw or a double that could be read")
+        return True
+
+    def _hold(self, ev: ClockHoldPressed) -> None:
+        if self._over:
+            return
+        means = "drop" if self.stage == "doubled" else "hold"
+        taker = None
+        if means == "drop" and self.match.cube.offered_by is not None:
+            taker = 1 - self.match.cube.offered_by
+        self._emit(
+            "clock",
+            event="hold",
+            player=taker,
+            times_ms=self._times_json(ev.times_ms),
+            running=None,
+            means=means,
+        )
+        if means == "hold":
+            self._say("Clock on hold (TTB-4.5, TTB-6.1)")
+
+    def _flag_fell(self, ev: FlagFell) -> None:
+        if self._over:
+            return
+        player = self.config.player_of_side(ev.side)
+        name = self.config.players[player]
+        self._emit(
+            "time_out",
+            player=player,
+            rule="TTB-CLOCK-3",
+            reason=f"{name}'s time ran out: {name} loses the match",
+        )
+        self._do(Buzz("flag"))
+        self._say(f"{name}'s time ran out: {name} loses the match (TTB-CLOCK-3)")
+
+    # --- decisions that need no new input ------------------------------------------------------
+
+    def _advance(self, t_ms: int) -> None:
+        for _ in range(8):
+            if not self._step(t_ms):
+                return
+
+    def _step(self, t_ms: int) -> bool:
+        """Take one decision the state calls for; False when there is none to take now."""
+        if self._over:
+            return False
+        m = self.match
+        names = self.config.players
+        if self._started_game < m.game and m.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            self._game_start()  # the match's first game_start was not journalled yet
+            return True
+        if self._timed_out is not None:
+            winner = 1 - self._timed_out
+            self._emit(
+                "match_end", winner=winner, score=list(m.score), how="time_out", game=m.game
+            )
+            self._do(ClockCommand("hold"))
+            self._say(f"{names[winner]} wins the match on time")
+            return True
+        if m.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            if self._ended_game != m.game:
+                last = m.results[-1]
+                self._emit(
+                    "game_end",
+                    winner=last.winner,
+                    points=last.points,
+                    score=list(m.score),
+                    win=last.kind.word,
+                    how=last.how.value,
+                    cube=last.cube_value,
+                    game=m.game,
+                )
+                self._do(ClockCommand("hold"))
+                self._signal("illegal_move", False)
+                self._signal("cannot_read", False)
+                self._say(
+                    f"{names[last.winner]} wins {last.points} point(s) ({last.kind.word},"
+                    f" {last.how.value}); score {names[0]} {m.score[0]}, {names[1]} {m.score[1]}"
+                )
+                return True
+            if m.phase is Phase.MATCH_OVER:
+                winner = 0 if m.score[0] >= m.length else 1
+                self._emit("match_end", winner=winner, score=list(m.score), how="played")
+                self._say(f"{names[winner]} wins the match {m.score[0]}-{m.score[1]}")
+                return True
+            self._game_start()
+            return True
+        if self._director_due is not None:
+            action, args = self._director_due
+            self._director_due = None
+            self._director_follow(action, args)
+            return True
+        if self._stand_due:
+            self._stand_due = False
+            self._stand("The opponent doubled")
+            return True
+        if self._corrected is not None:
+            self._emit_move(self._corrected)
+            return True
+        doubler = self._double_after
+        if doubler is not None and self._pending is None:
+            if self._flag is not None and m.on_roll == 1 - doubler:
+                self._stand("The opponent doubled")  # TTB-4.8: a double ends the correction
+                return True
+            if m.phase is Phase.DECIDE and m.on_roll == doubler:
+                self._pending = "double"
+                return self._double()
+            self._double_after = None
+        pending = self._pending
+        if pending == "double":
+            return self._double()
+        if pending == "take":
+            doubler = m.cube.offered_by
+            assert doubler is not None
+            self._emit("take", player=1 - doubler, cube=m.cube.value * 2)
+            self._say(f"{names[1 - doubler]} takes: the cube is at {m.cube.value * 2}")
+            self._cube_place_check(1 - doubler)
+            return True
+        if pending == "drop":
+            doubler = m.cube.offered_by
+            assert doubler is not None
+            self._emit("drop", player=1 - doubler)
+            self._say(f"{names[1 - doubler]} drops (BG-CUBE-4)")
+            return True
+        if pending == "move":
+            return self._judge_move(t_ms)
+        if pending == "unclear":
+            return self._unclear_press(t_ms)
+        if self._early is not None and m.phase is Phase.DECIDE and m.on_roll == self._early[0]:
+            player, dice, sig = self._early
+            self._roll(player, dice, _sig_json(sig))
+            return True
+        return False
+
+    def _double(self) -> bool:
+        m = self.match
+        names = self.config.players
+        player = m.on_roll
+        assert player is not None
+        reason = may_double(m)
+        rule = "BG-CUBE-2"
+        if self._throw_again:
+            reason, rule = "the dice were thrown, even if invalidly: no double now", "BG-ROLL-6"
+        elif reason is not None and "BG-MATCH-2" in reason:
+            rule = "BG-MATCH-2"
+        elif reason is not None and "BG-CUBE-4" in reason:
+            rule = "BG-CUBE-4"
+        if reason is not None:
+            self._emit("cube_refused", player=player, rule=rule, reason=reason)
+            self._do(Buzz("illegal"))
+            self._say(f"{names[player]} may not double: {reason} ({rule})")
+            return True
+        offered = self._cube.value if self._cube is not None else m.cube.value * 2
+        self._emit("double", player=player, cube=m.cube.value * 2)
+        self._say(f"{names[player]} doubles to {m.cube.value * 2}")
+        if offered != m.cube.value * 2:
+            self._say(f"The cube shows {offered}: it should show {m.cube.value * 2} (BG-CUBE-5)")
+        return True
+
+    def _cube_place_check(self, taker: int) -> None:
+        cube = self._cube
+        colour = self.config.colour_of(taker)
+        if cube is not None and cube.zone not in (f"{colour}-side", "offered"):
+            self._say(f"The cube should be on {self.config.players[taker]}'s side (BG-CUBE-3)")
+
+    def _judge_move(self, t_ms: int) -> bool:
+        m = self.match
+        player = m.on_roll
+        assert player is not None and m.dice is not None
+        if self._press_t is None:
+            self._press_t = t_ms
+        view = self._view
+        names = self.config.players
+        if view is None or not self._view_fresh:
+            return self._maybe_cannot_read(t_ms, player, "no still picture of the board yet")
+        if self._judged_frame == self._frame_no:
+            return self._maybe_cannot_read(t_ms, player, "waiting for another still picture")
+        self._judged_frame = self._frame_no
+        if len(self._still) < self.config.recognition.agree:
+            return self._maybe_cannot_read(t_ms, player, "waiting for a clear still picture")
+        found = recognise(
+            StillViews(self._still),
+            m.position,
+            m.dice,
+            player,
+            self.config.layout,
+            self.config.recognition,
+        )
+        dice = [m.dice[0], m.dice[1]]
+        if found.verdict == "legal":
+            assert found.result is not None
+            self._signal("cannot_read", False)
+            if self._flag is not None:
+                self._emit("correction", player=player, position_id=found.result.position_id)
+                self._signal("illegal_move", False)
+                self._say(f"{names[player]} corrected the move (TTB-4.8)")
+                return True  # the move itself follows (_step), also after a restart
+            self._emit_move(found.result)
+            return True
+        if found.verdict == "illegal":
+            assert found.result is not None
+            self._signal("cannot_read", False)
+            label = self._snapshot_label()
+            self._emit(
+                "illegal_move",
+                player=player,
+                dice=dice,
+                rule=found.rule,
+                reason=found.reason,
+                position_id=found.result.position_id,
+                snapshot=label,
+            )
+            self._flag_commands(player, label)
+            self._say(f"Illegal move by {names[player]}: {found.reason} ({found.rule}, TTB-4.8)")
+            return True
+        return self._maybe_cannot_read(t_ms, player, found.reason)
+
+    def _emit_move(self, result: Position) -> None:
+        """Journal the legal move that leaves ``result`` (mover's view)."""
+        m = self.match
+        player = m.on_roll
+        assert player is not None and m.dice is not None
+        legal = result_boards(m.position, m.dice)
+        text = format_steps(m.position.board, legal[result.board]) if legal else ""
+        after = apply(m, Move(result))
+        dice = [m.dice[0], m.dice[1]]
+        self._emit(
+            "move",
+            player=player,
+            dice=dice,
+            move=text,
+            position_id=result.position_id,
+            match_id=after.match_id,
+        )
+        name = self.config.players[player]
+        self._say(f"{name} {dice[0]}{dice[1]}: {text or 'no move (BG-MOVE-7)'}")
+
+    def _flag_commands(self, player: int, label: str) -> None:
+        self._do(ClockCommand("hold"))
+        self._signal("illegal_move", True)
+        self._do(Buzz("illegal"))
+        self._do(TakeSnapshot(label))
+        self._do(ClockCommand("start", side=self.config.side_of(player)))
+
+    def _maybe_cannot_read(self, t_ms: int, player: int, why: str) -> bool:
+        assert self._press_t is not None
+        if self._said_cannot_read or t_ms - self._press_t < self.config.recognition.cannot_read_ms:
+            return False
+        self._said_cannot_read = True
+        label = self._snapshot_label()
+        self._emit(
+            "cannot_read",
+            player=player,
+            rule="TTB-6.1",
+            reason=f"the board cannot be read ({why}); keep hands off the board, or call the"
+            " director",
+            snapshot=label,
+        )
+        self._signal("cannot_read", True)
+        self._do(TakeSnapshot(label))
+        self._say(f"Cannot read the board after {self.config.players[player]}'s move: {why}")
+        return True
+
+    def _stand(self, why: str) -> None:
+        """TTB-4.8: once the opponent throws or doubles, a flagged move stands as played."""
+        flag = self._flag
+        m = self.match
+        if flag is None or m.on_roll is None or m.dice is None:
+            return
+        seen, rule, _ = flag
+        player = m.on_roll
+        self._emit(
+            "move",
+            player=player,
+            dice=[m.dice[0], m.dice[1]],
+            move=diff_text(m.position, seen),
+            position_id=seen.position_id,
+            stands=True,
+            rule="TTB-4.8",
+            flag_rule=rule,
+        )
+        self._signal("illegal_move", False)
+        self._say(f"{why}: {self.config.players[player]}'s move stands as played (TTB-4.8)")
+
+    # --- the director -----------------------------------------------------------------------
+
+    def _director(self, ev: DirectorAction) -> None:
+        action, args = ev.action, dict(ev.args)
+        try:
+            self._check_director(action, args)
+        except (HakemError, KeyError, TypeError, ValueError) as exc:
+            self._say(f"Director action {action!r} refused: {exc}")
+            return
+        self._emit("director", action=action, args=args, director=ev.director)
+        if action == "set_position":
+            self._say(f"The director set the position to {args['position_id']}")
+        elif action == "note":
+            self._say(f"Director's note: {args.get('text', '')}")
+
+    def _director_follow(self, action: str, args: dict[str, Any]) -> None:
+        """What a director's action (journalled just before) decides."""
+        m = self.match
+        names = self.config.players
+        if action == "accept":
+            self._stand("The director accepted the move")
+        elif action == "reject":
+            undo = self._undo
+            if undo is None or undo.on_roll is None or undo.dice is None:
+                return
+            seen = m.position.swap()
+            label = self._snapshot_label()
+            self._emit(
+                "illegal_move",
+                player=undo.on_roll,
+                dice=[undo.dice[0], undo.dice[1]],
+                rule="TTB-4.9",
+                reason=str(args.get("reason", "the director ruled the move illegal")),
+                position_id=seen.position_id,
+                snapshot=label,
+                reopen=True,
+            )
+            self._flag_commands(undo.on_roll, label)
+        elif action == "end_match":
+            winner = int(args["winner"])
+            self._emit("match_end", winner=winner, score=list(m.score), how="director")
+            self._do(ClockCommand("hold"))
+            self._say(f"The director ends the match: {names[winner]} wins")
+        elif action == "resign":
+            loser = int(args["player"])
+            kind = int(args.get("kind", 1))
+            self._emit("resign", player=loser, resigned=kind)
+            self._say(f"{names[loser]} resigns ({WinKind(kind).word})")
+        elif action == "set_dice":
+            dice = (int(args["dice"][0]), int(args["dice"][1]))
+            if m.phase is Phase.DECIDE and m.on_roll is not None:
+                self._roll(m.on_roll, dice, [])
+            else:
+                self._say(f"The director set the dice to {dice[0]}{dice[1]}")
+
+    def _check_director(self, action: str, args: dict[str, Any]) -> None:
+        m = self.match
+        if action == "accept":
+            if self._flag is None:
+                raise InvalidInputError("no flagged move to accept")
+        elif action == "reject":
+            if self._undo is None or m.phase is not Phase.DECIDE or self._flag is not None:
+                raise InvalidInputError("no accepted move that can still be corrected (TTB-4.8)")
+        elif action == "end_match":
+            if args.get("winner") not in (0, 1):
+                raise InvalidInputError(f"winner must be 0 or 1, not {args.get('winner')!r}")
+        elif action == "resign":
+            if args.get("player") not in (0, 1) or args.get("kind", 1) not in (1, 2, 3):
+                raise InvalidInputError(f"resign needs player 0 or 1 and kind 1..3, not {args}")
+            apply(m, Resign(int(args["player"]), WinKind(int(args.get("kind", 1)))))
+        elif action == "set_position":
+            Position.from_id(str(args["position_id"]))
+            if m.phase not in (Phase.DECIDE, Phase.MOVE):
+                raise InvalidInputError("the position can be set only during a game")
+        elif action == "set_dice":
+            dice = args["dice"]
+            if len(dice) != 2 or not all(1 <= int(d) <= 6 for d in dice):
+                raise InvalidInputError(f"dice must be two numbers 1..6, not {dice!r}")
+            if m.phase not in (Phase.DECIDE, Phase.MOVE):
+                raise InvalidInputError("dice can be set only during a game")
+        elif action != "note":
+            raise InvalidInputError(f"unknown director action {action!r}")
+
+    # --- lights -----------------------------------------------------------------------------
+
+    def _lights(self) -> None:
+        """The turn lights follow whoever must act (the player on roll, or the doubled player)."""
+        m = self.match
+        who = None if self._over else m.to_act
+        if who == self._lit:
+            return
+        for p in (0, 1):
+            name = f"turn_{self.config.side_of(p)}"
+            self._signal(name, p == who)
+        self._lit = who
+
+    # --- resume -----------------------------------------------------------------------------
+
+    def restore(
+        self, entries: Sequence[dict[str, Any]], *, restore_clock: bool = True
+    ) -> list[Command]:
+        """Fold journalled entries (``seq``/``time`` ignored) into a fresh referee and return the
+        commands that bring the table back: the lights, the clock times, and any decision the
+        journal shows was due but not yet written (a game's end after its last move...).
+
+        ``restore_clock`` sets the clock to the last journalled times: right for a clock that
+        lost its state with the host (the simulated clock); a clock that kept running through
+        the restart knows better (DESIGN.md, Clock), so pass False and read its times instead.
+        """
+        self._out = []
+        for entry in entries:
+            kind = str(entry.get("type", ""))
+            fields = {k: v for k, v in entry.items() if k not in ("seq", "time", "type")}
+            self._fold(kind, fields)
+        self._started = True
+        if self._flag is not None:
+            self._signal("illegal_move", True)
+        if self._throw_again:
+            self._signal("throw_again", True)
+        if not self._over:
+            self._signal("system_ok", True)
+        if restore_clock and any(self._times):
+            left = self._times[self.config.clock_sides.index("left")]
+            right = self._times[self.config.clock_sides.index("right")]
+            self._do(ClockCommand("set_times", args={"left_ms": left, "right_ms": right}))
+        self._advance(0)
+        self._press_t = None  # the next event's time starts the cannot-read wait afresh
+        self._lights()
+        return self._out
+
+
+__all__ = ["Referee", "diff_text", "signature"]
+
+
+def _conforms(referee: Referee) -> RefereeProtocol:
+    """Type-checked proof that :class:`Referee` is what the runtime drives (mypy runs it)."""
+    return referee

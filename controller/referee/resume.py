@@ -28,15 +28,19 @@ def config_from_journal(entries: Sequence[Mapping[str, Any]]) -> RefereeConfig:
 
 
 def resume(
-    entries: Sequence[Mapping[str, Any]], config: RefereeConfig | None = None
+    entries: Sequence[Mapping[str, Any]],
+    config: RefereeConfig | None = None,
+    *,
+    restore_clock: bool = True,
 ) -> tuple[Referee, list[Command]]:
     """A referee in the state the journal leaves it, and the commands to carry out now
     (journal entries first, as always). ``config`` overrides the journalled settings (the
-    players, length and rules must agree with the journal for the entries to fold)."""
+    players, length and rules must agree with the journal for the entries to fold);
+    ``restore_clock`` as in :meth:`Referee.restore`."""
     config = config or config_from_journal(entries)
     referee = Referee(config)
     try:
-        commands = referee.restore([dict(e) for e in entries])
+        commands = referee.restore([dict(e) for e in entries], restore_clock=restore_clock)
     except (HakemError, KeyError, TypeError, ValueError) as exc:
         raise RecordFormatError(f"the journal cannot be replayed: {exc}") from None
     return referee, commands

@@ -1,14 +1,18 @@
 """Benchmark: the table referee on the demo, in ms and frames per second.
 
-Run: ``.venv/bin/python -m tests.bench.referee [--match FILE.mat] [--seeds N]``.
-Plays the bundled match (or FILE) through the full pipeline with planted faults and prints:
+Run: ``.venv/bin/python -m tests.bench.referee [--match FILE.mat] [--seeds N] [--corpus N]``.
+Plays the bundled match (or FILE, or the first N playable real matches of
+``../shared/data/matches/`` with ``--corpus``) through the full pipeline with planted faults
+and prints:
 
 - press to verdict: from a clock press that ends a move to the journal entry judging it
   (``move`` or ``illegal_move``), as table time (the referee waits for still frames that agree
   after the press, so this is bounded below by the camera's re-read interval) and as the
   computing time the pipeline spent on that press and those frames, median and worst;
 - frames per second: the whole demo (rendering included) and the pipeline alone;
-- planted faults flagged and missed, legal moves flagged.
+- planted faults flagged and missed, legal moves flagged;
+- with ``--corpus``: per match, whether the written ``match.mat`` equals the source match as the
+  engine reads it.
 
 Prints measured figures only; nothing here asserts a speed.
 """
@@ -24,8 +28,39 @@ from pathlib import Path
 from typing import Any
 
 from controller.clock.messages import PressEvent
-from controller.demo.script import BUNDLED
+from controller.demo.script import BUNDLED, load_match
 from controller.demo.table import DemoOptions, DemoTable
+from engine.backgammon.mat_reader import parse_mat_bytes
+from engine.backgammon.mat_replay import replay as replay_mat
+from engine.errors import HakemError
+from tests.conftest import SHARED_DATA
+
+
+def _same_record(mat: Path, source: Path) -> bool:
+    """The written record replays to the same games, turns, cube and score as the source."""
+    ours = replay_mat(parse_mat_bytes(mat.read_bytes()))
+    theirs = replay_mat(parse_mat_bytes(source.read_bytes()))
+
+    def turns(r: Any) -> list[Any]:
+        return [(g.result, [(t.player, t.dice, t.before.board, t.result.board) for t in g.turns])
+                for g in r.games]
+
+    return bool(ours.legal and turns(ours) == turns(theirs)
+                and ours.final_score == theirs.final_score)
+
+
+def _playable(folder: Path, count: int) -> list[Path]:
+    """The first ``count`` matches (by name) a table can referee from start to end."""
+    out: list[Path] = []
+    for path in sorted(folder.glob("*.txt")):
+        try:
+            load_match(path)
+        except HakemError:
+            continue
+        out.append(path)
+        if len(out) == count:
+            break
+    return out
 
 
 def _one(match: Path, seed: int, illegal: int, invalid: int) -> dict[str, Any]:
@@ -56,9 +91,10 @@ def _one(match: Path, seed: int, illegal: int, invalid: int) -> dict[str, Any]:
             stats = table.run()
             wall = time.perf_counter() - start
             busy = pipeline.timings.busy_s
+        same = (out / "match.mat").is_file() and _same_record(out / "match.mat", match)
         return {
             "table_ms": table_ms, "compute_ms": compute_ms, "frames": stats.frames,
-            "wall": wall, "busy": busy, "stats": stats,
+            "wall": wall, "busy": busy, "stats": stats, "same": same,
         }
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -70,14 +106,26 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--illegal", type=int, default=3)
     parser.add_argument("--invalid-throws", type=int, default=3)
+    parser.add_argument("--corpus", type=int, default=0, metavar="N",
+                        help="play the first N playable matches of ../shared/data/matches/")
     args = parser.parse_args()
+    runs: list[tuple[Path, int]] = [(args.match, seed) for seed in range(1, args.seeds + 1)]
+    if args.corpus:
+        runs = [(path, 1) for path in _playable(SHARED_DATA / "matches", args.corpus)]
     table_ms: list[float] = []
     compute_ms: list[float] = []
     frames = 0
     wall = busy = 0.0
     flagged_illegal = flagged_invalid = missed_illegal = missed_invalid = other = 0
-    for seed in range(1, args.seeds + 1):
-        r = _one(args.match, seed, args.illegal, args.invalid_throws)
+    same = stalled = 0
+    for match, seed in runs:
+        try:
+            r = _one(match, seed, args.illegal, args.invalid_throws)
+        except HakemError as exc:
+            stalled += 1
+            print(f"{match.name} seed {seed}: stopped: {exc}")
+            continue
+        same += r["same"]
         table_ms += r["table_ms"]
         compute_ms += r["compute_ms"]
         frames += r["frames"]
@@ -89,17 +137,24 @@ def main() -> None:
         missed_illegal += len(s.planted_illegal_missed)
         missed_invalid += len(s.planted_invalid_missed)
         other += len(s.unplanted_flags)
-        print(f"seed {seed}: {r['wall']:.1f} s, {r['frames']} frames")
-    print(f"match: {args.match.name}, {args.seeds} run(s)")
+        print(f"{match.name} seed {seed}: {r['wall']:.1f} s, {r['frames']} frames, "
+              f"illegal flagged {s.planted_illegal_flagged}/{args.illegal}, invalid throws "
+              f"flagged {s.planted_invalid_flagged}/{args.invalid_throws}, other flags "
+              f"{len(s.unplanted_flags)}, match.mat same as the source: {r['same']}")
+    done = len(runs) - stalled
+    print(f"{len(runs)} run(s): {done} played to the end, {stalled} stopped; match.mat equal "
+          f"to the source in {same}/{done}")
+    if not table_ms:
+        return
     print(f"press to verdict, table time: median {statistics.median(table_ms):.0f} ms, "
           f"worst {max(table_ms):.0f} ms ({len(table_ms)} presses)")
     print(f"press to verdict, computing:  median {statistics.median(compute_ms):.1f} ms, "
           f"worst {max(compute_ms):.1f} ms")
     print(f"frames per second: {frames / wall:.1f} for the whole demo (rendering included), "
           f"{frames / busy:.1f} for the pipeline alone")
-    print(f"planted illegal moves flagged {flagged_illegal}/{args.seeds * args.illegal} "
+    print(f"planted illegal moves flagged {flagged_illegal}/{done * args.illegal} "
           f"(missed {missed_illegal}); planted invalid throws flagged "
-          f"{flagged_invalid}/{args.seeds * args.invalid_throws} (missed {missed_invalid}); "
+          f"{flagged_invalid}/{done * args.invalid_throws} (missed {missed_invalid}); "
           f"other flags (legal throws or moves flagged) {other}")
 
 

@@ -156,3 +156,13 @@ def test_run_json_reports_the_journal(tmp_path: Path, capsys: pytest.CaptureFixt
     assert code == 0
     report = json.loads(out.strip().splitlines()[-1])
     assert report["entries"] >= 2 and report["journal"].endswith("journal.jsonl")
+
+
+def test_a_demo_table_closes_twice_safely(tmp_path: Path) -> None:
+    from controller.demo.table import DemoOptions, DemoTable
+
+    table = DemoTable(DemoOptions(out=tmp_path / "demo", record=False))
+    with table:
+        assert [e["type"] for e in table.journal.entries] == ["match_start", "game_start"]
+    table.close()
+    assert table.journal.closed

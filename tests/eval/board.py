@@ -1,9 +1,9 @@
 """Board-reading evaluation: a seeded synthetic set and the real photographs of boards_dev/.
 
-Run ``.venv/bin/python -m tests.eval.board [--frames 1000] [--csv board_eval.csv]``. Writes one
-CSV row per image and prints per-slot count accuracy, boards entirely right, bar accuracy and
-occlusion detection (hands over slots: claims made for a hidden slot must be zero). The real
-photographs are GPL-licensed and read in place from ``../shared/data/boards_dev``.
+Run ``.venv/bin/python -m tests.eval.board [--frames 1000] [--csv FILE]``. Writes one CSV row
+per image and prints per-slot count accuracy, boards entirely right, bar accuracy and occlusion
+detection (hands over slots: claims made for a hidden slot must be zero). The real photographs
+are GPL-licensed and read in place from ``../shared/data/boards_dev``, never copied.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import csv
 import json
 import os
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -193,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=100_000)
-    parser.add_argument("--csv", default="board_eval.csv")
+    parser.add_argument("--csv", default=str(Path(tempfile.gettempdir()) / "hakem_board_eval.csv"),
+                        help="where to write one row per image (default: the temp folder)")
     parser.add_argument("--no-real", action="store_true")
     args = parser.parse_args(argv)
     synthetic, real = Tally(), Tally()

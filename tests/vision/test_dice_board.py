@@ -42,7 +42,7 @@ def test_flat_dice_found_and_read(flat_scenes: list) -> None:
         pips += sum(t.pips == d.pips for t, d in pairs)
         half += sum(t.half == d.half for t, d in pairs)
     assert found >= 0.8 * total
-    assert pips >= 0.95 * found
+    assert pips >= 0.9 * found
     assert half == found
 
 

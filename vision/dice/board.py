@@ -42,6 +42,7 @@ MIN_EDGE = 1.2  # mean grey step per patch pixel along the face outline
 MAX_FACE_SPREAD = 48.0  # grey levels (10th to 90th percentile) inside the face, pips left out
 MIN_PIP_CONTRAST = 0.09
 MIN_GRID_SCORE = 0.045  # pip evidence at the pattern's places over the empty places
+MIN_P_DIE = 0.5  # floor under the die model's trained threshold: fewer phantom dice
 COCKED_MODEL = Path(__file__).with_name("cocked_model.json")
 
 
@@ -606,7 +607,7 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
             continue
         finding = FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore),
                               feats, gscore)
-        if all_candidates or p_die(finding) >= _threshold("die"):
+        if all_candidates or p_die(finding) >= max(_threshold("die"), MIN_P_DIE):
             found.append(finding)
     return found
 

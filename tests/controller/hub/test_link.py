@@ -44,9 +44,9 @@ def test_link_config_builds_from_toml_and_refuses_bad_ids(tmp_path: Path) -> Non
                     'tournament = "izmir-2026"\n')
     link = load_toml_file(LinkConfig, toml)
     assert link.tls and link.ca_file == "/etc/ca.pem" and link.secret() == "hunter22"
-    with pytest.raises(ConfigError, match="hub.table"):
+    with pytest.raises(ConfigError, match=r"hub\.table"):
         build(LinkConfig, {"table": "7/+"})
-    with pytest.raises(ConfigError, match="hub.port"):
+    with pytest.raises(ConfigError, match=r"hub\.port"):
         build(LinkConfig, {"port": 0})
     with pytest.raises(ConfigError, match="unknown key 'colour'"):
         build(LinkConfig, {"colour": "red"})

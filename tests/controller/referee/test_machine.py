@@ -285,7 +285,8 @@ def test_a_fallen_flag_loses_the_match() -> None:
     timeout, end = table.entries(out)
     assert timeout["rule"] == "TTB-CLOCK-3" and timeout["player"] == 1
     assert end["winner"] == 0 and end["how"] == "time_out"
-    assert table.referee.over
+    assert table.referee.over and table.referee.winner == 0
+    assert table.referee.ended_by == "time_out"
     assert table.types(table.play_first_legal()) == []
 
 
@@ -465,3 +466,30 @@ def test_dice_read_unsurely_or_with_an_impossible_face_are_not_judged() -> None:
     assert table.types(table.frames()) == []
     table.dice = (table.die(4, 0), table.die(2, 0))
     assert table.types(table.frames(1)) == ["roll"]
+
+
+def test_a_double_before_the_mover_pressed_counts_and_ends_the_move() -> None:
+    """``004`` 4.6: the opponent may double before the mover pressed; the move is finished as it
+    lies, and a flagged move can no longer be corrected (TTB-4.8)."""
+    table = started()
+    table.play_first_legal()
+    table.throw(0, 6, 4)
+    m = table.referee.match
+    table.place(legal_plays(m.position, (6, 4))[0].result, 0)
+    table.cube = CubeSeen(2, "offered", 0.9)
+    out = table.frames(1) + table.press(1)
+    assert table.types(out) == ["clock", "move", "double"]
+    assert table.entries(out, "double")[0]["player"] == 1
+    assert table.referee.stage == "doubled"
+
+
+def test_an_illegal_move_stands_when_the_opponent_doubles_before_the_press() -> None:
+    table = started()
+    table.play_first_legal()
+    table.throw(0, 6, 4)
+    wrong = table.referee.match.position.apply_steps([(13, 4)])  # 9 pips with 64
+    table.place(wrong, 0)
+    table.cube = CubeSeen(2, "offered", 0.9)
+    out = table.frames(1) + table.press(1)
+    assert table.types(out) == ["clock", "illegal_move", "move", "double"]
+    assert table.entries(out, "move")[0]["stands"] is True

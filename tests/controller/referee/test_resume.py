@@ -118,3 +118,9 @@ def test_director_actions_and_flags_resume_at_every_entry() -> None:
         for event in table.events[table.produced[cut - 1] + 1 :]:
             journal += entries_of(referee.handle(event))
         assert journal == entries, f"cut after entry {cut} ({entries[cut - 1]['type']})"
+
+
+def test_a_clock_that_kept_running_is_not_set_back() -> None:
+    _, _, run = simulate(MATCHES / "match10058734.txt", seed=11)
+    _, commands = resume(run.entries[:40], restore_clock=False)
+    assert not [c for c in commands if isinstance(c, ClockCommand) and c.action == "set_times"]

@@ -125,3 +125,19 @@ def test_a_press_becomes_the_referees_event(tmp_path: Path) -> None:
         clock = [e for e in journal.entries if e["type"] == "clock"]
     assert clock and clock[0]["side"] == "right" and clock[0]["event"] == "press"
     assert pipeline.timings.press_ms
+
+
+def test_a_recording_killed_mid_line_replays_up_to_there(tmp_path: Path) -> None:
+    recorder = Recorder(tmp_path / "rec", {"config": {}})
+    recorder("frame", 100, ("a", b"\xff\xd8one"))
+    recorder("clock", 150, PressEvent(1, "left", 150, None, (10, 20), 0, "run"))
+    recorder("frame", 200, ("a", b"\xff\xd8one"))
+    recorder.close()
+    recorder.close()  # closing twice is harmless
+    with (tmp_path / "rec" / "timeline.jsonl").open("a") as timeline:
+        timeline.write('{"t":250,"fra')  # the process was killed while writing
+    steps = list(Recording(tmp_path / "rec").steps())
+    assert [(s.t_ms, s.frame) for s in steps] == [(100, "a"), (150, None), (200, "a")]
+    press = steps[1].clock
+    assert isinstance(press, PressEvent) and press.button == "left"
+    assert press.times_ms == (10, 20)

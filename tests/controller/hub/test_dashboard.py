@@ -1,0 +1,82 @@
+"""The dashboard in a real headless Chromium: scores change live as the match is played."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from controller.hub.publisher import TablePublisher
+from controller.hub.server import HubApp
+from tests.controller.hub.broker import wait_for
+from tests.controller.hub.matches import simulated_match
+from tests.controller.hub.webdriver import CHROMEDRIVER, CHROMIUM, Browser
+
+SCORE = "const e = document.getElementById(arguments[0]); return e ? e.textContent : null;"
+
+
+@pytest.fixture
+def browser() -> Browser:
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not Path(path).exists():
+            pytest.fail(f"{path} not installed: run setup.sh")
+    b = Browser()
+    yield b  # type: ignore[misc]
+    b.close()
+
+
+def test_a_tables_score_changes_on_the_dashboard_without_reload(
+    browser: Browser, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
+) -> None:
+    hub = make_hub()
+    entries = simulated_match(4, seed=11, length=5)
+    table = make_table("4")
+    other = make_table("5")
+    other.publish_many(simulated_match(5, seed=12)[:10])
+    table.publish_many(entries[:3])  # match_start, game_start, opening roll
+    browser.get(hub.url + "/")
+    wait_for(lambda: browser.run(SCORE, "score-cup-4-0") == "0", 30, "the card for table 4")
+    browser.run("window.hakemMarker = 'same page';")
+    seen = []
+    start = 3
+    for i, entry in enumerate(entries[3:], start=3):
+        if entry["type"] != "game_end":
+            continue
+        table.publish_many(entries[start : i + 1])
+        start = i + 1
+        a, b = entry["score"]
+        wait_for(lambda a=a, b=b: (browser.run(SCORE, "score-cup-4-0"),
+                                   browser.run(SCORE, "score-cup-4-1")) == (str(a), str(b)),
+                 30, f"the dashboard to show {a}-{b}")
+        seen.append((a, b))
+    table.publish_many(entries[start:])
+    assert len(seen) >= 2  # the score changed at least twice while the page stayed open
+    wait_for(lambda: "finished" in browser.run(
+        "return document.getElementById('card-cup-4').className;"), 30, "finished")
+    assert browser.run("return window.hakemMarker;") == "same page"  # never reloaded
+    assert browser.run("return document.querySelectorAll('#tables .card').length;") == 2
+
+
+def test_the_table_page_draws_the_board_and_lists_moves_and_flags(
+    browser: Browser, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
+) -> None:
+    hub = make_hub()
+    entries = simulated_match(6, seed=5, length=5)
+    table = make_table("6")
+    table.publish_many(entries[:20])
+    browser.get(hub.url + "/tables/cup/6")
+    rows = "return document.querySelectorAll('#moves tr').length;"
+    moves = sum(1 for e in entries[:20] if e["type"] == "move")
+    wait_for(lambda: browser.run(rows) == moves, 30, f"{moves} moves listed")
+    browser.run("window.hakemMarker = 1;")
+    table.publish_many(entries[20:])
+    total = sum(1 for e in entries if e["type"] == "move")
+    wait_for(lambda: browser.run(rows) == total, 30, f"{total} moves listed")
+    flags = sum(1 for e in entries if e["type"] in ("illegal_move", "invalid_throw"))
+    assert browser.run("return document.querySelectorAll('#flags li').length;") == flags
+    wait_for(lambda: browser.run(
+        "const b = document.getElementById('board'); return b.complete && b.naturalWidth;") > 0,
+        30, "the SVG board to load")
+    assert browser.run("return window.hakemMarker;") == 1
+    assert browser.run("return document.getElementById('login').hidden;") is False

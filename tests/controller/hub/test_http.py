@@ -1,0 +1,154 @@
+"""The web API and director actions over real HTTP: reads are open, changes need a login."""
+
+from __future__ import annotations
+
+import json
+import logging
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.hub.server import HubApp
+from controller.hub.service import ActionRefusedError, HubService
+from tests.controller.hub.matches import simulated_match
+
+PASSWORD = "correct horse battery"
+
+
+def feed(service: HubService, table: str, entries: list[dict[str, Any]]) -> None:
+    for entry in entries:
+        body = {"v": 1, "match": entries[0]["match_id"], "entry": entry}
+        if entry.get("snapshot"):
+            body["snapshot_jpeg"] = "/9j/2Q=="
+        service.ingest(f"hakem/cup/{table}/events", json.dumps(body).encode())
+    assert service.wait_idle(30)
+
+
+def call(url: str, body: dict[str, Any] | None = None, token: str | None = None,
+         ctype: str = "application/json") -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method="GET" if body is None else "POST")
+    if body is not None:
+        request.add_header("Content-Type", ctype)
+    if token:
+        request.add_header("Cookie", f"hakem_session={token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            raw = response.read()
+            kind = response.headers.get("Content-Type", "")
+            return response.status, json.loads(raw) if "json" in kind else raw.decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Iterator[HubApp]:
+    app = HubApp(str(tmp_path / "hub.db"), None).start()
+    app.service.add_user("td", PASSWORD)
+    feed(app.service, "3", simulated_match(3, seed=5, length=5))
+    yield app
+    app.stop()
+
+
+def first_flag(app: HubApp) -> int:
+    flags = app.service.table("cup", "3")["flags"]
+    assert flags, "the simulated match has flags"
+    return int(flags[0]["seq"])
+
+
+def test_api_tables_lists_every_table_with_the_contract_fields(hub: HubApp) -> None:
+    status, tables = call(hub.url + "/api/tables")
+    assert status == 200 and len(tables) == 1
+    card = tables[0]
+    assert card["table"] == "3" and card["players"] == ["Ayse 3", "Mehmet 3"]
+    assert isinstance(card["score"], list) and len(card["score"]) == 2
+    assert card["finished"] is True and max(card["score"]) >= 5
+    for key in ("cube", "clocks_ms", "running", "flags", "open_flags", "online", "tournament"):
+        assert key in card
+    status, detail = call(hub.url + "/api/tables/cup/3")
+    assert status == 200 and detail["moves"] and detail["flags"][0]["rule"].startswith("BG-")
+    status, svg = call(hub.url + "/api/tables/cup/3/board.svg")
+    assert status == 200 and svg.startswith("<svg") and 'data-count="' in svg
+    status, record = call(hub.url + "/api/tables/cup/3/match.mat")
+    assert status == 200 and "Ayse 3" in record and detail["moves"][0]["move"] in record
+    assert call(hub.url + "/api/tables/cup/99")[0] == 404
+    status, page = call(hub.url + "/")
+    assert status == 200 and 'name="viewport"' in page and "/static/dashboard.js" in page
+
+
+def test_actions_without_a_session_are_refused_logged_and_change_nothing(
+    hub: HubApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    seq = first_flag(hub)
+    with caplog.at_level(logging.WARNING, logger="hakem.hub.audit"):
+        status, body = call(f"{hub.url}/api/tables/cup/3/flags/{seq}/ack", {})
+        assert status == 401 and "not logged in" in body["error"]
+        status, body = call(f"{hub.url}/api/tables/cup/3/end", {"winner": 0}, token="forged")
+        assert status == 401 and "session" in body["error"]
+        status, body = call(hub.url + "/api/login", {"user": "td", "password": "wrong password"})
+        assert status == 401 and "wrong user name or password" in body["error"]
+        status, body = call(hub.url + "/api/login", {"user": "nobody", "password": PASSWORD})
+        assert status == 401
+    refused = [r.getMessage() for r in caplog.records if r.name == "hakem.hub.audit"]
+    assert len(refused) == 4 and all(m.startswith("refused") for m in refused)
+    detail = hub.service.table("cup", "3")
+    assert detail["flags"][0]["acknowledged_by"] is None and detail["ended_by"] is None
+    audit = hub.service.store.audit_log()
+    assert [a["ok"] for a in audit] == [False] * 4
+    assert audit[-1]["action"] == "acknowledge cup/3" and audit[-1]["remote"] == "127.0.0.1"
+    assert call(hub.url + "/api/audit")[0] == 401
+
+
+def test_a_director_acknowledges_overrides_and_ends_and_it_survives_a_restart(
+    hub: HubApp, tmp_path: Path
+) -> None:
+    seq = first_flag(hub)
+    status, body = call(hub.url + "/api/login", {"user": "td", "password": PASSWORD})
+    assert status == 200
+    token = body["token"]
+    assert call(hub.url + "/api/session", token=token)[1] == {"user": "td"}
+    assert call(f"{hub.url}/api/tables/cup/3/flags/{seq}/ack", {}, token)[0] == 200
+    status, body = call(f"{hub.url}/api/tables/cup/3/flags/{seq}/override",
+                        {"verdict": "sideways"}, token)
+    assert status == 400 and "verdict" in body["error"]
+    assert call(f"{hub.url}/api/tables/cup/3/flags/{seq}/override",
+                {"verdict": "overturned", "note": "misread"}, token)[0] == 200
+    ended = call(f"{hub.url}/api/tables/cup/3/end", {"winner": 1, "note": "forfeit"}, token)
+    assert ended[0] == 200
+    status, body = call(f"{hub.url}/api/tables/cup/3/end", {"winner": 1}, token, "text/plain")
+    assert status == 400 and "application/json" in body["error"]  # no cross-site form posts
+    flag = hub.service.table("cup", "3")["flags"][0]
+    assert flag["acknowledged_by"] == "td"
+    assert flag["override"] == {"verdict": "overturned", "by": "td", "note": "misread"}
+    hub.stop()
+    again = HubApp(str(tmp_path / "hub.db"), None).start()
+    try:
+        detail = again.service.table("cup", "3")
+        assert detail["flags"][0]["override"]["verdict"] == "overturned"
+        assert detail["winner"] == 1 and detail["ended_by"] == "td: forfeit"
+        assert call(again.url + "/api/session", token=token)[1] == {"user": "td"}
+        assert call(again.url + "/api/logout", {}, token)[0] == 200
+        assert call(again.url + "/api/session", token=token)[1] == {"user": None}
+    finally:
+        again.stop()
+
+
+def test_sessions_expire_and_passwords_are_stored_hashed(tmp_path: Path) -> None:
+    now = [1000.0]
+    service = HubService(str(tmp_path / "hub.db"), session_ttl_s=60, clock=lambda: now[0])
+    service.add_user("td", PASSWORD)
+    token = service.login("td", PASSWORD, "test")
+    assert service.session_user(token) == "td"
+    now[0] += 61
+    assert service.session_user(token) is None
+    with pytest.raises(ActionRefusedError, match="expired"):
+        service.act(token, "test", "cup", "3", "end", {"winner": None})
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("hub.db*"))  # the WAL too
+    assert PASSWORD.encode() not in raw and token.encode() not in raw
+    with pytest.raises(ValueError, match="too short"):
+        service.add_user("x", "short")
+    service.store.close()
