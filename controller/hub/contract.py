@@ -25,6 +25,7 @@ because one bad entry must not blind the director to a whole table):
 - ``correction``: ``player``, ``position_id``; resolves the latest open ``illegal_move``.
 - ``double``: ``player`` (who offers), ``cube`` (value offered; default twice the current).
 - ``take``: ``player`` (who takes; becomes the owner). ``drop``: ``player`` (who drops).
+  Cube actions also join the move list (``action`` "double", "take", "drop"), as in ``.mat``.
 - ``game_end``: ``winner``, ``points``, ``score`` [a, b] after the game (*preferred*; without
   it the hub adds ``points`` to the winner).
 - ``match_end``: ``winner``, ``score`` [a, b]; the match is finished.
@@ -190,7 +191,7 @@ class MatchState:
     def detail(self) -> dict[str, Any]:
         """The full form for a table's page: the summary plus moves, flags and games."""
         out = self.summary()
-        out["moves"] = copy.deepcopy(self.moves)
+        out["moves"] = copy.deepcopy(self.moves)  # moves and cube actions, each with "action"
         out["flags"] = copy.deepcopy(self.flags)
         out["games"] = copy.deepcopy(self.games)
         out["position"] = copy.deepcopy(self.position)
@@ -234,6 +235,7 @@ def _move(s: MatchState, e: dict[str, Any], who: int | None) -> None:
         s.position = e["position"]
     s.moves.append(
         {
+            "action": "move",
             "seq": _int(e.get("seq")),
             "game": s.game_number,
             "player": who,
@@ -255,21 +257,34 @@ def _correction(s: MatchState, e: dict[str, Any], who: int | None) -> None:
             break
 
 
+def _cube_action(s: MatchState, e: dict[str, Any], who: int | None, action: str) -> None:
+    """Cube actions join the move list (as the .mat record has them)."""
+    if who is not None:
+        s.moves.append({"action": action, "seq": _int(e.get("seq")), "game": s.game_number,
+                        "player": who, "cube": s.cube_offered_value, "dice": None,
+                        "move": action, "position_id": None})
+
+
 def _double(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     s.cube_offered_by = who
     offered = _int(e.get("cube"))
     s.cube_offered_value = offered if offered else s.cube * 2
+    _cube_action(s, e, who, "double")
 
 
 def _take(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     s.cube = s.cube_offered_value or s.cube * 2
     if who is None and s.cube_offered_by is not None:
         who = 1 - s.cube_offered_by
+    _cube_action(s, e, who, "take")
     s.cube_owner = who
     s.cube_offered_by, s.cube_offered_value = None, None
 
 
 def _drop(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    if who is None and s.cube_offered_by is not None:
+        who = 1 - s.cube_offered_by
+    _cube_action(s, e, who, "drop")
     s.cube_offered_by, s.cube_offered_value = None, None
 
 

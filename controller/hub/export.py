@@ -1,40 +1,39 @@
 """The match record a director downloads from a table's page.
 
-The engine's Jellyfish ``.mat`` writer (``engine.backgammon.mat_writer``) is used when it is
-present and offers ``write_match_text``; until then the hub serves the journal-derived move list
-as plain text (one line per move: game, player, dice, move), and says so in the file.
+Backgammon matches are written as Jellyfish ``.mat`` by the engine's writer
+(``engine.backgammon.mat_writer.write_match_text``, fed the hub's match detail). A Mangala
+match, or one whose journal the writer refuses (a move text it cannot parse), gets the plain
+move list instead, which says so in its first lines.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from controller.hub.contract import MatchState
-
-
-def _engine_writer() -> Any:
-    try:
-        module = importlib.import_module("engine.backgammon.mat_writer")
-    except ImportError:
-        return None
-    return getattr(module, "write_match_text", None)
+from engine.backgammon.mat_writer import write_match_text
+from engine.errors import RecordFormatError
 
 
 def match_record(state: MatchState, table: str) -> tuple[str, str, str]:
     """(text, content type, file name) of a match's record."""
-    writer = _engine_writer()
-    if writer is not None:
-        return str(writer(state.detail())), "text/plain; charset=utf-8", f"table-{table}.mat"
-    return moves_text(state, table), "text/plain; charset=utf-8", f"table-{table}-moves.txt"
+    if state.game == "backgammon":
+        try:
+            text = write_match_text(state.detail())
+        except RecordFormatError as exc:
+            return moves_text(state, table, str(exc)), "text/plain; charset=utf-8", \
+                f"table-{table}-moves.txt"
+        return text, "text/plain; charset=utf-8", f"table-{table}.mat"
+    return (moves_text(state, table, f"no .mat format for {state.game}"),
+            "text/plain; charset=utf-8", f"table-{table}-moves.txt")
 
 
-def moves_text(state: MatchState, table: str) -> str:
-    """The plain-text move list (not a .mat file: no .mat writer is available to the hub)."""
+def moves_text(state: MatchState, table: str, why: str) -> str:
+    """The plain-text move list, with the reason it is not a ``.mat`` file."""
     players = state.players
     lines = [
         f"# hakem table {table}, match {state.match}",
-        "# plain move list from the journal (the .mat writer is not available)",
+        f"# plain move list from the journal, not a .mat file: {why}",
         f"# {players[0]} vs {players[1]}, "
         + (f"{state.length}-point match" if state.length else "unlimited"),
     ]

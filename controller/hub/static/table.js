@@ -58,7 +58,7 @@ function show(t) {
   const body = document.getElementById("moves");
   body.replaceChildren(...t.moves.map(m => el("tr", {}, el("td", {}, String(m.game)),
     el("td", {}, m.player === null ? "?" : t.players[m.player]), el("td", {}, m.dice ? m.dice.join("") : ""),
-    el("td", {}, m.move || "(no move)"))));
+    el("td", {}, m.action === "double" ? "doubles to " + m.cube : (m.move || "(no move)")))));
   const flags = document.getElementById("flags");
   flags.replaceChildren(...t.flags.map(f => flagItem(t, f)));
   document.getElementById("noflags").hidden = t.flags.length > 0;

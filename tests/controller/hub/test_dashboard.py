@@ -67,11 +67,12 @@ def test_the_table_page_draws_the_board_and_lists_moves_and_flags(
     table.publish_many(entries[:20])
     browser.get(hub.url + "/tables/cup/6")
     rows = "return document.querySelectorAll('#moves tr').length;"
-    moves = sum(1 for e in entries[:20] if e["type"] == "move")
+    kinds = ("move", "double", "take", "drop")
+    moves = sum(1 for e in entries[:20] if e["type"] in kinds)
     wait_for(lambda: browser.run(rows) == moves, 30, f"{moves} moves listed")
     browser.run("window.hakemMarker = 1;")
     table.publish_many(entries[20:])
-    total = sum(1 for e in entries if e["type"] == "move")
+    total = sum(1 for e in entries if e["type"] in kinds)
     wait_for(lambda: browser.run(rows) == total, 30, f"{total} moves listed")
     flags = sum(1 for e in entries if e["type"] in ("illegal_move", "invalid_throw"))
     assert browser.run("return document.querySelectorAll('#flags li').length;") == flags

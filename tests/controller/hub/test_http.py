@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from controller.hub.server import HubApp
+from engine.backgammon.mat_reader import parse_mat
 from controller.hub.service import ActionRefusedError, HubService
 from tests.controller.hub.matches import simulated_match
 
@@ -75,6 +76,10 @@ def test_api_tables_lists_every_table_with_the_contract_fields(hub: HubApp) -> N
     assert status == 200 and svg.startswith("<svg") and 'data-count="' in svg
     status, record = call(hub.url + "/api/tables/cup/3/match.mat")
     assert status == 200 and "Ayse 3" in record and detail["moves"][0]["move"] in record
+    parsed = parse_mat(record)  # the engine's own .mat reader reads it back
+    assert parsed.length == 5 and parsed.players == ("Ayse 3", "Mehmet 3")
+    assert len(parsed.games) == len(detail["games"])
+    assert "Doubles => 2" in record or not any(m["action"] == "double" for m in detail["moves"])
     assert call(hub.url + "/api/tables/cup/99")[0] == 404
     status, page = call(hub.url + "/")
     assert status == 200 and 'name="viewport"' in page and "/static/dashboard.js" in page
