@@ -46,6 +46,8 @@ class Layout:
     bar_ts: np.ndarray  # (B,) y along the bar, px
     line_dx: np.ndarray  # (L,) x offsets of a short line across the axis through a centre
     line_dy: np.ndarray  # small shifts of that line along the axis
+    line_x: np.ndarray  # (24, M, L) sample columns of those lines
+    line_y: np.ndarray  # (len(line_dy), 24, M, L) sample rows
     arc_dx: np.ndarray  # (A,) arc sample offsets
     arc_dy: np.ndarray  # (A,)
     cap: int
@@ -93,6 +95,14 @@ def layout_for(canonical: Canonical) -> Layout:
     bar_cx = canonical.mm_to_px(g.bar.centre[0], 0.0)[0]
     bar_x = bar_cx + np.array([-9.0, -4.5, 0.0, 4.5, 9.0]) * s
     bar_ts = np.arange(y_top + 0.3 * r, y_bot - 0.3 * r, d / 8.0)
+    line_dx = np.linspace(-0.45 * r, 0.45 * r, 7)
+    line_dy = np.array([-0.06, 0.0, 0.06]) * d
+    all_centres = centres(offsets)
+    line_x = np.clip(np.rint(all_centres[..., 0:1] + line_dx), 0, w - 1).astype(np.intp)
+    line_y = np.stack([
+        np.clip(np.rint(all_centres[..., 1:2] + dy + 0.0 * line_dx), 0, h - 1).astype(np.intp)
+        for dy in line_dy
+    ])
     return Layout(
         d=d,
         ts=ts,
@@ -102,11 +112,13 @@ def layout_for(canonical: Canonical) -> Layout:
         win=win,
         disc_dx=disc[:, 0],
         disc_dy=disc[:, 1],
-        centres=centres(offsets),
+        centres=all_centres,
         bar_x=bar_x,
         bar_ts=bar_ts,
-        line_dx=np.linspace(-0.45 * r, 0.45 * r, 7),
-        line_dy=np.array([-0.06, 0.0, 0.06]) * d,
+        line_dx=line_dx,
+        line_dy=line_dy,
+        line_x=line_x,
+        line_y=line_y,
         arc_dx=arc_dx,
         arc_dy=arc_dy,
         cap=cap,
@@ -133,7 +145,7 @@ def edge_maps(gray: np.ndarray, config: CheckerConfig) -> tuple[np.ndarray, np.n
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(x, -40, 40)))
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-np.minimum(np.maximum(x, -40.0), 40.0)))
     return out
 
 
@@ -225,20 +237,14 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig) -> Co
     prof = np.minimum(up, dn)  # (24, T)
     q = np.where(layout.win[None], prof[:, None, :], 0.0).max(axis=-1)  # (24, M)
     p = _sigmoid((q - config.disc_score_threshold) / config.disc_score_scale)
-    p = np.clip(p, config.evidence_floor, 1.0 - config.evidence_floor)
+    p = np.minimum(np.maximum(p, config.evidence_floor), 1.0 - config.evidence_floor)
     q_any = np.where(layout.win[None], np.maximum(up, dn)[:, None, :], 0.0).max(axis=-1)
     p_any = _sigmoid((q_any - config.disc_score_threshold) / config.disc_score_scale)
-    p_any = np.clip(p_any, config.evidence_floor, 1.0 - config.evidence_floor)
+    p_any = np.minimum(np.maximum(p_any, config.evidence_floor), 1.0 - config.evidence_floor)
     # rims crossing the column's axis (a short line across it), near each position
-    h, w = edges.shape
-    cx = np.clip(np.rint(layout.centres[..., 0:1] + layout.line_dx), 0, w - 1).astype(np.intp)
-    lines = []
-    for dy in layout.line_dy:
-        cy = np.clip(np.rint(layout.centres[..., 1:2] + dy + 0.0 * layout.line_dx), 0, h - 1)
-        lines.append(edges[cy.astype(np.intp), cx].mean(axis=-1))
-    line = np.max(lines, axis=0)  # (24, M)
+    line = edges[layout.line_y, layout.line_x[None]].mean(axis=-1).max(axis=0)  # (24, M)
     p_line = _sigmoid((line - config.cover_line_threshold) / config.disc_score_scale)
-    p_line = np.clip(p_line, config.evidence_floor, 1.0 - config.evidence_floor)
+    p_line = np.minimum(np.maximum(p_line, config.evidence_floor), 1.0 - config.evidence_floor)
     hyps = hypotheses(layout.cap)
     expect = np.array([h.expect for h in hyps])  # (H, M)
     plain = np.array([not h.overlays for h in hyps])

@@ -52,14 +52,14 @@ class CheckerConfig:
 class OcclusionConfig:
     """Something over the board: colour against the empty-board model, missing point edges."""
 
-    downscale: int = 3  # the colour model works on the reading raster shrunk this many times
+    downscale: int = 4  # the colour model works on the reading raster shrunk this many times
     chroma_threshold: float = 18.0  # chromaticity distance (x255) from the model called foreign
     min_brightness_ratio: float = 0.45  # darker than this times the model: foreign (not shadow)
     max_brightness_ratio: float = 2.3  # brighter than this: foreign (not glare)
     min_blob_checkers: float = 1.2  # a foreign blob reaching the board's edge must be this big
     huge_blob_checkers: float = 5.0  # a blob this big hides wherever it is
     margin_checkers: float = 2.5  # hidden area grown by this many diameters around a blob
-    edge_margin_checkers: float = 1.0  # the same around a column whose point edge is hidden
+    edge_margin_checkers: float = 2.5  # the same around a column whose point edge is hidden
     hide_whole_half: bool = False  # a hand over a half hides both rows of that half
     slot_hidden_fraction: float = 0.01  # share of a slot's column a blob must cover to hide it
     rail_band_mm: tuple[float, ...] = (4.0, 11.0)  # the rail looked at, outside the surface

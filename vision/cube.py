@@ -193,13 +193,14 @@ def _square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float) -> lis
     edges = cv2.Canny(cv2.GaussianBlur(gray, (3, 3), 0), 20, 60)
     edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
     free = (edges == 0).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
     side = size_mm * px_per_mm
     out: list[np.ndarray] = []
-    for i in range(1, n):
+    big, small = stats[:, 2:4].max(axis=1), stats[:, 2:4].min(axis=1)
+    sized = (0.55 * side < big) & (big < 1.6 * side) & (small >= 0.4 * side)
+    sized[0] = False  # the background label
+    for i in np.flatnonzero(sized).tolist():  # only cube-sized regions are looked at closely
         x, y, w, h = (int(v) for v in stats[i, :4])
-        if not (0.55 * side < max(w, h) < 1.6 * side) or min(w, h) < 0.4 * side:
-            continue
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
         contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea)
@@ -229,13 +230,14 @@ def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float
     cv2.drawContours(mask, contours, -1, 255, -1)
     shrink = max(3, round(size_mm * 0.3 * px_per_mm) | 1)
     core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (shrink, shrink)))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
     side_core = size_mm * px_per_mm - shrink
     out: list[np.ndarray] = []
-    for i in range(1, n):
+    areas = stats[:, cv2.CC_STAT_AREA]
+    sized = (0.45 * side_core ** 2 < areas) & (areas < 1.7 * side_core ** 2)
+    sized[0] = False  # the background label
+    for i in np.flatnonzero(sized).tolist():
         area = stats[i, cv2.CC_STAT_AREA]
-        if not 0.45 * side_core ** 2 < area < 1.7 * side_core ** 2:
-            continue
         x, y, w, h = (int(v) for v in stats[i, :4])
         comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
         found, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

@@ -135,6 +135,18 @@ class TablePublisher:
         """The match the next entry belongs to."""
         return self.outbox.get("match")
 
+    def resume(self, entries: Iterable[dict[str, Any]]) -> None:
+        """After a restart, rebuild the retained state from the journal so far (queues nothing:
+        the outbox already holds whatever was not acknowledged)."""
+        for entry in entries:
+            if entry.get("type") == "match_start":
+                self.state = MatchState(match_id_of(entry))
+                self.outbox.put("match", self.state.match)
+            elif self.state is None:
+                continue
+            self.state.apply(entry)
+        self._publish_state()
+
     # -- publishing -----------------------------------------------------------------------
     def publish(self, entry: dict[str, Any]) -> None:
         """Queue one journal entry durably, then send it if connected."""

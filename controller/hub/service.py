@@ -47,6 +47,8 @@ log = logging.getLogger("hakem.hub")
 audit_log = logging.getLogger("hakem.hub.audit")
 
 SESSION_TTL_S = 8 * 3600.0
+LOGIN_FAILURES = 5
+LOCKOUT_S = 300.0
 ACKED_MATCHES = 8  # matches per table named in each ack
 
 
@@ -158,6 +160,8 @@ class HubService:
         self._writer: threading.Thread | None = None
         self._client: mqtt.Client | None = None
         self._client_id = client_id
+        self._failures: dict[str, list[float]] = {}
+        self._failures_lock = threading.Lock()
         self._idle = threading.Condition()
         self._received = 0
         self._done = 0
@@ -445,11 +449,23 @@ class HubService:
         audit_log.info("account %s created or reset", name)
 
     def login(self, name: str, password: str, remote: str) -> str:
-        """A new session token, or ActionRefusedError (logged) for a wrong name or password."""
-        stored = self.store.user(name) if isinstance(name, str) else None
-        if stored is None or not isinstance(password, str) or not verify_password(password, stored):
-            self._refuse(remote, name if isinstance(name, str) else None, "login",
-                         "wrong user name or password")
+        """A new session token, or ActionRefusedError (logged) for a wrong name or password.
+
+        After LOGIN_FAILURES wrong attempts from one address within LOCKOUT_S, that address
+        may not try again until LOCKOUT_S after its last failure (guessing on the hall Wi-Fi).
+        """
+        now = self.clock()
+        with self._failures_lock:
+            recent = [t for t in self._failures.get(remote, []) if now - t < LOCKOUT_S]
+            self._failures[remote] = recent
+        if len(recent) >= LOGIN_FAILURES:
+            self._refuse(remote, name, "login", "too many wrong passwords from this address; "
+                         f"try again in {int(LOCKOUT_S - (now - recent[-1])) + 1} s")
+        stored = self.store.user(name)
+        if stored is None or not verify_password(password, stored):
+            with self._failures_lock:
+                self._failures.setdefault(remote, []).append(now)
+            self._refuse(remote, name, "login", "wrong user name or password")
         token = new_token()
         self.store.add_session(token_hash(token), name, self.clock() + self.session_ttl_s)
         self.store.audit(utc_now_iso(), remote, name, "login", True, "")

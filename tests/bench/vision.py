@@ -3,8 +3,9 @@
 Run ``.venv/bin/python -m tests.bench.vision``. It renders 1280x720 frames, then, in a fresh
 process that holds only the reading pipeline, times OpenCV decoding each frame's JPEG and
 reading the decoded frame (calibration from corners, warp, checkers, bar, colours, occlusion),
-interleaved so a busy machine slows both alike, and prints them side by side with their ratio
-and the process's peak resident memory. Targets live in ``vision.config.BenchConfig``: decode
+interleaved, as CPU time of the (single) working thread so that other processes on a busy
+machine do not count, and prints them side by side with their ratio and the process's peak
+resident memory. Targets live in ``vision.config.BenchConfig``: decode
 plus read at most 2.5 decodes (reading at most 1.5), under 150 MB. One OpenCV thread.
 """
 
@@ -50,11 +51,11 @@ def _worker(folder: Path, repeat: int) -> int:
         read_board(image, corners=corners)  # warm caches
         dec, rd = [], []
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-            t1 = time.perf_counter()
+            t1 = time.thread_time()
             read_board(img, corners=corners)
-            t2 = time.perf_counter()
+            t2 = time.thread_time()
             dec.append((t1 - t0) * 1000.0)
             rd.append((t2 - t1) * 1000.0)
         rows.append({"frame": meta["seed"], "decode": statistics.median(dec),

@@ -88,6 +88,20 @@ def _local_scale(from_mm: np.ndarray, x: float, y: float) -> float:
     return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 20.0)
 
 
+def _percentiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
+    """Percentiles by linear interpolation between order statistics (as ``np.percentile``),
+    without its overhead: this runs for hundreds of small windows a frame."""
+    v = np.sort(values, axis=None)
+    m = len(v) - 1
+    out = []
+    for q in qs:
+        pos = q / 100.0 * m
+        lo = int(pos)
+        hi = min(lo + 1, m)
+        out.append(float(v[lo]) + (pos - lo) * (float(v[hi]) - float(v[lo])))
+    return out
+
+
 def _uniform_face(blurred: np.ndarray, centre: np.ndarray, half: int) -> bool:
     """A die face is uniform apart from its pips: around ``centre`` the lighter (or, for
     light pips, the darker) half of the pixels hardly vary."""
@@ -95,8 +109,26 @@ def _uniform_face(blurred: np.ndarray, centre: np.ndarray, half: int) -> bool:
     win = blurred[max(0, cy - half):cy + half + 1, max(0, cx - half):cx + half + 1]
     if win.size == 0:
         return False
-    lo, mid, hi = np.percentile(win, [10, 50, 90])
+    lo, mid, hi = _percentiles(win, (10.0, 50.0, 90.0))
     return bool(min(hi - mid, mid - lo) <= QUICK_SPREAD)
+
+
+def _hessian_at(img: np.ndarray, ys: np.ndarray, xs: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Second derivatives (3x3 Sobel kernels, mirrored border) at the given pixels only."""
+    p = np.pad(img, 1, mode="reflect")
+    y, x = ys + 1, xs + 1
+
+    def at(dy: int, dx: int) -> np.ndarray:
+        out: np.ndarray = p[y + dy, x + dx]
+        return out
+
+    c, n, s, w, e = at(0, 0), at(-1, 0), at(1, 0), at(0, -1), at(0, 1)
+    nw, ne, sw, se = at(-1, -1), at(-1, 1), at(1, -1), at(1, 1)
+    dxx = (nw - 2 * n + ne) + 2 * (w - 2 * c + e) + (sw - 2 * s + se)
+    dyy = (nw - 2 * w + sw) + 2 * (n - 2 * c + s) + (ne - 2 * e + se)
+    dxy = nw - ne - sw + se
+    return dxx, dyy, dxy
 
 
 def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
@@ -124,9 +156,7 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     if len(xs) == 0 or len(xs) > MAX_SPOTS:
         return []
     # Hessian ratio test only where needed: blobs, not edges
-    dxx = cv2.Sobel(b1, cv2.CV_32F, 2, 0, ksize=3)[ys, xs]
-    dyy = cv2.Sobel(b1, cv2.CV_32F, 0, 2, ksize=3)[ys, xs]
-    dxy = cv2.Sobel(b1, cv2.CV_32F, 1, 1, ksize=3)[ys, xs]
+    dxx, dyy, dxy = _hessian_at(b1, ys, xs)
     det = dxx * dyy - dxy * dxy
     blob = (det > 0) & ((dxx + dyy) ** 2 < det * 6.25)
     spots = np.stack([xs[blob], ys[blob]], axis=1).astype(np.float64)
@@ -136,18 +166,27 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     order = np.argsort(-strength)
     taken = np.zeros(len(spots), bool)
     reach = 0.62 * die_px
+    # the mean shift below never leaves 4 reaches of its seed: look only at the spots there
+    by_x = np.argsort(spots[:, 0], kind="stable")
+    sorted_x = spots[by_x, 0]
     for i in order[:400]:
         if taken[i]:
             continue
+        a, b = np.searchsorted(sorted_x, [spots[i, 0] - 4 * reach, spots[i, 0] + 4 * reach])
+        local = np.sort(by_x[a:b])
+        local = local[np.abs(spots[local, 1] - spots[i, 1]) < 4 * reach]
+        near = spots[local]
         c = spots[i]
         for _ in range(3):  # mean shift towards the die's centre
-            members = np.linalg.norm(spots - c, axis=1) < reach
-            c = spots[members].mean(axis=0)
+            members = np.linalg.norm(near - c, axis=1) < reach
+            c = near[members].mean(axis=0)
         taken[i] = True
         if not (_uniform_face(b1, c, half) or _uniform_face(b1, spots[i], half)):
             continue
-        taken |= np.linalg.norm(spots - c, axis=1) < reach * 0.8
+        taken[local[np.linalg.norm(near - c, axis=1) < reach * 0.8]] = True
         out.append((float(strength[i]), c + np.array([x0, y0])))
+        if len(out) == MAX_CANDIDATES:  # seeds come strongest first: the rest would be cut
+            break
     if not out:
         return []
     out.sort(key=lambda t: -t[0])
@@ -205,6 +244,19 @@ def patch_pips(gray: np.ndarray, die_mm: float, ppm: float) -> list[PatchPip]:
     return out
 
 
+@lru_cache(maxsize=16)
+def _layout(n: int, die_mm: float) -> np.ndarray:
+    """The pip places of face ``n`` in mm from the face centre."""
+    return np.array(PIP_LAYOUTS[n], np.float64) * PIP_OFFSET * die_mm
+
+
+@lru_cache(maxsize=8)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i < j) of ``n`` pips."""
+    i, j = np.triu_indices(n, 1)
+    return i, j
+
+
 def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float]:
     """Best pip layout for these face pips: (residual mm, centre x, centre y, angle rad).
 
@@ -215,8 +267,8 @@ def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float
     if n == 1:
         return 0.0, float(centre[0]), float(centre[1]), 0.0
     rel = pts - centre
-    layout = np.array(PIP_LAYOUTS[n], np.float64) * PIP_OFFSET * die_mm
-    i, j = np.triu_indices(n, 1)
+    layout = _layout(n, die_mm)
+    i, j = _pairs(n)
     v = rel[j] - rel[i]
     base = np.arctan2(v[:, 1], v[:, 0])
     angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
@@ -245,33 +297,42 @@ def choose_face(pips: list[PatchPip], die_mm: float
             continue
         top = max(p.contrast for p in seeds)
         strong = [p for p in pips if p.dark == dark and p.contrast >= 0.55 * top]
+        xy = np.array([[p.x, p.y] for p in strong])
+        close = (np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+                 < 0.78 * die_mm).tolist()  # pips close enough to share a face
+        index = {id(p): i for i, p in enumerate(strong)}
+        fits: dict[tuple[int, ...], tuple[float, float, float, float]] = {}  # group -> fit
         for seed in sorted(seeds, key=lambda p: -p.contrast)[:3]:
             if seed.contrast < 0.55 * top:
                 continue
-            group = [seed]
+            group = [index[id(seed)]]
             changed = True
             while changed and len(group) < 6:
                 changed = False
-                for p in strong:
-                    if p in group or len(group) >= 6:
+                for i in range(len(strong)):
+                    if len(group) >= 6 or i in group:
                         continue
-                    if any(math.hypot(p.x - q.x, p.y - q.y) < 0.78 * die_mm for q in group):
-                        group.append(p)
+                    if any(close[i][j] for j in group):
+                        group.append(i)
                         changed = True
             while True:
-                pts = np.array([[p.x, p.y] for p in group])
-                residual, cx, cy, angle = fit_face(pts, die_mm)
+                key = tuple(group)
+                if key not in fits:
+                    fits[key] = fit_face(xy[group], die_mm)
+                residual, cx, cy, angle = fits[key]
                 if residual < limit or len(group) == 1:
                     break
-                far = max(group, key=lambda p: (p is not seed,
-                                                math.hypot(p.x - cx, p.y - cy) - 3 * p.contrast))
-                group.remove(far)
+                far = max(group, key=lambda i: (strong[i] is not seed,
+                                                math.hypot(strong[i].x - cx, strong[i].y - cy)
+                                                - 3 * strong[i].contrast))
+                group = [i for i in group if i != far]
             if residual >= limit:
                 continue
-            strength = float(np.mean([p.contrast for p in group]))
-            score = strength * (1.0 - residual / limit) + 0.02 * len(group)
+            members = [strong[i] for i in group]
+            strength = float(np.mean([p.contrast for p in members]))
+            score = strength * (1.0 - residual / limit) + 0.02 * len(members)
             if best is None or score > best[0]:
-                best = (score, group, residual, cx, cy, angle)
+                best = (score, members, residual, cx, cy, angle)
     if best is None:
         return None
     return best[1], best[2], best[3], best[4], best[5]
@@ -298,16 +359,33 @@ _OFF_Y, _OFF_X = (a.reshape(9, 1) for a in np.mgrid[-1:2, -1:2])
 
 def _body_centre(gray: np.ndarray, die_mm: float, ppm: float) -> tuple[float, float]:
     """Where the die's body is around the patch centre (mm from it): the strongest die-scale
-    blob (difference of Gaussians, either polarity) within half a die of the centre."""
-    g = gray.astype(np.float32)
-    sigma = 0.3 * die_mm * ppm
-    body = np.abs(cv2.GaussianBlur(g, (0, 0), sigma) - cv2.GaussianBlur(g, (0, 0), 2.0 * sigma))
+    blob (difference of Gaussians, either polarity) within half a die of the centre.
+
+    Die-scale blurs are wide, so they run on the patch shrunk fourfold (a die is still ~16 px
+    there); the peak is then placed to a fraction of a pixel by a parabola through its
+    neighbours."""
+    f = 4
     n = gray.shape[0]
-    c = n // 2
-    r = int(0.5 * die_mm * ppm)
-    win = body[c - r:c + r + 1, c - r:c + r + 1]
+    small = cv2.resize(gray.astype(np.float32), (n // f, n // f), interpolation=cv2.INTER_AREA)
+    sigma = 0.3 * die_mm * ppm / f
+    body = np.abs(cv2.GaussianBlur(small, (0, 0), sigma)
+                  - cv2.GaussianBlur(small, (0, 0), 2.0 * sigma))
+    c = (n / 2 - (f - 1) / 2) / f  # the patch centre in the small raster
+    r = 0.5 * die_mm * ppm / f
+    lo, hi = max(0, math.ceil(c - r)), min(n // f - 1, math.floor(c + r))
+    win = body[lo:hi + 1, lo:hi + 1]
     y, x = np.unravel_index(int(np.argmax(win)), win.shape)
-    return (float(x - r) / ppm, float(y - r) / ppm)
+
+    def vertex(a: float, b: float, d: float) -> float:
+        den = a - 2 * b + d
+        return 0.0 if den >= 0 else float(np.clip(0.5 * (a - d) / den, -0.5, 0.5))
+
+    fx = fy = 0.0
+    if 0 < x < win.shape[1] - 1:
+        fx = vertex(float(win[y, x - 1]), float(win[y, x]), float(win[y, x + 1]))
+    if 0 < y < win.shape[0] - 1:
+        fy = vertex(float(win[y - 1, x]), float(win[y, x]), float(win[y + 1, x]))
+    return (float((lo + x + fx - c) * f / ppm), float((lo + y + fy - c) * f / ppm))
 
 
 def _dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
@@ -326,26 +404,39 @@ def grid_read(dog: np.ndarray, cx: float, cy: float, angle: float, die_mm: float
     difference-of-Gaussians response (:func:`_dog`), for dark pips and for light pips; the
     score is how far the weakest pip of the pattern stands above the strongest empty place
     (grey levels / 255)."""
+    k, score = grid_read_many(dog, np.array([[cx, cy]]), angle, die_mm, ppm)
+    return PATTERNS[int(k[0])][0], float(score[0]), PATTERNS[int(k[0])][1]
+
+
+_ON = np.concatenate([_MASKS, _MASKS])  # dark-pip patterns, then light-pip patterns
+_NPAT = len(PATTERNS)
+
+
+def grid_read_many(dog: np.ndarray, centres: np.ndarray, angle: float, die_mm: float,
+                   ppm: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`grid_read` at several face centres at once: per centre, the index of the best
+    pattern in :data:`PATTERNS` and its score."""
     n = dog.shape[0]
     ca, sa = math.cos(angle), math.sin(angle)
     step = PIP_OFFSET * die_mm
-    jj, ii = np.meshgrid(np.arange(3) - 1.0, np.arange(3) - 1.0)
-    u, v = jj * step, ii * step
-    xs = np.round((cx + u * ca - v * sa) * ppm + n / 2).astype(int)
+    u = np.tile(np.arange(3) - 1.0, 3) * step  # grid places, row by row
+    v = np.repeat(np.arange(3) - 1.0, 3) * step
+    cx, cy = centres[:, 0:1], centres[:, 1:2]
+    xs = np.round((cx + u * ca - v * sa) * ppm + n / 2).astype(int)  # (k, 9)
     ys = np.round((cy + u * sa + v * ca) * ppm + n / 2).astype(int)
-    best: tuple[int, float, np.ndarray] = (0, -1e9, np.zeros((3, 3), bool))
-    yy = np.clip(ys.reshape(1, 9) + _OFF_Y, 0, n - 1)
-    xx = np.clip(xs.reshape(1, 9) + _OFF_X, 0, n - 1)
-    stack = dog[yy, xx].reshape(9, 3, 3)
-    for r in (-stack.min(axis=0), stack.max(axis=0)):  # dark pips, light pips
-        flat = r.reshape(-1)
-        on = np.where(_MASKS, flat[None, :], np.inf).min(axis=1)
-        off = np.where(~_MASKS, flat[None, :], -np.inf).max(axis=1)
-        scores = (on - off) / 255.0
-        k = int(np.argmax(scores))
-        if scores[k] > best[1]:
-            best = (PATTERNS[k][0], float(scores[k]), PATTERNS[k][1])
-    return best
+    yy = np.clip(ys[:, None, :] + _OFF_Y[None], 0, n - 1)  # (k, 9 around, 9 places)
+    xx = np.clip(xs[:, None, :] + _OFF_X[None], 0, n - 1)
+    stack = dog[yy, xx]
+    evidence = np.concatenate([-stack.min(axis=1), stack.max(axis=1)], axis=1)  # (k, 18)
+    dark, light = evidence[:, None, :9], evidence[:, None, 9:]
+    masks = _MASKS[None]
+    on = np.concatenate([np.where(masks, dark, np.inf).min(axis=2),
+                         np.where(masks, light, np.inf).min(axis=2)], axis=1)
+    off = np.concatenate([np.where(~masks, dark, -np.inf).max(axis=2),
+                          np.where(~masks, light, -np.inf).max(axis=2)], axis=1)
+    scores = (on - off) / 255.0  # (k, 2 * patterns)
+    best = np.argmax(scores, axis=1)
+    return best % _NPAT, scores[np.arange(len(best)), best]
 
 
 def _outline_angle(gray: np.ndarray, angle: float, die_mm: float, ppm: float,
@@ -377,6 +468,32 @@ NEAR_MM = (8.8, 12.0)
 FAR_MM = (14.5, 17.5)
 
 
+def _face_mask(n: int, die_mm: float, pip_pts: np.ndarray) -> tuple[int, int, np.ndarray]:
+    """The middle of the upward face in a face-aligned patch of side ``n``, pips left out:
+    (first, end pixel of the square, mask over it)."""
+    ppm = ALIGNED_PX_PER_MM
+    c = n / 2
+    half = die_mm / 2
+    f0 = int(min(n, max(0, round(c - 0.75 * half * ppm))))
+    f1 = int(min(n, max(0, round(c + 0.75 * half * ppm))))
+    yy, xx = np.mgrid[f0:f1, f0:f1]
+    face = np.ones(yy.shape, bool)
+    for x, y in pip_pts:
+        face &= np.hypot(xx - (c + x * ppm), yy - (c + y * ppm)) > PIP_RADIUS * die_mm * 1.9 * ppm
+    return f0, f1, face
+
+
+def face_spread(aligned_gray: np.ndarray, die_mm: float, pip_pts: np.ndarray) -> float | None:
+    """The grey spread (10th to 90th percentile, / 64) of the face without its pips: the first
+    pose feature, and the cheap test that drops board texture before the others are computed;
+    None when too little of the face is left to tell."""
+    f0, f1, face = _face_mask(aligned_gray.shape[0], die_mm, pip_pts)
+    gvals = aligned_gray[f0:f1, f0:f1].astype(np.float32)[face]
+    if len(gvals) < 8:
+        return None
+    return float(np.percentile(gvals, 90) - np.percentile(gvals, 10)) / 64.0
+
+
 def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
                   side_pips: np.ndarray | None = None) -> np.ndarray:
     """Features of a face-aligned patch for the cocked/flat model.
@@ -397,18 +514,14 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
     def px(mm: float) -> int:
         return int(min(n, max(0, round(c + mm * ppm))))
 
-    face = np.zeros((n, n), bool)
-    face[px(-0.75 * half):px(0.75 * half), px(-0.75 * half):px(0.75 * half)] = True
-    yy, xx = np.mgrid[0:n, 0:n]
-    for x, y in pip_pts:
-        face &= np.hypot(xx - (c + x * ppm), yy - (c + y * ppm)) > PIP_RADIUS * die_mm * 1.9 * ppm
-    pixels = f[face]
+    f0, f1, face = _face_mask(n, die_mm, pip_pts)
+    pixels = f[f0:f1, f0:f1][face]
     if len(pixels) < 8:
         return np.zeros(FEATURE_COUNT)
     colour = np.median(pixels, axis=0)
     bright = float(colour.sum()) + 1.0
     chroma = colour / bright
-    gvals = gray[face]
+    gvals = gray[f0:f1, f0:f1][face]
     spread = float(np.percentile(gvals, 90) - np.percentile(gvals, 10)) / 64.0
     fsum = f.sum(axis=2) + 1.0
     ratio = fsum / bright
@@ -547,6 +660,9 @@ class FaceFinding:
     score: float = 0.0  # pip evidence: weakest pattern pip over strongest empty place
 
 
+_SHIFTS = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+
+
 def find_faces(image: np.ndarray, to_mm: np.ndarray,
                geometry: BoardGeometry | None = None, *,
                all_candidates: bool = False) -> list[FaceFinding]:
@@ -582,10 +698,12 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
             if edge < MIN_EDGE:
                 continue
             dog = _dog(centred, die, ALIGNED_PX_PER_MM)
-            for dx, dy in ((0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)):
-                value, gscore, mask = grid_read(dog, dx, dy, angle, die, ALIGNED_PX_PER_MM)
-                if best is None or gscore > best[0]:
-                    best = (gscore, x0 + dx, y0 + dy, angle, value, mask, edge)
+            ks, scores = grid_read_many(dog, _SHIFTS, angle, die, ALIGNED_PX_PER_MM)
+            i = int(np.argmax(scores))
+            if best is None or scores[i] > best[0]:
+                value, mask = PATTERNS[int(ks[i])]
+                best = (float(scores[i]), x0 + float(_SHIFTS[i, 0]), y0 + float(_SHIFTS[i, 1]),
+                        angle, value, mask, edge)
         if best is None or best[0] < MIN_GRID_SCORE:
             continue
         gscore, x_mm, y_mm, angle, value, mask, edge = best
@@ -596,8 +714,11 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         step = PIP_OFFSET * die
         pts = np.array([[(j - 1) * step, (i - 1) * step] for i, j in zip(*np.nonzero(mask),
                                                                           strict=True)])
-        others = [p for p in patch_pips(cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY), die,
-                                        ALIGNED_PX_PER_MM)
+        aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
+        spread = face_spread(aligned_gray, die, pts)
+        if spread is not None and spread * 64.0 > MAX_FACE_SPREAD and not all_candidates:
+            continue  # board texture: the same test as below, before the costly features
+        others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM)
                   if p.contrast >= 0.5 * gscore]
         side = np.array([[p.x, p.y] for p in others
                          if max(abs(p.x), abs(p.y)) > 0.56 * die

@@ -7,6 +7,7 @@ function render(t) {
   let card = document.getElementById(id);
   if (!card) {
     card = el("article", {id: id, class: "card"});
+    card.dataset.sort = key(t);
     grid.append(card);
     const cards = Array.from(grid.children);
     cards.sort((a, b) => a.dataset.sort.localeCompare(b.dataset.sort, undefined, {numeric: true}));

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import os
 import signal
 import socket
@@ -55,6 +56,9 @@ class Broker:
             "max_queued_messages 0\n"
             "max_inflight_messages 0\n"
             "set_tcp_nodelay true\n"
+            # Started as root, mosquitto would switch to its own user, which cannot read the
+            # test's temporary files; as anyone else this line changes nothing.
+            f"user {getpass.getuser()}\n"
             f"log_dest file {self.workdir / 'mosquitto.log'}\n"
             + ("allow_anonymous true\n" if "allow_anonymous" not in self.extra_config else "")
             + self.extra_config

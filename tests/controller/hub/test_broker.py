@@ -213,3 +213,22 @@ def test_publish_journal_is_the_demo_call_and_republishing_duplicates_nothing(
                 f"{hub.url}/api/tables/cup/9/snapshots/{detail['match']}/{seq}.jpg", timeout=10
             ) as response:
                 assert response.read() == b"\xff\xd8fake-jpeg\xff\xd9"
+
+
+def test_a_restarted_table_resumes_its_state_from_the_journal(
+    make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
+) -> None:
+    hub = make_hub()
+    entries = simulated_match(12, 12)
+    first = make_table("12")
+    first.publish_many(entries[:30])
+    first.wait_delivered(30)
+    first.close()
+    again = make_table("12")  # the Pi rebooted: same outbox, state rebuilt from the journal
+    again.resume(entries[:30])
+    again.publish_many(entries[30:])
+    again.wait_delivered(30)
+    assert again.state is not None and again.state.summary() == folded(entries)
+    wait_for(lambda: (hub.service.table("cup", "12")["reported"] or {}).get("seq")
+             == len(entries), 30, "the retained state")
+    assert hub.service.table("cup", "12")["reported"]["players"] == ["Ayse 12", "Mehmet 12"]

@@ -55,7 +55,7 @@ def test_a_tables_score_changes_on_the_dashboard_without_reload(
     wait_for(lambda: "finished" in browser.run(
         "return document.getElementById('card-cup-4').className;"), 30, "finished")
     assert browser.run("return window.hakemMarker;") == "same page"  # never reloaded
-    assert browser.run("return document.querySelectorAll('#tables .card').length;") == 2
+    assert browser.run("return document.querySelectorAll('#tables .card h2').length;") == 2
 
 
 def test_the_table_page_draws_the_board_and_lists_moves_and_flags(

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from controller.hub.server import HubApp
-from engine.backgammon.mat_reader import parse_mat
 from controller.hub.service import ActionRefusedError, HubService
+from engine.backgammon.mat_reader import parse_mat
 from tests.controller.hub.matches import simulated_match
 
 PASSWORD = "correct horse battery"
@@ -156,4 +156,21 @@ def test_sessions_expire_and_passwords_are_stored_hashed(tmp_path: Path) -> None
     assert PASSWORD.encode() not in raw and token.encode() not in raw
     with pytest.raises(ValueError, match="too short"):
         service.add_user("x", "short")
+    service.store.close()
+
+
+def test_repeated_wrong_passwords_lock_the_address_out_for_a_while(tmp_path: Path) -> None:
+    now = [0.0]
+    service = HubService(str(tmp_path / "hub.db"), clock=lambda: now[0])
+    service.add_user("td", PASSWORD)
+    for _ in range(5):
+        with pytest.raises(ActionRefusedError, match="wrong user name or password"):
+            service.login("td", "guess", "10.0.0.9")
+    with pytest.raises(ActionRefusedError, match="too many wrong passwords"):
+        service.login("td", PASSWORD, "10.0.0.9")  # even the right one, from that address
+    assert service.login("td", PASSWORD, "10.0.0.7")  # another address is not affected
+    now[0] += 301
+    assert service.login("td", PASSWORD, "10.0.0.9")
+    refused = [a for a in service.store.audit_log() if not a["ok"]]
+    assert len(refused) == 6
     service.store.close()

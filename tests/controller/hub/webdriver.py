@@ -50,7 +50,7 @@ class Browser:
         request = urllib.request.Request(self.base + path, data=data, method=method,
                                          headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(request, timeout=60) as response:
+            with urllib.request.urlopen(request, timeout=30) as response:
                 return json.loads(response.read())["value"]
         except urllib.error.HTTPError as exc:
             raise AssertionError(f"webdriver {method} {path}: {exc.read()[:500]!r}") from None

@@ -1,0 +1,48 @@
+"""The SVG board drawn from a Position ID, always from player 0's side."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from controller.hub.board_svg import board_svg
+from engine.backgammon.position import Position
+
+
+def stacks(svg: str) -> dict[str, tuple[int, str]]:
+    """{where: (count, fill colour)} for every drawn stack."""
+    root = ET.fromstring(svg)
+    out = {}
+    for group in root.iter("{http://www.w3.org/2000/svg}g"):
+        circle = group.find("{http://www.w3.org/2000/svg}circle")
+        assert circle is not None
+        out[group.attrib["data-at"]] = (int(group.attrib["data-count"]), circle.attrib["fill"])
+    return out
+
+
+def test_the_starting_position_puts_each_stack_on_its_point() -> None:
+    drawn = stacks(board_svg(Position.initial().position_id, 0))
+    light, dark = "#f4efe1", "#2b2b2b"
+    assert drawn == {
+        "p6": (5, light), "p8": (3, light), "p13": (5, light), "p24": (2, light),
+        "p19": (5, dark), "p17": (3, dark), "p12": (5, dark), "p1": (2, dark),
+    }
+
+
+def test_a_position_seen_by_player_1_is_drawn_from_player_0s_side() -> None:
+    mine = Position.initial().apply_steps([(8, 5), (6, 5), (24, 23)])
+    ours = board_svg(mine.position_id, 0)
+    theirs = board_svg(mine.swap().position_id, 1)
+    assert ours == re.sub(r'aria-label="board [^"]+"', f'aria-label="board {mine.position_id}"',
+                          theirs)
+    drawn = stacks(ours)
+    assert drawn["p5"] == (2, "#f4efe1") and drawn["p23"] == (1, "#f4efe1")
+
+
+def test_bar_and_borne_off_checkers_are_shown() -> None:
+    position = Position.from_checkers({25: 1, 6: 4}, {25: 2, 1: 3})
+    svg = board_svg(position.position_id, 0, ("Ayşe", "Mehmet"))
+    drawn = stacks(svg)
+    assert drawn["bar0"] == (1, "#f4efe1") and drawn["bar1"] == (2, "#2b2b2b")
+    assert ">10 off<" in svg and ">10 off<" in svg.split('data-off="1"')[1]
+    assert "Ayşe" in svg
