@@ -9,7 +9,7 @@ say() { printf 'setup: %s\n' "$*" >&2; }
 
 # System packages: the GNU Backgammon oracle, the MQTT broker, a browser for dashboard tests,
 # the libraries OpenCV's wheel links against, and venv support.
-APT_PACKAGES=(gnubg mosquitto chromium chromium-driver libgl1 libglib2.0-0 python3-venv)
+APT_PACKAGES=(gnubg mosquitto chromium chromium-driver openssl libgl1 libglib2.0-0 python3-venv)
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${APT_PACKAGES[@]}"; do

@@ -55,6 +55,7 @@ def test_a_tables_score_changes_on_the_dashboard_without_reload(
     wait_for(lambda: "finished" in browser.run(
         "return document.getElementById('card-cup-4').className;"), 30, "finished")
     assert browser.run("return window.hakemMarker;") == "same page"  # never reloaded
+    assert browser.run("return document.documentElement.scrollWidth <= window.innerWidth;")
     assert browser.run("return document.querySelectorAll('#tables .card h2').length;") == 2
 
 
@@ -80,4 +81,6 @@ def test_the_table_page_draws_the_board_and_lists_moves_and_flags(
         "const b = document.getElementById('board'); return b.complete && b.naturalWidth;") > 0,
         30, "the SVG board to load")
     assert browser.run("return window.hakemMarker;") == 1
+    # A phone-width window (412 px): nothing wider than the screen, no sideways scrolling.
+    assert browser.run("return document.documentElement.scrollWidth <= window.innerWidth;")
     assert browser.run("return document.getElementById('login').hidden;") is False
