@@ -250,6 +250,14 @@ def _layout(n: int, die_mm: float) -> np.ndarray:
     return np.array(PIP_LAYOUTS[n], np.float64) * PIP_OFFSET * die_mm
 
 
+@lru_cache(maxsize=16)
+def _layout_complex(n: int, die_mm: float) -> np.ndarray:
+    """:func:`_layout` as complex numbers x + iy."""
+    xy = _layout(n, die_mm)
+    out: np.ndarray = xy[:, 0] + 1j * xy[:, 1]
+    return out
+
+
 @lru_cache(maxsize=8)
 def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (i < j) of ``n`` pips."""
@@ -266,17 +274,12 @@ def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float
     centre = pts.mean(axis=0)
     if n == 1:
         return 0.0, float(centre[0]), float(centre[1]), 0.0
-    rel = pts - centre
-    layout = _layout(n, die_mm)
+    z = (pts[:, 0] - centre[0]) + 1j * (pts[:, 1] - centre[1])  # pips as complex numbers
     i, j = _pairs(n)
-    v = rel[j] - rel[i]
-    base = np.arctan2(v[:, 1], v[:, 0])
+    base = np.angle(z[j] - z[i])
     angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
-    ca, sa = np.cos(angles)[:, None], np.sin(angles)[:, None]
-    rx = rel[None, :, 0] * ca + rel[None, :, 1] * sa  # into the face frame (turn by -angle)
-    ry = -rel[None, :, 0] * sa + rel[None, :, 1] * ca
-    d = np.hypot(rx[:, :, None] - layout[None, None, :, 0],
-                 ry[:, :, None] - layout[None, None, :, 1])
+    turned = np.exp(-1j * angles)[:, None] * z[None, :]  # into the face frame
+    d = np.abs(turned[:, :, None] - _layout_complex(n, die_mm)[None, None, :])
     residual = np.maximum(d.min(axis=2).max(axis=1), d.min(axis=1).max(axis=1))
     k = int(np.argmin(residual))
     return float(residual[k]), float(centre[0]), float(centre[1]), float(angles[k])
