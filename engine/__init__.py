@@ -1,1 +1,1 @@
-"""Rules engines for the table referee: pure Python, no I/O, no clock, no randomness of their own."""
+"""Rules engines for the table referee: pure Python, no I/O, no clock, no randomness of its own."""

@@ -277,6 +277,17 @@ def _bar_distribution(cands: list[BarCandidate], p_dark: np.ndarray,
     return out[0], out[1]
 
 
+def _checker_colours(colours: np.ndarray, present: np.ndarray,
+                     p_dark: np.ndarray) -> np.ndarray | None:
+    """Median colour of the darker and of the lighter checkers seen in the columns."""
+    out = []
+    for dark in (True, False):
+        keep = (present > 0.5) & ((p_dark >= 0.5) == dark)
+        if keep.any():
+            out.append(np.median(colours[keep], axis=0))
+    return np.array(out, np.float32) if out else None
+
+
 def dice_and_cube(frame: PreparedFrame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Dice and cube on the board (the dice/cube vision plugs its reader in here)."""
     return [], None
@@ -314,7 +325,8 @@ def read_prepared(frame: PreparedFrame, name: str | None = None) -> BoardReading
     # occlusion: how far each column is filled (in checker diameters)
     filled = np.array([h.n0 for h in best], dtype=np.float64)
     occ = find_occlusion(frame.bgr, frame.canonical, filled,
-                         [c.y for c in cands if c.p > 0.5], config.occlusion, frame.side_edges)
+                         [c.y for c in cands if c.p > 0.5], config.occlusion, frame.side_edges,
+                         _checker_colours(slot_colour, slot_present, p_dark_slots))
     slots = [
         SlotReading(dists[i].copy(), float(p_dark_slots[i]), hidden=i in occ.hidden_slots)
         for i in range(24)

@@ -221,10 +221,21 @@ def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float
                              ) -> list[np.ndarray]:
     """Rotated squares among the light, unsaturated parts of the raster (a standard cube is
     white or ivory with dark numbers): holes filled, then eroded so a cube touching a checker
-    or the rail comes apart from it; a checker's core stays round, the cube's stays square."""
+    or the rail comes apart from it; a checker's core stays round, the cube's stays square.
+
+    Two levels of light: above the board's median (a cube on a dark board), and near the
+    lightest few percent of the raster, which keeps a white cube apart from a cream field or
+    point it lies on (on the bar it touches both halves' fields)."""
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
-    value = hsv[:, :, 2]
-    light = (hsv[:, :, 1] < 70) & (value > max(70.0, float(np.median(value[::4, ::4])) + 15.0))
+    value, saturation = hsv[:, :, 2], hsv[:, :, 1]
+    board = (saturation < 70) & (value > max(70.0, float(np.median(value[::4, ::4])) + 15.0))
+    whitest = (saturation < 50) & (value > float(np.percentile(value[::2, ::2], 97)) - 20.0)
+    return (_light_squares(board, px_per_mm, size_mm)
+            + _light_squares(whitest, px_per_mm, size_mm))
+
+
+def _light_squares(light: np.ndarray, px_per_mm: float, size_mm: float) -> list[np.ndarray]:
+    """Square cores of a light mask (see :func:`_light_square_candidates`)."""
     mask = light.astype(np.uint8) * 255
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)

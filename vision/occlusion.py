@@ -145,8 +145,19 @@ def _masked_median(stack: np.ndarray, excluded: np.ndarray) -> tuple[np.ndarray,
     return med, valid
 
 
-def _foreign_pixels(a: np.ndarray, model: np.ndarray, config: OcclusionConfig) -> np.ndarray:
-    """Pixels (.., 3) too far from the model in chromaticity or in brightness ratio."""
+def _foreign_pixels(a: np.ndarray, model: np.ndarray, config: OcclusionConfig,
+                    loose: bool = False, checker: bool = False) -> np.ndarray:
+    """Pixels (.., 3) too far from the model in chromaticity or in brightness ratio
+    (``loose``: the weaker thresholds used to follow a hand already found)."""
+    if checker:
+        chroma_thr = config.checker_chroma_threshold
+        lo, hi = config.checker_brightness_ratio
+    elif loose:
+        chroma_thr = config.loose_chroma_threshold
+        lo, hi = config.loose_brightness_ratio
+    else:
+        chroma_thr = config.chroma_threshold
+        lo, hi = config.min_brightness_ratio, config.max_brightness_ratio
     # channel by channel: numpy reduces a short last axis slowly
     sa = a[..., 0] + a[..., 1] + a[..., 2] + np.float32(30.0)
     sm = model[..., 0] + model[..., 1] + model[..., 2] + np.float32(30.0)
@@ -156,11 +167,7 @@ def _foreign_pixels(a: np.ndarray, model: np.ndarray, config: OcclusionConfig) -
     for ch in (1, 2):
         np.maximum(chroma, np.abs(a[..., ch] * ia - model[..., ch] * im), out=chroma)
     ratio = sa / sm
-    out: np.ndarray = (
-        (chroma > config.chroma_threshold)
-        | (ratio < config.min_brightness_ratio)
-        | (ratio > config.max_brightness_ratio)
-    )
+    out: np.ndarray = (chroma > chroma_thr) | (ratio < lo) | (ratio > hi)
     return out
 
 
@@ -171,12 +178,14 @@ def find_occlusion(
     bar_rows: list[float],
     config: OcclusionConfig,
     side_edges: np.ndarray | None = None,
+    checker_colours: np.ndarray | None = None,
 ) -> Occlusion:
     """Foreign blobs over the board and missing point edges.
 
     ``column_counts``: (24,) how many checker diameters from the edge each column is filled;
     ``bar_rows``: y (reading-raster px) of checkers found on the bar; ``side_edges``: the
-    reading raster's map of near-vertical edges (point edges), when available.
+    reading raster's map of near-vertical edges (point edges), when available;
+    ``checker_colours``: (K, 3) BGR of the checkers seen, whose look does not seed a hand.
     """
     lay = strip_layout(canonical, config.downscale)
     small = cv2.resize(bgr, lay.size, interpolation=cv2.INTER_LINEAR).astype(np.float32)
@@ -193,11 +202,18 @@ def find_occlusion(
         model, valid = _masked_median(strips[idx], excluded[idx])
         models[idx] = model[None]
         valid_rows[idx] = valid[None]
-    foreign_strips = _foreign_pixels(strips, models, config)
-    foreign_strips &= (valid_rows & ~excluded)[..., None]
+    usable = (valid_rows & ~excluded)[..., None]
+    foreign_strips = _foreign_pixels(strips, models, config) & usable
+    if checker_colours is not None:  # a checker out of its column's reading is not a hand
+        for colour in np.asarray(checker_colours, np.float32).reshape(-1, 3):
+            foreign_strips &= _foreign_pixels(strips, colour[None, None, None, :], config,
+                                              checker=True)
+    loose_strips = _foreign_pixels(strips, models, config, loose=True) & usable
     h, w = lay.size[1], lay.size[0]
     foreign = np.zeros((h, w), np.uint8)
     foreign[lay.ys[foreign_strips], lay.xs[foreign_strips]] = 1
+    loose = np.zeros((h, w), np.uint8)
+    loose[lay.ys[loose_strips], lay.xs[loose_strips]] = 1
     # the bar: its own median row, leaving out the checkers found on it
     x0, x1, y0, y1 = lay.bar
     bar = small[y0:y1, x0:x1]
@@ -211,6 +227,9 @@ def find_occlusion(
             bm = _foreign_pixels(bar, model[None], config)
             bm[~keep] = False
             foreign[y0:y1, x0:x1] |= bm.astype(np.uint8)
+            bl = _foreign_pixels(bar, model[None], config, loose=True)
+            bl[~keep] = False
+            loose[y0:y1, x0:x1] |= bl.astype(np.uint8)
     opened = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
@@ -220,6 +239,8 @@ def find_occlusion(
     big |= area >= config.huge_blob_checkers * lay.checker_area
     big[0] = False
     blob = big[labels]
+    if blob.any():  # hysteresis: follow a hand found into where it only faintly differs
+        blob = _follow(blob, loose | opened, config.loose_gap_checkers * lay.checker_rows)
     edge_hidden = (_missing_point_edges(side_edges, lay, counts, config)
                    if side_edges is not None else set())
     # what was found of a hand is seldom all of it: keep clear of its surroundings too
@@ -243,6 +264,20 @@ def find_occlusion(
     bar_patch = blob[y0:y1, x0:x1]
     bar_hidden = bool(bar_patch.size and bar_patch.mean() >= config.slot_hidden_fraction)
     return Occlusion(tuple(sorted(hidden)), bar_hidden, blob.astype(np.uint8) * 255, fractions)
+
+
+def _follow(seed: np.ndarray, weak: np.ndarray, gap: float) -> np.ndarray:
+    """``seed`` plus every connected part of ``weak`` it touches, bridging gaps up to ``gap``
+    pixels (where checkers found or point edges interrupt the colour model)."""
+    k = max(1, round(gap))
+    bridged = cv2.dilate(weak.astype(np.uint8), np.ones((k, k), np.uint8))
+    bridged |= seed.astype(np.uint8)
+    _, labels = cv2.connectedComponents(bridged, connectivity=8)
+    keep = np.zeros(int(labels.max()) + 1, bool)
+    keep[np.unique(labels[seed])] = True
+    keep[0] = False
+    out: np.ndarray = keep[labels] & ((weak > 0) | seed)
+    return out
 
 
 def _grow(mask: np.ndarray, radius: float) -> np.ndarray:
@@ -345,5 +380,43 @@ def _arms_over_the_rail(bgr: np.ndarray, canonical: Canonical,
         for slot in range(24):
             r = g.slot_rect(slot)
             if r.x1 > lo_mm and r.x0 < hi_mm:
+                hidden.add(slot)
+    hidden |= _arms_over_the_sides(bgr, canonical, config)
+    return hidden
+
+
+def _arms_over_the_sides(bgr: np.ndarray, canonical: Canonical,
+                         config: OcclusionConfig) -> set[int]:
+    """Slots near an arm crossing the frame left or right of the playing surface (between it
+    and a bear-off tray): a stretch of that frame at least a checker long unlike the rest of it
+    hides the slots within ``side_reach_checkers`` of that side, in both rows."""
+    g = canonical.geometry
+    s = canonical.px_per_mm
+    mx, my = canonical.margin_mm
+    x_in, x_out = config.side_band_mm
+    if mx < x_out:
+        return set()
+    y0 = round(my * s)
+    y1 = round((my + g.height_mm) * s)
+    width = max(1, round(g.checker_diameter_mm * s))
+    reach = config.side_reach_checkers * g.checker_diameter_mm
+    hidden: set[int] = set()
+    for left in (True, False):
+        if left:
+            c0, c1 = round((mx - x_out) * s), round((mx - x_in) * s)
+        else:
+            c0 = round((mx + g.width_mm + x_in) * s)
+            c1 = round((mx + g.width_mm + x_out) * s)
+        band = bgr[y0:y1, c0:c1].astype(np.float32)
+        if band.size == 0 or band.shape[0] < width:
+            continue
+        model = np.median(band.reshape(-1, 3)[::3], axis=0)
+        bad = _foreign_pixels(band, model[None, None, :], config).mean(axis=1) > 0.5
+        c = np.concatenate([[0], np.cumsum(bad.astype(np.int32))])
+        if not ((c[width:] - c[:-width]) >= width).any():
+            continue
+        for slot in range(24):
+            r = g.slot_rect(slot)
+            if (r.x0 < reach) if left else (r.x1 > g.width_mm - reach):
                 hidden.add(slot)
     return hidden

@@ -28,6 +28,7 @@ from vision.render.scene import SCHEMES, BoardContents, CameraSpec, ColourScheme
 
 IMAGE_SIZE = (1280, 720)
 JPEG_QUALITY = 90
+HINGE_HALF_MM = 25.0  # half the height of a hinge on the bar (vision.render.board)
 
 
 def demo_camera(size: tuple[int, int] = IMAGE_SIZE) -> CameraSpec:
@@ -87,6 +88,8 @@ class DemoCamera:
         self._noise = noise
         self.corners = self.model.canvas_to_image(
             self.canonical.points_mm_to_px(self.geometry.corners_mm))
+        # the hinges ``vision.render.board.draw_board`` puts on the bar (centres, mm)
+        self._hinges = (0.18 * self.geometry.height_mm, 0.82 * self.geometry.height_mm)
         self._checkers: OrderedDict[tuple[BoardContents, CubeProp | None], np.ndarray] = (
             OrderedDict())
         self._frames: OrderedDict[str, tuple[np.ndarray, bytes]] = OrderedDict()
@@ -102,12 +105,12 @@ class DemoCamera:
         seed = int.from_bytes(digest[:8], "big") ^ self.seed
         canvas = self._board.copy()
         draw_off(canvas, self.canonical, self.scheme, contents, darker_at_bottom=True)
-        # a checker on the bar is put where the cube leaves room (players never stack a
-        # checker under the cube)
-        for attempt in range(50):
+        # a checker on the bar is put where there is room: not under the cube, and clear of
+        # the bar's hinges (which the board reader can take for a checker beside a checker)
+        for attempt in range(100):
             rng = np.random.default_rng(seed + attempt)
             layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True)
-            if cube is None or not self._under_cube(layout, cube):
+            if not self._bar_blocked(layout, cube):
                 break
         for layer in (0, 1, 2):
             for x, y, colour, lay in layout:
@@ -124,12 +127,22 @@ class DemoCamera:
             self._checkers.popitem(last=False)
         return canvas
 
-    def _under_cube(self, layout: list[tuple[float, float, int, int]], cube: CubeProp) -> bool:
+    def _bar_blocked(self, layout: list[tuple[float, float, int, int]],
+                     cube: CubeProp | None) -> bool:
+        """A checker on the bar lies under the cube, or so near a hinge that the hinge looks
+        like one more checker beside it."""
         g = self.geometry
-        reach = (cube.size_mm or g.cube_size_mm) / 2 * 1.5 + g.checker_diameter_mm / 2
         bar = g.bar
-        return any(bar.x0 <= x <= bar.x1 and abs(x - cube.x_mm) < reach
-                   and abs(y - cube.y_mm) < reach for x, y, _c, _l in layout)
+        r = g.checker_diameter_mm / 2
+        on_bar = [(x, y) for x, y, _c, _l in layout if bar.x0 <= x <= bar.x1]
+        for x, y in on_bar:
+            if any(abs(y - h) < HINGE_HALF_MM + 3 * r for h in self._hinges):
+                return True
+            if cube is not None:
+                reach = (cube.size_mm or g.cube_size_mm) / 2 * 1.5 + r
+                if abs(x - cube.x_mm) < reach and abs(y - cube.y_mm) < reach:
+                    return True
+        return False
 
     def render(self, shot: Shot) -> tuple[np.ndarray, bytes]:
         """The camera's picture of ``shot``: the decoded image and its JPEG bytes."""

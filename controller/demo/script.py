@@ -113,9 +113,13 @@ def load_match(path: str | Path = BUNDLED) -> tuple[MatMatch, Replay]:
 
 
 def build_script(path: str | Path = BUNDLED, *, illegal: int = 0, invalid_throws: int = 0,
-                 seed: int = 0) -> MatchScript:
+                 seed: int = 0, invalid_kinds: tuple[InvalidKind, ...] = INVALID_KINDS
+                 ) -> MatchScript:
     """The match as acts, with ``illegal`` illegal moves and ``invalid_throws`` invalid throws
-    planted at places chosen by ``seed``."""
+    (of the ``invalid_kinds``) planted at places chosen by ``seed``."""
+    if not invalid_kinds or any(k not in INVALID_KINDS for k in invalid_kinds):
+        raise InvalidInputError(f"invalid throw kinds must be some of {INVALID_KINDS}: "
+                                f"{invalid_kinds}")
     if illegal < 0 or invalid_throws < 0:
         raise InvalidInputError(f"planted faults must be 0 or more: {illegal}, {invalid_throws}")
     record, result = load_match(path)
@@ -151,7 +155,7 @@ def build_script(path: str | Path = BUNDLED, *, illegal: int = 0, invalid_throws
         games.append(GameScript(rgame.number, rgame.start_score, rgame.crawford, opening,
                                 (None, None), tuple(acts), res.winner, res.points,
                                 res.how is EndHow.DROPPED))
-    games = _plant(games, illegal, invalid_throws, rng)
+    games = _plant(games, illegal, invalid_throws, rng, invalid_kinds)
     return MatchScript(record, result, tuple(games), illegal, invalid_throws, Path(path))
 
 
@@ -160,8 +164,8 @@ def _after0(turn: Turn) -> Position:
     return turn.result if turn.player == 0 else turn.result.swap()
 
 
-def _plant(games: list[GameScript], illegal: int, invalid: int,
-           rng: random.Random) -> list[GameScript]:
+def _plant(games: list[GameScript], illegal: int, invalid: int, rng: random.Random,
+           kinds: tuple[InvalidKind, ...]) -> list[GameScript]:
     moves = [(g, a) for g, game in enumerate(games) for a, act in enumerate(game.acts)
              if act.kind == "move"]
     candidates = [(g, a) for g, a in moves
@@ -169,17 +173,19 @@ def _plant(games: list[GameScript], illegal: int, invalid: int,
     if illegal > len(candidates):
         raise InvalidInputError(
             f"--illegal {illegal}: this match has room for at most {len(candidates)} illegal moves")
-    if invalid > len(moves):
+    # a game's first move is played with the opening dice: no throw of two dice to spoil
+    throws = [(g, a) for g, a in moves if a > 0]
+    if invalid > len(throws):
         raise InvalidInputError(
-            f"--invalid-throws {invalid}: this match has only {len(moves)} throws")
+            f"--invalid-throws {invalid}: this match has only {len(throws)} throws")
     chosen_illegal = set(rng.sample(candidates, illegal))
-    chosen_invalid = set(rng.sample(moves, invalid))
+    chosen_invalid = set(rng.sample(throws, invalid))
     out: list[GameScript] = []
     for g, game in enumerate(games):
         acts = list(game.acts)
         for a, act in enumerate(acts):
             bad = illegal_result(act, rng) if (g, a) in chosen_illegal else None
-            kind = rng.choice(INVALID_KINDS) if (g, a) in chosen_invalid else None
+            kind = rng.choice(kinds) if (g, a) in chosen_invalid else None
             if bad is not None or kind is not None:
                 acts[a] = Act(act.kind, act.player, act.before, act.after, act.dice, act.move,
                               act.cube, bad, kind)

@@ -38,7 +38,15 @@ from controller.config.table import (
 )
 from controller.demo import players as pl
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
-from controller.demo.script import BUNDLED, Act, GameScript, MatchScript, build_script
+from controller.demo.script import (
+    BUNDLED,
+    INVALID_KINDS,
+    Act,
+    GameScript,
+    InvalidKind,
+    MatchScript,
+    build_script,
+)
 from controller.records.journal import Journal
 from controller.records.mat_export import export_match
 from controller.referee.api import DirectorAction
@@ -77,6 +85,7 @@ class DemoOptions:
     invalid_throws: int = 0
     seed: int = 0
     record: bool = True
+    invalid_kinds: tuple[InvalidKind, ...] = INVALID_KINDS
     stop_after: int | None = None  # stop after this many journal entries (tests of a restart)
 
 
@@ -126,7 +135,8 @@ class DemoTable:
                  progress: TextIO | None = None) -> None:
         self.options = options
         self.script = build_script(options.match, illegal=options.illegal,
-                                   invalid_throws=options.invalid_throws, seed=options.seed)
+                                   invalid_throws=options.invalid_throws, seed=options.seed,
+                                   invalid_kinds=options.invalid_kinds)
         self.out = options.out
         self.out.mkdir(parents=True, exist_ok=True)
         self.camera = DemoCamera(seed=options.seed)

@@ -74,5 +74,5 @@ def test_bad_keys_and_values_name_the_key(data: dict[str, object], message: str)
 def test_bad_toml_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "broken.toml"
     path.write_text("id = \n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="broken.toml: not valid TOML"):
+    with pytest.raises(ConfigError, match=r"broken\.toml: not valid TOML"):
         load_toml_file(Table, path)

@@ -5,7 +5,8 @@ Run ``.venv/bin/python -m tests.eval.dice [--synthetic N] [--photos DIR] [--seed
 Synthetic (``vision.dice.synth``: the board renderer's scenes with dice and cube props, seeds
 from ``--seed0``, disjoint from the cocked model's training seeds): dice found, pips right
 (opaque and translucent separately), cocked dice caught and flat dice called cocked, half and
-on-checker right, cube found, value and place right, extra dice reported.
+on-checker right, cube found, value and place right, cubes reported where there is none,
+extra dice reported.
 Photos (``../shared/data/dice_photos``, Train and Valid): dice found and found dice read right,
 with a detection matched to a labelled box by IoU >= 0.5, >= 0.3, >= 0.2, and by mutual centre
 containment (the labels' boxes for a one are drawn tight around the pip on some photos and
@@ -25,7 +26,7 @@ import cv2
 from vision.cube import find_cube_in_image
 from vision.dice.board import read_board_dice
 from vision.dice.detect import find_dice
-from vision.dice.reading import image_to_mm
+from vision.dice.reading import image_to_mm, without_cube
 from vision.dice.synth import DICE_STYLES, random_dice_scene
 from vision.dice.train import read_labels
 
@@ -41,7 +42,7 @@ def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
     c: dict[str, list[int]] = {k: [0, 0] for k in (
         "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught",
         "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
-        "extra_dice")}
+        "cube_phantom", "extra_dice")}
     t_read = 0.0
     for seed in range(seed0, seed0 + n):
         scene = random_dice_scene(seed)
@@ -49,6 +50,7 @@ def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
         t = time.perf_counter()
         dice = read_board_dice(scene.image, to_mm, scene.geometry)
         cube = find_cube_in_image(scene.image, to_mm, scene.geometry)
+        dice = without_cube(dice, cube, scene.geometry)  # as read_dice_and_cube does
         t_read += time.perf_counter() - t
         used: set[int] = set()
         for truth in scene.dice:
@@ -75,7 +77,10 @@ def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
             c["on_checker"][1] += 1
         c["extra_dice"][0] += len(dice) - len(used)
         c["extra_dice"][1] += 1
-        if scene.cube is not None:
+        if scene.cube is None:
+            c["cube_phantom"][0] += cube is not None
+            c["cube_phantom"][1] += 1
+        else:
             c["cube_found"][1] += 1
             if cube is not None:
                 c["cube_found"][0] += 1
@@ -144,6 +149,8 @@ def main(argv: list[str]) -> int:
         for key, (hit, total) in synthetic(args.synthetic, args.seed0).items():
             if key == "extra_dice":
                 print(f"  {key:20s} {hit} over {total} throws")
+            elif key == "cube_phantom":
+                print(f"  {key:20s} {hit} cubes reported over {total} throws without one")
             else:
                 print(f"  {key:20s} {_ratio(hit, total)}")
     if args.photos.exists():

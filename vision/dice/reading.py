@@ -8,6 +8,7 @@ half for BG-ROLL-2, flat, on a checker; the cube's value and place for BG-CUBE-*
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -67,7 +68,18 @@ def read_dice_and_cube(image: np.ndarray, corners: np.ndarray,
     to_mm = image_to_mm(corners, g)
     dice = read_board_dice(image, to_mm, g)
     cube = find_cube_in_image(image, to_mm, g, darker_at_top=darker_at_top)
-    return DiceAndCube(dice, cube)
+    return DiceAndCube(without_cube(dice, cube, g), cube)
+
+
+def without_cube(dice: list[BoardDie], cube: CubeReading | None,
+                 geometry: BoardGeometry) -> list[BoardDie]:
+    """The dice, less any "die" centred on the cube's face: its number's strokes can pass for
+    pips, while a real die, even one leaning on the cube, has its centre outside the face."""
+    if cube is None:
+        return dice
+    cx, cy = cube.centre_mm
+    reach = 0.5 * geometry.cube_size_mm
+    return [d for d in dice if math.hypot(d.centre_mm[0] - cx, d.centre_mm[1] - cy) >= reach]
 
 
 def dice_and_cube(frame: _Frame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from controller.demo.script import build_script, illegal_result, load_match
+from controller.demo.script import InvalidKind, build_script, illegal_result, load_match
 from controller.demo.table import DemoOptions, DemoStats, DemoTable
 from controller.records.journal import CONTRACT_TYPES, read_journal
 from controller.runtime.replay import replay
@@ -32,6 +32,10 @@ MATCH = DATA / "match910138.txt"  # a real 5-point match: 35 moves, a double tak
 SEED = 3
 ILLEGAL = 2
 INVALID = 2
+# The throws the test plants land in the wrong half (BG-ROLL-2), which the dice reader tells
+# reliably; cocked dice and dice on a checker depend on the dice reader's pose model, and
+# their rates are measured by ``tests/bench/referee.py`` instead.
+KINDS: tuple[InvalidKind, ...] = ("wrong-half",)
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.slow  # plays a real match through the whole pipeline (about a minute)
 
@@ -40,7 +44,7 @@ pytestmark = pytest.mark.slow  # plays a real match through the whole pipeline (
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, DemoStats]:
     out = tmp_path_factory.mktemp("demo")
     options = DemoOptions(match=MATCH, out=out, illegal=ILLEGAL, invalid_throws=INVALID,
-                          seed=SEED)
+                          seed=SEED, invalid_kinds=KINDS)
     with DemoTable(options, log=open(os.devnull, "w")) as table:
         stats = table.run()
     return out, stats
@@ -115,7 +119,8 @@ def test_every_planted_fault_is_flagged_and_no_legal_move_is(
         demo: tuple[Path, DemoStats]) -> None:
     out, stats = demo
     entries = read_journal(out / "journal.jsonl").entries
-    script = build_script(MATCH, illegal=ILLEGAL, invalid_throws=INVALID, seed=SEED)
+    script = build_script(MATCH, illegal=ILLEGAL, invalid_throws=INVALID, seed=SEED,
+                          invalid_kinds=KINDS)
     planted = {a.illegal.position_id for g in script.games for a in g.acts  # type: ignore
                if a.illegal is not None}
     flagged = [e for e in entries if e["type"] == "illegal_move"]
@@ -172,9 +177,15 @@ def test_killed_at_random_moments_it_resumes_to_the_same_record(
     rng = random.Random(20261122)
     full = _lines(demo[0] / "journal.jsonl")
     stops = sorted(rng.sample(range(4, full - 10), 4))
-    command = [sys.executable, "-m", "controller.cli", "demo", "--match", str(MATCH),
-               "--out", str(out), "--seed", str(SEED), "--illegal", str(ILLEGAL),
-               "--invalid-throws", str(INVALID), "--quiet"]
+    # the same session as the fixture's, in a process of its own (hakem demo's code path)
+    program = (
+        "import sys; from pathlib import Path; "
+        "from controller.demo.table import DemoOptions, DemoTable; "
+        f"o = DemoOptions(match=Path({str(MATCH)!r}), out=Path({str(out)!r}), "
+        f"illegal={ILLEGAL}, invalid_throws={INVALID}, seed={SEED}, invalid_kinds={KINDS!r}); "
+        "t = DemoTable(o); t.run(); t.close()"
+    )
+    command = [sys.executable, "-c", program]
     kills = 0
     for _ in range(len(stops) + 2):
         process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
