@@ -57,13 +57,13 @@ class OcclusionConfig:
     min_brightness_ratio: float = 0.45  # darker than this times the model: foreign (not shadow)
     max_brightness_ratio: float = 2.3  # brighter than this: foreign (not glare)
     # Looser thresholds followed from a hand already found (hysteresis), across gaps this wide.
-    loose_chroma_threshold: float = 9.0
-    loose_brightness_ratio: tuple[float, ...] = (0.7, 1.5)
-    loose_gap_checkers: float = 0.6
+    loose_chroma_threshold: float = 11.0
+    loose_brightness_ratio: tuple[float, ...] = (0.65, 1.6)
+    loose_gap_checkers: float = 1.0
     # A pixel this close to a checker colour seen on the board does not seed a hand.
     checker_chroma_threshold: float = 14.0
     checker_brightness_ratio: tuple[float, ...] = (0.6, 1.6)
-    min_blob_checkers: float = 1.2  # a foreign blob reaching the board's edge must be this big
+    min_blob_checkers: float = 0.7  # a foreign blob reaching the board's edge must be this big
     huge_blob_checkers: float = 5.0  # a blob this big hides wherever it is
     margin_checkers: float = 2.5  # hidden area grown by this many diameters around a blob
     edge_margin_checkers: float = 2.5  # the same around a column whose point edge is hidden
@@ -73,7 +73,7 @@ class OcclusionConfig:
     rail_reach_checkers: float = 3.0  # slots this far from an arm over the rail are hidden
     side_band_mm: tuple[float, ...] = (1.5, 6.5)  # the frame looked at left and right
     side_reach_checkers: float = 7.0  # an arm over a side frame hides slots this far in
-    missing_edge_checkers: float = 2.0  # point edge missing this long (diameters): hidden
+    missing_edge_checkers: float = 1.5  # point edge missing this long (diameters): hidden
     min_point_edge_visibility: float = 0.7  # below this board-wide, point edges are not used
 
 

@@ -8,8 +8,13 @@ Two independent signs, both insensitive to shadows and uneven light:
   or brighter than a shadow or glare could make it, is foreign. Foreign blobs count when they
   are large and reach the edge of the playing surface (an arm comes from outside the board;
   glare spots and dice do not).
+  Pixels close to a checker colour seen on the board do not start a blob (a checker the
+  column reading missed is not a hand). From a blob found, weaker differences are followed
+  (hysteresis), so the part of a hand that looks like the board is hidden with the rest.
 * Structure: a painted point's two edges must show wherever no checker covers them; a long
   stretch of missing point edge means something lies over it.
+* The frame: an arm reaches the board over its frame, above, below or beside the playing
+  surface; a stretch of frame unlike the rest hides the slots near it.
 """
 
 from __future__ import annotations
@@ -240,7 +245,9 @@ def find_occlusion(
     big[0] = False
     blob = big[labels]
     if blob.any():  # hysteresis: follow a hand found into where it only faintly differs
-        blob = _follow(blob, loose | opened, config.loose_gap_checkers * lay.checker_rows)
+        loose_open = cv2.morphologyEx(loose, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        weak = np.asarray((loose_open > 0) | (opened > 0))
+        blob = _follow(blob, weak, config.loose_gap_checkers * lay.checker_rows)
     edge_hidden = (_missing_point_edges(side_edges, lay, counts, config)
                    if side_edges is not None else set())
     # what was found of a hand is seldom all of it: keep clear of its surroundings too
@@ -270,8 +277,8 @@ def _follow(seed: np.ndarray, weak: np.ndarray, gap: float) -> np.ndarray:
     """``seed`` plus every connected part of ``weak`` it touches, bridging gaps up to ``gap``
     pixels (where checkers found or point edges interrupt the colour model)."""
     k = max(1, round(gap))
-    bridged = cv2.dilate(weak.astype(np.uint8), np.ones((k, k), np.uint8))
-    bridged |= seed.astype(np.uint8)
+    bridged = np.asarray(cv2.dilate(weak.astype(np.uint8), np.ones((k, k), np.uint8)))
+    bridged = bridged | seed.astype(np.uint8)
     _, labels = cv2.connectedComponents(bridged, connectivity=8)
     keep = np.zeros(int(labels.max()) + 1, bool)
     keep[np.unique(labels[seed])] = True

@@ -26,7 +26,7 @@ import cv2
 from vision.cube import find_cube_in_image
 from vision.dice.board import read_board_dice
 from vision.dice.detect import find_dice
-from vision.dice.reading import image_to_mm, without_cube
+from vision.dice.reading import image_to_mm, settle_dice_and_cube
 from vision.dice.synth import DICE_STYLES, random_dice_scene
 from vision.dice.train import read_labels
 
@@ -50,7 +50,7 @@ def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
         t = time.perf_counter()
         dice = read_board_dice(scene.image, to_mm, scene.geometry)
         cube = find_cube_in_image(scene.image, to_mm, scene.geometry)
-        dice = without_cube(dice, cube, scene.geometry)  # as read_dice_and_cube does
+        dice, cube = settle_dice_and_cube(dice, cube, scene.geometry)  # as read_dice_and_cube does
         t_read += time.perf_counter() - t
         used: set[int] = set()
         for truth in scene.dice:

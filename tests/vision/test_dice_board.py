@@ -142,21 +142,24 @@ def test_plugs_into_the_board_readers_prepared_frame(flat_scenes: list) -> None:
     assert cube is None or set(cube) == {"value", "centre", "zone"}
 
 
-def test_a_die_read_on_the_cube_face_is_dropped() -> None:
-    """The cube's number can pass for pips; a real die, even leaning on the cube, lies with
-    its centre outside the cube's face (BG-ROLL-2 judges real dice only)."""
+def test_a_die_read_on_the_cube_face_is_settled_by_confidence() -> None:
+    """The cube's number can pass for pips (and a die for a cube); a real die, even leaning on
+    the cube, lies with its centre outside the cube's face (BG-ROLL-2 judges real dice only).
+    Of a die and a cube read at one place, the more confident reading stays."""
     from vision.cube import CubeReading
-    from vision.dice.reading import without_cube
+    from vision.dice.reading import settle_dice_and_cube
     from vision.geometry import BoardGeometry
 
     g = BoardGeometry()
     cube = CubeReading(2, (300.0, 250.0), (640.0, 360.0), "centre", "centre", 0.9)
 
-    def die(x: float, y: float) -> BoardDie:
-        return BoardDie(2, (0.0, 0.0), (x, y), True, False, "right", "slot", 0.5)
+    def die(x: float, y: float, confidence: float = 0.5) -> BoardDie:
+        return BoardDie(2, (0.0, 0.0), (x, y), True, False, "right", "slot", confidence)
 
     on_face = die(305.0, 240.0)
     leaning = die(300.0 + g.cube_size_mm / 2 + g.die_size_mm / 2, 250.0)
     far = die(100.0, 100.0)
-    assert without_cube([on_face, leaning, far], cube, g) == [leaning, far]
-    assert without_cube([on_face], None, g) == [on_face]
+    assert settle_dice_and_cube([on_face, leaning, far], cube, g) == ([leaning, far], cube)
+    assert settle_dice_and_cube([on_face], None, g) == ([on_face], None)
+    sure = die(298.0, 252.0, confidence=0.95)
+    assert settle_dice_and_cube([sure, far], cube, g) == ([sure, far], None)

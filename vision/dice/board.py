@@ -8,8 +8,10 @@ Stages:
 2. Face: each candidate is rectified into a top-down patch (:data:`PATCH_PX_PER_MM`) where the
    pips are found again and the upward face's pip layout is fitted (count, centre, angle).
 3. Pose: a patch aligned with that face gives the face colour, the outline's edges and the
-   bands just outside each side; a small logistic model (``cocked_model.json``, trained on
-   synthetic throws by ``vision.dice.train_cocked``) says whether a side face shows: cocked.
+   bands just outside each side (board texture, whose "face" is far from uniform, is dropped
+   by that spread alone before the rest is computed: most candidates end there); a small
+   logistic model (``cocked_model.json``, trained on synthetic throws by
+   ``vision.dice.train_cocked``) says whether a side face shows: cocked.
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 """
@@ -494,7 +496,8 @@ def face_spread(aligned_gray: np.ndarray, die_mm: float, pip_pts: np.ndarray) ->
     gvals = aligned_gray[f0:f1, f0:f1].astype(np.float32)[face]
     if len(gvals) < 8:
         return None
-    return float(np.percentile(gvals, 90) - np.percentile(gvals, 10)) / 64.0
+    lo, hi = np.percentile(gvals, [10, 90])
+    return float(hi - lo) / 64.0
 
 
 def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,

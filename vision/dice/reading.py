@@ -4,6 +4,7 @@
 playing surface) and returns both readings as Python objects (for the referee: each die's
 half for BG-ROLL-2, flat, on a checker; the cube's value and place for BG-CUBE-*);
 :func:`dice_and_cube` returns the DESIGN.md JSON fields from a board reader's prepared frame.
+A die and the cube read at one place are settled by :func:`settle_dice_and_cube`.
 """
 
 from __future__ import annotations
@@ -68,18 +69,23 @@ def read_dice_and_cube(image: np.ndarray, corners: np.ndarray,
     to_mm = image_to_mm(corners, g)
     dice = read_board_dice(image, to_mm, g)
     cube = find_cube_in_image(image, to_mm, g, darker_at_top=darker_at_top)
-    return DiceAndCube(without_cube(dice, cube, g), cube)
+    return DiceAndCube(*settle_dice_and_cube(dice, cube, g))
 
 
-def without_cube(dice: list[BoardDie], cube: CubeReading | None,
-                 geometry: BoardGeometry) -> list[BoardDie]:
-    """The dice, less any "die" centred on the cube's face: its number's strokes can pass for
-    pips, while a real die, even one leaning on the cube, has its centre outside the face."""
+def settle_dice_and_cube(dice: list[BoardDie], cube: CubeReading | None, geometry: BoardGeometry
+                 ) -> tuple[list[BoardDie], CubeReading | None]:
+    """Settle a die read on the cube's face: the cube's number can pass for pips, and a die's
+    face for a cube with a number, while a real die (even one leaning on the cube) lies with
+    its centre outside the cube's face. The more confident reading stays: the cube, or the
+    dice overlapping it (the cube is then taken as not seen)."""
     if cube is None:
-        return dice
+        return dice, None
     cx, cy = cube.centre_mm
     reach = 0.5 * geometry.cube_size_mm
-    return [d for d in dice if math.hypot(d.centre_mm[0] - cx, d.centre_mm[1] - cy) >= reach]
+    on_face = [d for d in dice if math.hypot(d.centre_mm[0] - cx, d.centre_mm[1] - cy) < reach]
+    if any(d.confidence > cube.confidence for d in on_face):
+        return dice, None
+    return [d for d in dice if all(d is not o for o in on_face)], cube
 
 
 def dice_and_cube(frame: _Frame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
