@@ -209,16 +209,19 @@ def find_occlusion(
         valid_rows[idx] = valid[None]
     usable = (valid_rows & ~excluded)[..., None]
     foreign_strips = _foreign_pixels(strips, models, config) & usable
-    if checker_colours is not None:  # a checker out of its column's reading is not a hand
+    if checker_colours is not None and foreign_strips.any():
+        # a checker out of its column's reading is not a hand (only foreign pixels are tested)
+        where = np.nonzero(foreign_strips)
+        px = strips[where[:3]]
+        like = np.ones(len(px), bool)
         for colour in np.asarray(checker_colours, np.float32).reshape(-1, 3):
-            foreign_strips &= _foreign_pixels(strips, colour[None, None, None, :], config,
-                                              checker=True)
-    loose_strips = _foreign_pixels(strips, models, config, loose=True) & usable
+            like &= _foreign_pixels(px, colour[None, :], config, checker=True)
+        foreign_strips[where] = like
     h, w = lay.size[1], lay.size[0]
     foreign = np.zeros((h, w), np.uint8)
     foreign[lay.ys[foreign_strips], lay.xs[foreign_strips]] = 1
-    loose = np.zeros((h, w), np.uint8)
-    loose[lay.ys[loose_strips], lay.xs[loose_strips]] = 1
+    bar_model: np.ndarray | None = None
+    bar_keep = np.zeros(0, bool)
     # the bar: its own median row, leaving out the checkers found on it
     x0, x1, y0, y1 = lay.bar
     bar = small[y0:y1, x0:x1]
@@ -232,9 +235,7 @@ def find_occlusion(
             bm = _foreign_pixels(bar, model[None], config)
             bm[~keep] = False
             foreign[y0:y1, x0:x1] |= bm.astype(np.uint8)
-            bl = _foreign_pixels(bar, model[None], config, loose=True)
-            bl[~keep] = False
-            loose[y0:y1, x0:x1] |= bl.astype(np.uint8)
+            bar_model, bar_keep = model, keep
     opened = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
@@ -245,6 +246,13 @@ def find_occlusion(
     big[0] = False
     blob = big[labels]
     if blob.any():  # hysteresis: follow a hand found into where it only faintly differs
+        loose_strips = _foreign_pixels(strips, models, config, loose=True) & usable
+        loose = np.zeros((h, w), np.uint8)
+        loose[lay.ys[loose_strips], lay.xs[loose_strips]] = 1
+        if bar_model is not None:
+            bl = _foreign_pixels(bar, bar_model[None], config, loose=True)
+            bl[~bar_keep] = False
+            loose[y0:y1, x0:x1] |= bl.astype(np.uint8)
         loose_open = cv2.morphologyEx(loose, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         weak = np.asarray((loose_open > 0) | (opened > 0))
         blob = _follow(blob, weak, config.loose_gap_checkers * lay.checker_rows)

@@ -144,8 +144,11 @@ class Journal:
         """The sequence number the next entry will carry."""
         return self._entries[-1]["seq"] + 1 if self._entries else 1
 
-    def append(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """Write one entry durably (fsync) and return it; only then may the referee act on it."""
+    def append(self, kind: str, /, **fields: Any) -> dict[str, Any]:
+        """Write one entry durably (fsync) and return it; only then may the referee act on it.
+
+        ``kind`` is positional-only so that an entry may carry a field named ``kind`` too.
+        """
         if self._file is None:
             raise RecordFormatError(f"journal {self.path} is closed")
         clash = RESERVED_FIELDS.intersection(fields)

@@ -3,8 +3,6 @@ anything after it happens), then the clock, the LEDs and buzzer, snapshots and t
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,7 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller.clock.api import MatchClock
-from controller.records.journal import RESERVED_FIELDS, Journal, validate_entry
+from controller.records.journal import Journal
 from controller.referee.api import (
     Buzz,
     ClockCommand,
@@ -23,7 +21,7 @@ from controller.referee.api import (
     TakeSnapshot,
 )
 from controller.signals import PATTERNS, Signals
-from engine.errors import DeviceError, RecordFormatError
+from engine.errors import DeviceError
 
 # The referee's buzzer pattern names to the LED board's patterns.
 BUZZ_PATTERNS: dict[str, str] = {
@@ -168,26 +166,8 @@ class Executor:
 
 
 def journal_append(journal: Journal, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
-    """Append one entry durably. ``Journal.append`` names its first parameter ``kind``, so an
-    entry with a ``kind`` field (``game_end``: single, gammon...) is written here the same way
-    (validated, one line, flushed and fsynced) without going through keyword arguments."""
-    if "kind" not in fields:
-        return journal.append(kind, **fields)
-    if journal.closed:
-        raise RecordFormatError(f"journal {journal.path} is closed")
-    clash = RESERVED_FIELDS.intersection(fields)
-    if clash:
-        raise RecordFormatError(f"journal field {sorted(clash)[0]!r} is set by the journal")
-    entry: dict[str, Any] = {"seq": journal.next_seq, "time": journal._clock(), "type": kind}
-    entry.update(fields)
-    validate_entry(entry, f"new {kind} entry")
-    line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
-    handle = journal._file
-    handle.write(line.encode("utf-8"))
-    handle.flush()
-    os.fsync(handle.fileno())
-    journal._entries.append(entry)
-    return entry
+    """Append one entry durably (validated, one line, flushed and fsynced) and return it."""
+    return journal.append(kind, **fields)
 
 
 def default_log(out: TextIO | None = None) -> LiveLog:

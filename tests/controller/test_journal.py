@@ -130,3 +130,9 @@ def test_killed_writer_loses_no_acknowledged_entry(tmp_path: Path) -> None:
         presses = [entry["press"] for entry in journal.entries]
     assert presses == list(range(1, len(presses) + 1))
     assert len(presses) >= acknowledged
+
+
+def test_an_entry_may_carry_a_field_named_kind(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j.jsonl") as journal:
+        entry = journal.append("game_end", kind="gammon", points=2)
+    assert entry["type"] == "game_end" and entry["kind"] == "gammon"
