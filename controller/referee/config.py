@@ -16,24 +16,34 @@ from engine.errors import ConfigError
 
 @dataclass(frozen=True)
 class RecognitionSettings:
-    """When a legal candidate "explains the frame clearly" and when a reading is "confident".
+    """When a legal candidate "explains the frames clearly" and when a reading is "confident".
 
-    ``margin``: the best legal candidate must beat the second best by this many nats (natural log
-    units) to be taken. ``fit_slack``: it may be at most this much worse than vision's own best
-    reading. ``illegal_margin``: vision's own reading must beat every legal candidate by at least
-    this much, with a confidence of at least ``confident``, before a move is called illegal.
+    Evidence is per frame: log-likelihoods (natural log units, nats) summed over the still
+    frames of a scene and divided by their number, so a threshold means the same for three frames
+    or eight. ``margin``: the best legal candidate must beat the second best by this many nats
+    per frame to be taken. ``fit_slack``: it may be at most this much per frame worse than
+    vision's own best reading. ``illegal_margin`` and ``confident`` judge single slots: a move is
+    called illegal only when every legal candidate has a slot where vision's reading beats the
+    candidate's count by at least ``illegal_margin`` nats per frame, vision's reading of that
+    slot has a probability of at least ``confident`` against its neighbouring counts, and most
+    frames read it so on their own (not whole-board confidence, which shrinks with the number
+    of slots). The set-up check (BG-EQ-3) uses the same test. ``tall_stack``: a slot where
+    vision's reading or the candidate holds at least this many checkers is not counted surely
+    (tall stacks get miscounted, even mis-coloured): it never makes a move illegal, and a legal
+    candidate that differs from the reading only there still fits.
     ``cannot_read_ms``: how long after a press the referee waits for a readable frame before it
     says "cannot read". ``dice_confidence``: dice read below this are not judged yet.
     ``dice_moved``: how far (in the unit of ``DieSeen.centre``) a die must lie from where it
     lay to count as thrown again. ``agree``: how many readable still frames of the scene
-    (since hands last moved) a verdict on a move needs; their evidence adds up, so one misread
+    (since hands last moved) a verdict on a move needs; their evidence is pooled, so one misread
     slot in one frame cannot decide.
     """
 
-    margin: float = 3.0
-    fit_slack: float = 4.0
-    illegal_margin: float = 6.0
-    confident: float = 0.5
+    margin: float = 1.0
+    fit_slack: float = 1.5
+    illegal_margin: float = 4.0
+    confident: float = 0.9
+    tall_stack: int = 6
     cannot_read_ms: int = 8_000
     dice_confidence: float = 0.5
     agree: int = 3
@@ -52,6 +62,9 @@ class RecognitionSettings:
                 raise ConfigError(f"referee: {name} must be between 0 and 1, not {value!r}")
         if not isinstance(self.agree, int) or isinstance(self.agree, bool) or self.agree < 1:
             raise ConfigError(f"referee: agree must be an integer >= 1, not {self.agree!r}")
+        value = self.tall_stack
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"referee: tall_stack must be an integer >= 1, not {value!r}")
         value = self.cannot_read_ms
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ConfigError(f"referee: cannot_read_ms must be an integer >= 0, not {value!r}")

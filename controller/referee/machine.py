@@ -34,7 +34,7 @@ from controller.referee.api import (
     TakeSnapshot,
 )
 from controller.referee.config import RefereeConfig
-from controller.referee.recognition import StillViews, hypothesis, recognise
+from controller.referee.recognition import StillViews, contradicted, hypothesis, recognise
 from engine.backgammon.match import (
     Double,
     Drop,
@@ -529,18 +529,8 @@ class Referee:
         m = self.match
         if view is None or view.occluded or self._setup_checked == m.game or m.moves_made:
             return
-        slots, bar = hypothesis(self.config.layout, Position.initial().board, 0)
-        ll = view.log_likelihood(slots, bar)
-        own = view.best_counts()
-        if ll is None or own is None:
-            return
-        own_ll = view.log_likelihood(own[0], own[1])
-        settings = self.config.recognition
-        if (
-            own_ll is not None
-            and own[2] >= settings.confident
-            and own_ll - ll >= settings.illegal_margin
-        ):
+        initial = hypothesis(self.config.layout, Position.initial().board, 0)
+        if contradicted(view, initial, self.config.recognition):
             self._emit(
                 "setup_error",
                 rule="BG-EQ-3",

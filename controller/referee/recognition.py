@@ -1,13 +1,20 @@
-"""Engine-in-the-loop recognition (DESIGN.md): which legal result, if any, the frame shows.
+"""Engine-in-the-loop recognition (DESIGN.md): which legal result, if any, the frames show.
 
 The referee knows the position before the move and the dice, so it knows every legal result. It
-asks the frame how well each explains the picture, takes the best when it explains the picture
-clearly, calls the move illegal only when no legal result fits AND vision's own reading is
-confident (then :func:`engine.backgammon.judge.judge` names the rule), and otherwise waits.
+asks the frames how well each explains the picture, takes the best when it explains the picture
+clearly, calls the move illegal only when every legal result is contradicted by a slot vision
+reads surely and the same in every frame (then :func:`engine.backgammon.judge.judge` names the
+rule), and otherwise waits.
+
+All evidence is per frame (log-likelihoods summed over the still frames, divided by their
+number) and per slot where a slot decides, so thresholds mean the same for one frame or five and
+for an empty board or a full one. Tall stacks, which vision miscounts and even mis-colours on
+real pictures, neither rank candidates nor make a move illegal (``tall_stack``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -23,6 +30,8 @@ from engine.errors import PositionError
 
 Step = tuple[int, int]
 Slots = tuple[tuple[int, int], ...]
+Counts = tuple[Slots, tuple[int, int]]
+BAR = 24  # index of the bar among the 25 places a hypothesis gives counts for
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,106 @@ def _mode(values: list[tuple[int, int]]) -> tuple[int, int]:
     return best
 
 
+def _frames(view: BoardView) -> list[BoardView]:
+    return view.views if isinstance(view, StillViews) else [view]
+
+
+class _Evidence:
+    """Per-frame evidence about single slots, measured against vision's own reading ``own``:
+    how many nats per frame the reading beats another count on one slot (cached)."""
+
+    def __init__(self, view: BoardView, own: Counts, frames: int, tall: int) -> None:
+        self.view = view
+        self.own = own
+        self.frames = frames
+        self.tall = tall
+        self.own_ll = view.log_likelihood(*own)
+        self._gaps: dict[tuple[int, tuple[int, int]], float] = {}
+
+    def gap(self, place: int, value: tuple[int, int]) -> float | None:
+        """Nats per frame by which the reading's count at ``place`` (0..23 a slot, 24 the bar)
+        beats ``value`` there, the rest of the board as read; None when not measurable."""
+        slots, bar = self.own
+        current = bar if place == BAR else slots[place]
+        if value == current:
+            return 0.0
+        key = (place, value)
+        if key not in self._gaps:
+            if place == BAR:
+                ll = self.view.log_likelihood(slots, value)
+            else:
+                ll = self.view.log_likelihood((*slots[:place], value, *slots[place + 1 :]), bar)
+            if ll is None or self.own_ll is None:
+                return None
+            self._gaps[key] = (self.own_ll - ll) / self.frames
+        return self._gaps[key]
+
+    def countable(self, place: int, value: tuple[int, int]) -> bool:
+        """False where ``value`` or the reading is a tall stack (at least ``tall`` checkers)
+        and the reading has fewer checkers or the other colour: vision undercounts and
+        mis-colours tall stacks (10 has been read as 5, 10 of one colour as 9 of the other),
+        so such a difference never decides."""
+        if place == BAR:
+            return True
+        read = self.own[0][place]
+        if max(sum(read), sum(value)) < self.tall:
+            return True
+        colours_differ = (read[0] > 0) != (value[0] > 0) and sum(read) > 0 and sum(value) > 0
+        return sum(read) > sum(value) and not colours_differ
+
+    def misfit(self, counts: Counts) -> float | None:
+        """Nats per frame by which the reading beats ``counts`` on countable places (the
+        likelihood is a sum over places, so the per-place gaps add up)."""
+        slots, bar = self.own
+        total = 0.0
+        places = [(i, counts[0][i], slots[i]) for i in range(24)] + [(BAR, counts[1], bar)]
+        for place, theirs, ours in places:
+            if theirs == ours or not self.countable(place, theirs):
+                continue
+            g = self.gap(place, theirs)
+            if g is None:
+                return None
+            total += g
+        return total
+
+    def contradiction(self, counts: Counts) -> tuple[float, int] | None:
+        """The strongest single-slot evidence against ``counts`` on a countable place: (nats
+        per frame, place); place -1 when there is none."""
+        slots, bar = self.own
+        worst: tuple[float, int] = (0.0, -1)
+        places = [(i, counts[0][i], slots[i]) for i in range(24)] + [(BAR, counts[1], bar)]
+        for place, theirs, ours in places:
+            if theirs == ours or not self.countable(place, theirs):
+                continue
+            g = self.gap(place, theirs)
+            if g is None:
+                return None
+            if g > worst[0]:
+                worst = (g, place)
+        return worst
+
+    def sureness(self, place: int, rivals: set[tuple[int, int]]) -> float | None:
+        """P(the reading's count at ``place``) against the rivals and its neighbouring counts,
+        from per-frame evidence: 1 / (1 + sum of exp(-gap))."""
+        slots, bar = self.own
+        current = bar if place == BAR else slots[place]
+        near: set[tuple[int, int]] = set(rivals)
+        a, b = current
+        for da, db in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            if a + da >= 0 and b + db >= 0 and (place == BAR or not (a + da and b + db)):
+                near.add((a + da, b + db))
+        if place != BAR and (a or b):
+            near.add((b, a))  # the same count in the other colour
+        near.discard(current)
+        total = 0.0
+        for value in near:
+            g = self.gap(place, value)
+            if g is None:
+                return None
+            total += math.exp(-max(0.0, g))
+        return 1.0 / (1.0 + total)
+
+
 def recognise(
     view: BoardView,
     before: Position,
@@ -139,46 +248,127 @@ def recognise(
     layout: TableLayout,
     settings: RecognitionSettings,
 ) -> Recognition:
-    """Judge the move ``player`` made from ``before`` with ``dice`` as the frame shows it."""
+    """Judge the move ``player`` made from ``before`` with ``dice`` as the frames show it."""
     if view.occluded:
         # a hidden slot could hide the difference between a legal and an illegal move
         return Recognition("unreadable", reason="part of the board is hidden")
+    frames = _frames(view)
+    n = len(frames)
     legal: dict[tuple[int, ...], tuple[Step, ...]] = dict(result_boards(before, dice))
     if not legal:
         legal = {before.board: ()}  # no legal move: the turn passes (BG-MOVE-7, BG-BAR-4)
-    scored: list[tuple[float, tuple[int, ...]]] = []
+    scored: list[tuple[float, tuple[int, ...], Counts]] = []
     for board in legal:
-        slots, bar = hypothesis(layout, board, player)
-        ll = view.log_likelihood(slots, bar)
+        counts = hypothesis(layout, board, player)
+        ll = view.log_likelihood(*counts)
         if ll is None:
             return Recognition("unreadable", reason="too little of the board is visible")
-        scored.append((ll, board))
+        scored.append((ll / n, board, counts))
+    read = view.best_counts()
+    own: Counts | None = None if read is None else (read[0], read[1])
+    evidence = None if own is None else _Evidence(view, own, n, settings.tall_stack)
+    if evidence is not None:
+        # rank by the countable evidence: a miscounted tall stack must not pick the candidate
+        misfits = [evidence.misfit(c) for _, _, c in scored]
+        if all(m is not None for m in misfits):
+            scored = [(-(m or 0.0), b, c) for m, (_, b, c) in zip(misfits, scored, strict=True)]
     scored.sort(key=lambda item: -item[0])
-    best_ll, best_board = scored[0]
+    best_ll, best_board, best_counts = scored[0]
     second_ll = scored[1][0] if len(scored) > 1 else None
-    own = view.best_counts()
-    own_ll: float | None = None
-    if own is not None:
-        own_ll = view.log_likelihood(own[0], own[1])
     clear = second_ll is None or best_ll - second_ll >= settings.margin
-    fits = own_ll is None or own_ll - best_ll <= settings.fit_slack
+    misfit = None if evidence is None else evidence.misfit(best_counts)
+    fits = misfit is None or misfit <= settings.fit_slack
     if clear and fits:
         result = Position(best_board)
         return Recognition("legal", result, format_steps(before.board, legal[best_board]))
-    if (
-        own is not None
-        and own_ll is not None
-        and own[2] >= settings.confident
-        and own_ll - best_ll >= settings.illegal_margin
-    ):
-        seen = position_of_counts(layout, own[0], own[1], player)
-        if seen is not None and seen.board not in legal:
-            verdict = judge(before, seen, dice)
-            if not verdict.legal and verdict.rule and verdict.reason:
-                return Recognition("illegal", seen, rule=verdict.rule, reason=verdict.reason)
+    if own is not None and evidence is not None:
+        found = _illegal(evidence, own, frames, before, dice, player, layout, settings,
+                         [c for _, _, c in scored], legal)
+        if found is not None:
+            return found
     if not clear:
         return Recognition("unreadable", reason="two legal moves fit the picture equally well")
     return Recognition("unreadable", reason="no legal move fits and the reading is not sure")
 
 
-__all__ = ["Recognition", "hypothesis", "position_of_counts", "recognise"]
+def _illegal(
+    evidence: _Evidence,
+    own: Counts,
+    frames: list[BoardView],
+    before: Position,
+    dice: tuple[int, int],
+    player: int,
+    layout: TableLayout,
+    settings: RecognitionSettings,
+    candidates: list[Counts],
+    legal: dict[tuple[int, ...], tuple[Step, ...]],
+) -> Recognition | None:
+    """"Illegal" when every legal result is contradicted by at least one slot that vision reads
+    surely (by ``illegal_margin`` nats per frame, with probability >= ``confident``, and so in
+    most frames on their own), and the position read is one the judge finds illegal; else
+    None."""
+    seen = position_of_counts(layout, own[0], own[1], player)
+    if seen is None or seen.board in legal:
+        return None
+    rivals: dict[int, set[tuple[int, int]]] = {}
+    for counts in candidates:
+        worst = evidence.contradiction(counts)
+        if worst is None or worst[1] < 0 or worst[0] < settings.illegal_margin:
+            return None  # this legal result is not clearly ruled out
+        place = worst[1]
+        rivals.setdefault(place, set()).add(counts[1] if place == BAR else counts[0][place])
+    if not _sure(evidence, own, frames, rivals, settings):
+        return None
+    verdict = judge(before, seen, dice)
+    if verdict.legal or not verdict.rule or not verdict.reason:
+        return None
+    return Recognition("illegal", seen, rule=verdict.rule, reason=verdict.reason)
+
+
+def _sure(
+    evidence: _Evidence,
+    own: Counts,
+    frames: list[BoardView],
+    rivals: dict[int, set[tuple[int, int]]],
+    settings: RecognitionSettings,
+) -> bool:
+    """Vision reads each deciding place surely against its rivals, and most frames on their own
+    read it so (one frame cannot decide; one misread frame cannot veto)."""
+    readings = [f.best_counts() for f in frames]
+    for place, against in rivals.items():
+        sure = evidence.sureness(place, against)
+        if sure is None or sure < settings.confident:
+            return False
+        value = own[1] if place == BAR else own[0][place]
+        agree = sum(
+            1 for r in readings
+            if r is not None and (r[1] if place == BAR else r[0][place]) == value
+        )
+        if 2 * agree <= len(frames):
+            return False
+    return True
+
+
+def contradicted(view: BoardView, counts: Counts, settings: RecognitionSettings) -> bool:
+    """True when one slot of ``view`` surely rules ``counts`` out (as for an illegal move):
+    vision's reading beats it there by ``illegal_margin`` nats per frame with probability
+    >= ``confident``. Used to check the set-up (BG-EQ-3) without whole-board confidence."""
+    if view.occluded:
+        return False
+    read = view.best_counts()
+    if read is None:
+        return False
+    own: Counts = (read[0], read[1])
+    frames = _frames(view)
+    evidence = _Evidence(view, own, len(frames), settings.tall_stack)
+    worst = evidence.contradiction(counts)
+    if worst is None or worst[1] < 0 or worst[0] < settings.illegal_margin:
+        return False
+    place = worst[1]
+    rival = counts[1] if place == BAR else counts[0][place]
+    return _sure(evidence, own, frames, {place: {rival}}, settings)
+
+
+__all__ = [
+    "Recognition", "StillViews", "contradicted", "hypothesis", "position_of_counts", "recognise",
+]
