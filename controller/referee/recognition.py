@@ -175,26 +175,31 @@ class _Evidence:
         return self._gaps[key]
 
     def countable(self, place: int, value: tuple[int, int]) -> bool:
-        """False where ``value`` or the reading is a tall stack (at least ``tall`` checkers)
-        and the reading has fewer checkers or the other colour: vision undercounts and
-        mis-colours tall stacks (10 has been read as 5, 10 of one colour as 9 of the other),
-        so such a difference never decides."""
+        """False for a slot where the reading and ``value`` are both tall stacks (at least
+        ``tall`` checkers): vision cannot count or colour those surely, so they neither rank
+        candidates nor decide."""
+        if place == BAR:
+            return True
+        return min(sum(self.own[0][place]), sum(value)) < self.tall
+
+    def decides(self, place: int, value: tuple[int, int]) -> bool:
+        """Whether the reading at ``place`` may rule ``value`` out for an "illegal" verdict:
+        countable, and not a tall stack ``value`` read with two or more checkers fewer (vision
+        undercounts tall stacks: 10 has been read as 5)."""
         if place == BAR:
             return True
         read = self.own[0][place]
-        if max(sum(read), sum(value)) < self.tall:
-            return True
-        colours_differ = (read[0] > 0) != (value[0] > 0) and sum(read) > 0 and sum(value) > 0
-        return sum(read) > sum(value) and not colours_differ
+        undercount = sum(value) >= self.tall and sum(read) < sum(value) - 1
+        return self.countable(place, value) and not undercount
 
     def misfit(self, counts: Counts) -> float | None:
-        """Nats per frame by which the reading beats ``counts`` on countable places (the
-        likelihood is a sum over places, so the per-place gaps add up)."""
+        """Nats per frame by which the reading beats ``counts`` on places that may decide
+        (:meth:`decides`; the likelihood is a sum over places, so the per-place gaps add up)."""
         slots, bar = self.own
         total = 0.0
         places = [(i, counts[0][i], slots[i]) for i in range(24)] + [(BAR, counts[1], bar)]
         for place, theirs, ours in places:
-            if theirs == ours or not self.countable(place, theirs):
+            if theirs == ours or not self.decides(place, theirs):
                 continue
             g = self.gap(place, theirs)
             if g is None:
@@ -203,13 +208,13 @@ class _Evidence:
         return total
 
     def contradiction(self, counts: Counts) -> tuple[float, int] | None:
-        """The strongest single-slot evidence against ``counts`` on a countable place: (nats
-        per frame, place); place -1 when there is none."""
+        """The strongest single-slot evidence against ``counts`` on a place that may decide
+        (:meth:`decides`): (nats per frame, place); place -1 when there is none."""
         slots, bar = self.own
         worst: tuple[float, int] = (0.0, -1)
         places = [(i, counts[0][i], slots[i]) for i in range(24)] + [(BAR, counts[1], bar)]
         for place, theirs, ours in places:
-            if theirs == ours or not self.countable(place, theirs):
+            if theirs == ours or not self.decides(place, theirs):
                 continue
             g = self.gap(place, theirs)
             if g is None:
@@ -267,12 +272,18 @@ def recognise(
     read = view.best_counts()
     own: Counts | None = None if read is None else (read[0], read[1])
     evidence = None if own is None else _Evidence(view, own, n, settings.tall_stack)
+    scored.sort(key=lambda item: -item[0])
     if evidence is not None:
-        # rank by the countable evidence: a miscounted tall stack must not pick the candidate
+        # rank by the countable evidence (a miscounted tall stack must not pick the candidate);
+        # when the countable slots cannot tell the best apart, all slots decide
         misfits = [evidence.misfit(c) for _, _, c in scored]
         if all(m is not None for m in misfits):
-            scored = [(-(m or 0.0), b, c) for m, (_, b, c) in zip(misfits, scored, strict=True)]
-    scored.sort(key=lambda item: -item[0])
+            least = min(m or 0.0 for m in misfits)
+            tied = [m for m in misfits if (m or 0.0) - least < settings.margin]
+            if len(tied) == 1:
+                scored = [(-(m or 0.0), b, c) for m, (_, b, c) in zip(misfits, scored,
+                                                                        strict=True)]
+                scored.sort(key=lambda item: -item[0])
     best_ll, best_board, best_counts = scored[0]
     second_ll = scored[1][0] if len(scored) > 1 else None
     clear = second_ll is None or best_ll - second_ll >= settings.margin
