@@ -373,62 +373,58 @@ def _sow(ring0: list[int], start: int, path: list[int]) -> list[int]:
     return ring
 
 
+def _taken(
+    sown: list[int], pits: tuple[int, ...], mover: Side, rule: str, reason: str
+) -> Iterator[tuple[Board, str, str]]:
+    """Every ending of a sowing with the stones of ``pits`` moved into the mover's store."""
+    ring = list(sown)
+    for pit in pits:
+        ring[OWN_STORE] += ring[pit]
+        ring[pit] = 0
+    for board in _endings(ring, mover):
+        yield (board, rule, reason)
+
+
 def _wrong_captures(sown: list[int], last: int, mover: Side) -> Iterator[tuple[Board, str, str]]:
     """Captures players take when none is due."""
+    pit = slot_name(mover, last)
     if 7 <= last <= 12 and sown[last] % 2 == 1:
-        ring = list(sown)
-        ring[OWN_STORE] += ring[last]
-        ring[last] = 0
-        for board in _endings(ring, mover):
-            yield (
-                board,
+        yield from _taken(
+            sown,
+            (last,),
+            mover,
+            "MG-2",
+            f"the last stone left {pit} odd ({sown[last]}): only an even count is captured (MG-2).",
+        )
+    if not 0 <= last <= 5:
+        return
+    if sown[last] > 1:
+        yield from _taken(
+            sown,
+            (last, facing(last)),
+            mover,
+            "MG-3",
+            f"the last stone fell into {pit}, which was not empty: nothing is captured (MG-3).",
+        )
+        if sown[last] % 2 == 0:
+            yield from _taken(
+                sown,
+                (last,),
+                mover,
                 "MG-2",
-                (
-                    f"the last stone left {slot_name(mover, last)} odd ({sown[last]}): "
-                    f"only an even count is captured (MG-2)."
-                ),
+                f"{pit} is on {mover}'s own side: only the opponent's pits are captured when"
+                " made even (MG-2).",
             )
-    if 0 <= last <= 5:
-        if sown[last] > 1:
-            ring = list(sown)
-            ring[OWN_STORE] += ring[last] + ring[facing(last)]
-            ring[last] = 0
-            ring[facing(last)] = 0
-            for board in _endings(ring, mover):
-                yield (
-                    board,
-                    "MG-3",
-                    (
-                        f"the last stone fell into {slot_name(mover, last)}, which was not empty: "
-                        f"nothing is captured (MG-3)."
-                    ),
-                )
-            if sown[last] % 2 == 0:
-                ring = list(sown)
-                ring[OWN_STORE] += ring[last]
-                ring[last] = 0
-                for board in _endings(ring, mover):
-                    yield (
-                        board,
-                        "MG-2",
-                        (
-                            f"{slot_name(mover, last)} is on {mover}'s own side: only the "
-                            f"opponent's pits are captured when made even (MG-2)."
-                        ),
-                    )
-        elif sown[facing(last)] == 0:
-            ring = list(sown)
-            ring[OWN_STORE] += 1
-            ring[last] = 0
-            for board in _endings(ring, mover):
-                yield (
-                    board,
-                    "MG-3",
-                    (
-                        f"{slot_name(mover, facing(last))} is empty: nothing is captured and the "
-                        f"stone stays in {slot_name(mover, last)} (MG-3)."
-                    ),
-                )
+    elif sown[facing(last)] == 0:
+        # The last stone fell into an empty own pit facing an empty pit: it stays (MG-3).
+        yield from _taken(
+            sown,
+            (last,),
+            mover,
+            "MG-3",
+            f"{slot_name(mover, facing(last))} is empty: nothing is captured and the stone"
+            f" stays in {pit} (MG-3).",
+        )
 
 
 def _wrong_paths(
