@@ -716,20 +716,14 @@ class Referee:
             self._press_t = t_ms
         if self._said_cannot_read or t_ms - self._press_t < self.config.recognition.cannot_read_ms:
             return False
-        self._said_cannot_read = True
         name = self.config.players[player]
-        label = self._snapshot_label()
-        self._emit(
-            "cannot_read",
-            player=player,
-            rule="BG-ROLL-2",
-            reason=f"{name} pressed the clock, but neither a throw nor a double of {name}'s was"
+        self._announce_cannot_read(
+            player,
+            "BG-ROLL-2",
+            f"{name} pressed the clock, but neither a throw nor a double of {name}'s was"
             " read: throw the dice into your right half, or the director sets them",
-            snapshot=label,
+            f"{name} pressed the clock without a throw or a double that could be read",
         )
-        self._signal("cannot_read", True)
-        self._do(TakeSnapshot(label))
-        self._say(f"{name} pressed the clock without a throw or a double that could be read")
         return True
 
     def _hold(self, ev: ClockHoldPressed) -> None:
@@ -977,20 +971,22 @@ class Referee:
         assert self._press_t is not None
         if self._said_cannot_read or t_ms - self._press_t < self.config.recognition.cannot_read_ms:
             return False
+        self._announce_cannot_read(
+            player,
+            "TTB-6.1",
+            f"the board cannot be read ({why}); keep hands off the board, or call the director",
+            f"Cannot read the board after {self.config.players[player]}'s move: {why}",
+        )
+        return True
+
+    def _announce_cannot_read(self, player: int, rule: str, reason: str, line: str) -> None:
+        """Say "cannot read" once (journal, LED, snapshot, log) instead of guessing a verdict."""
         self._said_cannot_read = True
         label = self._snapshot_label()
-        self._emit(
-            "cannot_read",
-            player=player,
-            rule="TTB-6.1",
-            reason=f"the board cannot be read ({why}); keep hands off the board, or call the"
-            " director",
-            snapshot=label,
-        )
+        self._emit("cannot_read", player=player, rule=rule, reason=reason, snapshot=label)
         self._signal("cannot_read", True)
         self._do(TakeSnapshot(label))
-        self._say(f"Cannot read the board after {self.config.players[player]}'s move: {why}")
-        return True
+        self._say(line)
 
     def _stand(self, why: str) -> None:
         """TTB-4.8: once the opponent throws or doubles, a flagged move stands as played."""
