@@ -111,6 +111,27 @@ def _undo(b: list[int], src: int, dst: int, hit: bool) -> None:
             b[dst] -= 1
 
 
+def _key_after(b: list[int], src: int, dst: int) -> tuple[int, ...]:
+    """The board after one more step, as a key, leaving ``b`` as it was (the last step of a play
+    needs no undo record)."""
+    b[src] -= 1
+    if dst:
+        v = b[dst]
+        if v == -1:
+            b[dst] = 1
+            b[0] -= 1
+            key = tuple(b)
+            b[0] += 1
+        else:
+            b[dst] = v + 1
+            key = tuple(b)
+        b[dst] = v
+    else:
+        key = tuple(b)
+    b[src] += 1
+    return key
+
+
 def _plays_non_double(b: list[int], d1: int, d2: int) -> dict[tuple[int, ...], Steps]:
     two: dict[tuple[int, ...], Steps] = {}
     one: dict[int, dict[tuple[int, ...], Steps]] = {d1: {}, d2: {}}
@@ -122,22 +143,7 @@ def _plays_non_double(b: list[int], d1: int, d2: int) -> dict[tuple[int, ...], S
                 step1 = (s1, t1)
                 for step2 in seconds:
                     # make the second move in place, read the board, unmake it
-                    s2, t2 = step2
-                    b[s2] -= 1
-                    if t2:
-                        v = b[t2]
-                        if v == -1:
-                            b[t2] = 1
-                            b[0] -= 1
-                            key = tuple(b)
-                            b[0] += 1
-                        else:
-                            b[t2] = v + 1
-                            key = tuple(b)
-                        b[t2] = v
-                    else:
-                        key = tuple(b)
-                    b[s2] += 1
+                    key = _key_after(b, step2[0], step2[1])
                     if key not in two:
                         two[key] = (step1, step2)
             elif not two:
@@ -182,22 +188,7 @@ def _plays_double(b: list[int], d: int) -> dict[tuple[int, ...], Steps]:
                     best = 4
                     found.clear()
                 for m4 in moves4:
-                    s4, t4 = m4
-                    b[s4] -= 1
-                    if t4:
-                        v = b[t4]
-                        if v == -1:
-                            b[t4] = 1
-                            b[0] -= 1
-                            key = tuple(b)
-                            b[0] += 1
-                        else:
-                            b[t4] = v + 1
-                            key = tuple(b)
-                        b[t4] = v
-                    else:
-                        key = tuple(b)
-                    b[s4] += 1
+                    key = _key_after(b, m4[0], m4[1])
                     if key not in found:
                         found[key] = (m1, m2, m3, m4)
                 _undo(b, m3[0], m3[1], h3)
