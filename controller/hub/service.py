@@ -217,7 +217,7 @@ class HubService:
     # -- rebuild from the database -------------------------------------------------------------
     def rebuild(self) -> None:
         """Fold every stored event and replay every director action (after a restart)."""
-        with self.views_lock:
+        with self.store.lock, self.views_lock:  # same order as the writer: store, then views
             self.views.clear()
             for tournament, table, match in self.store.matches():
                 view = self._view(tournament, table)
@@ -428,10 +428,12 @@ class HubService:
             out["current"] = state is view.current
             out["reported"] = view.reported
             out["table"], out["tournament"] = table, tournament
-            for flag in out["flags"]:
-                flag["snapshot"] = self.store.has_snapshot(tournament, table, state.match,
-                                                           flag["seq"])
-            return out
+            match_id = state.match
+        # Outside views_lock: the writer takes store.lock then views_lock, so taking them in
+        # the other order here deadlocks against it.
+        for flag in out["flags"]:
+            flag["snapshot"] = self.store.has_snapshot(tournament, table, match_id, flag["seq"])
+        return out
 
     def match_state(self, tournament: str, table: str, match: str | None) -> MatchState:
         """The MatchState object (for exports)."""

@@ -174,3 +174,32 @@ def test_repeated_wrong_passwords_lock_the_address_out_for_a_while(tmp_path: Pat
     refused = [a for a in service.store.audit_log() if not a["ok"]]
     assert len(refused) == 6
     service.store.close()
+
+
+def test_table_reads_snapshots_without_holding_the_views_lock(
+    hub: HubApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer takes store.lock then views_lock; a reader doing the reverse deadlocks CI."""
+    import threading
+
+    service = hub.service
+    real = service.store.has_snapshot
+    held_while_querying: list[bool] = []
+
+    def probe(*args: Any) -> bool:
+        free = threading.Event()
+
+        def try_views() -> None:
+            if service.views_lock.acquire(timeout=0.5):
+                service.views_lock.release()
+                free.set()
+
+        other = threading.Thread(target=try_views)
+        other.start()
+        other.join()
+        held_while_querying.append(not free.is_set())
+        return real(*args)
+
+    monkeypatch.setattr(service.store, "has_snapshot", probe)
+    assert service.table("cup", "3")["flags"]
+    assert held_while_querying and not any(held_while_querying)
