@@ -289,8 +289,10 @@ def _checker_colours(colours: np.ndarray, present: np.ndarray,
 
 
 def dice_and_cube(frame: PreparedFrame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Dice and cube on the board (the dice/cube vision plugs its reader in here)."""
-    return [], None
+    """Dice and cube on the board, in DESIGN.md's JSON shape (see ``vision.dice.board_pass``)."""
+    from vision.dice.board_pass import read_dice_and_cube  # late: board_pass imports this module
+
+    return read_dice_and_cube(frame)
 
 
 def read_prepared(frame: PreparedFrame, name: str | None = None) -> BoardReading:

@@ -15,7 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from controller.cli import vision_dice_commands
+from controller.cli import vision_dice_commands, vision_stones_commands
 from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
 from controller.table_layout import TableLayout
 from engine.errors import ImageError
@@ -33,6 +33,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Add ``hakem vision`` and its subcommands."""
     vision = add_group(subparsers, "vision", "read boards, dice and stones in photos")
     vision_dice_commands.register(vision, parents)
+    vision_stones_commands.register(vision, parents)
 
     p = add_command(vision, "read", parents, "the board in photos: checkers per slot, bar, off")
     p.add_argument("images", nargs="+", metavar="IMAGE")
