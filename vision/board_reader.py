@@ -9,7 +9,8 @@ come from :func:`dice_and_cube` (the dice/cube readers plug in there).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -22,14 +23,17 @@ from vision.checkers import (
     Layout,
     bar_candidates,
     disc_colours,
-    edge_maps,
+    edge_maps_and_gradients,
+    hypotheses,
     layout_for,
     read_columns,
+    read_off_zones,
+    slot_disc_colours,
 )
 from vision.config import DEFAULT_CONFIG, CheckerConfig, VisionConfig
-from vision.geometry import Canonical
+from vision.geometry import BoardGeometry, Canonical
 from vision.imageio import check_image
-from vision.occlusion import Occlusion, find_occlusion
+from vision.occlusion import Occlusion, find_occlusion, median_axis0
 
 CHECKERS_PER_SIDE = 15
 
@@ -46,25 +50,41 @@ class PreparedFrame:
     edges: np.ndarray  # vertical rim-edge map (see vision.checkers.edge_maps)
     side_edges: np.ndarray  # horizontal rim-edge map
     config: VisionConfig
+    # the raster's 3x3 Sobel gradients (x, y; int16) behind the edge maps, when kept
+    gradients: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def prepare(image: np.ndarray, calibration: Calibration,
             config: VisionConfig = DEFAULT_CONFIG) -> PreparedFrame:
     """Warp the picture to the reading raster (halving it first when it is much larger)."""
-    canonical = Canonical(calibration.geometry, config.checkers.px_per_mm, READ_MARGIN_MM)
-    hmat = calibration.homography_to(canonical)
-    c = calibration.corners
-    img_width = 0.5 * (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
-    can_width = calibration.geometry.width_mm * canonical.px_per_mm
-    src = image
-    if img_width >= 2.0 * can_width and min(image.shape[:2]) >= 64:
-        src = cv2.pyrDown(image)
-        hmat = hmat @ np.diag([2.0, 2.0, 1.0])
-    map1, map2 = _warp_maps(tuple(np.round(hmat, 9).reshape(-1).tolist()), canonical.size)
+    c = np.asarray(calibration.corners, dtype=np.float32)
+    canonical, halve, map1, map2 = _reading_warp(
+        c.tobytes(), calibration.geometry, config.checkers.px_per_mm,
+        min(image.shape[:2]) >= 64)
+    src = cv2.pyrDown(image) if halve else image
     bgr = cv2.remap(src, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    edges, side_edges = edge_maps(gray, config.checkers)
-    return PreparedFrame(image, calibration, canonical, bgr, gray, edges, side_edges, config)
+    edges, side_edges, gradients = edge_maps_and_gradients(gray, config.checkers)
+    return PreparedFrame(image, calibration, canonical, bgr, gray, edges, side_edges, config,
+                         gradients)
+
+
+@functools.lru_cache(maxsize=8)
+def _reading_warp(corners: bytes, geometry: BoardGeometry, px_per_mm: float,
+                  big_enough: bool) -> tuple[Canonical, bool, np.ndarray, np.ndarray]:
+    """The reading raster, whether to halve the picture first, and the remap tables, for
+    corners (TL, TR, BR, BL as float32 bytes): the camera and the board stay put between
+    frames, so this is computed once per calibration rather than once per frame."""
+    c = np.frombuffer(corners, dtype=np.float32).reshape(4, 2)
+    canonical = Canonical(geometry, px_per_mm, READ_MARGIN_MM)
+    hmat = canonical.homography_from_image(c)
+    img_width = 0.5 * (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
+    can_width = geometry.width_mm * canonical.px_per_mm
+    halve = bool(img_width >= 2.0 * can_width and big_enough)
+    if halve:
+        hmat = hmat @ np.diag([2.0, 2.0, 1.0])
+    map1, map2 = _warp_maps(tuple(np.round(hmat, 9).reshape(-1).tolist()), canonical.size)
+    return canonical, halve, map1, map2
 
 
 @functools.lru_cache(maxsize=4)
@@ -152,6 +172,10 @@ class BoardReading:
     dice: list[dict[str, Any]] = field(default_factory=list)
     cube: dict[str, Any] | None = None
     image: str | None = None
+    # reads the trays when first asked (see ``off_probs``)
+    off_source: Callable[[], tuple[np.ndarray, np.ndarray] | None] | None = None
+    # median colour (BGR) of the checkers seen on each slot (zeros for an empty slot)
+    slot_colours: np.ndarray | None = None
 
     @property
     def occluded(self) -> bool:
@@ -164,6 +188,21 @@ class BoardReading:
     def slot_counts(self) -> list[tuple[int, int] | None]:
         """Most likely (darker, lighter) per slot; None where hidden."""
         return [None if s.hidden else s.counts for s in self.slots]
+
+    @functools.cached_property
+    def off_probs(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """P(borne off = n) of the darker and of the lighter checkers, read in the trays
+        (None when a tray is out of the picture). Read on first use: a referee that does not
+        ask does not pay for it."""
+        return None if self.off_source is None else self.off_source()
+
+    def off_in_trays(self) -> tuple[int, int] | None:
+        """Borne off as seen standing in the trays (None when a tray is out of the picture).
+        Where the trays are not where the board's measurements put them, this is wrong: the
+        ``off`` of the JSON object stays the count the board lacks."""
+        if self.off_probs is None:
+            return None
+        return (int(np.argmax(self.off_probs[0])), int(np.argmax(self.off_probs[1])))
 
     def off(self) -> tuple[int, int] | None:
         """Borne off, as the checkers of 15 a side not seen on the board or the bar; None when
@@ -187,14 +226,17 @@ class BoardReading:
 
     def to_json(self) -> dict[str, Any]:
         """The DESIGN.md object; hidden slots (and a hidden bar) are null, listed in
-        ``hidden``; ``slot_confidence`` gives each slot's probability of its count."""
+        ``hidden``; ``slot_confidence`` gives each slot's probability of its count;
+        ``off_trays`` the borne-off checkers seen in the trays (null: a tray out of sight)."""
         off = self.off()
+        trays = self.off_in_trays()
         return {
             "image": self.image,
             "occluded": self.occluded,
             "slots": [None if c is None else [c[0], c[1]] for c in self.slot_counts()],
             "bar": None if self.bar.hidden else list(self.bar.counts),
             "off": None if off is None else [off[0], off[1]],
+            "off_trays": None if trays is None else [trays[0], trays[1]],
             "dice": self.dice,
             "cube": self.cube,
             "confidence": round(self.confidence, 4),
@@ -226,7 +268,8 @@ def _lightness(bgr: np.ndarray) -> np.ndarray:
     """A scalar per colour that puts white above gold, red, maroon and black checkers."""
     b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
     gray = 0.114 * b + 0.587 * g + 0.299 * r
-    chroma = bgr.max(axis=-1) - bgr.min(axis=-1)
+    # channel by channel: numpy reduces a short last axis slowly
+    chroma = np.maximum(np.maximum(b, g), r) - np.minimum(np.minimum(b, g), r)
     out: np.ndarray = gray - chroma
     return out
 
@@ -257,7 +300,7 @@ class _ColourModel:
             out: np.ndarray = 1.0 / (1.0 + np.exp(np.clip((d1 - d2) / 10.0, -40, 40)))
             return out
         x = (self.threshold - _lightness(bgr)) / self.scale
-        res: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(x, -40, 40)))
+        res: np.ndarray = 1.0 / (1.0 + np.exp(-np.minimum(np.maximum(x, -40), 40)))
         return res
 
 
@@ -284,8 +327,54 @@ def _checker_colours(colours: np.ndarray, present: np.ndarray,
     for dark in (True, False):
         keep = (present > 0.5) & ((p_dark >= 0.5) == dark)
         if keep.any():
-            out.append(np.median(colours[keep], axis=0))
+            out.append(median_axis0(colours[keep]))
     return np.array(out, np.float32) if out else None
+
+
+def _off_distribution(frame: PreparedFrame,
+                      colours: _ColourModel) -> tuple[np.ndarray, np.ndarray] | None:
+    """P(borne off = n) per colour from the stacks in the trays (None unless both trays are
+    in the picture)."""
+    geometry = frame.calibration.geometry
+    to_mm = Canonical(geometry, 1.0, (0.0, 0.0)).homography_from_image(
+        frame.calibration.corners)
+    zones = read_off_zones(frame.image, to_mm, geometry, frame.config.checkers)
+    if len(zones) < 4:  # a tray out of the picture may hold borne-off checkers
+        return None
+    m = frame.config.checkers.max_count
+    dark = np.zeros(m + 1)
+    dark[0] = 1.0
+    light = dark.copy()
+    for z in zones:
+        pd = 0.5 if z.colour is None else float(colours.p_darker(z.colour[None, :])[0])
+        # each stack is one colour: its count goes to the colour it most likely is
+        target = (dark, light)[0 if pd >= 0.5 else 1]
+        target[:] = np.convolve(target, z.count_probs)[: m + 1]
+    return dark / dark.sum(), light / light.sum()
+
+
+def _masked_row_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per row of ``values`` (N, M, C), the median over the M entries ``mask`` (N, M) keeps
+    (zeros for a row with none), in one sort rather than a call per row."""
+    n = mask.sum(axis=1)
+    srt = np.where(mask[..., None], np.asarray(values, np.float32), np.float32(np.inf))
+    srt.sort(axis=1)
+    rows = np.arange(len(values))
+    lo = np.maximum(n - 1, 0) // 2
+    hi = np.maximum(n // 2, lo)
+    med = 0.5 * (srt[rows, lo] + srt[rows, hi])
+    out: np.ndarray = np.where((n > 0)[:, None], med, np.float32(0.0)).astype(np.float32)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _hypothesis_arrays(cap: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per column hypothesis (``hypotheses(cap)``): where it shows a whole disc (H, M bool)
+    and how many checkers touch from the edge (H,)."""
+    hyps = hypotheses(cap)
+    shows = np.array([[e == 1 for e in h.expect] for h in hyps])
+    n0s = np.array([h.n0 for h in hyps], dtype=np.float64)
+    return shows, n0s
 
 
 def dice_and_cube(frame: PreparedFrame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -295,50 +384,100 @@ def dice_and_cube(frame: PreparedFrame) -> tuple[list[dict[str, Any]], dict[str,
     return read_dice_and_cube(frame)
 
 
-def read_prepared(frame: PreparedFrame, name: str | None = None) -> BoardReading:
-    """Count every slot and the bar of a prepared frame, and find what is hidden."""
+def read_prepared(frame: PreparedFrame, name: str | None = None, *,
+                  dice: bool = True) -> BoardReading:
+    """Count every slot and the bar of a prepared frame, and find what is hidden (and, unless
+    ``dice`` is False, read the dice and the cube)."""
     config = frame.config
     cfg = config.checkers
     lay: Layout = layout_for(frame.canonical)
-    cols = read_columns(frame.edges, lay, cfg)
+    cols = read_columns(frame.edges, lay, cfg, frame.side_edges)
     dists = cols.count_distribution(cfg.max_count)
-    best = cols.best()
-    # colour samples at the discs each slot's most likely hypothesis shows
+    best_idx = cols.posterior.argmax(axis=1)
+    shows, n0s = _hypothesis_arrays(lay.cap)
+    # colour samples at the discs each slot's most likely hypothesis shows (only there)
     m_count = lay.centres.shape[1]
-    colours_at = disc_colours(frame.bgr, lay.centres.reshape(-1, 2), lay).reshape(24, m_count, 3)
-    show = np.array([[e == 1 for e in h.expect] for h in best], dtype=np.float64)  # (24, M)
-    show_n = show.sum(axis=1)
-    slot_colour = np.zeros((24, 3), np.float32)
-    for i in range(24):
-        if show_n[i]:
-            slot_colour[i] = np.median(colours_at[i][show[i] > 0], axis=0)
+    show = shows[best_idx]  # (24, M)
+    shown = np.flatnonzero(show)
+    colours_at = np.zeros((24 * m_count, 3), np.float32)
+    if len(shown):
+        colours_at[shown] = slot_disc_colours(frame.bgr, lay, shown)
+    colours_at = colours_at.reshape(24, m_count, 3)
+    slot_colour = _masked_row_median(colours_at, show)
     slot_present = 1.0 - dists[:, 0]
-    cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg)
+    cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg, frame.gradients)
     bar_bgr = (
         disc_colours(frame.bgr, np.array([[c.x, c.y] for c in cands]), lay)
         if cands
         else np.zeros((0, 3), np.float32)
     )
-    samples = np.concatenate([slot_colour.astype(np.float32), bar_bgr])
+    samples = np.concatenate([slot_colour, bar_bgr])  # float32 both
     weights = np.concatenate([slot_present, np.array([c.p for c in cands])])
     colours = _ColourModel(samples, weights, cfg)
-    p_dark_slots = colours.p_darker(slot_colour.astype(np.float32))
+    p_dark_slots = colours.p_darker(slot_colour)
     p_dark_bar = colours.p_darker(bar_bgr) if cands else np.zeros(0)
     # occlusion: how far each column is filled (in checker diameters)
-    filled = np.array([h.n0 for h in best], dtype=np.float64)
+    filled = n0s[best_idx]
     occ = find_occlusion(frame.bgr, frame.canonical, filled,
                          [c.y for c in cands if c.p > 0.5], config.occlusion, frame.side_edges,
                          _checker_colours(slot_colour, slot_present, p_dark_slots))
+    hidden = set(occ.hidden_slots)
+    # each slot's probabilities are a row of this frame's own table (read only by everyone)
     slots = [
-        SlotReading(dists[i].copy(), float(p_dark_slots[i]), hidden=i in occ.hidden_slots)
-        for i in range(24)
+        SlotReading(row, pd, hidden=i in hidden)
+        for i, (row, pd) in enumerate(zip(dists, p_dark_slots.tolist(), strict=True))
     ]
     dark, light = _bar_distribution(cands, p_dark_bar, cfg.max_count)
     centres = [(c.x, c.y) for c in cands if c.p > 0.5]
     bar = BarReading(dark, light, hidden=occ.bar_hidden, centres=centres)
     reading = BoardReading(slots, bar, occ, frame.calibration, image=name)
-    reading.dice, reading.cube = dice_and_cube(frame)
+    reading.off_source = functools.partial(_off_distribution, frame, colours)
+    reading.slot_colours = slot_colour
+    if dice:
+        reading.dice, reading.cube = dice_and_cube(frame)
     return reading
+
+
+# A side's checkers at the start of a game, by point: 2, 5, 3 and 5 (BG-EQ-3).
+START_STACKS = (2, 3, 5, 5)
+
+
+def start_colours(reading: BoardReading) -> tuple[tuple[int, int, int],
+                                                  tuple[int, int, int]] | None:
+    """The two checker colours (BGR, darker first), learned from a frame that shows the
+    starting position: every slot read, none hidden, eight slots taken, four of each colour
+    holding 2, 3, 5 and 5 checkers. None for any other frame. Put them in the configuration
+    (``with_colours``) and later frames tell the sides apart by these colours rather than by
+    which is darker in the frame."""
+    if reading.occluded or reading.slot_colours is None:
+        return None
+    counts = reading.slot_counts()
+    groups: dict[int, list[int]] = {0: [], 1: []}
+    for i, c in enumerate(counts):
+        if c is None:
+            return None
+        a, b = c
+        if a:
+            groups[0].append(i)
+        elif b:
+            groups[1].append(i)
+    if reading.bar.counts != (0, 0):
+        return None
+    for side in (0, 1):
+        if tuple(sorted(sum(counts[i] or (0, 0)) for i in groups[side])) != START_STACKS:
+            return None
+    out = []
+    for side in (0, 1):
+        med = np.median(reading.slot_colours[groups[side]], axis=0)
+        out.append((round(float(med[0])), round(float(med[1])), round(float(med[2]))))
+    return out[0], out[1]
+
+
+def with_colours(config: VisionConfig,
+                 colours: tuple[tuple[int, int, int], tuple[int, int, int]]) -> VisionConfig:
+    """``config`` with the checker colours (darker, lighter BGR) fixed."""
+    checkers = replace(config.checkers, darker_bgr=colours[0], lighter_bgr=colours[1])
+    return replace(config, checkers=checkers)
 
 
 def read_board(
@@ -348,6 +487,7 @@ def read_board(
     config: VisionConfig = DEFAULT_CONFIG,
     name: str | None = None,
     calibration: Calibration | None = None,
+    dice: bool = True,
 ) -> BoardReading:
     """Read one picture: corners (TL, TR, BR, BL px) if given, else the configured corners,
     else the ArUco markers. Raises ImageError (or a leaf) for a picture it cannot use."""
@@ -357,4 +497,4 @@ def read_board(
             corners = np.array(config.corners, dtype=np.float32).reshape(4, 2)
         calibration = locate_board(img, config.geometry, corners)
     frame = prepare(img, calibration, config)
-    return read_prepared(frame, name)
+    return read_prepared(frame, name, dice=dice)

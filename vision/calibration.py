@@ -7,6 +7,7 @@ a nudged board or camera is followed), four playing-surface corners given by han
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -72,20 +73,31 @@ def parse_corners(text: str) -> np.ndarray:
 
 def from_corners(corners: np.ndarray, image_shape: tuple[int, ...],
                  geometry: BoardGeometry, source: str = "corners") -> Calibration:
-    """Check hand-given corners against the picture and make a calibration of them."""
+    """Check hand-given corners against the picture and make a calibration of them (the same
+    corners on pictures of the same size give the same, read-only, calibration: a fixed
+    camera's frames are checked once)."""
     c = np.asarray(corners, dtype=np.float32).reshape(4, 2)
     h, w = image_shape[:2]
-    for x, y in c:
-        if not (0 <= x <= w - 1 and 0 <= y <= h - 1):
-            raise CornersOutsideImageError(
-                f"corner ({x:g}, {y:g}) is outside the {w}x{h} image"
-            )
-    # the quadrilateral must be convex and go clockwise TL, TR, BR, BL
-    cross = []
-    for i in range(4):
-        a, b, d = c[i], c[(i + 1) % 4], c[(i + 2) % 4]
-        cross.append((b[0] - a[0]) * (d[1] - b[1]) - (b[1] - a[1]) * (d[0] - b[0]))
-    if not all(v > 0 for v in cross):
+    return _checked_corners(c.tobytes(), int(h), int(w), geometry, source)
+
+
+@functools.lru_cache(maxsize=16)
+def _checked_corners(corners: bytes, h: int, w: int, geometry: BoardGeometry,
+                     source: str) -> Calibration:
+    """:func:`from_corners` for corners given as float32 bytes (TL, TR, BR, BL)."""
+    c = np.frombuffer(corners, dtype=np.float32).reshape(4, 2).copy()
+    c.flags.writeable = False
+    inside = (c[:, 0] >= 0) & (c[:, 0] <= w) & (c[:, 1] >= 0) & (c[:, 1] <= h)
+    if not inside.all():  # the picture spans 0..w, 0..h
+        x, y = c[int(np.argmin(inside))]
+        raise CornersOutsideImageError(
+            f"corner ({x:g}, {y:g}) is outside the {w}x{h} image"
+        )
+    # the quadrilateral must be convex and go clockwise TL, TR, BR, BL (all four corners at
+    # once: corner i, the next and the one after)
+    a, b, d = c, np.roll(c, -1, axis=0), np.roll(c, -2, axis=0)
+    cross = (b[:, 0] - a[:, 0]) * (d[:, 1] - b[:, 1]) - (b[:, 1] - a[:, 1]) * (d[:, 0] - b[:, 0])
+    if not bool((cross > 0).all()):
         raise ImageError("corners must be top-left, top-right, bottom-right, bottom-left "
                          "of a convex board outline")
     d1, d2 = c[2] - c[0], c[3] - c[1]

@@ -33,17 +33,44 @@ class CheckerConfig:
     # Weight of the mean rim-line evidence when a full column is told from one with checkers
     # laid over it.
     centre_line_weight: float = 8.0
+    # A full column shows no rim across its axis at 4 positions or more; with fewer clear ones
+    # (marbled checkers) the weight above is scaled down in proportion.
+    line_clear_min: float = 4.0
     # Evidence for one position is never taken as more certain than this (robustness).
     evidence_floor: float = 0.01
+    # Side rims of a checker laid over a column: the share of its left and right arcs on
+    # near-vertical edges above which one is there, and the weight of that evidence.
+    side_rim_threshold: float = 0.72
+    side_rim_weight: float = 1.0
+    # Both arcs of a disc at a full column's first seam above this share: a checker laid over
+    # it (the weight of that evidence; a probability never below the floor).
+    seam_disc_threshold: float = 0.72
+    seam_weight: float = 1.0
+    seam_floor: float = 0.05
+    # How far one arc alone (not both) counts for a checker laid over a column when the
+    # column's length is weighed (1: fully; hands' fingers show one arc).
+    overlay_one_arc: float = 0.5
     # Prior odds of each checker laid over a full column (the sixth or later checker).
     overlay_prior: float = 0.3
     # A bar checker's colour left and right of its centre may differ by at most this much.
     bar_side_colour_max: float = 40.0
+    # Share of a bar checker's four diagonals where its round rim must show (hinges fail).
+    bar_round_min: float = 0.6
     # Brightness gap below which all checkers count as one colour class is not trusted.
     min_colour_gap: float = 18.0
     # Optional colours (B, G, R) of the darker and lighter checkers, from configuration.
     darker_bgr: tuple[int, int, int] | None = None
     lighter_bgr: tuple[int, int, int] | None = None
+    # Borne-off checkers standing on edge in the trays: the trays' raster (px/mm), the space
+    # between two checkers (mm), how far in from the tray's long sides the stack is looked at,
+    # the colour difference from the empty tray that is a checker, the empty stretch that ends
+    # a stack (mm), and the spread of the count.
+    off_px_per_mm: float = 0.8
+    off_spacing_mm: float = 0.6
+    off_inset_mm: float = 9.0
+    off_colour_diff: float = 28.0
+    off_gap_mm: float = 4.0
+    off_count_sd: float = 0.3
     # Highest count a slot's probability table covers.
     max_count: int = 15
 
@@ -54,6 +81,9 @@ class OcclusionConfig:
 
     downscale: int = 4  # the colour model works on the reading raster shrunk this many times
     chroma_threshold: float = 18.0  # chromaticity distance (x255) from the model called foreign
+    # Added to the channel sums before chromaticity and brightness ratios are taken, so the
+    # noisy hue of near-black pixels does not count as foreign.
+    dark_offset: float = 60.0
     min_brightness_ratio: float = 0.45  # darker than this times the model: foreign (not shadow)
     max_brightness_ratio: float = 2.3  # brighter than this: foreign (not glare)
     # Looser thresholds followed from a hand already found (hysteresis), across gaps this wide.
@@ -61,18 +91,35 @@ class OcclusionConfig:
     loose_brightness_ratio: tuple[float, ...] = (0.65, 1.6)
     loose_gap_checkers: float = 1.0
     # A pixel this close to a checker colour seen on the board does not seed a hand.
-    checker_chroma_threshold: float = 14.0
+    checker_chroma_threshold: float = 10.0
     checker_brightness_ratio: tuple[float, ...] = (0.6, 1.6)
+    # Glare: a pixel that is the model times a gain in this range plus white light, to within
+    # this many grey levels per channel, is a reflection, not a hand.
+    glare_gain: tuple[float, ...] = (0.6, 1.6)
+    glare_residual: float = 14.0
     min_blob_checkers: float = 0.7  # a foreign blob reaching the board's edge must be this big
     huge_blob_checkers: float = 5.0  # a blob this big hides wherever it is
-    margin_checkers: float = 2.5  # hidden area grown by this many diameters around a blob
+    margin_checkers: float = 3.5  # hidden area grown by this many diameters around a blob
     edge_margin_checkers: float = 2.5  # the same around a column whose point edge is hidden
     hide_whole_half: bool = False  # a hand over a half hides both rows of that half
     slot_hidden_fraction: float = 0.01  # share of a slot's column a blob must cover to hide it
     rail_band_mm: tuple[float, ...] = (4.0, 11.0)  # the rail looked at, outside the surface
     rail_reach_checkers: float = 3.0  # slots this far from an arm over the rail are hidden
-    side_band_mm: tuple[float, ...] = (1.5, 6.5)  # the frame looked at left and right
-    side_reach_checkers: float = 7.0  # an arm over a side frame hides slots this far in
+    side_band_mm: tuple[float, ...] = (5.5, 10.5)  # the frame looked at left and right
+    side_reach_checkers: float = 14.0  # an arm over a side frame hides slots this far in
+    # A sharp change of colour along the frame (an arm's outline, even an arm coloured like the
+    # frame): the mean of frame_step_px pixels after against those before, colour distance.
+    frame_step_threshold: float = 45.0
+    frame_step_px: int = 3
+    # A fainter change counts where, just inside the frame (this many diameters deep, within a
+    # diameter either side), this share of the surface is faintly unlike the empty board.
+    frame_step_faint: float = 30.0
+    confirm_depth_checkers: float = 1.5
+    confirm_share: float = 0.1
+    # The ends of each band (the frame's corners) left out, in checker diameters.
+    band_end_checkers: float = 0.7
+    # A stretch of frame unlike the rest counts only with a change this sharp at one end.
+    frame_step_confirm: float = 15.0
     missing_edge_checkers: float = 1.5  # point edge missing this long (diameters): hidden
     min_point_edge_visibility: float = 0.7  # below this board-wide, point edges are not used
 

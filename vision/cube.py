@@ -25,6 +25,9 @@ CubeZone = Literal["centre", "darker-side", "lighter-side", "offered", "off-boar
 READ_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX)
 RENDER_FONTS = (*READ_FONTS, cv2.FONT_HERSHEY_COMPLEX)
 FACE_PX = 48  # side of the rectified face the reader compares
+# below this face-read confidence a square found by the fast path is not taken for the cube
+# (synthetic throws: cubes read at 0.15 and above; a marker or a light patch at about 0.1)
+MIN_STRIP_CONFIDENCE = 0.12
 
 
 def _glyph(value: int, side: int, font: int, thickness_scale: float = 1.0) -> np.ndarray:
@@ -56,12 +59,23 @@ def _templates() -> tuple[tuple[int, np.ndarray], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def _template_matrix() -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_templates` as one matrix (a row per template) and each row's value."""
+    ts = _templates()
+    return (np.stack([t.reshape(-1) for _, t in ts]).astype(np.float32),
+            np.array([v for v, _ in ts]))
+
+
 def read_face(face_gray: np.ndarray) -> tuple[int, float]:
     """The cube value shown on a rectified face image and a confidence in 0..1."""
     face = cv2.resize(face_gray, (FACE_PX, FACE_PX), interpolation=cv2.INTER_AREA)
     face = face.astype(np.float32)
     # ink is whichever is rarer: dark on a light cube or light on a dark one
-    if np.median(face) < face.mean() - 10 or np.median(face) < 100:
+    flat = face.reshape(-1)
+    half = len(flat) // 2
+    median = float(np.partition(flat, half)[half])
+    if median < float(flat.mean()) - 10 or median < 100:
         face = 255 - face
     inner = face.copy()
     border = FACE_PX // 10
@@ -69,13 +83,11 @@ def read_face(face_gray: np.ndarray) -> tuple[int, float]:
     inner[:, :border], inner[:, -border:] = 255, 255
     x = inner - inner.mean()
     x /= np.linalg.norm(x) + 1e-6
-    best: dict[int, float] = {}
-    for value, t in _templates():
-        score = float((x * t).sum())
-        if score > best.get(value, -1.0):
-            best[value] = score
-    ranked = sorted(best.items(), key=lambda kv: -kv[1])
-    (value, top), (_, second) = ranked[0], ranked[1]
+    matrix, values = _template_matrix()
+    scores = (matrix @ x.reshape(-1)).reshape(len(CUBE_VALUES), -1).max(axis=1)
+    order = np.argsort(-scores)
+    value = int(values.reshape(len(CUBE_VALUES), -1)[order[0], 0])
+    top, second = float(scores[order[0]]), float(scores[order[1]])
     confidence = float(np.clip((top - second) * 6.0, 0.0, 1.0) * np.clip(top * 1.6, 0.0, 1.0))
     return value, confidence
 
@@ -339,3 +351,118 @@ def _order(quad: np.ndarray) -> np.ndarray:
     q = quad[np.argsort(angles)]
     start = int(np.argmin(q.sum(axis=1)))
     return np.roll(q, -start, axis=0).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class RasterStrip:
+    """A top-down raster of part of the board: pixel (u, v) is board mm
+    (x0_mm + u / px_per_mm, y0_mm + v / px_per_mm)."""
+
+    bgr: np.ndarray
+    px_per_mm: float
+    x0_mm: float
+    y0_mm: float
+
+    def to_mm(self, pts: np.ndarray) -> np.ndarray:
+        out: np.ndarray = (np.asarray(pts, np.float64).reshape(-1, 2) / self.px_per_mm
+                           + np.array([self.x0_mm, self.y0_mm]))
+        return out
+
+
+def _light_masks(bgr: np.ndarray, levels: tuple[float, float] | None = None
+                 ) -> tuple[list[np.ndarray], tuple[float, float]]:
+    """The two light masks of :func:`_light_square_candidates` (light and unsaturated: above
+    the board's median brightness, near its lightest) and those two levels, taken from this
+    raster unless given. Brightness is the largest channel, saturation HSV's."""
+    b, g, r = cv2.split(bgr)
+    value = cv2.max(cv2.max(b, g), r)
+    spread = cv2.subtract(value, cv2.min(cv2.min(b, g), r)).astype(np.uint16) * 255
+    v16 = value.astype(np.uint16)
+    if levels is None:
+        sample = value[::4, ::4].reshape(-1)
+        k50, k97 = len(sample) // 2, int(0.97 * (len(sample) - 1))
+        part = np.partition(sample, (k50, k97))
+        levels = (float(part[k50]), float(part[k97]))
+    median, top = levels
+    masks = [(spread < 70 * v16) & (value > max(70.0, median + 15.0)),
+             (spread < 50 * v16) & (value > top - 20.0)]
+    return masks, levels
+
+
+def _light_squares_fast(light: np.ndarray, px_per_mm: float, size_mm: float
+                        ) -> list[np.ndarray]:
+    """:func:`_light_squares` by contours only (no labelling of the whole raster)."""
+    mask = light.astype(np.uint8) * 255
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    side = size_mm * px_per_mm
+    big = [c for c in contours if cv2.contourArea(c) > 0.3 * side * side]
+    if not big:
+        return []
+    mask[:] = 0
+    cv2.drawContours(mask, big, -1, 255, -1)
+    shrink = max(3, round(size_mm * 0.3 * px_per_mm) | 1)
+    core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (shrink, shrink)))
+    cores, _ = cv2.findContours(core, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    side_core = side - shrink
+    out: list[np.ndarray] = []
+    for contour in cores:
+        area = cv2.contourArea(contour) + 0.5 * len(contour)  # pixels, not the polygon
+        if not 0.45 * side_core ** 2 < area < 1.7 * side_core ** 2:
+            continue
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(contour)
+        rw, rh = rw + 1.0, rh + 1.0
+        if not (0.6 * side_core < min(rw, rh) and max(rw, rh) < 1.35 * side_core):
+            continue
+        if area / max(rw * rh, 1.0) < 0.86:
+            continue
+        out.append(cv2.boxPoints(((cx, cy), (rw + shrink - 1, rh + shrink - 1), ang)))
+    return out
+
+
+def find_cube_on_strips(strips: list[RasterStrip], image: np.ndarray, from_mm: np.ndarray,
+                        geometry: BoardGeometry, *, darker_at_top: bool | None = None
+                        ) -> CubeReading | None:
+    """The cube on top-down rasters of the board, its face read from the camera frame
+    ``image`` (``from_mm``: board mm to image px), or None.
+
+    The fast path of the board's dice and cube pass: light squares of the cube's size in the
+    rasters (see :func:`_light_square_candidates`; each raster sets its own light levels), each
+    face warped from the frame alone.
+    Squares centred on an ArUco marker (a white square with a black pattern, at each tray's
+    ends) are not taken for the cube."""
+    if not strips:
+        return None
+    markers = geometry.marker_centres_mm().astype(np.float64)
+    clear = 0.25 * geometry.marker_size_mm * (1.0 + 1.0 / 3.0)  # a marker is centred there
+    dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
+                   np.float32)
+    best: tuple[float, int, np.ndarray] | None = None
+    for strip in strips:
+        quads = []
+        masks, _ = _light_masks(strip.bgr)
+        for light in masks:
+            quads += _light_squares_fast(light, strip.px_per_mm, geometry.cube_size_mm)
+        for quad in quads:
+            quad_mm = strip.to_mm(_order(quad))
+            centre = quad_mm.mean(axis=0)
+            if (np.hypot(*(markers - centre).T) < clear).any():
+                continue
+            inset = centre + (quad_mm - centre) * 0.88
+            quad_img = cv2.perspectiveTransform(inset.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
+            m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
+            face = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR)
+            if face.ndim == 3:
+                face = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+            if float(face.std()) < 15.0:  # a plain light square has no number
+                continue
+            read, confidence = read_face(face)
+            if best is None or confidence > best[0]:
+                best = (confidence, read, centre)
+    if best is None or best[0] < MIN_STRIP_CONFIDENCE:
+        return None
+    confidence, read, centre = best
+    x_mm, y_mm = float(centre[0]), float(centre[1])
+    p = cv2.perspectiveTransform(np.array([[[x_mm, y_mm]]]), from_mm).reshape(2)
+    place = cube_place(geometry, x_mm, y_mm)
+    return CubeReading(read, (x_mm, y_mm), (float(p[0]), float(p[1])),
+                       zone_for(place, darker_at_top), place, confidence)

@@ -17,7 +17,7 @@ Only numpy is used here, so every other vision module (and the tests) can build 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 import numpy as np
@@ -28,6 +28,16 @@ Half = Literal["left", "right"]
 CubePlace = Literal["centre", "top-side", "bottom-side", "offered"]
 
 SLOT_COUNT = 24
+
+
+def _kept_hash(obj: object) -> int:
+    """The hash of a frozen dataclass's fields, worked out once and kept on the object (the
+    readers' caches are keyed by the board's geometry on every frame)."""
+    kept = obj.__dict__.get("_hash")
+    if kept is None:
+        kept = hash(tuple(getattr(obj, f.name) for f in fields(obj)))  # type: ignore[arg-type]
+        object.__setattr__(obj, "_hash", kept)
+    return int(kept)
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,9 @@ class BoardGeometry:
     marker_size_mm: float = 36.0  # side of each ArUco marker (stuck at the tray ends)
     cube_size_mm: float = 40.0
     die_size_mm: float = 16.0
+
+    def __hash__(self) -> int:
+        return _kept_hash(self)
 
     def __post_init__(self) -> None:
         for name in (
@@ -318,6 +331,9 @@ class Canonical:
     geometry: BoardGeometry = field(default_factory=BoardGeometry)
     px_per_mm: float = 1.0
     margin_mm: tuple[float, float] = (0.0, 0.0)
+
+    def __hash__(self) -> int:
+        return _kept_hash(self)
 
     @classmethod
     def whole_board(cls, geometry: BoardGeometry, px_per_mm: float) -> Canonical:

@@ -83,8 +83,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     if args.game == "mangala":
-        raise CommandError("demo --game mangala is not available yet: the Mangala table "
-                           "comes with a later issue; use --game backgammon")
+        from controller.mangala.cli import demo_command
+
+        return demo_command(args)
     if (args.publish is None) != (args.table is None):
         raise CommandError("--publish URL and --table ID go together")
     from controller.demo.script import BUNDLED
@@ -123,6 +124,7 @@ def _demo(args: argparse.Namespace) -> int:
         "missed_illegal": len(stats.planted_illegal_missed),
         "missed_invalid_throws": len(stats.planted_invalid_missed),
         "director_dice": stats.director_dice,
+        "misread_rolls": len(stats.misread_rolls),
         "other_flags": len(stats.unplanted_flags),
         "press_to_verdict_ms": {
             "median": round(statistics.median(stats.press_ms), 1) if stats.press_ms else None,

@@ -19,7 +19,7 @@ from controller.cli import vision_dice_commands, vision_stones_commands
 from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
 from controller.table_layout import TableLayout
 from engine.errors import ImageError
-from vision.board_reader import BoardReading, read_board
+from vision.board_reader import BoardReading, read_board, start_colours, with_colours
 from vision.calibration import Calibration, detect_markers, locate_board, parse_corners
 from vision.config import DEFAULT_CONFIG, VisionConfig, load_vision_config
 from vision.imageio import load_image
@@ -108,9 +108,17 @@ def _summary(reading: BoardReading) -> str:
 def _read(args: argparse.Namespace) -> int:
     config = _config(args)
     corners = _corners(args)
+    learn = config.checkers.darker_bgr is None or config.checkers.lighter_bgr is None
     for path in args.images:
         img = load_image(path)
         reading = read_board(img, corners=corners, config=config, name=path)
+        if learn:
+            # checker colours not configured: learned from the first picture of the starting
+            # position (BG-EQ-3), then used for the pictures after it
+            colours = start_colours(reading)
+            if colours is not None:
+                config = with_colours(config, colours)
+                learn = False
         if wants_json(args):
             emit_json(reading.to_json())
         else:

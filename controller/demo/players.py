@@ -24,6 +24,12 @@ SKIN = ((125, 155, 210), (95, 125, 175))
 DIE_STYLE: dict[str, tuple[int, int, int]] = {"body_bgr": (240, 240, 240),
                                               "pip_bgr": (40, 40, 190)}
 SLEEVE = ((90, 40, 30), (40, 70, 110))
+# How far a planted cocked die leans: clearly cocked (a side face shows), within the tilts the
+# dice reader was trained on (vision.dice.synth: 12 to 40 degrees).
+COCKED_TILT_DEG = 28.0
+# Valid throws land within this of the board's middle line: clear of the tips of five-checker
+# columns (which end 43 mm short of it), so that a die never lies half over a checker.
+THROW_BAND_MM = 10.0
 
 
 def _die(x: float, y: float, value: int, *, yaw_deg: float = 0.0, tilt_deg: float = 0.0,
@@ -47,7 +53,7 @@ def throw_spot(geometry: BoardGeometry, half: Half, rng: random.Random) -> tuple
     """Where a throw lands in a half: the free band across the middle of the board."""
     x0, x1 = _half_x(geometry, half)
     x = rng.uniform(x0 + 40.0, x1 - 90.0)
-    y = geometry.height_mm / 2 + rng.uniform(-18.0, 18.0)
+    y = geometry.height_mm / 2 + rng.uniform(-THROW_BAND_MM, THROW_BAND_MM)
     return x, y
 
 
@@ -60,11 +66,18 @@ def thrown_dice(geometry: BoardGeometry, player: int, dice: tuple[int, int],
         half = "left" if half == "right" else "right"
     x, y = throw_spot(geometry, half, rng)
     first = _die(x, y, dice[0], yaw_deg=rng.uniform(0, 90))
-    x2, y2 = x + rng.uniform(38.0, 55.0), y + rng.uniform(-12.0, 12.0)
+    x2, y2 = x + rng.uniform(38.0, 55.0), y + rng.uniform(-6.0, 6.0)
     second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90))
     if invalid == "cocked":
-        second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90), tilt_deg=28.0,
-                         tilt_axis_deg=rng.uniform(0, 180))
+        # a cocked die rests against something: a checker of the thrower's half if there is
+        # one (as dice come to rest in play), else it stays tilted where it fell
+        lean = leaning_spot(geometry, contents, half, rng, COCKED_TILT_DEG)
+        if lean is not None:
+            second = _die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
+                          tilt_deg=COCKED_TILT_DEG, tilt_axis_deg=lean[2])
+        else:
+            second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90), tilt_deg=COCKED_TILT_DEG,
+                          tilt_axis_deg=rng.uniform(0, 180))
     elif invalid == "on-checker" and contents is not None:
         spot = checker_spot(geometry, contents, right_half(player), rng)
         if spot is not None:

@@ -102,6 +102,7 @@ class DemoStats:
     planted_illegal_missed: list[dict[str, Any]] = field(default_factory=list)
     planted_invalid_missed: list[dict[str, Any]] = field(default_factory=list)
     unplanted_flags: list[dict[str, Any]] = field(default_factory=list)
+    misread_rolls: list[dict[str, Any]] = field(default_factory=list)
     press_ms: list[float] = field(default_factory=list)
 
 
@@ -396,7 +397,13 @@ class DemoTable:
         self._reach(0, (throw[0].x_mm, throw[0].y_mm), rng, dice=pl.rolling_dice(throw, rng, 0))
         self._reach(1, (throw[1].x_mm, throw[1].y_mm), rng, dice=pl.rolling_dice(throw, rng, 1))
         self.scene.dice = throw
-        entry = self._wait(("opening_roll",), "the opening roll")
+        entry = self._await(("opening_roll",), 16)
+        if entry is None:
+            # the opening dice could not be read: the director enters them
+            self.stats.director_dice += 1
+            self.pipeline.handle(DirectorAction(self.time.now_ms(), "set_dice",
+                                                {"dice": list(game.opening)}, "demo-director"))
+            entry = self._wait(("opening_roll",), "the director's opening throw")
         if entry.get("tie"):
             raise DemoStalled("the opening dice were read as equal")
         starter = int(entry["player"])
@@ -444,8 +451,16 @@ class DemoTable:
                 raise DemoStalled("the dice were thrown five times without a valid throw")
 
     def _check_roll(self, entry: dict[str, Any], act: Act) -> None:
-        if tuple(sorted(entry["dice"])) != tuple(sorted(act.dice)):
-            raise DemoStalled(f"dice {act.dice[0]}{act.dice[1]} were read as {entry['dice']}")
+        """A roll counted with other numbers than were thrown (a misread die): the players see
+        it in the log and the director sets the dice thrown (DirectorAction set_dice)."""
+        if tuple(sorted(entry["dice"])) == tuple(sorted(act.dice)):
+            return
+        self.stats.misread_rolls.append({"thrown": list(act.dice), "read": entry["dice"]})
+        self.log.say(f"(demo: dice {act.dice[0]}{act.dice[1]} were read as "
+                     f"{entry['dice'][0]}{entry['dice'][1]}; the director sets them)")
+        self.pipeline.handle(DirectorAction(self.time.now_ms(), "set_dice",
+                                            {"dice": list(act.dice)}, "demo-director"))
+        self.new_entries()
 
     def _director_dice(self, act: Act) -> None:
         """The dice could not be read: the director enters them (DirectorAction set_dice)."""

@@ -109,6 +109,11 @@ class ClockPressed:
     t_ms: int
     side: Side
     times_ms: tuple[int, int]  # both clocks right after the press, (left, right)
+    # (boot, number) the clock gave the press, journalled so a restart knows which presses it
+    # has acted on; ``recovered``: a press the clock counted but the journal never got (the
+    # host died between acknowledging and journalling it), recovered from the clock's count
+    press: tuple[int, int] | None = None
+    recovered: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,8 @@ class ClockHoldPressed:
 
     t_ms: int
     times_ms: tuple[int, int]
+    press: tuple[int, int] | None = None  # as ClockPressed.press
+    recovered: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,9 @@ class DirectorAction:
 
     ``action`` is one of: "accept" (accept the flagged move as it stands), "reject" (flag the
     last accepted move), "set_position" (``args["position_id"]``), "set_dice"
-    (``args["dice"]``), "end_match" (``args["winner"]``), "note".
+    (``args["dice"]``), "end_match" (``args["winner"]``), "note", "rethrow" (BG-ROLL-5: the
+    mover has a throw made before they pressed the clock thrown again; also once it counted,
+    until the thrower moves).
     Also "resign" (``args["player"]`` 0 or 1 resigns, ``args["kind"]`` 1 single, 2 gammon,
     3 backgammon; the opponent has accepted): how a game ends without being played out.
     """

@@ -34,7 +34,10 @@ class RecognitionSettings:
     ``cannot_read_ms``: how long after a press the referee waits for a readable frame before it
     says "cannot read". ``dice_confidence``: dice read below this are not judged yet.
     ``dice_moved``: how far (in the unit of ``DieSeen.centre``) a die must lie from where it
-    lay to count as thrown again. ``agree``: how many readable still frames of the scene
+    lay to count as thrown again (a die lying where it lay was not thrown, whatever face it is
+    read with now). ``cocked_confidence``: a die read as cocked at least this surely makes the
+    throw invalid (BG-ROLL-2) although its tilted face cannot be read to ``dice_confidence``.
+    ``agree``: how many readable still frames of the scene
     (since hands last moved) a verdict on a move needs; their evidence is pooled, so one misread
     slot in one frame cannot decide.
     """
@@ -48,6 +51,7 @@ class RecognitionSettings:
     dice_confidence: float = 0.5
     agree: int = 3
     dice_moved: float = 6.0
+    cocked_confidence: float = 0.35
 
     def __post_init__(self) -> None:
         for name in ("margin", "fit_slack", "illegal_margin", "dice_moved"):
@@ -56,7 +60,7 @@ class RecognitionSettings:
                 raise ConfigError(f"referee: {name} must be a number >= 0, not {value!r}")
             if not math.isfinite(float(value)):
                 raise ConfigError(f"referee: {name} must be finite, not {value!r}")
-        for name in ("confident", "dice_confidence"):
+        for name in ("confident", "dice_confidence", "cocked_confidence"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
                 raise ConfigError(f"referee: {name} must be between 0 and 1, not {value!r}")

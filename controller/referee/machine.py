@@ -34,7 +34,13 @@ from controller.referee.api import (
     TakeSnapshot,
 )
 from controller.referee.config import RefereeConfig
-from controller.referee.recognition import StillViews, contradicted, hypothesis, recognise
+from controller.referee.recognition import (
+    StillViews,
+    contradicted,
+    hypothesis,
+    position_of_counts,
+    recognise,
+)
 from engine.backgammon.match import (
     Double,
     Drop,
@@ -57,6 +63,7 @@ from engine.backgammon.scoring import WinKind
 from engine.errors import HakemError, InvalidInputError
 
 DieSig = tuple[int, str, bool, bool, float | None, float | None]
+SETUP_MOVES = 5  # BG-EQ-4: a set-up error is corrected only before the 5th move
 Sig = tuple[DieSig, ...]
 
 
@@ -94,6 +101,15 @@ def _same_die(a: DieSig, b: DieSig, tolerance: float) -> bool:
     return (a[4] - b[4]) ** 2 + (a[5] - b[5]) ** 2 <= tolerance**2
 
 
+def _in_place(a: DieSig, b: DieSig, tolerance: float) -> bool:
+    """``a`` lies where ``b`` lay (both with centres): the same die not thrown again, whatever
+    face it is read with now (a die does not turn over by itself; a changed face there is a
+    misread, not a throw)."""
+    if a[4] is None or b[4] is None or a[5] is None or b[5] is None:
+        return False
+    return (a[4] - b[4]) ** 2 + (a[5] - b[5]) ** 2 <= tolerance**2
+
+
 def _unmatched(dice: Sequence[DieSeen], stale: Sig, tolerance: float) -> list[DieSeen]:
     """The dice that are not one of ``stale`` lying where it lay."""
     left = list(stale)
@@ -101,10 +117,29 @@ def _unmatched(dice: Sequence[DieSeen], stale: Sig, tolerance: float) -> list[Di
     for die in dice:
         sig = _die_sig(die)
         match = next((s for s in left if _same_die(sig, s, tolerance)), None)
+        if match is None:  # a changed face where a die lay: a misread, if it lies very close
+            match = next((s for s in left if _in_place(sig, s, tolerance / 3)), None)
         if match is None:
             out.append(die)
         else:
             left.remove(match)
+    return out
+
+
+def closed_out(position: Position) -> bool:
+    """The player on roll (``position``'s view) has a checker on the bar and the opponent
+    holds all six points of their home board (BG-BAR-4, "tatil")."""
+    board = position.board
+    return board[25] > 0 and all(board[p] <= -2 for p in range(19, 25))
+
+
+def _press_fields(press: tuple[int, int] | None, recovered: bool) -> dict[str, Any]:
+    """A clock entry's ``press`` ([boot, number] the clock gave it) and ``recovered`` fields."""
+    out: dict[str, Any] = {}
+    if press is not None:
+        out["press"] = [int(press[0]), int(press[1])]
+    if recovered:
+        out["recovered"] = True
     return out
 
 
@@ -151,7 +186,10 @@ class Referee:
         self._flags = 0
         self._stale: Sig = ()
         self._early: tuple[int, tuple[int, int], Sig] | None = None
+        self._before_early_roll: MatchState | None = None  # BG-ROLL-5: a rethrow goes back here
         self._setup_checked = 0
+        self._setup_open = False  # a set-up error that may still be corrected (BG-EQ-4)
+        self._setup_pos0: Position | None = None  # the wrong set-up as read, player 0's view
         self._end_how = ""
         self._winner: int | None = None
         self._corrected: Position | None = None  # a correction journalled, its move not yet
@@ -264,6 +302,7 @@ class Referee:
             self._started = True
         elif kind == "game_start":
             self._double_after = None
+            self._setup_open, self._setup_pos0 = False, None
             if m.phase is Phase.GAME_OVER:
                 self.match = apply(m, NextGame())
             self._started_game = self.match.game
@@ -274,8 +313,15 @@ class Referee:
             dice = (int(f["dice"][0]), int(f["dice"][1]))
             if dice[0] != dice[1]:
                 self.match = apply(m, OpeningRoll(dice))
+                adopted = self._setup_pos0
+                if adopted is not None and self.match.on_roll is not None:
+                    # BG-EQ-4: the set-up as it lies is played until it is corrected
+                    self.match = dataclasses.replace(
+                        self.match,
+                        position=adopted if self.match.on_roll == 0 else adopted.swap())
             self._stale = _sig_of_json(f.get("seen"))
         elif kind == "roll":
+            self._before_early_roll = m if f.get("early") else None
             self.match = apply(m, Roll((int(f["dice"][0]), int(f["dice"][1]))))
             self._throw_again = False
             self._pending = None
@@ -291,6 +337,7 @@ class Referee:
             self._early = (int(f["player"]), dice, _sig_of_json(f.get("seen")))
         elif kind == "move":
             result = Position.from_id(str(f["position_id"]))
+            self._before_early_roll = None
             self._undo = m
             if f.get("stands"):
                 assert m.on_roll is not None
@@ -308,6 +355,18 @@ class Referee:
             self._pending = None
             self._corrected = None
             self._stand_due = False
+            if self.match.moves_made >= SETUP_MOVES:
+                self._setup_open = False  # BG-EQ-4: the set-up stands to the game's end
+        elif kind == "setup_corrected":
+            self.match = dataclasses.replace(m, position=Position.from_id(str(f["position_id"])))
+            self._setup_open = False
+            self._setup_pos0 = None
+        elif kind == "turn_passed":
+            assert m.on_roll is not None
+            self.match = dataclasses.replace(m, position=m.position.swap(),
+                                             on_roll=1 - m.on_roll, phase=Phase.DECIDE,
+                                             dice=None, moves_made=m.moves_made + 1)
+            self._pending = None
         elif kind == "correction":
             self._corrected = Position.from_id(str(f["position_id"]))
         elif kind == "illegal_move":
@@ -322,6 +381,9 @@ class Referee:
             self._flags += 1
             if kind == "setup_error":
                 self._setup_checked = m.game
+                self._setup_open = True
+                pid = f.get("position_id")
+                self._setup_pos0 = Position.from_id(str(pid)) if pid else None
         elif kind == "double":
             self.match = apply(m, Double())
             self._pending = None
@@ -345,7 +407,7 @@ class Referee:
             if isinstance(times, list) and len(times) == 2:
                 self._times = (int(times[0]), int(times[1]))
             means = f.get("means")
-            if means in ("move", "double", "take", "drop", "unclear"):
+            if means in ("move", "double", "take", "drop", "unclear", "pass"):
                 self._pending = str(means)
             if means == "double" and self._flag is not None:
                 self._stand_due = True  # the opponent doubled: the flagged move stands
@@ -373,6 +435,15 @@ class Referee:
         if action == "set_position":
             self.match = dataclasses.replace(m, position=Position.from_id(str(args["position_id"])))
             self._flag = None
+        elif action == "rethrow":
+            # BG-ROLL-5: the mover has the early throw thrown again; the dice lying there now
+            # are not the new throw
+            if self._early is not None:
+                self._stale = self._early[2]
+                self._early = None
+            elif self._before_early_roll is not None:
+                self.match = self._before_early_roll
+                self._before_early_roll = None
         elif action == "set_dice" and m.phase is Phase.MOVE:
             self.match = dataclasses.replace(m, dice=(int(args["dice"][0]), int(args["dice"][1])))
             self._flag = None
@@ -425,7 +496,8 @@ class Referee:
         if stage == "opening":
             self._opening_frame(ev)
         elif stage == "decide":
-            self._throw_frame(ev)
+            if not self._setup_correction():
+                self._throw_frame(ev)
         elif stage == "move" and self._pending is None:
             self._early_frame(ev)
             self._last_checker_off()
@@ -436,19 +508,32 @@ class Referee:
                 self._stand("the opponent threw")
                 self._throw_frame(ev)
 
-    def _fresh(self) -> tuple[DieSeen, ...]:
+    def _fresh(self, *, whole: bool = False) -> tuple[DieSeen, ...]:
         """The dice of a new throw: nothing while the dice lie as last counted. With a pair of
         dice each (BG-EQ-2) the other player's pair stays on the board: the dice still lying
         where they lay are not part of the throw (``DieSeen.centre`` tells a rethrow of the same
-        numbers; without centres such a throw is seen only once the dice change)."""
+        numbers; without centres such a throw is seen only once the dice change). ``whole``:
+        all the dice once any moved (the opening, where one player's die stays while the other
+        throws again, BG-OPEN-2)."""
         dice = self._dice
         tolerance = self.config.recognition.dice_moved
         unmatched = _unmatched(dice, self._stale, tolerance)
         if not unmatched and len(dice) == len(self._stale):
             return ()
-        if self.config.rules.dice.value == "pair-each":
-            return tuple(unmatched)
-        return dice
+        fresh = list(dice)
+        if self.config.rules.dice.value == "pair-each" or (
+                not whole and all(d.centre is not None for d in dice)):
+            # with centres, what still lies where it lay was not thrown now (a die nobody
+            # picked up, or something on the board the dice reader takes for a die)
+            fresh = unmatched
+        if len(fresh) > 2:
+            # a throw is two dice: more than two read, of which exactly two surely, is those two
+            # and something else taken for a die (never the other way round: a cocked die is
+            # read unsurely, so a throw with one stays unjudged rather than misjudged)
+            sure = [d for d in fresh if self._readable(d)]
+            if len(sure) == 2 and not any(self._surely_cocked(d) for d in fresh):
+                fresh = sure
+        return tuple(fresh)
 
     def _readable(self, die: DieSeen) -> bool:
         """A die read surely enough to judge (a face 1..6 with enough confidence)."""
@@ -456,6 +541,17 @@ class Referee:
             isinstance(die.pips, int)
             and 1 <= die.pips <= 6
             and die.confidence >= self.config.recognition.dice_confidence
+        )
+
+    def _surely_cocked(self, die: DieSeen) -> bool:
+        """A die seen cocked surely enough to make the throw invalid (BG-ROLL-2): its tilted
+        face need not be readable, the throw does not count whatever it shows."""
+        return not die.flat and die.confidence >= self.config.recognition.cocked_confidence
+
+    def _judgeable(self, dice: Sequence[DieSeen]) -> bool:
+        """Two dice of a throw, each read surely or surely cocked."""
+        return len(dice) == 2 and all(
+            self._readable(d) or self._surely_cocked(d) for d in dice
         )
 
     def _die_problem(self, die: DieSeen, player: int) -> str | None:
@@ -471,10 +567,8 @@ class Referee:
         return None
 
     def _opening_frame(self, ev: FrameSeen) -> None:
-        fresh = self._fresh()
-        if len(fresh) != 2 or any(
-            not self._readable(d) for d in fresh
-        ):
+        fresh = self._fresh(whole=True)
+        if not self._judgeable(fresh):
             return
         cfg = self.config
         owners: dict[int, list[DieSeen]] = {0: [], 1: []}
@@ -531,14 +625,62 @@ class Referee:
             return
         initial = hypothesis(self.config.layout, Position.initial().board, 0)
         if contradicted(view, initial, self.config.recognition):
+            # the set-up as it lies is played (moves are judged from it) until it is corrected
+            # before the 5th move, or to the game's end (BG-EQ-4); only a whole set-up (15
+            # checkers each on the board) is taken as read, else the director sets it
+            read = view.best_counts()
+            adopted = None
+            if read is not None:
+                adopted = position_of_counts(self.config.layout, read[0], read[1], 0)
+            if adopted is not None and (adopted.my_off or adopted.their_off):
+                adopted = None
+            extra = {"position_id": adopted.position_id} if adopted is not None else {}
             self._emit(
                 "setup_error",
                 rule="BG-EQ-3",
                 reason="the checkers are not in the starting position (2 on 24, 5 on 13, 3 on 8,"
                 " 5 on 6); put them right before the 5th move (BG-EQ-4)",
                 game=m.game,
+                **extra,
             )
             self._say("Set-up is not the starting position: please correct it (BG-EQ-3, BG-EQ-4)")
+
+    def _setup_correction(self) -> bool:
+        """BG-EQ-4: after a set-up error, before the 5th move, the players put the checkers
+        right between turns: the board now surely shows another whole position than the one
+        played so far, in every still frame alike. It is adopted and the game goes on from it."""
+        m = self.match
+        player = m.on_roll
+        agree = self.config.recognition.agree
+        if not self._setup_open or player is None or len(self._still) < agree:
+            return False
+        frames = self._still[-agree:]
+        readings = [f.best_counts() for f in frames]
+        first = readings[0]
+        if first is None or any(r is None or r[:2] != first[:2] for r in readings):
+            return False
+        seen = position_of_counts(self.config.layout, first[0], first[1], player)
+        if seen is None or seen == m.position or seen.my_off or seen.their_off:
+            return False
+        now = hypothesis(self.config.layout, m.position.board, player)
+        if not contradicted(StillViews(frames), now, self.config.recognition):
+            return False
+        self._emit("setup_corrected", player=player, rule="BG-EQ-4",
+                   position_id=seen.position_id, moves_made=m.moves_made)
+        self._say("Set-up corrected before the 5th move: play goes on from the corrected "
+                  "position (BG-EQ-4)")
+        return True
+
+    def _pass_turn(self, why: str) -> None:
+        """BG-BAR-4: a player on the bar facing a closed home board need not throw; the turn
+        passes (nothing is recorded for it in the ``.mat``: it has no dice)."""
+        m = self.match
+        player = m.on_roll
+        assert player is not None
+        name = self.config.players[player]
+        self._emit("turn_passed", player=player, rule="BG-BAR-4",
+                   reason=f"{name} is on the bar against a closed board and need not throw")
+        self._say(f"{name} is closed out and passes ({why}, BG-BAR-4)")
 
     def _throw_frame(self, ev: FrameSeen) -> None:
         m = self.match
@@ -546,11 +688,15 @@ class Referee:
         if player is None or m.phase is not Phase.DECIDE:
             return
         fresh = self._fresh()
-        if len(fresh) != 2 or any(
-            not self._readable(d) for d in fresh
-        ):
+        if not self._judgeable(fresh):
             return
         seen = _sig_json(signature(self._dice))
+        if closed_out(m.position) and all(
+                self._die_problem(d, 1 - player) is None for d in fresh):
+            # BG-BAR-4: the closed-out player did not throw; the opponent's throw is theirs
+            self._pass_turn("the opponent threw")
+            self._roll(1 - player, (fresh[0].pips, fresh[1].pips), seen)
+            return
         for die in fresh:
             problem = self._die_problem(die, player)
             if problem is not None:
@@ -565,8 +711,10 @@ class Referee:
         dice = (fresh[0].pips, fresh[1].pips)
         self._roll(player, dice, seen)
 
-    def _roll(self, player: int, dice: tuple[int, int], seen: list[list[Any]]) -> None:
-        self._emit("roll", player=player, dice=[dice[0], dice[1]], seen=seen)
+    def _roll(self, player: int, dice: tuple[int, int], seen: list[list[Any]], *,
+              early: bool = False) -> None:
+        extra = {"early": True} if early else {}
+        self._emit("roll", player=player, dice=[dice[0], dice[1]], seen=seen, **extra)
         self._signal("throw_again", False)
         self._say(f"{self.config.players[player]} throws {dice[0]}{dice[1]}")
 
@@ -630,17 +778,29 @@ class Referee:
         """BG-ROLL-5: the opponent threw before the mover pressed the clock."""
         m = self.match
         mover = m.on_roll
-        if mover is None or m.dice is None or self._early is not None:
+        if mover is None or m.dice is None:
             return
-        if not self._opponent_threw(1 - mover):
-            return
-        fresh = self._fresh()
+        early = self._early
+        if early is not None:
+            # thrown again at the mover's request (BG-ROLL-5): two dice that are not the early
+            # throw lying where it lay
+            moved = _unmatched(self._dice, early[2], self.config.recognition.dice_moved)
+            if len(moved) != 2 or not self._judgeable(moved):
+                return
+            fresh: tuple[DieSeen, ...] = tuple(moved)
+            if any(d.half != self.config.right_half(1 - mover) for d in fresh):
+                return
+        else:
+            if not self._opponent_threw(1 - mover):
+                return
+            fresh = self._fresh()
         dice = (fresh[0].pips, fresh[1].pips)
         if any(
             self._die_problem(d, 1 - mover) is not None for d in fresh
         ):
             return
         names = self.config.players
+        again = {"rethrow": True} if early is not None else {}
         self._emit(
             "early_throw",
             player=1 - mover,
@@ -649,7 +809,11 @@ class Referee:
             reason=f"{names[1 - mover]} threw before {names[mover]} pressed the clock;"
             f" {names[mover]} may accept the roll or have it thrown again",
             seen=_sig_json(signature(self._dice)),
+            **again,
         )
+        if early is not None:
+            self._say(f"{names[1 - mover]} threw again: {dice[0]}{dice[1]} (BG-ROLL-5)")
+            return
         self._say(
             f"{names[1 - mover]} threw {dice[0]}{dice[1]} before {names[mover]} pressed the clock"
             f" (BG-ROLL-5): it counts unless {names[mover]} asks for a new throw"
@@ -674,6 +838,8 @@ class Referee:
         means = "none"
         if stage == "decide" and player == m.on_roll and self._cube_offered():
             means = "double"
+        elif stage == "decide" and player == m.on_roll and closed_out(m.position):
+            means = "pass"  # BG-BAR-4: closed out, the player need not throw
         elif stage == "decide" and player == m.on_roll:
             means = "unclear"  # a double whose cube is not seen yet, or a throw not read
         elif stage == "move" and player == m.on_roll:
@@ -698,6 +864,7 @@ class Referee:
             times_ms=self._times_json(ev.times_ms),
             running=1 - player,
             means=means,
+            **_press_fields(ev.press, ev.recovered),
         )
         self._press_t = ev.t_ms
         self._said_cannot_read = False
@@ -740,6 +907,7 @@ class Referee:
             times_ms=self._times_json(ev.times_ms),
             running=None,
             means=means,
+            **_press_fields(ev.press, ev.recovered),
         )
         if means == "hold":
             self._say("Clock on hold (TTB-4.5, TTB-6.1)")
@@ -851,9 +1019,12 @@ class Referee:
             return self._judge_move(t_ms)
         if pending == "unclear":
             return self._unclear_press(t_ms)
+        if pending == "pass":
+            self._pass_turn("pressed the clock without throwing")
+            return True
         if self._early is not None and m.phase is Phase.DECIDE and m.on_roll == self._early[0]:
             player, dice, sig = self._early
-            self._roll(player, dice, _sig_json(sig))
+            self._roll(player, dice, _sig_json(sig), early=True)
             return True
         return False
 
@@ -1023,6 +1194,8 @@ class Referee:
             self._say(f"The director set the position to {args['position_id']}")
         elif action == "note":
             self._say(f"Director's note: {args.get('text', '')}")
+        elif action == "rethrow":
+            self._say("The early throw is thrown again at the mover's request (BG-ROLL-5)")
 
     def _director_follow(self, action: str, args: dict[str, Any]) -> None:
         """What a director's action (journalled just before) decides."""
@@ -1061,8 +1234,21 @@ class Referee:
             dice = (int(args["dice"][0]), int(args["dice"][1]))
             if m.phase is Phase.DECIDE and m.on_roll is not None:
                 self._roll(m.on_roll, dice, [])
+            elif m.phase is Phase.OPENING:
+                self._director_opening(dice)
             else:
                 self._say(f"The director set the dice to {dice[0]}{dice[1]}")
+
+    def _director_opening(self, dice: tuple[int, int]) -> None:
+        """The director enters the opening throw the camera could not read: (player 0's die,
+        player 1's die); the higher starts (BG-OPEN-1) and the other starts its clock."""
+        starter = 0 if dice[0] > dice[1] else 1
+        self._signal("throw_again", False)
+        self._emit("opening_roll", dice=[dice[0], dice[1]], player=starter,
+                   seen=_sig_json(signature(self._dice)))
+        names = self.config.players
+        self._say(f"Opening throw set by the director: {names[0]} {dice[0]}, {names[1]} "
+                  f"{dice[1]}: {names[starter]} starts (BG-OPEN-1, BG-OPEN-3)")
 
     def _check_director(self, action: str, args: dict[str, Any]) -> None:
         m = self.match
@@ -1087,8 +1273,14 @@ class Referee:
             dice = args["dice"]
             if len(dice) != 2 or not all(1 <= int(d) <= 6 for d in dice):
                 raise InvalidInputError(f"dice must be two numbers 1..6, not {dice!r}")
-            if m.phase not in (Phase.DECIDE, Phase.MOVE):
+            if m.phase not in (Phase.OPENING, Phase.DECIDE, Phase.MOVE):
                 raise InvalidInputError("dice can be set only during a game")
+            if m.phase is Phase.OPENING and int(dice[0]) == int(dice[1]):
+                raise InvalidInputError(f"opening dice are thrown again when equal (BG-OPEN-1),"
+                                        f" not {dice!r}")
+        elif action == "rethrow":
+            if self._early is None and self._before_early_roll is None:
+                raise InvalidInputError("no early throw to have thrown again (BG-ROLL-5)")
         elif action != "note":
             raise InvalidInputError(f"unknown director action {action!r}")
 
@@ -1140,7 +1332,7 @@ class Referee:
         return self._out
 
 
-__all__ = ["Referee", "diff_text", "signature"]
+__all__ = ["Referee", "closed_out", "diff_text", "signature"]
 
 
 def _conforms(referee: Referee) -> RefereeProtocol:

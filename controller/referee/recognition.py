@@ -182,14 +182,16 @@ class _Evidence:
             return True
         return min(sum(self.own[0][place]), sum(value)) < self.tall
 
-    def decides(self, place: int, value: tuple[int, int]) -> bool:
-        """Whether the reading at ``place`` may rule ``value`` out for an "illegal" verdict:
-        countable, and not a tall stack ``value`` read with two or more checkers fewer (vision
-        undercounts tall stacks: 10 has been read as 5)."""
+    def decides(self, place: int, value: tuple[int, int], *, lenient: bool = False) -> bool:
+        """Whether the reading at ``place`` may count against ``value``: countable, and not a
+        tall stack ``value`` read with two or more checkers fewer (vision undercounts tall
+        stacks: 10 has been read as 5). ``lenient``: a tall stack read even one short does not
+        decide either (see :meth:`contradiction`)."""
         if place == BAR:
             return True
         read = self.own[0][place]
-        undercount = sum(value) >= self.tall and sum(read) < sum(value) - 1
+        short = 1 if lenient else 2
+        undercount = sum(value) >= self.tall and sum(read) <= sum(value) - short
         return self.countable(place, value) and not undercount
 
     def misfit(self, counts: Counts) -> float | None:
@@ -207,14 +209,23 @@ class _Evidence:
             total += g
         return total
 
+    def on_board(self, counts: Counts) -> int:
+        """Checkers on the board (points and bar, both colours) that ``counts`` shows."""
+        return sum(sum(s) for s in counts[0]) + sum(counts[1])
+
     def contradiction(self, counts: Counts) -> tuple[float, int] | None:
         """The strongest single-slot evidence against ``counts`` on a place that may decide
         (:meth:`decides`): (nats per frame, place); place -1 when there is none."""
         slots, bar = self.own
         worst: tuple[float, int] = (0.0, -1)
+        # a reading with fewer checkers on the board than ``counts`` may just have missed one
+        # in a tall stack (the usual undercount): then a tall stack read one short does not
+        # decide, and such a misread alone never makes a legal move "illegal" (a checker
+        # gone from the board); with the checker seen elsewhere, it decides as any slot
+        lenient = self.on_board(self.own) < self.on_board(counts)
         places = [(i, counts[0][i], slots[i]) for i in range(24)] + [(BAR, counts[1], bar)]
         for place, theirs, ours in places:
-            if theirs == ours or not self.decides(place, theirs):
+            if theirs == ours or not self.decides(place, theirs, lenient=lenient):
                 continue
             g = self.gap(place, theirs)
             if g is None:

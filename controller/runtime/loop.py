@@ -8,6 +8,7 @@ The same :class:`Pipeline` serves ``hakem run`` (camera and serial clock in real
 
 from __future__ import annotations
 
+import dataclasses
 import time as systime
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from controller.referee.api import (
     ClockPressed,
     Event,
     FlagFell,
+    FrameSeen,
     MotionSeen,
     RefereeProtocol,
 )
@@ -40,7 +42,20 @@ class Timings:
     press_ms: list[float] = field(default_factory=list)  # handling one press, in ms
     frames: int = 0
     reads: int = 0
+    reused: int = 0  # reads of a picture already read (the same ``key``): not read again
     busy_s: float = 0.0  # time spent in the pipeline (gate, readers, referee, commands)
+
+
+def press_event(event: PressEvent, t_ms: int, *, recovered: bool = False
+                ) -> ClockPressed | ClockHoldPressed:
+    """The referee's event for a press the clock reported (its boot and number kept, so the
+    journal knows which presses it has acted on)."""
+    times = (int(event.times_ms[0]), int(event.times_ms[1]))
+    press = (int(event.boot), int(event.number))
+    if event.button == "hold":
+        return ClockHoldPressed(t_ms=t_ms, times_ms=times, press=press, recovered=recovered)
+    return ClockPressed(t_ms=t_ms, side=event.button, times_ms=times, press=press,
+                        recovered=recovered)
 
 
 class Pipeline:
@@ -72,6 +87,7 @@ class Pipeline:
         self._last_read_key: str | None = None
         self._image: np.ndarray | None = None
         self._jpeg: bytes | None = None
+        self._read_cache: tuple[str, bool, FrameSeen] | None = None
         executor.frame_jpeg = self.current_jpeg
 
     # frames --------------------------------------------------------------------------------
@@ -103,9 +119,22 @@ class Pipeline:
                 self._last_read_ms = t
                 self._last_read_key = key
                 self.timings.reads += 1
-                self.handle(self.reader.read(image, t, with_dice=self.dice_wanted()))
+                self.handle(self._read(image, t, key))
             self._still = True
         self.timings.busy_s += systime.perf_counter() - start
+
+    def _read(self, image: np.ndarray, t: int, key: str | None) -> FrameSeen:
+        """The reading of a still frame. A picture named by the same ``key`` as the last one
+        read is the very same picture (the demo's and a replay's frames are pure functions of
+        what they show), so its reading is reused rather than computed again."""
+        with_dice = self.dice_wanted()
+        cached = self._read_cache
+        if key is not None and cached is not None and cached[0] == key and cached[1] == with_dice:
+            self.timings.reused += 1
+            return dataclasses.replace(cached[2], t_ms=t)
+        seen = self.reader.read(image, t, with_dice=with_dice)
+        self._read_cache = (key, with_dice, seen) if key is not None else None
+        return seen
 
     def dice_wanted(self) -> bool:
         """Whether a still picture's dice are read. Reading dice is the slowest reader, and
@@ -132,12 +161,8 @@ class Pipeline:
         if self.observer is not None:
             self.observer("clock", t, event)
         if isinstance(event, PressEvent):
-            times = (int(event.times_ms[0]), int(event.times_ms[1]))
             start = systime.perf_counter()
-            if event.button == "hold":
-                self.handle(ClockHoldPressed(t_ms=t, times_ms=times))
-            else:
-                self.handle(ClockPressed(t_ms=t, side=event.button, times_ms=times))
+            self.handle(press_event(event, t))
             elapsed = systime.perf_counter() - start
             self.timings.press_ms.append(elapsed * 1000.0)
             self.timings.busy_s += elapsed

@@ -56,7 +56,8 @@ class Recorder:
                 self._saved.add(key)
             line = {"t": t_ms, "frame": key}
         elif kind == "clock" and isinstance(payload, PressEvent):
-            line = {"t": t_ms, "press": payload.button, "times": list(payload.times_ms)}
+            line = {"t": t_ms, "press": payload.button, "times": list(payload.times_ms),
+                    "number": payload.number, "boot": payload.boot}
         elif kind == "clock" and isinstance(payload, FlagEvent):
             line = {"t": t_ms, "flag": payload.side}
         elif kind == "event" and isinstance(payload, DirectorAction):
@@ -131,7 +132,8 @@ def _step(item: dict[str, Any], where: str) -> Step:
             return Step(t, frame=str(item["frame"]))
         if "press" in item:
             times = (int(item["times"][0]), int(item["times"][1]))
-            press = PressEvent(0, item["press"], t, None, times, 0, "run")
+            press = PressEvent(int(item.get("number", 0)), item["press"], t, None, times, 0,
+                               "run", boot=int(item.get("boot", 0)))
             return Step(t, clock=press)
         if "flag" in item:
             return Step(t, clock=FlagEvent(item["flag"], t))

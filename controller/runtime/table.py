@@ -17,13 +17,16 @@ from types import FrameType
 from typing import Any, TextIO
 
 from controller.clock.host import HostClock
+from controller.clock.messages import PressEvent
 from controller.clock.sim import LoopbackClock
-from controller.clock.timebase import MonotonicTime, TimeSource
+from controller.clock.timebase import FakeTime, MonotonicTime, TimeSource
 from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.journal import Journal
 from controller.referee.api import ClockCommand, Command
 from controller.runtime.effects import Executor, LiveLog
+from controller.runtime.loop import Pipeline, press_event
+from controller.runtime.presses import Recovery, journalled_press, recover
 from controller.runtime.session import build_pipeline, referee_config, start_referee
 from controller.signals import Signals
 from engine.errors import DeviceError
@@ -41,12 +44,15 @@ def open_camera(camera: CameraSection) -> FrameSource:
     return open_source(camera.source)
 
 
-def open_clock(config: TableConfig, time: TimeSource) -> HostClock | LoopbackClock:
+def open_clock(config: TableConfig, time: TimeSource,
+               last_press: tuple[int, int] | None = None) -> HostClock | LoopbackClock:
     """The match clock: the serial link to the clock's microcontroller, or ``sim`` (the
-    firmware core in-process, for a bench test without the clock)."""
+    firmware core in-process, for a bench test without the clock). ``last_press``: the last
+    press the journal holds, ``(boot, number)``; the clock's resends up to it are old news."""
     if config.clock.port == "sim":
         return LoopbackClock(time)
-    return HostClock(SerialTransport(config.clock.port, config.clock.baudrate), time)
+    return HostClock(SerialTransport(config.clock.port, config.clock.baudrate), time,
+                     last_press=last_press)
 
 
 @dataclass
@@ -105,7 +111,10 @@ def run_table(
         live = LiveLog(stream=log if log is not None else sys.stdout, file=folder / "live.log")
         signals = stack.enter_context(
             Signals(config.signals, time=timer, pin_factory=pin_factory))
-        the_clock = clock if clock is not None else open_clock(config, timer)
+        last_press = journalled_press(journal.entries)
+        the_clock = clock if clock is not None else open_clock(config, timer, last_press)
+        if isinstance(the_clock, HostClock) and the_clock.last_press is None:
+            the_clock.last_press = last_press
         stack.callback(the_clock.close)
         camera = source if source is not None else open_camera(config.camera)
         stack.callback(camera.close)
@@ -118,10 +127,16 @@ def run_table(
         resuming = bool(journal.entries)
         referee, startup = start_referee(referee_config(config), journal.entries)
         pipeline = build_pipeline(config, referee, executor, timer)
+        recovery: Recovery | None = None
         if resuming:
             live.say(f"Resumed the match from {journal.path} ({len(journal.entries)} entries)")
+            if isinstance(the_clock, HostClock):
+                recovery = recover(the_clock, journal.entries, timer,
+                                   sleep=not isinstance(timer, FakeTime))
             startup = _keep_clock_times(startup, the_clock, timer, live)
         executor.run(startup)
+        if recovery is not None:
+            deliver_recovery(pipeline, recovery, timer, live)
         over = getattr(referee, "over", False)
         while not flag.is_set and not over:
             for event in the_clock.poll():
@@ -136,6 +151,19 @@ def run_table(
         if flag.is_set:
             live.say("Stopped; the journal is complete up to here, `hakem run` resumes it")
         return len(journal.entries)
+
+
+def deliver_recovery(pipeline: Pipeline, recovery: Recovery, timer: TimeSource,
+                     live: LiveLog) -> None:
+    """Tell the table what the restart found, then hand the presses to the referee in order
+    (a press rebuilt from the clock's count is journalled ``recovered``)."""
+    for note in recovery.notes:
+        live.say(note)
+    for event in recovery.events:
+        if isinstance(event, PressEvent) and event.number in recovery.recovered:
+            pipeline.handle(press_event(event, timer.now_ms(), recovered=True))
+        else:
+            pipeline.on_clock(event)
 
 
 def _keep_clock_times(commands: list[Command], clock: HostClock | LoopbackClock,

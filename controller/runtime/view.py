@@ -23,6 +23,9 @@ from vision.dice.board import read_board_dice
 from vision.geometry import Canonical
 from vision.scoring import hypothesis_log_likelihood
 
+# A die whose centre lies this far inside a counted checker's disc rests on it (a flat die
+# beside a checker keeps its centre at least a die's half-width outside the disc).
+OVER_CHECKER_MARGIN_MM = 4.0
 # Fewer visible slots than this and a hypothesis cannot be judged at all.
 MIN_VISIBLE_SLOTS = 12
 CUBE_PX_PER_MM = 1.0
@@ -93,8 +96,9 @@ class FrameReader:
                     pips=d.pips,
                     half=_half(d.half),
                     flat=d.flat,
-                    on_checker=d.on_checker,
+                    on_checker=d.on_checker or self._over_checker(reading, _centre(d)),
                     confidence=d.confidence,
+                    centre=_centre(d),
                 )
                 for d in read_board_dice(image, self._to_mm, self.config.geometry)
                 if d.confidence >= self.die_floor
@@ -105,6 +109,35 @@ class FrameReader:
         if found is not None:
             cube = CubeSeen(found.value, _zone(found.zone), found.confidence)
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
+
+
+    def _over_checker(self, reading: BoardReading, centre: tuple[float, float] | None) -> bool:
+        """The die's centre lies over a checker the board reading counts (BG-ROLL-2: a die
+        resting on a checker): the dice reader's own on-checker test, seen from the board."""
+        if centre is None:
+            return False
+        g = self.config.geometry
+        reach = g.checker_diameter_mm / 2 - OVER_CHECKER_MARGIN_MM
+        for slot, seen in enumerate(reading.slots):
+            if seen.hidden:
+                continue
+            count = min(sum(seen.counts), g.column_capacity())
+            # The outermost counted checker may be the die itself, read as one more checker
+            # at the top of the stack: only the dice reader's own test judges that one.
+            for index in range(count - 1):
+                x, y = g.checker_centre_mm(slot, index)
+                if (x - centre[0]) ** 2 + (y - centre[1]) ** 2 < reach**2:
+                    return True
+        return False
+
+
+def _centre(die: object) -> tuple[float, float] | None:
+    """Where a die rests in board millimetres (rounded: the referee compares it between frames
+    to tell a die thrown again from one lying where it lay), if the dice reader says."""
+    centre = getattr(die, "centre_mm", None)
+    if centre is None:
+        return None
+    return (round(float(centre[0]), 1), round(float(centre[1]), 1))
 
 
 def _half(half: str | None) -> Literal["left", "right", "off-board"]:

@@ -7,9 +7,24 @@
 # by setup.sh, is the installation. Writes /etc/systemd/system/hakem-table.service and, when
 # missing, /etc/hakem/table.toml (the example configuration, journal in /var/lib/hakem), then
 # enables and starts the service. Idempotent: run it again after pulling.
+#
+# For a test without a Pi (tests/controller/test_install_service.py):
+#   HAKEM_ROOT=DIR       install under DIR instead of / (DIR/etc/hakem, DIR/etc/systemd/...)
+#   HAKEM_DRY_RUN=1      no root needed; usermod and systemctl are printed, not run
 set -euo pipefail
 
-if [[ $EUID -ne 0 ]]; then
+root="${HAKEM_ROOT:-}"
+dry="${HAKEM_DRY_RUN:-}"
+
+run() {  # a command that changes the system: printed on a dry run
+  if [[ -n "$dry" ]]; then
+    echo "would run: $*"
+  else
+    "$@"
+  fi
+}
+
+if [[ -z "$dry" && $EUID -ne 0 ]]; then
   echo "install-table-service.sh: run it with sudo" >&2
   exit 2
 fi
@@ -18,6 +33,7 @@ if [[ -z "$user" ]] || ! id "$user" >/dev/null 2>&1; then
   echo "install-table-service.sh: no such user: '${user}' (give the user that runs hakem)" >&2
   exit 2
 fi
+group="$(id -gn "$user")"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 hakem="$(cd "$here/../.." && pwd)"
 if [[ ! -x "$hakem/.venv/bin/hakem" ]]; then
@@ -25,28 +41,51 @@ if [[ ! -x "$hakem/.venv/bin/hakem" ]]; then
   exit 2
 fi
 
+as_user() {  # run as the service's user (directly when that is who runs this script)
+  if [[ "$(id -un)" == "$user" ]]; then
+    "$@"
+  else
+    runuser -u "$user" -- "$@"
+  fi
+}
+
+config="$root/etc/hakem/table.toml"
+unit="$root/etc/systemd/system/hakem-table.service"
+state="$root/var/lib/hakem"
+
 # the user needs the clock's serial port, the GPIO pins and the camera
-usermod -aG dialout,gpio,video "$user"
+run usermod -aG dialout,gpio,video "$user"
 
-install -d -m 0755 /etc/hakem
-if [[ ! -f /etc/hakem/table.toml ]]; then
-  sudo -u "$user" "$hakem/.venv/bin/python" -c \
+install -d -m 0755 "$root/etc/hakem"
+if [[ ! -f "$config" ]]; then
+  as_user "$hakem/.venv/bin/python" -c \
     'from controller.config.table import EXAMPLE_TOML; print(EXAMPLE_TOML, end="")' \
-    > /etc/hakem/table.toml
-  chmod 0644 /etc/hakem/table.toml
-  echo "wrote /etc/hakem/table.toml: set the players, the camera's corners and the clock's port"
+    > "$config"
+  chmod 0644 "$config"
+  echo "wrote $config: set the players, the camera's corners and the clock's port"
 fi
-# check the configuration before the service ever starts with it (exit 2 names the bad key)
-sudo -u "$user" "$hakem/.venv/bin/python" -c \
-  'import sys; from controller.config.table import load_table_config; load_table_config(sys.argv[1])' \
-  /etc/hakem/table.toml
+# check the configuration before the service ever starts with it: one line naming the bad key
+if ! problem="$(as_user "$hakem/.venv/bin/python" -c \
+    'import sys; from controller.config.table import load_table_config; load_table_config(sys.argv[1])' \
+    "$config" 2>&1)"; then
+  echo "install-table-service.sh: $config: $(printf '%s\n' "$problem" | tail -n 1)" >&2
+  echo "install-table-service.sh: fix it and run this again; the service was not installed" >&2
+  exit 2
+fi
 
-install -d -o "$user" -g "$user" -m 0755 /var/lib/hakem
-sed -e "s|@USER@|$user|g" -e "s|@HAKEM@|$hakem|g" "$here/hakem-table.service" \
-  > /etc/systemd/system/hakem-table.service
-chmod 0644 /etc/systemd/system/hakem-table.service
-systemctl daemon-reload
-systemctl enable hakem-table.service
-systemctl restart hakem-table.service
-systemctl --no-pager --lines=5 status hakem-table.service || true
-echo "installed: journalctl -u hakem-table -f shows the live log"
+if [[ -n "$dry" ]]; then
+  install -d -m 0755 "$state"
+else
+  install -d -o "$user" -g "$group" -m 0755 "$state"
+fi
+install -d -m 0755 "$(dirname "$unit")"
+sed -e "s|@USER@|$user|g" -e "s|@GROUP@|$group|g" -e "s|@HAKEM@|$hakem|g" \
+  "$here/hakem-table.service" > "$unit"
+chmod 0644 "$unit"
+run systemctl daemon-reload
+run systemctl enable hakem-table.service
+run systemctl restart hakem-table.service
+if [[ -z "$dry" ]]; then
+  systemctl --no-pager --lines=5 status hakem-table.service || true
+fi
+echo "installed $unit: journalctl -u hakem-table -f shows the live log"

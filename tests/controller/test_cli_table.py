@@ -36,12 +36,6 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return code, out, err
 
 
-def test_demo_refuses_mangala_for_now(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _run(["demo", "--game", "mangala"], capsys)
-    assert code == 2
-    assert err.count("\n") == 1 and "mangala" in err and "later issue" in err
-
-
 def test_demo_publish_needs_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(["demo", "--publish", "mqtt://localhost:1883"], capsys)
     assert code == 2 and "--table" in err

@@ -29,8 +29,8 @@ SHARED_DATA = Path(os.environ.get("HAKEM_SHARED", REPO.parent / "shared")) / "da
 BOARDS_DEV = SHARED_DATA / "boards_dev"
 FIELDS = [
     "image", "kind", "scheme", "occluded_truth", "occluded_read", "slots_right", "slots_claimed",
-    "slots_wrong", "hidden_truth", "hidden_claimed", "bar_right", "board_right", "confidence",
-    "read_ms", "wrong_detail",
+    "slots_wrong", "hidden_truth", "hidden_claimed", "bar_right", "off_right", "board_right",
+    "confidence", "read_ms", "wrong_detail",
 ]
 
 
@@ -49,6 +49,8 @@ class Tally:
     boards_right: int = 0
     bar_total: int = 0
     bar_right: int = 0
+    off_total: int = 0  # frames without a hand whose trays are both in the picture
+    off_right: int = 0
     hand_frames: int = 0
     hand_frames_flagged: int = 0
     clear_frames_flagged: int = 0
@@ -71,6 +73,8 @@ class Tally:
             "boards entirely right (no hand over a slot): "
             f"{pct(self.boards_right, self.boards_clear)}",
             f"bar right: {pct(self.bar_right, self.bar_total)}",
+            f"borne off right (read in the trays, frames without a hand): "
+            f"{pct(self.off_right, self.off_total)}",
             f"frames with a hand over slots reported occluded: "
             f"{pct(self.hand_frames_flagged, self.hand_frames)}",
             f"frames without a hand reported occluded (false alarms): "
@@ -86,7 +90,7 @@ class Tally:
 
 def score(reading: BoardReading, truth_slots: list[tuple[int, int]],
           truth_bar: tuple[int, int] | None, hidden_truth: set[int], tally: Tally,
-          occluded_truth: bool) -> dict[str, object]:
+          occluded_truth: bool, truth_off: tuple[int, int] | None = None) -> dict[str, object]:
     """Compare one reading with its truth and add it to ``tally``."""
     counts = reading.slot_counts()
     right = wrong = claimed_hidden = 0
@@ -117,6 +121,11 @@ def score(reading: BoardReading, truth_slots: list[tuple[int, int]],
         bar_ok = tuple(reading.bar.counts) == tuple(truth_bar)
         tally.bar_total += 1
         tally.bar_right += int(bar_ok)
+    off_ok = None
+    if truth_off is not None and not occluded_truth and reading.off_probs is not None:
+        off_ok = reading.off_in_trays() == tuple(truth_off)
+        tally.off_total += 1
+        tally.off_right += int(off_ok)
     board_ok = False
     if not hidden_truth:
         tally.boards_clear += 1
@@ -138,6 +147,7 @@ def score(reading: BoardReading, truth_slots: list[tuple[int, int]],
         "hidden_truth": len(hidden_truth),
         "hidden_claimed": claimed_hidden,
         "bar_right": "" if bar_ok is None else bar_ok,
+        "off_right": "" if off_ok is None else off_ok,
         "board_right": board_ok,
         "confidence": round(reading.confidence, 4),
         "wrong_detail": " ".join(detail),
@@ -155,7 +165,8 @@ def run_synthetic(frames: int, seed0: int, writer: csv.DictWriter[str], tally: T
         tally.times.append(ms)
         hidden = set(frame.hidden_slots)
         row = score(reading, list(frame.contents.slots), frame.contents.bar
-                    if frame.bar_cover < 0.02 else None, hidden, tally, frame.occluded)
+                    if frame.bar_cover < 0.02 else None, hidden, tally, frame.occluded,
+                    frame.contents.off)
         row.update(image=f"synthetic-{seed}", kind="synthetic", scheme=frame.spec.scheme.name,
                    read_ms=round(ms, 2))
         writer.writerow(row)

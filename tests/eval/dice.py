@@ -1,12 +1,16 @@
 """Evaluation of dice and cube vision: synthetic throws and the real dice photographs.
 
-Run ``.venv/bin/python -m tests.eval.dice [--synthetic N] [--photos DIR] [--seed0 S]``.
+Run ``.venv/bin/python -m tests.eval.dice [--synthetic N] [--seed0 S] [--reader R]
+[--photos DIR | --no-photos]``.
 
 Synthetic (``vision.dice.synth``: the board renderer's scenes with dice and cube props, seeds
-from ``--seed0``, disjoint from the cocked model's training seeds): dice found, pips right
-(opaque and translucent separately), cocked dice caught and flat dice called cocked, half and
-on-checker right, cube found, value and place right, cubes reported where there is none,
-extra dice reported.
+from ``--seed0``, disjoint from the models' training seeds; ``--reader pass``, the default:
+read by the board's dice and cube pass, ``vision.dice.board_pass``, on the board reader's
+prepared frame; ``hybrid``: the dice alone by ``board.read_board_dice``, which that pass runs;
+``spots``: the same with the older whole-frame spot candidates, for comparison): dice found,
+pips right (opaque and translucent separately), cocked dice caught and flat dice called
+cocked, half and on-checker right, cube found, value and place right (``pass`` only), cubes
+reported where there is none, extra dice reported.
 Photos (``../shared/data/dice_photos``, Train and Valid): dice found and found dice read right,
 with a detection matched to a labelled box by IoU >= 0.5, >= 0.3, >= 0.2, and by mutual centre
 containment (the labels' boxes for a one are drawn tight around the pip on some photos and
@@ -22,11 +26,14 @@ import time
 from pathlib import Path
 
 import cv2
+import numpy as np
 
-from vision.cube import find_cube_in_image
+from vision.board_reader import prepare
+from vision.calibration import Calibration
 from vision.dice.board import read_board_dice
+from vision.dice.board_pass import read_frame
 from vision.dice.detect import find_dice
-from vision.dice.reading import image_to_mm, settle_dice_and_cube
+from vision.dice.reading import image_to_mm
 from vision.dice.synth import DICE_STYLES, random_dice_scene
 from vision.dice.train import read_labels
 
@@ -37,8 +44,13 @@ def _ratio(a: int, b: int) -> str:
     return f"{a}/{b} = {100.0 * a / b:.2f}%" if b else f"{a}/0"
 
 
-def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
-    """Counters (hits, total) over ``n`` synthetic throws."""
+READERS = ("pass", "spots", "hybrid")
+
+
+def synthetic(n: int, seed0: int, reader: str = "pass") -> dict[str, tuple[int, int]]:
+    """Counters (hits, total) over ``n`` synthetic throws. ``reader``: ``pass`` (the board
+    pass with the cube, ``board_pass.read_frame``), ``spots`` or ``hybrid`` (the dice alone,
+    ``board.read_board_dice`` with spot or raster candidates; no cube figures)."""
     c: dict[str, list[int]] = {k: [0, 0] for k in (
         "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught",
         "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
@@ -46,12 +58,21 @@ def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
     t_read = 0.0
     for seed in range(seed0, seed0 + n):
         scene = random_dice_scene(seed)
-        to_mm = image_to_mm(scene.corners, scene.geometry)
-        t = time.perf_counter()
-        dice = read_board_dice(scene.image, to_mm, scene.geometry)
-        cube = find_cube_in_image(scene.image, to_mm, scene.geometry)
-        dice, cube = settle_dice_and_cube(dice, cube, scene.geometry)  # as read_dice_and_cube does
-        t_read += time.perf_counter() - t
+        cal = Calibration(np.asarray(scene.corners, np.float32).reshape(4, 2), "corners",
+                          scene.geometry)
+        if reader == "pass":
+            frame = prepare(scene.image, cal)  # as the board reader does, once per frame
+            t = time.perf_counter()
+            found = read_frame(frame)  # the pass hakem vision read runs
+            t_read += time.perf_counter() - t
+            dice, cube = found.dice, found.cube
+        else:
+            to_mm = image_to_mm(scene.corners, scene.geometry)
+            t = time.perf_counter()
+            dice = read_board_dice(scene.image, to_mm, scene.geometry,
+                                   spots=reader == "spots")
+            t_read += time.perf_counter() - t
+            cube = None
         used: set[int] = set()
         for truth in scene.dice:
             c["found"][1] += 1
@@ -77,6 +98,8 @@ def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
             c["on_checker"][1] += 1
         c["extra_dice"][0] += len(dice) - len(used)
         c["extra_dice"][1] += 1
+        if reader != "pass":
+            continue
         if scene.cube is None:
             c["cube_phantom"][0] += cube is not None
             c["cube_phantom"][1] += 1
@@ -88,7 +111,7 @@ def synthetic(n: int, seed0: int) -> dict[str, tuple[int, int]]:
                 c["cube_value"][1] += 1
                 c["cube_place"][0] += cube.place == scene.cube.place
                 c["cube_place"][1] += 1
-    print(f"synthetic: {n} throws, dice+cube reading {1000.0 * t_read / max(n, 1):.1f} ms/frame")
+    print(f"synthetic ({reader}): {n} throws, reading {1000.0 * t_read / max(n, 1):.1f} ms/frame")
     return {k: (v[0], v[1]) for k, v in c.items()}
 
 
@@ -143,17 +166,23 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--synthetic", type=int, default=200, help="synthetic throws")
     parser.add_argument("--seed0", type=int, default=0)
     parser.add_argument("--photos", type=Path, default=SHARED)
+    parser.add_argument("--reader", choices=READERS, default="pass",
+                        help="synthetic: the board pass (with the cube), or read_board_dice "
+                             "with spot or raster candidates")
+    parser.add_argument("--no-photos", action="store_true", help="skip the photographs")
     args = parser.parse_args(argv)
     print(f"dice styles in the synthetic set: {len(DICE_STYLES)}")
     if args.synthetic > 0:
-        for key, (hit, total) in synthetic(args.synthetic, args.seed0).items():
+        for key, (hit, total) in synthetic(args.synthetic, args.seed0, args.reader).items():
             if key == "extra_dice":
                 print(f"  {key:20s} {hit} over {total} throws")
             elif key == "cube_phantom":
                 print(f"  {key:20s} {hit} cubes reported over {total} throws without one")
             else:
                 print(f"  {key:20s} {_ratio(hit, total)}")
-    if args.photos.exists():
+    if args.no_photos:
+        pass
+    elif args.photos.exists():
         for split in ("Train", "Valid"):
             t = time.perf_counter()
             result = photos(args.photos / split)

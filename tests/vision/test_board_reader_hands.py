@@ -10,9 +10,11 @@ from vision.board_reader import read_board
 from vision.render import SCHEMES, HandSpec, SceneSpec, random_contents, random_scene, render_scene
 from vision.render.scene import CameraSpec
 
-# Frames of the evaluation set where an earlier reader gave counts under a hand: fingertips
-# near the bar ends, arms from the sides, skin over wood, cream and olive boards.
-ONCE_MISSED = (100083, 100095, 100134, 100145, 100180, 100198, 100235, 100314, 100358)
+# Frames of the evaluation set (and of a held-out set, 2000xx) where an earlier reader gave
+# counts under a hand: fingertips near the bar ends, arms from the sides, skin over wood, cream
+# and olive boards, dark skin against a brown frame.
+ONCE_MISSED = (100083, 100095, 100134, 100145, 100180, 100198, 100235, 100314, 100358,
+               100407, 100412, 100455, 100462, 100482, 100546, 100568, 100670, 200255)
 
 
 @pytest.mark.parametrize("seed", ONCE_MISSED)

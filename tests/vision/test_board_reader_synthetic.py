@@ -62,7 +62,10 @@ def test_json_fields_follow_the_contract() -> None:
         assert key in out
     assert out["image"] == "x.jpg"
     assert len(out["slots"]) == 24 and all(len(s) == 2 for s in out["slots"])
-    assert out["dice"] == [] and out["cube"] is None
+    # (the dice and the cube are the dice reader's: only their shape is checked here)
+    assert isinstance(out["dice"], list) and (out["cube"] is None or isinstance(out["cube"], dict))
+    assert out["hidden"] == {"slots": [], "bar": False}
+    assert out["off"] is not None and len(out["off"]) == 2
     assert 0.0 <= out["confidence"] <= 1.0
 
 
@@ -80,8 +83,10 @@ def test_hands_make_the_frame_occluded_and_hidden_slots_claim_no_count() -> None
         assert (out["off"] is None) == reading.occluded
         for i in reading.hidden_slots:
             assert out["slots"][i] is None
+        counts = reading.slot_counts()
+        assert [i for i in frame.hidden_slots if counts[i] is not None] == [], seed
     assert checked > 8
-    assert flagged >= 0.75 * checked  # measured: 32 of 40 (skin on wood or cream is missed)
+    assert flagged == checked
 
 
 def test_grey_and_alpha_pictures_are_accepted() -> None:

@@ -1,17 +1,37 @@
-"""Dice on rendered boards (BG-ROLL-2): found, pips, half, on a checker, cocked; the JSON
-fields of ``hakem vision read``; and the reader's Python API for the referee."""
+"""Dice on rendered boards (BG-ROLL-2), read by ``vision.dice.board.read_board_dice`` with its
+raster candidates (each read closely in the camera frame) through the dice and cube pass on
+the board reader's prepared frame: found, pips, half, on a checker, cocked;
+DESIGN.md's ``dice`` and ``cube`` fields of ``hakem vision read``; the Python API the referee
+uses. Rendered scenes are seeded (``vision.dice.synth``), so every figure here is
+deterministic; the bounds are the figures measured on these scenes."""
 
 from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
+from vision.board_reader import prepare, read_board
+from vision.calibration import Calibration
+from vision.dice import board_pass
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.reading import DiceAndCube, image_to_mm, read_dice_and_cube
-from vision.dice.synth import random_dice_scene
+from vision.dice.synth import DiceScene, random_dice_scene
+from vision.render import render_scene
+from vision.render.scene import random_scene
 from vision.throw import landing_problems
+
+
+def _frame(scene: DiceScene) -> object:
+    cal = Calibration(np.asarray(scene.corners, np.float32).reshape(4, 2), "corners",
+                      scene.geometry)
+    return prepare(scene.image, cal)
+
+
+def _read(scene: DiceScene) -> list[BoardDie]:
+    return board_pass.read_frame(_frame(scene)).dice  # type: ignore[arg-type]
 
 
 def _match(scene_dice: list, read: list[BoardDie]) -> list[tuple[object, BoardDie]]:
@@ -25,96 +45,115 @@ def _match(scene_dice: list, read: list[BoardDie]) -> list[tuple[object, BoardDi
 
 
 @pytest.fixture(scope="module")
-def flat_scenes() -> list:
+def flat_scenes() -> list[DiceScene]:
     """Flat dice on free board, opaque and translucent styles."""
     return [random_dice_scene(200 + k, cocked_rate=0.0, on_checker_rate=0.0, style=k % 4)
             for k in range(10)]
 
 
-def test_flat_dice_found_and_read(flat_scenes: list) -> None:
+def test_flat_dice_found_and_read(flat_scenes: list[DiceScene]) -> None:
     total = found = pips = half = 0
     for scene in flat_scenes:
-        read = read_board_dice(scene.image, image_to_mm(scene.corners, scene.geometry),
-                               scene.geometry)
-        pairs = _match(scene.dice, read)
+        pairs = _match(scene.dice, _read(scene))
         total += len(scene.dice)
         found += len(pairs)
         pips += sum(t.pips == d.pips for t, d in pairs)
         half += sum(t.half == d.half for t, d in pairs)
-    assert found >= 0.8 * total
-    assert pips >= 0.9 * found
+    assert total == 20
+    assert found >= 19  # measured 19 of 20 (the evaluation: ~94% found, ~98% read right)
+    assert pips == found
     assert half == found
 
 
-def test_json_fields_are_design_md(flat_scenes: list) -> None:
+def test_json_fields_are_design_md(flat_scenes: list[DiceScene]) -> None:
     scene = flat_scenes[0]
-    found = read_dice_and_cube(scene.image, scene.corners, scene.geometry)
-    assert isinstance(found, DiceAndCube)
-    for entry in found.dice_json():
+    dice, cube = board_pass.read_dice_and_cube(_frame(scene))  # type: ignore[arg-type]
+    assert dice
+    for entry in dice:
         assert set(entry) == {"pips", "centre", "flat", "on_checker", "confidence"}
         x, y = entry["centre"]
         assert 0 <= x < scene.image.shape[1] and 0 <= y < scene.image.shape[0]
         assert entry["pips"] in range(1, 7) and 0 <= entry["confidence"] <= 1
-    cube = found.cube_json()
     if cube is not None:
         assert set(cube) == {"value", "centre", "zone"}
         assert cube["zone"] in {"centre", "darker-side", "lighter-side", "offered", "off-board"}
 
 
-def test_centre_in_image_pixels_maps_back_to_the_die(flat_scenes: list) -> None:
-    scene = flat_scenes[1]
-    read = read_board_dice(scene.image, image_to_mm(scene.corners, scene.geometry),
-                           scene.geometry)
-    for truth, die in _match(scene.dice, read):
-        assert scene.frame is not None
-        expected = scene.frame.project_mm([[truth.x_mm, truth.y_mm]])[0]
-        assert math.hypot(die.centre_px[0] - expected[0], die.centre_px[1] - expected[1]) < 6
+def test_the_board_reading_carries_the_dice_and_the_cube(flat_scenes: list[DiceScene]) -> None:
+    """``hakem vision read``'s object: the board reader runs the pass on its own frame, so
+    its ``dice`` and ``cube`` are the pass's, and they find the throw's dice."""
+    found = total = 0
+    for scene in flat_scenes[:4]:
+        out = read_board(scene.image, corners=scene.corners).to_json()
+        dice, cube = board_pass.read_dice_and_cube(_frame(scene))  # type: ignore[arg-type]
+        assert out["dice"] == dice and out["cube"] == cube
+        total += len(scene.dice)
+        found += len(out["dice"])
+    assert found == total  # measured: all 8 dice
+
+
+def test_no_dice_and_no_cube_on_a_board_without_them() -> None:
+    """Checkers, points and the bar are seldom taken for dice, never for a cube: on these six
+    boards two places pass the die model (the referee's spot candidates let five through)."""
+    phantoms = cubes = 0
+    for seed in range(6):
+        frame = render_scene(random_scene(300 + seed, hand_probability=0.0))
+        out = read_board(frame.image, corners=frame.corners).to_json()
+        phantoms += len(out["dice"])
+        cubes += out["cube"] is not None
+    assert phantoms <= 2
+    assert cubes == 0
+
+
+def test_centre_in_image_pixels_maps_back_to_the_die(flat_scenes: list[DiceScene]) -> None:
+    checked = 0
+    for scene in flat_scenes[:4]:
+        for truth, die in _match(scene.dice, _read(scene)):
+            assert scene.frame is not None
+            expected = scene.frame.project_mm([[truth.x_mm, truth.y_mm]])[0]
+            assert math.hypot(die.centre_px[0] - expected[0],
+                              die.centre_px[1] - expected[1]) < 8
+            checked += 1
+    assert checked >= 5
 
 
 def test_dice_on_checkers_are_flagged() -> None:
     flagged = total = 0
     for k in range(8):
         scene = random_dice_scene(300 + k, cocked_rate=0.0, on_checker_rate=1.0, style=0)
-        read = read_board_dice(scene.image, image_to_mm(scene.corners, scene.geometry),
-                               scene.geometry)
-        for _truth, die in _match([d for d in scene.dice if d.on_checker], read):
+        for _truth, die in _match([d for d in scene.dice if d.on_checker], _read(scene)):
             total += 1
             flagged += die.on_checker
-    assert total >= 6
-    assert flagged >= 0.8 * total
+    assert total >= 16
+    assert flagged == total  # measured: 16 of 16
 
 
-def test_flat_dice_off_checkers_are_not_flagged(flat_scenes: list) -> None:
+def test_flat_dice_off_checkers_are_not_flagged(flat_scenes: list[DiceScene]) -> None:
     for scene in flat_scenes[:5]:
-        read = read_board_dice(scene.image, image_to_mm(scene.corners, scene.geometry),
-                               scene.geometry)
-        assert not any(d.on_checker for _, d in _match(scene.dice, read))
+        assert not any(d.on_checker for _, d in _match(scene.dice, _read(scene)))
 
 
 def test_cocked_dice_are_mostly_caught_and_flat_ones_mostly_not() -> None:
     caught = cocked = false_alarms = flat = 0
     for k in range(12):
         scene = random_dice_scene(400 + k, cocked_rate=0.5, on_checker_rate=0.0)
-        read = read_board_dice(scene.image, image_to_mm(scene.corners, scene.geometry),
-                               scene.geometry)
-        for truth, die in _match(scene.dice, read):
+        for truth, die in _match(scene.dice, _read(scene)):
             if truth.flat:
                 flat += 1
                 false_alarms += not die.flat
             else:
                 cocked += 1
                 caught += not die.flat
-    assert cocked >= 5 and flat >= 5
-    assert caught >= 0.6 * cocked
-    assert false_alarms <= 0.2 * flat
+    assert cocked >= 12 and flat >= 8
+    assert caught >= 11  # measured 11 of 12 (the evaluation: ~72% caught)
+    assert false_alarms <= 1  # measured 1 of 8 (the evaluation: ~1% of flat dice)
 
 
-def test_landing_check_uses_the_half_of_each_die(flat_scenes: list) -> None:
-    scene = flat_scenes[2]
-    read = read_board_dice(scene.image, image_to_mm(scene.corners, scene.geometry),
-                           scene.geometry)
+def test_landing_check_uses_the_half_of_each_die(flat_scenes: list[DiceScene]) -> None:
+    read = _read(flat_scenes[3])
     sightings = [d.sighting() for d in read]
     halves = {d.half for d in read}
+    assert halves
     if halves == {"right"}:
         assert not any("outside" in r for _, r in landing_problems(sightings, "right"))
     wrong = "left" if "right" in halves else "right"
@@ -127,19 +166,32 @@ def test_blank_image_has_no_dice() -> None:
     assert read_board_dice(blank, image_to_mm(scene.corners, scene.geometry)) == []
 
 
-def test_plugs_into_the_board_readers_prepared_frame(flat_scenes: list) -> None:
-    """``vision.dice.reading.dice_and_cube`` takes the board reader's PreparedFrame, as
-    ``board_reader.dice_and_cube`` does, and returns the DESIGN.md fields."""
-    from vision.board_reader import prepare
-    from vision.calibration import from_corners
-    from vision.dice.reading import dice_and_cube
+def test_the_older_entry_points_give_the_same_dice(flat_scenes: list[DiceScene]) -> None:
+    """The pass on the board reader's frame is ``read_board_dice`` (image and homography, the
+    referee's call), and ``read_dice_and_cube`` (image and corners) is the pass: the same dice
+    at the same places. The older spot candidates read the same values and halves on this
+    throw at (nearly) the same places."""
+    scene = flat_scenes[4]
+    via_frame = _read(scene)
+    assert via_frame
+    to_mm = image_to_mm(scene.corners, scene.geometry)
+    assert read_board_dice(scene.image, to_mm, scene.geometry) == via_frame
+    found = read_dice_and_cube(scene.image, scene.corners, scene.geometry)
+    assert isinstance(found, DiceAndCube)
+    assert found.dice == via_frame
+    spotted = read_board_dice(scene.image, to_mm, scene.geometry, spots=True)
+    assert [(d.pips, d.half) for d in spotted] == [(d.pips, d.half) for d in via_frame]
+    for a, b in zip(spotted, via_frame, strict=True):
+        assert math.hypot(a.centre_mm[0] - b.centre_mm[0], a.centre_mm[1] - b.centre_mm[1]) < 2
 
-    scene = flat_scenes[3]
-    frame = prepare(scene.image, from_corners(scene.corners, scene.image.shape, scene.geometry))
-    dice, cube = dice_and_cube(frame)
-    assert 1 <= len(dice) <= 4
-    assert all(set(d) == {"pips", "centre", "flat", "on_checker", "confidence"} for d in dice)
-    assert cube is None or set(cube) == {"value", "centre", "zone"}
+
+def test_a_frame_is_read_once(flat_scenes: list[DiceScene]) -> None:
+    """The board reader's pass and a caller asking again for the same frame share one
+    reading (the runtime asks for the dice after reading the board)."""
+    frame = _frame(flat_scenes[5])
+    first = board_pass.read_frame(frame)  # type: ignore[arg-type]
+    assert board_pass.read_frame(frame) is first  # type: ignore[arg-type]
+    assert board_pass.read_frame(_frame(flat_scenes[5])) is not first  # type: ignore[arg-type]
 
 
 def test_a_die_read_on_the_cube_face_is_settled_by_confidence() -> None:
@@ -163,3 +215,19 @@ def test_a_die_read_on_the_cube_face_is_settled_by_confidence() -> None:
     assert settle_dice_and_cube([on_face], None, g) == ([on_face], None)
     sure = die(298.0, 252.0, confidence=0.95)
     assert settle_dice_and_cube([sure, far], cube, g) == ([sure, far], None)
+
+
+def test_a_checker_rim_needs_an_edge_all_round() -> None:
+    """A die beside a stack once got "on a checker" from a circle the Hough vote made up out of
+    the die's sides and the stack; a real checker's rim shows an edge nearly all round."""
+    from vision.dice.board import RIM_SUPPORT_MIN, _rim_support
+
+    def magnitude(arc_degrees: int) -> np.ndarray:
+        img = np.full((120, 120), 90, np.uint8)
+        cv2.ellipse(img, (60, 60), (40, 40), 0, 0, arc_degrees, 220, 3)
+        gx = cv2.Sobel(img.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(img.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)
+        return cv2.magnitude(gx, gy)
+
+    assert _rim_support(magnitude(360), 60, 60, 40, 60, 20) >= RIM_SUPPORT_MIN
+    assert _rim_support(magnitude(110), 60, 60, 40, 60, 20) < RIM_SUPPORT_MIN

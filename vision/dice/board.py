@@ -1,17 +1,31 @@
 """Dice on a calibrated board: pips, flat or cocked, on a checker, and which half (BG-ROLL-2).
 
-Stages:
+``read_board_dice`` reads them, with either of two candidate stages and the same per-die
+stages after them. The referee (on settled throws) and the board's dice and cube pass
+(``vision.dice.board_pass``, behind ``hakem vision read``) both use the raster candidates
+(``spots=False``, the default), several times faster than the whole-frame spot candidates
+(``spots=True``, kept for training and comparison). On 200 synthetic throws
+(``tests.eval.dice``) the raster candidates find 93.5% of the dice (spots 90.5%) and read
+97.9% right (94.7%), catch 72.3% of cocked dice (72.0%), but call 1.1% of flat dice cocked
+(0.7%) and get on-checker right for 97.3% (98.9%: dice leaning on a checker are called on it).
+The raster's fewer phantom dice (8 against 28 over 200 throws) and better pips matter most to
+the referee (a phantom or misread die is a false "throw again"), and the whole bundled demo
+runs in a third of the time with the same flags. Stages:
 
-1. Spots: pip-sized blobs in the camera frame (difference-of-Gaussians peaks whose Hessian is
-   not an edge's), clustered at die size into die candidates; a quick look at each cluster
-   (uniform face around the spots) drops most board texture.
+1. Candidates. Spots: pip-sized blobs in the camera frame (difference-of-Gaussians peaks
+   whose Hessian is not an edge's), clustered at die size; a quick look at each cluster
+   (uniform face around the spots) drops most board texture. Raster: the whole case warped to
+   a small top-down raster (``vision.dice.raster``: structure-tensor corner peaks, then a ray
+   model at a threshold looser than its own, so hardly a die is missed); each of the
+   :data:`MAX_RASTER_CANDIDATES` most probable places, then the spot clusters in a small
+   window around it (:func:`hybrid_candidates`).
 2. Face: each candidate is rectified into a top-down patch (:data:`PATCH_PX_PER_MM`) where the
-   pips are found again and the upward face's pip layout is fitted (count, centre, angle).
+   pips are found and the upward face's pip layout is fitted (count, centre, angle).
 3. Pose: a patch aligned with that face gives the face colour, the outline's edges and the
    bands just outside each side (board texture, whose "face" is far from uniform, is dropped
-   by that spread alone before the rest is computed: most candidates end there); a small
-   logistic model (``cocked_model.json``, trained on synthetic throws by
-   ``vision.dice.train_cocked``) says whether a side face shows: cocked.
+   by that spread alone before the rest is computed); small networks (``cocked_model.json``,
+   trained on the spot candidates of synthetic throws by ``vision.dice.train_cocked``) say
+   whether it is a die at all and whether a side face shows: cocked.
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 """
@@ -28,8 +42,9 @@ import cv2
 import numpy as np
 
 from vision.dice.pips import to_gray
+from vision.dice.raster import RASTER_PPM, die_candidates
 from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET, PIP_RADIUS
-from vision.geometry import BoardGeometry
+from vision.geometry import BoardGeometry, Canonical
 from vision.throw import DieSighting
 
 PATCH_PX_PER_MM = 4.0
@@ -45,6 +60,13 @@ MAX_FACE_SPREAD = 48.0  # grey levels (10th to 90th percentile) inside the face,
 MIN_PIP_CONTRAST = 0.09
 MIN_GRID_SCORE = 0.045  # pip evidence at the pattern's places over the empty places
 MIN_P_DIE = 0.5  # floor under the die model's trained threshold: fewer phantom dice
+MAX_RASTER_CANDIDATES = 5  # die candidates from the raster read closely per frame
+RASTER_THRESHOLD = 0.2  # ray-model probability for a candidate (its own threshold is ~0.71)
+RIM_SUPPORT_MIN = 0.6  # share of a checker's rim (away from the die) that must show an edge
+RIM_EDGE_MIN = 40.0  # Sobel magnitude of a rim edge on the blurred 1.5 px/mm patch
+SPOT_WINDOW_DIES = 2.0  # side of the window looked at for pip spots around a raster candidate
+SPOT_REACH_DIES = 0.75  # spot clusters kept within this many dice of the raster's place
+MAX_SPOTS_PER_CANDIDATE = 2
 COCKED_MODEL = Path(__file__).with_name("cocked_model.json")
 
 
@@ -134,11 +156,14 @@ def _hessian_at(img: np.ndarray, ys: np.ndarray, xs: np.ndarray
 
 
 def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
-                    geometry: BoardGeometry) -> list[tuple[float, float]]:
-    """Centres (board mm) of die candidates: clusters of pip-sized blobs on a uniform patch."""
+                    geometry: BoardGeometry,
+                    window: tuple[float, float, float, float] | None = None
+                    ) -> list[tuple[float, float]]:
+    """Centres (board mm) of die candidates: clusters of pip-sized blobs on a uniform patch,
+    over the whole case or only in ``window`` (x0, y0, x1, y1 board mm)."""
     outer = geometry.outer_rect
-    corners = _apply(from_mm, np.array([[outer.x0, outer.y0], [outer.x1, outer.y0],
-                                        [outer.x1, outer.y1], [outer.x0, outer.y1]]))
+    wx0, wy0, wx1, wy1 = window or (outer.x0, outer.y0, outer.x1, outer.y1)
+    corners = _apply(from_mm, np.array([[wx0, wy0], [wx1, wy0], [wx1, wy1], [wx0, wy1]]))
     h, w = gray.shape
     x0 = int(max(0, np.floor(corners[:, 0].min())))
     y0 = int(max(0, np.floor(corners[:, 1].min())))
@@ -196,6 +221,63 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     keep = ((mm[:, 0] > outer.x0) & (mm[:, 0] < outer.x1)
             & (mm[:, 1] > outer.y0) & (mm[:, 1] < outer.y1))
     return [(float(x), float(y)) for x, y in mm[keep]]
+
+
+@lru_cache(maxsize=4)
+def _raster_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, halve: bool
+                 ) -> tuple[Canonical, np.ndarray, np.ndarray]:
+    """The whole case as a top-down raster at the raster model's scale (trays and frame
+    included) and its remap tables (fixed point) from the camera frame, halved first when
+    ``halve``: kept for the next frame, since the camera and the board stay put."""
+    canonical = Canonical.whole_board(geometry, RASTER_PPM)
+    h = np.array(from_mm, np.float64).reshape(3, 3)
+    if halve:
+        h = np.diag([0.5, 0.5, 1.0]) @ h
+    w, hh = canonical.size
+    xs, ys = np.meshgrid(np.arange(w) / RASTER_PPM - canonical.margin_mm[0],
+                         np.arange(hh) / RASTER_PPM - canonical.margin_mm[1])
+    den = h[2, 0] * xs + h[2, 1] * ys + h[2, 2]
+    mx = ((h[0, 0] * xs + h[0, 1] * ys + h[0, 2]) / den).astype(np.float32)
+    my = ((h[1, 0] * xs + h[1, 1] * ys + h[1, 2]) / den).astype(np.float32)
+    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+    return canonical, np.asarray(m1), np.asarray(m2)
+
+
+def raster_candidates(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
+                      limit: int = MAX_RASTER_CANDIDATES,
+                      threshold: float = RASTER_THRESHOLD) -> list[tuple[float, float]]:
+    """Centres (board mm) of die candidates, most probable first, from the whole case warped
+    to a small top-down raster (``vision.dice.raster``: corner peaks, then the ray model at a
+    threshold looser than its own, so hardly a die is missed; the face stages drop the rest)."""
+    halve = _local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2) \
+        >= 2.0 * RASTER_PPM and min(image.shape[:2]) >= 64
+    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
+    canonical, m1, m2 = _raster_warp(key, geometry, bool(halve))
+    src = cv2.pyrDown(image) if halve else image
+    bgr = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    found = die_candidates(bgr, RASTER_PPM, threshold=threshold, die_mm=geometry.die_size_mm)
+    return [canonical.px_to_mm(c.u, c.v) for c in found[:limit]]
+
+
+def hybrid_candidates(image: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
+                      from_mm: np.ndarray, geometry: BoardGeometry) -> list[tuple[float, float]]:
+    """Die candidates (board mm), in the order they are read: for each raster candidate
+    (:func:`raster_candidates`, most probable first), its place, then the pip-spot clusters
+    in a window of :data:`SPOT_WINDOW_DIES` dice around it (:func:`spot_candidates`: the face
+    centre to within a pip, for the dice the raster's place, a few mm off, does not lead to:
+    the :data:`MAX_SPOTS_PER_CANDIDATE` strongest within :data:`SPOT_REACH_DIES` dice of it;
+    a candidate near a die already read is skipped by the reader)."""
+    die = geometry.die_size_mm
+    reach = SPOT_WINDOW_DIES * die / 2
+    out: list[tuple[float, float]] = []
+    for x, y in raster_candidates(image, from_mm, geometry):
+        window = (x - reach, y - reach, x + reach, y + reach)
+        spots = [c for c in spot_candidates(gray, to_mm, from_mm, geometry, window)
+                 if math.hypot(c[0] - x, c[1] - y) < SPOT_REACH_DIES * die]
+        for c in [(x, y), *spots[:MAX_SPOTS_PER_CANDIDATE]]:
+            if all(math.hypot(c[0] - o[0], c[1] - o[1]) > 1.5 for o in out):
+                out.append(c)
+    return out
 
 
 @dataclass(frozen=True)
@@ -649,7 +731,37 @@ def on_checker(image: np.ndarray, from_mm: np.ndarray, x: float, y: float,
         return False
     centre = size * ppm / 2
     limit = (r - geometry.die_size_mm * 0.55) * ppm
-    return any(math.hypot(cx - centre, cy - centre) < limit for cx, cy, _ in circles[0])
+    near = [c for c in circles[0] if math.hypot(c[0] - centre, c[1] - centre) < limit]
+    if not near:
+        return False
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    magnitude = cv2.magnitude(gx, gy)
+    return any(_rim_support(magnitude, float(cx), float(cy), float(rad), centre,
+                            geometry.die_size_mm * ppm) >= RIM_SUPPORT_MIN
+               for cx, cy, rad in near)
+
+
+def _rim_support(magnitude: np.ndarray, cx: float, cy: float, radius: float, die_centre: float,
+                 die_px: float) -> float:
+    """Share of a circle's rim, away from the die, with a clear edge: a checker's rim is edged
+    all round, while a circle the Hough vote made up from the die's sides and nearby stacks
+    is not (such circles had a die beside a stack called "on a checker")."""
+    angles = np.linspace(0.0, 2 * np.pi, 72, endpoint=False)
+    xs = cx + radius * np.cos(angles)
+    ys = cy + radius * np.sin(angles)
+    clear = np.maximum(np.abs(xs - die_centre), np.abs(ys - die_centre)) > 0.8 * die_px
+    h, w = magnitude.shape
+    inside = clear & (xs >= 1) & (ys >= 1) & (xs < w - 2) & (ys < h - 2)
+    if inside.sum() < 12:
+        return 0.0
+    xi, yi = xs[inside], ys[inside]
+    best = np.zeros(len(xi), np.float32)
+    for dr in (-1.0, 0.0, 1.0):  # the rim within a pixel of the fitted circle
+        px = np.clip(np.round(xi + dr * np.cos(angles[inside])).astype(int), 0, w - 1)
+        py = np.clip(np.round(yi + dr * np.sin(angles[inside])).astype(int), 0, h - 1)
+        best = np.maximum(best, magnitude[py, px])
+    return float((best > RIM_EDGE_MIN).mean())
 
 
 @dataclass(frozen=True)
@@ -671,7 +783,7 @@ _SHIFTS = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]
 
 def find_faces(image: np.ndarray, to_mm: np.ndarray,
                geometry: BoardGeometry | None = None, *,
-               all_candidates: bool = False) -> list[FaceFinding]:
+               all_candidates: bool = False, spots: bool = True) -> list[FaceFinding]:
     """Every die face on or beside the board, with its pose features (pose not yet judged).
 
     Candidates the die model calls board texture are left out unless ``all_candidates``."""
@@ -681,7 +793,9 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     from_mm = np.linalg.inv(to_mm)
     die = g.die_size_mm
     found: list[FaceFinding] = []
-    for cx, cy in spot_candidates(gray, to_mm, from_mm, g):
+    cands = (spot_candidates(gray, to_mm, from_mm, g) if spots
+             else hybrid_candidates(colour, gray, to_mm, from_mm, g))
+    for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
         patch = warp_patch(gray, from_mm, cx, cy, PATCH_MM, PATCH_PX_PER_MM)
@@ -740,18 +854,22 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
 
 
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
-                    geometry: BoardGeometry | None = None) -> list[BoardDie]:
+                    geometry: BoardGeometry | None = None, *, spots: bool = False
+                    ) -> list[BoardDie]:
     """Every die on (or beside) the board in a camera frame, most confident first, at most 4.
 
     ``to_mm`` is the 3x3 homography from image pixels to board millimetres (the playing
-    surface's top-left corner is the origin, see ``vision.geometry``).
+    surface's top-left corner is the origin, see ``vision.geometry``). Candidates come from
+    the small raster, several times faster, finding more dice and reading more of them right;
+    ``spots``: from pip spots over the whole frame instead (slow; for training and comparison;
+    see the module docstring's figures).
     """
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     from_mm = np.linalg.inv(to_mm)
     out: list[BoardDie] = []
     threshold = cocked_threshold()
-    for f in find_faces(colour, to_mm, g):
+    for f in find_faces(colour, to_mm, g, spots=spots):
         p = p_cocked(f)
         centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
         fit = 1.0 - f.residual / (0.16 * g.die_size_mm)

@@ -1,14 +1,139 @@
-"""The dice and cube pass of a board reading: DESIGN.md's ``dice`` and ``cube`` fields."""
+"""The dice and cube pass of a board reading: DESIGN.md's ``dice`` and ``cube`` fields.
+
+Works on the board reader's :class:`~vision.board_reader.PreparedFrame`: the dice are read by
+``vision.dice.board.read_board_dice`` with its raster candidates (a small raster of the case,
+each candidate read closely in the camera frame: several times faster than the referee's spot
+candidates over the whole frame); the cube is looked for on the
+reading raster and on two small rasters of the bear-off trays (off the board: the Crawford
+game) and its face read from the frame (``vision.cube``). BG-ROLL-2 (flat, inside the
+thrower's right half) is judged from these readings by ``vision.throw``; BG-CUBE-* from the
+cube's value and place.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+
+from vision.cube import CubeReading, RasterStrip, find_cube_on_strips, zone_for
+from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.reading import image_to_mm, settle_dice_and_cube
+from vision.geometry import BoardGeometry
 
 if TYPE_CHECKING:
     from vision.board_reader import PreparedFrame
 
+TRAY_PX_PER_MM = 0.7
+
+
+@dataclass(frozen=True)
+class FrameDice:
+    """The dice and the cube of one frame, as Python objects (see :class:`BoardDie`)."""
+
+    dice: list[BoardDie]
+    cube: CubeReading | None
+
+    def dice_json(self) -> list[dict[str, Any]]:
+        return [d.as_json() for d in self.dice]
+
+    def cube_json(self) -> dict[str, Any] | None:
+        return None if self.cube is None else self.cube.as_json()
+
+
+def _from_mm(corners: np.ndarray, geometry: BoardGeometry) -> np.ndarray:
+    """Board mm to image px, from the playing surface's corners in the image."""
+    out: np.ndarray = np.linalg.inv(image_to_mm(corners, geometry))
+    return out
+
+
+def read_frame_dice(frame: PreparedFrame) -> list[BoardDie]:
+    """Every die on the board in a prepared frame, at most four (BG-ROLL-2's readings):
+    ``board.read_board_dice`` on the frame's camera picture, with its raster candidates."""
+    g = frame.calibration.geometry
+    return read_board_dice(frame.image, image_to_mm(frame.calibration.corners, g), g,
+                           spots=False)
+
+
+@functools.lru_cache(maxsize=6)
+def _strip_maps(from_mm: tuple[float, ...], x0: float, y0: float, size: tuple[int, int],
+                ppm: float) -> tuple[np.ndarray, np.ndarray]:
+    """Remap tables (fixed point) for a top-down strip of the board: kept for the next
+    frame, since the camera and the board stay put."""
+    h = np.array(from_mm, np.float64).reshape(3, 3)
+    w, hh = size
+    xs, ys = np.meshgrid(x0 + np.arange(w) / ppm, y0 + np.arange(hh) / ppm)
+    den = h[2, 0] * xs + h[2, 1] * ys + h[2, 2]
+    mx = ((h[0, 0] * xs + h[0, 1] * ys + h[0, 2]) / den).astype(np.float32)
+    my = ((h[1, 0] * xs + h[1, 1] * ys + h[1, 2]) / den).astype(np.float32)
+    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+    return np.asarray(m1), np.asarray(m2)
+
+
+def cube_strips(frame: PreparedFrame, from_mm: np.ndarray) -> list[RasterStrip]:
+    """The reading raster and a raster of each bear-off tray (where the cube lies off the
+    board in the Crawford game)."""
+    g = frame.calibration.geometry
+    can = frame.canonical
+    strips = [RasterStrip(frame.bgr, can.px_per_mm, -can.margin_mm[0], -can.margin_mm[1])]
+    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
+    y0 = -g.frame_mm / 2
+    height = round((g.height_mm + g.frame_mm) * TRAY_PX_PER_MM)
+    for side in ("left", "right"):
+        tray = g.tray_rect(side)
+        x0 = tray.x0 - 8.0
+        width = round((tray.x1 - tray.x0 + 16.0) * TRAY_PX_PER_MM)
+        m1, m2 = _strip_maps(key, x0, y0, (width, height), TRAY_PX_PER_MM)
+        bgr = cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        strips.append(RasterStrip(bgr, TRAY_PX_PER_MM, x0, y0))
+    return strips
+
+
+def bar_strip(frame: PreparedFrame) -> RasterStrip:
+    """The part of the reading raster where the cube lies on the bar (centred, or at either
+    player's end), half a cube beyond the bar's edges: its own light levels keep a white cube
+    apart from a light field it lies across."""
+    g = frame.calibration.geometry
+    can = frame.canonical
+    reach = 0.75 * g.cube_size_mm
+    u0 = max(0, int(can.mm_to_px(g.bar.x0 - reach, 0.0)[0]))
+    u1 = min(frame.bgr.shape[1], math.ceil(can.mm_to_px(g.bar.x1 + reach, 0.0)[0]))
+    x0_mm = can.px_to_mm(u0, 0.0)[0]
+    return RasterStrip(frame.bgr[:, u0:u1], can.px_per_mm, x0_mm, -can.margin_mm[1])
+
+
+_last: tuple[object, FrameDice] | None = None
+
+
+def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None) -> FrameDice:
+    """Dice and cube of a prepared frame; the last frame's result is kept, so a caller asking
+    again for the frame the board reader just read pays nothing. ``darker_at_top``: whether
+    the darker checkers' player sits at the top of the picture (names the cube's side);
+    unknown is taken as the darker player at the bottom."""
+    global _last
+    if _last is not None and _last[0] is frame:
+        found = _last[1]
+    else:
+        g = frame.calibration.geometry
+        from_mm = _from_mm(frame.calibration.corners, g)
+        dice = read_frame_dice(frame)
+        cube = find_cube_on_strips([*cube_strips(frame, from_mm), bar_strip(frame)], frame.image,
+                                   from_mm, g)
+        found = FrameDice(*settle_dice_and_cube(dice, cube, g))
+        _last = (frame, found)
+    if found.cube is not None and darker_at_top is not None:
+        zone = zone_for(found.cube.place, darker_at_top)
+        if zone != found.cube.zone:
+            return FrameDice(found.dice, dataclasses.replace(found.cube, zone=zone))
+    return found
+
 
 def read_dice_and_cube(frame: PreparedFrame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Every die and the cube on a prepared frame (not wired yet: reports none)."""
-    del frame
-    return [], None
+    """Every die and the cube on a prepared frame, as DESIGN.md's ``dice`` and ``cube``."""
+    found = read_frame(frame)
+    return found.dice_json(), found.cube_json()

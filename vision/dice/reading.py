@@ -1,9 +1,9 @@
-"""Dice and cube for ``hakem vision read``: the plug-in behind ``board_reader.dice_and_cube``.
+"""Dice and cube of a frame whose board corners are known, for callers without a prepared frame.
 
-:func:`read_dice_and_cube` takes the camera frame and its calibration (image corners of the
-playing surface) and returns both readings as Python objects (for the referee: each die's
-half for BG-ROLL-2, flat, on a checker; the cube's value and place for BG-CUBE-*);
-:func:`dice_and_cube` returns the DESIGN.md JSON fields from a board reader's prepared frame.
+:func:`read_dice_and_cube` takes the camera frame and the playing surface's image corners and
+returns both readings as Python objects (for the referee: each die's half for BG-ROLL-2, flat,
+on a checker; the cube's value and place for BG-CUBE-*), read by the board's dice and cube
+pass (``vision.dice.board_pass``, which ``hakem vision read`` runs on the board reader's frame).
 A die and the cube read at one place are settled by :func:`settle_dice_and_cube`.
 """
 
@@ -11,29 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from vision.cube import CubeReading, find_cube_in_image
-from vision.dice.board import BoardDie, read_board_dice
+from vision.cube import CubeReading
+from vision.dice.board import BoardDie
 from vision.geometry import BoardGeometry, Canonical
-
-
-class _Calibrated(Protocol):
-    @property
-    def corners(self) -> np.ndarray: ...
-
-    @property
-    def geometry(self) -> BoardGeometry: ...
-
-
-class _Frame(Protocol):
-    @property
-    def image(self) -> np.ndarray: ...
-
-    @property
-    def calibration(self) -> _Calibrated: ...
 
 
 @dataclass(frozen=True)
@@ -65,11 +49,14 @@ def read_dice_and_cube(image: np.ndarray, corners: np.ndarray,
 
     ``darker_at_top``: whether the darker checkers' player sits at the top of the picture
     (names the cube's side); unknown is taken as the darker player at the bottom."""
+    from vision.board_reader import prepare  # late: the board reader's pass imports this
+    from vision.calibration import Calibration
+    from vision.dice.board_pass import read_frame
+
     g = geometry or BoardGeometry()
-    to_mm = image_to_mm(corners, g)
-    dice = read_board_dice(image, to_mm, g)
-    cube = find_cube_in_image(image, to_mm, g, darker_at_top=darker_at_top)
-    return DiceAndCube(*settle_dice_and_cube(dice, cube, g))
+    cal = Calibration(np.asarray(corners, np.float32).reshape(4, 2), "corners", g)
+    found = read_frame(prepare(image, cal), darker_at_top=darker_at_top)
+    return DiceAndCube(found.dice, found.cube)
 
 
 def settle_dice_and_cube(dice: list[BoardDie], cube: CubeReading | None, geometry: BoardGeometry
@@ -88,8 +75,3 @@ def settle_dice_and_cube(dice: list[BoardDie], cube: CubeReading | None, geometr
     return [d for d in dice if all(d is not o for o in on_face)], cube
 
 
-def dice_and_cube(frame: _Frame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """``board_reader.dice_and_cube``'s contract: DESIGN.md dice list and cube object."""
-    found = read_dice_and_cube(frame.image, frame.calibration.corners,
-                               frame.calibration.geometry)
-    return found.dice_json(), found.cube_json()

@@ -31,7 +31,9 @@ def collect(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for seed in range(TRAIN_SEED0, TRAIN_SEED0 + n):
         scene = random_dice_scene(seed, cocked_rate=0.45, on_checker_rate=0.12)
         to_mm = image_to_mm(scene.corners, scene.geometry)
-        for face in find_faces(scene.image, to_mm, scene.geometry, all_candidates=True):
+        # the spot candidates: many more board-texture places than the raster's few
+        for face in find_faces(scene.image, to_mm, scene.geometry, all_candidates=True,
+                               spots=True):
             truth = [d for d in scene.dice
                      if math.hypot(d.x_mm - face.x_mm, d.y_mm - face.y_mm) < 6.0]
             det.append(detection_features(face))

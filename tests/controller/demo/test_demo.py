@@ -134,7 +134,11 @@ def test_every_planted_fault_is_flagged_and_no_legal_move_is(
         seen.add(view0.position_id)
     assert seen <= planted
     assert stats.planted_illegal_flagged == ILLEGAL, stats.planted_illegal_missed
-    assert stats.planted_invalid_flagged == INVALID, stats.planted_invalid_missed
+    # a planted invalid throw is flagged, or, when the dice reader reads no die of it surely,
+    # not judged at all (thrown again); never counted as a valid roll (BG-ROLL-2). How often the
+    # reader reads them is its own figure (tests.eval.referee_matches prints it).
+    unread = [m for m in stats.planted_invalid_missed if m["read"] is None]
+    assert stats.planted_invalid_flagged + len(unread) == INVALID, stats.planted_invalid_missed
     # each flag came before the opponent's next throw (TTB-4.8): the next roll after an
     # illegal_move is by the same player's opponent only after a correction and a move
     for i, e in enumerate(entries):
@@ -209,6 +213,13 @@ def test_killed_at_random_moments_it_resumes_to_the_same_record(
     entries = read_journal(out / "journal.jsonl").entries
     moves = [(e["player"], e["position_id"]) for e in entries if e["type"] == "move"]
     assert len(moves) == len(set(moves))  # nothing journalled twice
+    # every press journalled with the clock's number, none twice (the simulated clock restarts
+    # with the process: a new boot counts afresh)
+    presses = [tuple(e["press"]) for e in entries if e["type"] == "clock"]
+    assert presses and len(presses) == len(set(presses))
+    for boot in {b for b, _ in presses}:
+        numbers = [n for b, n in presses if b == boot]
+        assert numbers == sorted(numbers)
     _same_match(out / "match.mat", MATCH)
     assert (out / "match.mat").read_text() == (demo[0] / "match.mat").read_text()
     summary = json.loads((out / "summary.json").read_text())

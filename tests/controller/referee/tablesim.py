@@ -24,7 +24,7 @@ from controller.referee.api import (
     FrameSeen,
     MotionSeen,
 )
-from controller.referee.config import RefereeConfig
+from controller.referee.config import RecognitionSettings, RefereeConfig
 from controller.referee.machine import signature
 from controller.table_layout import TableLayout
 from engine.backgammon.mat_reader import ActionKind, MatMatch
@@ -134,18 +134,40 @@ class Stream:
     planted: Planted
 
 
+def _told_apart(a: tuple[int, ...], b: tuple[int, ...], tall: int) -> bool:
+    """Whether a point that may decide a flag tells board ``b`` (as read) from board ``a``, as
+    the referee judges it (``controller.referee.recognition``): the bar always; a point when
+    not both tall, and, if ``b`` shows fewer checkers on the board, not a tall stack of ``a``
+    one short (a checker missed in a tall stack is no illegal move)."""
+    fewer = sum(abs(c) for c in b) < sum(abs(c) for c in a)
+    for p in range(26):
+        if a[p] == b[p]:
+            continue
+        if p in (0, 25):
+            return True
+        va, vb = abs(a[p]), abs(b[p])
+        short = vb <= va - (1 if fewer else 2)
+        if min(va, vb) < tall and not (va >= tall and short):
+            return True
+    return False
+
+
 def illegal_variant(before: Position, result: Position, dice: tuple[int, int]) -> Position | None:
     """A position close to the legal ``result`` that is no legal result: one of the mover's
-    checkers one point further than it should be (or, failing that, no move at all)."""
+    checkers one point further than it should be (or, failing that, no move at all). Not one
+    the referee is meant to wait on rather than flag (:func:`_told_apart`)."""
     legal = result_boards(before, dice)
     board = result.board
+    tall = RecognitionSettings().tall_stack
+    others = list(legal) or [before.board]
     for p in range(24, 1, -1):
         if board[p] > 0 and board[p - 1] >= 0:
             b = list(board)
             b[p] -= 1
             b[p - 1] += 1
             candidate = Position(tuple(b))
-            if candidate.board not in legal:
+            if candidate.board not in legal and all(
+                    _told_apart(other, candidate.board, tall) for other in others):
                 return candidate
     if legal and before.board not in legal:
         return before

@@ -16,7 +16,7 @@ from controller.referee.api import (
     TakeSnapshot,
 )
 from controller.referee.config import RecognitionSettings, RefereeConfig
-from controller.referee.machine import diff_text
+from controller.referee.machine import closed_out, diff_text
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.position import Position
 from engine.backgammon.rules import DiceSetup, Rules
@@ -144,7 +144,54 @@ def test_a_throw_before_the_opponent_pressed_counts_once_they_press() -> None:
         "player": 0,
         "dice": [6, 2],
         "seen": [[2, "right", True, False], [6, "right", True, False]],
+        "early": True,
     }
+
+
+def _early_throw_table() -> Table:
+    table = started()
+    m = table.referee.match
+    plays = legal_plays(m.position, (5, 3))
+    table.place(plays[0].result, 1)
+    table.motion()
+    table.dice = (table.die(6, 0), table.die(2, 0))  # player 0 throws before 1 pressed
+    assert table.entries(table.frames(), "early_throw")
+    return table
+
+
+def test_an_early_throw_thrown_again_before_the_press_is_the_roll() -> None:
+    """BG-ROLL-5: the mover has the early throw thrown again; the new throw counts."""
+    table = _early_throw_table()
+    out = table.throw(0, 4, 1)
+    again = table.entries(out, "early_throw")
+    assert again and again[0]["rethrow"] is True and again[0]["dice"] == [4, 1]
+    out = table.press(1)
+    assert table.entries(out, "roll")[0]["dice"] == [4, 1]
+    assert table.referee.match.dice == (4, 1)
+
+
+def test_the_director_has_an_early_throw_thrown_again() -> None:
+    """BG-ROLL-5 by the director: before the press (the dice lying there no longer count) and
+    after it, until the thrower moves (the roll is undone and thrown afresh)."""
+    table = _early_throw_table()
+    table.director("rethrow")
+    out = table.press(1)
+    assert table.entries(out, "roll") == []  # the early dice were set aside
+    assert table.referee.stage == "decide" and table.referee.match.on_roll == 0
+    out = table.throw(0, 5, 5)
+    assert table.entries(out, "roll")[0]["dice"] == [5, 5]
+
+    table = _early_throw_table()
+    table.press(1)
+    assert table.referee.match.dice == (6, 2)
+    out = table.director("rethrow")
+    assert table.entries(out, "director")
+    assert table.referee.stage == "decide" and table.referee.match.dice is None
+    out = table.throw(0, 3, 1)
+    assert table.entries(out, "roll")[0]["dice"] == [3, 1]
+    table.play_first_legal()
+    out = table.director("rethrow")  # moved: too late
+    assert table.entries(out, "director") == []
 
 
 # --- moves (engine-in-the-loop, TTB-4.8) ---------------------------------------------------------
@@ -369,6 +416,59 @@ def test_a_wrong_set_up_is_pointed_out_before_play() -> None:
     assert flag["rule"] == "BG-EQ-3" and "BG-EQ-4" in flag["reason"]
 
 
+def test_a_wrong_set_up_is_played_as_it_lies_until_corrected_before_the_5th_move() -> None:
+    """BG-EQ-4: the set-up as read is played (a move from it is legal, not flagged); when the
+    players put it right between turns before the 5th move, the corrected position is adopted
+    and play goes on from it."""
+    table = Table()
+    wrong0 = Position.initial().apply_steps([(6, 5)])  # player 0: a checker on 5, not 6
+    table.board0 = wrong0
+    out = table.opening(3, 5)  # player 1 starts with 53
+    flag = table.entries(out, "setup_error")[0]
+    assert flag["position_id"] == wrong0.position_id
+    table.press(0)
+    m = table.referee.match
+    assert m.on_roll == 1 and m.position == wrong0.swap()
+    out = table.play_first_legal()
+    assert table.entries(out, "move") and not table.entries(out, "illegal_move")
+    # player 0 corrects the set-up before throwing: the checker goes back from 5 to 6
+    board = list(table.board0.board)
+    board[5], board[6] = board[5] - 1, board[6] + 1
+    corrected0 = Position(tuple(board))
+    table.place(corrected0, 0)
+    fixed = table.entries(table.log, "setup_corrected")
+    assert fixed and fixed[0]["rule"] == "BG-EQ-4"
+    assert table.referee.match.position == corrected0
+    out = table.throw(0, 6, 1)
+    assert table.entries(out, "roll")
+    out = table.play_first_legal()
+    assert table.entries(out, "move") and not table.entries(out, "illegal_move")
+
+
+def test_a_set_up_error_stands_after_the_5th_move() -> None:
+    """BG-EQ-4: after the 5th move the set-up stands; a changed board then is no correction."""
+    table = Table()
+    wrong0 = Position.initial().apply_steps([(6, 5)])
+    table.board0 = wrong0
+    table.opening(3, 5)
+    table.press(0)
+    table.play_first_legal()  # move 1
+    for dice in ((6, 2), (4, 1), (3, 2), (6, 5)):  # moves 2..5
+        player = table.referee.match.on_roll
+        assert player is not None
+        table.throw(player, *dice)
+        table.play_first_legal()
+    assert table.referee.match.moves_made == 5 and table.referee.stage == "decide"
+    board = list(table.board0.board)
+    moved = next(p for p in range(1, 25) if board[p] > 1)
+    board[moved] -= 1
+    board[moved - 1 if moved > 1 else moved + 1] += 1
+    before = table.referee.match.position
+    table.place(Position(tuple(board)), 0)
+    assert table.entries(table.log, "setup_corrected") == []
+    assert table.referee.match.position == before
+
+
 def test_clock_sides_and_layout_change_who_is_who() -> None:
     config = RefereeConfig(players=("Ayse", "Mehmet"), length=5, clock_sides=("right", "left"))
     table = Table(config)
@@ -493,3 +593,54 @@ def test_an_illegal_move_stands_when_the_opponent_doubles_before_the_press() -> 
     out = table.frames(1) + table.press(1)
     assert table.types(out) == ["clock", "illegal_move", "move", "double"]
     assert table.entries(out, "move")[0]["stands"] is True
+
+
+def _closed_out_table() -> Table:
+    """Player 0 on roll, a checker on the bar against player 1's closed home board."""
+    table = started()
+    table.play_first_legal()  # player 1's opening 53
+    board = [0] * 26
+    board[25], board[6], board[8], board[13] = 1, 5, 3, 6
+    for point in range(19, 25):
+        board[point] = -2
+    board[12] = -3
+    closed = Position(tuple(board))
+    assert closed_out(closed)
+    table.director("set_position", position_id=closed.position_id)
+    table.board0 = closed
+    assert table.referee.stage == "decide" and table.referee.match.on_roll == 0
+    return table
+
+
+def test_a_closed_out_player_need_not_throw_and_passes_by_pressing() -> None:
+    """BG-BAR-4 ("tatil"): the press passes the turn; the opponent throws next."""
+    table = _closed_out_table()
+    out = table.press(0)
+    assert table.entries(out, "clock")[0]["means"] == "pass"
+    passed = table.entries(out, "turn_passed")
+    assert passed and passed[0]["rule"] == "BG-BAR-4" and passed[0]["player"] == 0
+    assert table.referee.match.on_roll == 1 and table.referee.stage == "decide"
+    out = table.throw(1, 4, 2)
+    assert table.entries(out, "roll")[0]["player"] == 1
+    assert not table.entries(table.log, "invalid_throw")
+
+
+def test_the_opponents_throw_passes_a_closed_out_players_turn() -> None:
+    """BG-BAR-4: the closed-out player did not throw and the opponent did: no "throw again"
+    (the dice are in the opponent's half), the turn passes and the throw is the opponent's."""
+    table = _closed_out_table()
+    out = table.throw(1, 6, 1)
+    assert table.types(out)[-2:] == ["turn_passed", "roll"]
+    assert table.entries(out, "roll")[0]["player"] == 1
+    assert not table.entries(out, "invalid_throw")
+
+
+def test_the_director_enters_an_opening_throw_the_camera_could_not_read() -> None:
+    table = Table()
+    out = table.director("set_dice", dice=[2, 6])
+    roll = table.entries(out, "opening_roll")[0]
+    assert roll["dice"] == [2, 6] and roll["player"] == 1
+    assert table.referee.match.on_roll == 1 and table.referee.match.dice == (6, 2)
+    fresh = Table()  # equal opening dice are thrown again, not entered (BG-OPEN-1)
+    assert fresh.entries(fresh.director("set_dice", dice=[3, 3]), "director") == []
+    assert fresh.referee.stage == "opening"

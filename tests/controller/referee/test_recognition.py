@@ -16,6 +16,7 @@ from controller.referee.recognition import (
     recognise,
 )
 from controller.table_layout import DEFAULT_LAYOUT, TableLayout
+from engine.backgammon.judge import judge
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.position import Position
 from tests.controller.referee.tablesim import NoisyView
@@ -293,3 +294,50 @@ def test_a_miscounted_tall_stack_does_not_pick_the_wrong_legal_move() -> None:
     counted = RecognitionSettings(tall_stack=20)  # ranked by every slot, another play wins
     found = recognise(StillViews([view] * 3), before, dice, 0, DEFAULT_LAYOUT, counted)
     assert found.result != right
+
+
+def test_a_tall_stack_read_exactly_one_short_never_flags_a_legal_move() -> None:
+    """A stack of exactly ``tall_stack`` checkers read one short (the one count at which the
+    stack's reading would still be countable), every other slot read right: the reading is a
+    position with a checker gone from the board, which the judge calls illegal, yet the legal
+    move is never flagged (the referee waits instead)."""
+    settings = RecognitionSettings()
+    tall = settings.tall_stack
+    board = [0] * 26
+    board[6], board[8], board[13] = tall + 1, 1, 13 - tall  # player 0, 15 checkers
+    board[19], board[12] = -13, -2
+    before = Position(tuple(board))
+    dice = (3, 1)
+    right = before.apply_steps([(8, 5), (6, 5)])  # 6 point: exactly ``tall`` checkers
+    assert right.board[6] == tall
+    short = list(right.board)  # the reading: one checker of the 6 point not seen
+    short[6] -= 1
+    seen = Position(tuple(short))
+    assert not judge(before, seen, dice).legal
+    read_slots, read_bar = hypothesis(DEFAULT_LAYOUT, seen.board, 0)
+    for frames in (1, 3, 8):
+        view = ProbView(read_slots, read_bar, p_read=0.999)
+        found = recognise(StillViews([view] * frames), before, dice, 0, DEFAULT_LAYOUT, settings)
+        assert found.verdict != "illegal", (frames, found.reason)
+
+
+def test_a_checker_moved_between_tall_stacks_is_still_flagged() -> None:
+    """The other side of the rule above: when no checker is missing from the reading (it is
+    seen on another stack), a tall stack one short decides like any slot."""
+    settings = RecognitionSettings()
+    tall = settings.tall_stack
+    board = [0] * 26
+    board[6], board[8], board[13] = tall + 1, 1, 13 - tall
+    board[19], board[12] = -13, -2
+    before = Position(tuple(board))
+    dice = (3, 1)
+    right = before.apply_steps([(8, 5), (6, 5)])
+    wrong = list(right.board)  # a checker of the 6 point played on to the 5 point as well
+    wrong[6] -= 1
+    wrong[5] += 1
+    seen = Position(tuple(wrong))
+    assert not judge(before, seen, dice).legal
+    read_slots, read_bar = hypothesis(DEFAULT_LAYOUT, seen.board, 0)
+    view = ProbView(read_slots, read_bar, p_read=0.999)
+    found = recognise(StillViews([view] * 3), before, dice, 0, DEFAULT_LAYOUT, settings)
+    assert found.verdict == "illegal"

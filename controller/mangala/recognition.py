@@ -1,0 +1,252 @@
+"""Which legal sowing explains the still frames: engine-in-the-loop recognition for Mangala.
+
+The position before the move gives at most six legal sowings (MG-1), a few more when a sowing
+ends in the mover's own store and the mover sows again (MG-1's extra turn, followed here up to
+``depth`` sowings). Each candidate's 14 counts are scored against the frames; the best legal
+candidate is accepted when it explains the frames nearly as well as vision's own best board and
+clearly better than any other legal board. A move is called illegal only when one of the
+mistakes players make while sowing (``controller.mangala.mistakes``, or the board left unchanged)
+explains the frames well and much better than every legal candidate, with every cell in view;
+the engine's judge then names the rule and why. Vision's own reading alone never makes an
+accusation: between the two, the referee takes the one legal sowing that explains the frames
+far better than any other, or waits for more frames and in the end says it cannot read.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from controller.mangala.mistakes import all_mistakes
+from controller.mangala.view import CELLS, MangalaView
+from engine.mangala.judge import judge
+from engine.mangala.position import STONES, Position
+from engine.mangala.sowing import MoveResult, legal_pits, play
+
+Board = tuple[int, ...]
+# How the engine's judge begins a verdict none of its models of players' mistakes explains.
+UNEXPLAINED = "no legal move gives this position"
+Kind = Literal["legal", "illegal", "unclear", "unreadable"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Thresholds in nats per frame (log-likelihood units of the stone reader)."""
+
+    accept_gap: float = 10.0  # best legal board this close to vision's best board: accept
+    flag_gap: float = 12.0  # an illegal board this much better than every legal one: flag
+    ambiguity: float = 3.0  # two different legal boards closer than this: wait for more
+    frames: int = 3  # still frames (since the last motion) whose evidence is added up
+    depth: int = 3  # sowings in one turn followed through extra turns (MG-1)
+    max_hidden: int = 2  # a legal board may be accepted with up to this many cells hidden
+    unexplained_cells: int = 3  # a board no known mistake explains must differ in this many
+    sweep_gap: float = 15.0  # the swept board may be this far from vision's best (big stores)
+    strong_margin: float = 10.0  # a legal board this much better than any other legal one ...
+    misread_gap: float = 24.0  # ... is taken over an unexplained reading at most this far off
+    chain_prior: float = 2.0  # per extra sowing in a line seen only at the press (MG-1)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One way the turn may have gone: the pits sown in order and their results.
+
+    ``board`` is what the table shows after it; ``sweep_pending`` marks the board of a set's
+    last sowing before the MG-4 sweep has been made.
+    """
+
+    pits: tuple[int, ...]
+    results: tuple[MoveResult, ...]
+    board: Board
+    sweep_pending: bool = False
+
+    @property
+    def last(self) -> MoveResult:
+        return self.results[-1]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the frames say about the move: a legal line, an illegal board, or not yet."""
+
+    kind: Kind
+    line: Line | None = None
+    lines: tuple[Line, ...] = ()  # every legal line giving the same board as ``line``
+    seen: Board | None = None  # the board the frames show best (illegal verdicts)
+    gap: float = math.inf  # per frame: vision's best minus the best legal candidate
+    rule: str | None = None
+    reason: str = ""
+    frames: int = 0
+
+
+def lines(position: Position, depth: int = 3) -> list[Line]:
+    """Every legal way to play the turn from ``position`` (MG-1: extra turns followed)."""
+    out: list[Line] = []
+
+    def walk(pos: Position, pits: tuple[int, ...], results: tuple[MoveResult, ...]) -> None:
+        for pit in legal_pits(pos):
+            r = play(pos, pit)
+            p, rs = (*pits, pit), (*results, r)
+            out.append(Line(p, rs, r.position.board()))
+            if r.set_over and r.sown.board() != r.position.board():
+                out.append(Line(p, rs, r.sown.board(), sweep_pending=True))
+            if r.extra_turn and len(p) < depth:
+                walk(r.position, p, rs)
+
+    walk(position, (), ())
+    return out
+
+
+def usable(views: Sequence[MangalaView], settings: Settings) -> list[MangalaView]:
+    """The last ``settings.frames`` frames with a reading at all."""
+    ok = [v for v in views if not v.occluded and v.best_counts() is not None]
+    return ok[-settings.frames:]
+
+
+def score(views: Sequence[MangalaView], board: Board) -> float | None:
+    """The summed log-likelihood of ``board`` over ``views``; None if any cannot judge it."""
+    total = 0.0
+    for v in views:
+        value = v.log_likelihood(board)
+        if value is None:
+            return None
+        total += value
+    return total
+
+
+def vision_board(views: Sequence[MangalaView]) -> tuple[Board, Board]:
+    """Vision's best board over ``views`` (per cell, summed log-probabilities) and the best
+    board holding exactly 48 stones reached from it by the cheapest changes of one stone."""
+    sums = [[0.0] * (STONES + 1) for _ in range(CELLS)]
+    for v in views:
+        best = v.best_counts()
+        assert best is not None
+        for c, row in enumerate(best[1]):
+            for n, lp in enumerate(row[: STONES + 1]):
+                sums[c][n] += lp
+    raw = [max(range(len(row)), key=lambda n, r=row: r[n]) for row in sums]  # type: ignore[misc]
+    board = list(raw)
+    for _ in range(2 * STONES):
+        total = sum(board)
+        if total == STONES:
+            break
+        step = 1 if total < STONES else -1
+        options = [
+            (sums[c][board[c] + step] - sums[c][board[c]], c)
+            for c in range(CELLS)
+            if 0 <= board[c] + step <= STONES
+        ]
+        _, cell = max(options)
+        board[cell] += step
+    return tuple(raw), tuple(board)
+
+
+def decide(
+    views: Sequence[MangalaView], position: Position, settings: Settings = Settings()
+) -> Decision:
+    """The verdict the frames support on the turn played from ``position``."""
+    frames = usable(views, settings)
+    if not frames:
+        return Decision("unreadable", reason="no still frame of the whole board yet")
+    n = len(frames)
+    hidden = max(sum(v.hidden) for v in frames)
+    candidates = lines(position, settings.depth)
+    scored: list[tuple[float, Line]] = []
+    for line in candidates:
+        s = score(frames, line.board)
+        if s is not None:
+            # two sowings with no still frame between them are less likely than one
+            scored.append((s - settings.chain_prior * (len(line.pits) - 1) * n, line))
+    if not scored:
+        return Decision("unreadable", reason="too few pits in view to judge", frames=n)
+    scored.sort(key=lambda t: -t[0])
+    best_score, best = scored[0]
+    raw, fixed = vision_board(frames)
+    tops = [best_score]
+    for board in {raw, fixed}:
+        s = score(frames, board)
+        if s is not None:
+            tops.append(s)
+    gap = (max(tops) - best_score) / n
+    same = tuple(line for s, line in scored if line.board == best.board)
+    others = [s for s, line in scored if line.board != best.board]
+    margin = (best_score - others[0]) / n if others else math.inf
+    # The illegal outcomes: the board unchanged, and the mistakes players make (MG-1..MG-3).
+    legal_boards = {line.board for line in candidates}
+    wrong: list[tuple[float, Board]] = []
+    for board in {position.board(), *(b for _, _, b in all_mistakes(position))}:
+        if board in legal_boards:
+            continue
+        s = score(frames, board)
+        if s is not None:
+            wrong.append((s, board))
+    wrong.sort(key=lambda t: -t[0])
+    lead = (wrong[0][0] - best_score) / n if wrong else -math.inf
+    fits = bool(wrong) and (max(*tops, wrong[0][0]) - wrong[0][0]) / n <= settings.accept_gap
+    if hidden == 0 and lead >= settings.flag_gap and fits:
+        seen = wrong[0][1]
+        rule, reason = explain_illegal(position, seen)
+        return Decision("illegal", best, same, seen=seen, gap=gap, rule=rule, reason=reason,
+                        frames=n)
+    if margin < settings.ambiguity:
+        return Decision("unclear", best, same, gap=gap, frames=n,
+                        reason=f"two legal sowings explain the frame almost equally "
+                               f"({margin:.1f} nats apart)")
+    if gap <= settings.accept_gap and hidden <= settings.max_hidden:
+        return Decision("legal", best, same, gap=gap, frames=n)
+    if hidden:
+        return Decision("unclear", best, same, gap=gap, frames=n, reason=f"{hidden} cells hidden")
+    if lead > settings.accept_gap and fits:
+        return Decision("unclear", best, same, seen=wrong[0][1], gap=gap, frames=n,
+                        reason=f"a mistaken sowing explains the frame {lead:.1f} nats better "
+                               f"than any legal one, not surely enough to flag")
+    # Neither fits well: what does vision's own reading show, and does the judge explain it?
+    fixed_score = score(frames, fixed)
+    raw_score = score(frames, raw)
+    seen = fixed
+    if fixed_score is None or (
+        raw_score is not None and (raw_score - fixed_score) / n > settings.accept_gap
+    ):
+        seen = raw  # vision insists the stones are not 48
+    count = sum(seen)
+    rule, reason = explain_illegal(position, seen)
+    differing = sum(1 for x, y in zip(seen, best.board, strict=True) if x != y)
+    # Stones are never added in play, and one that leaves the board is no foul of the sowing:
+    # the players report it and the referee puts it back (seed rule g, MG-T-6). So a reading
+    # that is not 48 stones is no accusation; nor is a board a pit or two from a legal result
+    # that no mistake players make explains (a misread pile is likelier).
+    unexplained = count != STONES or (
+        reason.startswith(UNEXPLAINED) and differing < settings.unexplained_cells)
+    if count < STONES:
+        note = (f"{count} stones in view, not 48: if a stone left the board, the players report "
+                f"it and the referee puts it back (MG-T-6)")
+    elif count > STONES:
+        note = f"the reading adds up to {count} stones, not 48"
+    else:
+        note = (f"the board is {differing} pit(s) from pit {best.pits[0]}'s result and no "
+                f"known mistake explains it")
+    if unexplained and margin >= settings.strong_margin and gap <= settings.misread_gap:
+        # one legal sowing explains the frame far better than any other: take it (DESIGN.md)
+        return Decision("legal", best, same, seen=seen, gap=gap, frames=n,
+                        reason=f"best explained by this sowing; {note}")
+    if not unexplained:
+        # the judge names a fault in vision's own reading, but no mistake players make while
+        # sowing gives it: a reading alone never makes an accusation (wait; the director looks)
+        note = (f"the best legal sowing is {gap:.1f} nats per frame from what vision sees, "
+                f"which would mean: {reason} ({rule})")
+    return Decision("unclear", best, same, seen=seen, gap=gap, frames=n, reason=note)
+
+
+def explain_illegal(position: Position, seen: Board) -> tuple[str, str]:
+    """The rule and sentence for a board no legal sowing gives (the engine's judge)."""
+    after = Position.from_board(seen, None)
+    verdict = judge(position, after)
+    if verdict.legal:  # cannot happen for a board no legal line gives; say so plainly
+        return "MG-1", "the board does not match the sowing vision reads; a legal sowing is due"
+    rule = verdict.rule or "MG-1"
+    return rule, verdict.reason
+
+
+__all__ = ["Decision", "Line", "Settings", "decide", "explain_illegal", "lines", "score",
+           "usable", "vision_board"]

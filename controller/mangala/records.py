@@ -1,0 +1,98 @@
+"""The round's record from the Mangala referee's journal, in the engine's text format
+(``engine.mangala.record``): set starts, every sowing with the position after it, warnings,
+time-outs, set ends and the round's end. ``check_record`` replays it through the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.errors import RecordFormatError
+from engine.mangala.position import Position, Side
+from engine.mangala.record import (
+    Caution,
+    Entry,
+    Move,
+    RoundEnd,
+    RoundRecord,
+    SetEnd,
+    SetStart,
+    TimeOut,
+    format_record,
+)
+
+RECORD_NAME = "round.txt"
+
+
+def _side(value: Any) -> Side:
+    if value == "a":
+        return "a"
+    if value == "b":
+        return "b"
+    raise RecordFormatError(f"player {value!r} is not a or b")
+
+
+def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
+    """The round record of a Mangala journal (its ``match_start`` names the players)."""
+    if not entries or entries[0].get("type") != "match_start" or \
+            entries[0].get("game") != "mangala":
+        raise RecordFormatError("not a mangala journal: it must start with a mangala match_start")
+    names = entries[0].get("players") or ["a", "b"]
+    players: dict[Side, str] = {"a": str(names[0]), "b": str(names[1])}
+    out: list[Entry] = []
+    for e in entries:
+        kind = e.get("type")
+        if kind == "game_start":
+            out.append(SetStart(0, int(e["set"]), _side(e["starter"])))
+        elif kind == "move":
+            after = Position.from_obj(e["position"])
+            out.append(Move(0, int(e["set"]), _side(e["player"]), int(e["pit"]), after))
+        elif kind == "illegal_move" and e.get("warning"):
+            reason = f"{e.get('rule', '')} {e.get('reason', '')}".strip()
+            out.append(Caution(0, int(e["set"]), _side(e["player"]), _one_line(reason)))
+        elif kind == "director" and e.get("action") == "warn":
+            args = e.get("args") or {}
+            number = _current_set(out)
+            out.append(Caution(0, number, _side(args.get("player")),
+                               _one_line(str(args.get("reason", "director's warning")))))
+        elif kind == "time_out":
+            out.append(TimeOut(0, int(e["set"]), _side(e["player"])))
+        elif kind == "game_end":
+            stores = e["stores"]
+            winner = e["winner"]
+            if winner not in ("a", "b", "draw"):
+                raise RecordFormatError(f"set winner {winner!r} is not a, b or draw")
+            out.append(SetEnd(0, int(e["set"]), int(stores[0]), int(stores[1]), winner))
+        elif kind == "match_end" and e.get("how") != "director":
+            points = e.get("points") or {}
+            winner = e.get("winner")
+            if winner not in ("a", "b", "draw"):
+                raise RecordFormatError(f"round winner {winner!r} is not a, b or draw")
+            out.append(RoundEnd(0, winner, float(points.get("a", 0.0)),
+                                float(points.get("b", 0.0))))
+    return RoundRecord(players, tuple(out))
+
+
+def _current_set(entries: list[Entry]) -> int:
+    for entry in reversed(entries):
+        if isinstance(entry, SetStart):
+            return entry.number
+    return 1
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def write_round_record(entries: Sequence[Mapping[str, Any]], path: Path) -> Path:
+    """Write the round record of a journal to ``path`` atomically; return the path."""
+    text = format_record(round_record(entries))
+    tmp = path.with_suffix(path.suffix + ".part")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+__all__ = ["RECORD_NAME", "round_record", "write_round_record"]

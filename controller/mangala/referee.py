@@ -1,0 +1,716 @@
+"""The Mangala referee: a pure state machine following one round at the table.
+
+Events in (still frames, motion, clock presses, flag falls, director actions; time passed in
+``t_ms``), commands out (journal entries first, then clock, LEDs, buzzer, snapshots and the
+live log), as the backgammon referee does (``controller.referee.api``). Every decision is a
+journal entry and the round's state is the fold of those entries, so :meth:`restore` rebuilds
+the referee from a journal after a restart.
+
+The rules it applies, with the decisions taken where the rules leave room:
+
+- A round is up to 3 sets; 2 set points (win 1, draw 0.5) end it early; round points win 1,
+  draw 0.5 (MG-T-1, seed rule e). Set 2 is started by the player who moved second in set 1,
+  set 3 by the starter of set 1 (MG-T-2).
+- Each set starts with 15 minutes per player, reset for every set (MG-CLOCK-1). The referee
+  starts the starter's time once the set-up (4 stones in every pit, MG-EQ-1) is seen, or when
+  a player presses to start it.
+- A move is complete when the mover presses the clock (MG-CLOCK-2): the board seen in the still
+  frames at the press is judged against the legal sowings of the position. Before the press a
+  wrong sowing may be corrected, so nothing is flagged before it.
+- The extra turn (MG-1): the turn has not passed, so the mover does NOT press after a sowing
+  ending in their own store; they sow again and press once at the end of the turn (seed rule
+  1: "oyuncu tekrar oynama hakkına sahip olur"; the press completes the move, seed rule j).
+  A sowing ending in the store seen in still frames before the press is recorded then (a legal
+  move may not be changed, MG-CLOCK-2); chains of sowings seen only at the press are followed
+  too. If the mover presses after such a sowing anyway, the clock is given back to them.
+- An illegal sowing at the press: ``illegal_move`` with the rule and the reason, the LED, the
+  buzzer, a snapshot and a warning; the clock goes back to the mover to correct the move and
+  press again. The third warning of the round loses it (MG-T-4). The referee counts nothing
+  for the players (MG-T-3 as the seed has it: only for the even-capture rule). A board that
+  does not hold 48 stones is never an accusation: a stone that left the board is reported by
+  the players and put back by the referee (MG-T-6 as seed rule g has it); the referee notes it.
+- The set ends when a side is empty (MG-4): after the last sowing the players make the sweep;
+  the referee checks the stores in view, that they hold all 48 stones, and journals
+  ``game_end`` with ``stores: [a, b]``. A player whose time runs out loses the set unless their
+  store holds 24 or more, a draw (MG-CLOCK-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from controller.clock.messages import Side as ClockSide
+from controller.mangala.recognition import (
+    Decision,
+    Line,
+    Settings,
+    decide,
+    score,
+    usable,
+    vision_board,
+)
+from controller.mangala.view import MangalaFrameSeen, MangalaView
+from controller.referee.api import (
+    Buzz,
+    ClockCommand,
+    ClockHoldPressed,
+    ClockPressed,
+    Command,
+    DirectorAction,
+    FlagFell,
+    JournalEntry,
+    MotionSeen,
+    Say,
+    SetSignal,
+    Signal,
+    TakeSnapshot,
+)
+from engine.errors import ConfigError, InvalidInputError, RecordFormatError
+from engine.mangala.position import STONES, Position, Side
+from engine.mangala.scoring import CLOCK_SECONDS_PER_SET, Round, SetResult, set_result, time_out
+from engine.mangala.sowing import MoveResult, explain, play
+
+MangalaEvent = (
+    MangalaFrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | FlagFell | DirectorAction
+)
+Stage = Literal["setup", "turn", "correcting", "sweep", "over"]
+
+
+@dataclass(frozen=True)
+class MangalaConfig:
+    """One table's round: the players (a sits at the bottom of the picture), who starts set 1
+    (MG-T-2: by draw or the pairing program), which clock side is a's, the set time and how
+    long to wait for a readable frame."""
+
+    players: tuple[str, str] = ("a", "b")
+    first_starter: Side = "a"
+    clock_a: ClockSide = "left"
+    set_ms: int = CLOCK_SECONDS_PER_SET * 1000
+    cannot_read_ms: int = 8_000
+    sweep_wait_ms: int = 30_000
+    settings: Settings = field(default_factory=Settings)
+
+    def __post_init__(self) -> None:
+        if self.first_starter not in ("a", "b"):
+            raise ConfigError(f"first_starter must be a or b, not {self.first_starter!r}")
+        if self.clock_a not in ("left", "right"):
+            raise ConfigError(f"clock_a must be left or right, not {self.clock_a!r}")
+        if self.set_ms <= 0:
+            raise ConfigError(f"set_ms must be positive, not {self.set_ms!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings journalled in ``match_start`` (what a restart needs)."""
+        return {
+            "players": list(self.players),
+            "first_starter": self.first_starter,
+            "clock_a": self.clock_a,
+            "set_ms": self.set_ms,
+            "cannot_read_ms": self.cannot_read_ms,
+            "sweep_wait_ms": self.sweep_wait_ms,
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> MangalaConfig:
+        """The settings from a ``match_start`` entry."""
+        try:
+            players = obj.get("players", ["a", "b"])
+            return cls(
+                players=(str(players[0]), str(players[1])),
+                first_starter=obj.get("first_starter", "a"),
+                clock_a=obj.get("clock_a", "left"),
+                set_ms=int(obj.get("set_ms", CLOCK_SECONDS_PER_SET * 1000)),
+                cannot_read_ms=int(obj.get("cannot_read_ms", 8_000)),
+                sweep_wait_ms=int(obj.get("sweep_wait_ms", 30_000)),
+            )
+        except (TypeError, ValueError, IndexError) as exc:
+            raise RecordFormatError(f"mangala match_start settings are malformed: {exc}") from None
+
+
+class MangalaReferee:
+    """Follows one round: ``handle(event)`` returns the commands to carry out, in order."""
+
+    def __init__(self, config: MangalaConfig) -> None:
+        self.config = config
+        self._out: list[Command] = []
+        # journalled state (rebuilt by _fold)
+        self._started = False
+        self.round = Round(config.first_starter)
+        self.set_number = 0
+        self.position: Position | None = None
+        self.stage: Stage = "setup"
+        self._pending = False  # the mover pressed; the verdict is due
+        self._flag: tuple[Side, tuple[int, ...]] | None = None
+        self._final: MoveResult | None = None  # the set's last sowing, before the sweep check
+        self._again = False  # the last sowing ended in the mover's store and was not pressed
+        self._times: tuple[int, int] = (config.set_ms, config.set_ms)
+        self._over = False
+        self._said_cannot_read = False
+        # what only frames and the moment tell (not journalled)
+        self._still: list[MangalaView] = []
+        self._press_t = 0
+        self._sweep_t: int | None = None
+        self._signals: set[str] = set()
+
+    # --- public -----------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """True once the round has ended (``match_end`` journalled)."""
+        return self._over
+
+    @property
+    def mover(self) -> Side | None:
+        """The player whose turn it is, while a set is being played."""
+        return self.position.to_move if self.position is not None else None
+
+    @property
+    def flagged(self) -> bool:
+        """True while an illegal sowing waits for its correction."""
+        return self._flag is not None
+
+    def side_of(self, player: Side) -> ClockSide:
+        """The clock side (button and display) of a player."""
+        a = self.config.clock_a
+        if player == "a":
+            return a
+        return "right" if a == "left" else "left"
+
+    def player_of(self, side: ClockSide) -> Side:
+        """The player sitting at a clock side."""
+        return "a" if side == self.config.clock_a else "b"
+
+    def name(self, player: Side) -> str:
+        """A player's name as the live log says it."""
+        return self.config.players[0 if player == "a" else 1]
+
+    def begin(self) -> list[Command]:
+        """Journal the round's start (done by the first :meth:`handle` if not called)."""
+        self._out = []
+        if not self._started:
+            self._begin()
+        self._lights()
+        return self._out
+
+    def handle(self, event: MangalaEvent) -> list[Command]:
+        """One event in, the commands to carry out in order (journal entries first)."""
+        self._out = []
+        if not self._started:
+            self._begin()
+        if isinstance(event, MangalaFrameSeen):
+            if not event.view.occluded:
+                self._still = [*self._still[-7:], event.view]
+        elif isinstance(event, MotionSeen):
+            self._still = []
+        elif isinstance(event, ClockPressed):
+            self._press(event)
+        elif isinstance(event, ClockHoldPressed):
+            self._emit("clock", button="hold", times_ms=list(event.times_ms), means="hold")
+        elif isinstance(event, FlagFell):
+            self._flag_fell(event)
+        elif isinstance(event, DirectorAction):
+            self._director(event)
+        else:  # pragma: no cover - the event union is closed
+            raise InvalidInputError(f"unknown referee event {event!r}")
+        for _ in range(8):
+            if not self._step(event.t_ms):
+                break
+        self._lights()
+        return self._out
+
+    def restore(self, entries: Sequence[dict[str, Any]]) -> list[Command]:
+        """Fold a journal's entries; return what brings the table back (clock, LEDs)."""
+        if not entries or entries[0].get("type") != "match_start":
+            raise RecordFormatError("a mangala journal starts with match_start")
+        for entry in entries:
+            fields = {k: v for k, v in entry.items() if k not in ("seq", "time", "type")}
+            try:
+                self._fold(str(entry["type"]), fields)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise RecordFormatError(
+                    f"journal entry {entry.get('seq')} ({entry.get('type')}) cannot be "
+                    f"replayed: {exc}") from None
+        self._out = []
+        self._do(ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms}))
+        if not self._over and self.stage != "setup":
+            left, right = self._lr(self._times)
+            self._do(ClockCommand("set_times", args={"left_ms": left, "right_ms": right}))
+            mover = self.mover
+            if mover is not None and self.stage in ("turn", "correcting"):
+                self._do(ClockCommand("start", self.side_of(mover)))
+        self._signals = set()
+        self._lights()
+        self._say(f"Resumed the round: {self._score_text()}")
+        return self._out
+
+    # --- journal and fold -------------------------------------------------------------------
+
+    def _emit(self, kind: str, /, **fields: Any) -> None:
+        self._out.append(JournalEntry(kind, fields))
+        self._fold(kind, fields)
+
+    def _do(self, command: Command) -> None:
+        self._out.append(command)
+
+    def _say(self, text: str) -> None:
+        self._out.append(Say(text))
+
+    def _fold(self, kind: str, f: dict[str, Any]) -> None:
+        """Change the state as the journal entry says (live and on a restart alike)."""
+        if kind == "match_start":
+            self._started = True
+        elif kind == "game_start":
+            self.set_number = int(f["set"])
+            starter: Side = "a" if f["starter"] == "a" else "b"
+            self.position = Position.initial(starter)
+            self.stage = "setup"
+            self._pending = False
+            self._flag = None
+            self._final = None
+            self._times = (self.config.set_ms, self.config.set_ms)
+        elif kind == "clock":
+            times = f.get("times_ms")
+            if isinstance(times, list) and len(times) == 2:
+                self._times = self._ab((int(times[0]), int(times[1])))
+            means = f.get("means")
+            if means == "start" and self.stage == "setup":
+                self.stage = "turn"
+            elif means == "move":
+                self._pending = True
+                self._said_cannot_read = False
+        elif kind == "move":
+            before = self.position
+            if before is None:
+                raise RecordFormatError("a move with no set being played")
+            result = play(before, int(f["pit"]))
+            self.position = result.position
+            self._again = result.extra_turn and not f.get("pressed")
+            self._flag = None
+            self._said_cannot_read = False
+            if result.set_over:
+                self._final = result
+                self.stage = "sweep"
+                self._pending = False
+            elif not result.extra_turn or f.get("pressed"):
+                self._pending = False
+                self.stage = "turn"
+            else:
+                self.stage = "turn"
+        elif kind == "illegal_move":
+            player: Side = "a" if f["player"] == "a" else "b"
+            self._flag = (player, tuple(int(x) for x in f["seen"]))
+            self._pending = False
+            self._said_cannot_read = False
+            self.stage = "correcting"
+            if f.get("warning"):
+                self.round = self.round.warn(player, str(f.get("reason", "")))
+        elif kind == "cannot_read":
+            self._said_cannot_read = True
+        elif kind == "extra_turn":
+            self._pending = False
+            self._again = False
+        elif kind == "game_end":
+            ended = SetResult(
+                number=int(f["set"]),
+                starter="a" if f["starter"] == "a" else "b",
+                a_store=int(f["stores"][0]),
+                b_store=int(f["stores"][1]),
+                winner=f["winner"],
+                ended_by="MG-CLOCK-3" if f.get("ended_by") == "MG-CLOCK-3" else "MG-4",
+                timed_out=f.get("timed_out"),
+            )
+            self.round = self.round.add_set(ended)
+            self.position = None
+            self._final = None
+            self._pending = False
+            self._flag = None
+        elif kind == "match_end":
+            self._over = True
+            self.stage = "over"
+            self.position = None
+        elif kind == "director":
+            args = dict(f.get("args") or {})
+            if f.get("action") == "set_position":
+                self.position = Position.from_obj(args["position"])
+                self._flag = None
+                self._pending = False
+                self.stage = "turn"
+            elif f.get("action") == "warn":
+                self.round = self.round.warn(
+                    "a" if args.get("player") == "a" else "b", str(args.get("reason", "")))
+
+    # --- the round and its sets -------------------------------------------------------------
+
+    def _begin(self) -> None:
+        cfg = self.config
+        self._emit("match_start", game="mangala", **cfg.to_json())
+        self._do(ClockCommand("configure_countdown", args={"total_ms": cfg.set_ms}))
+        self._signal("system_ok", True)
+        self._say(f"Mangala round: {self.name('a')} (a, bottom) against {self.name('b')} "
+                  f"(b, top); up to 3 sets, 2 set points win (MG-T-1)")
+        self._set_start()
+
+    def _set_start(self) -> None:
+        number = self.round.current_set
+        if number is None:
+            return
+        starter = self.round.starter(number)
+        self._emit("game_start", set=number, starter=starter, clock_ms=self.config.set_ms)
+        # MG-CLOCK-1: both times back to the set's full time, on hold until the set starts
+        self._do(ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms}))
+        minutes = self.config.set_ms / 60000
+        self._say(f"Set {number}: {self.name(starter)} ({starter}) starts (MG-T-2); "
+                  f"{minutes:g} minutes each on the clock (MG-CLOCK-1); 4 stones in every pit")
+
+    def _set_end(self, result: SetResult, *, checked: bool | None,
+                 seen: tuple[int, int] | None) -> None:
+        self._emit(
+            "game_end",
+            set=result.number,
+            starter=result.starter,
+            stores=[result.a_store, result.b_store],
+            winner=result.winner,
+            ended_by=result.ended_by,
+            timed_out=result.timed_out,
+            stores_total=result.a_store + result.b_store,
+            stores_checked=checked,
+            stores_seen=list(seen) if seen is not None else None,
+            points={"a": self.round.set_points("a") + result.points("a"),
+                    "b": self.round.set_points("b") + result.points("b")},
+        )
+        self._do(ClockCommand("hold"))
+        outcome = ("drawn" if result.winner == "draw"
+                   else f"won by {self.name(result.winner)} ({result.winner})")
+        self._say(f"Set {result.number} {outcome} {result.a_store}-{result.b_store} "
+                  f"({result.ended_by}); {self._score_text()}")
+        if self.round.over:
+            self._round_end("played")
+        else:
+            self._set_start()
+
+    def _round_end(self, how: str) -> None:
+        winner = self.round.winner
+        points = self.round.round_points() if self.round.over else {"a": 0.0, "b": 0.0}
+        self._emit("match_end", winner=winner, points=points, how=how,
+                   sets=[s.to_obj() for s in self.round.sets])
+        self._do(ClockCommand("hold"))
+        who = "drawn" if winner == "draw" else f"won by {self.name(winner or 'a')} ({winner})"
+        self._say(f"Round {who}: points a {points['a']:g}, b {points['b']:g} (MG-T-1)")
+
+    def _score_text(self) -> str:
+        r = self.round
+        return (f"sets a {r.set_points('a'):g} - b {r.set_points('b'):g}, "
+                f"warnings a {r.warning_count('a')} b {r.warning_count('b')}")
+
+    # --- the clock --------------------------------------------------------------------------
+
+    def _lr(self, ab: tuple[int, int]) -> tuple[int, int]:
+        return ab if self.config.clock_a == "left" else (ab[1], ab[0])
+
+    def _ab(self, lr: tuple[int, int]) -> tuple[int, int]:
+        return lr if self.config.clock_a == "left" else (lr[1], lr[0])
+
+    def _press(self, ev: ClockPressed) -> None:
+        player = self.player_of(ev.side)
+        common = {"button": ev.side, "player": player, "times_ms": list(ev.times_ms)}
+        if self.stage == "setup" and self.position is not None:
+            starter = self.position.to_move
+            assert starter is not None
+            self._emit("clock", **common, means="start")
+            if player == starter:  # the clock started the wrong time: the starter moves first
+                self._do(ClockCommand("start", self.side_of(starter)))
+            self._say(f"{self.name(starter)}'s clock runs: set {self.set_number} begins")
+            return
+        mover = self.mover
+        if self.stage in ("turn", "correcting") and player == mover:
+            self._emit("clock", **common, means="move")
+            self._press_t = ev.t_ms
+            return
+        self._emit("clock", **common, means="ignored")
+        if mover is not None and self.stage in ("turn", "correcting"):
+            self._say(f"{self.name(player)} pressed, but it is {self.name(mover)}'s turn "
+                      f"(MG-CLOCK-2)")
+
+    def _flag_fell(self, ev: FlagFell) -> None:
+        player = self.player_of(ev.side)
+        position = self.position
+        if position is None or self.stage == "over" or self.stage == "sweep":
+            return
+        self._emit("time_out", set=self.set_number, player=player,
+                   stores=[position.a_store, position.b_store])
+        self._do(Buzz("flag"))
+        result = time_out(position, player, self.set_number,
+                          self.round.starter(self.set_number))
+        own = position.store(player)
+        verdict = "a drawn set" if result.winner == "draw" else "the set is lost"
+        self._say(f"{self.name(player)}'s time ran out: {own} stones in the store, "
+                  f"{'24 or more' if own >= STONES // 2 else 'fewer than 24'}: {verdict} "
+                  f"(MG-CLOCK-3)")
+        self._set_end(result, checked=None, seen=None)
+
+    # --- frames and verdicts ----------------------------------------------------------------
+
+    def _step(self, t_ms: int) -> bool:
+        """Decide what the frames and the press allow now; True when something was decided."""
+        if self._over or self.position is None:
+            return False
+        if self.stage == "setup":
+            return self._setup_check()
+        if self.stage == "sweep":
+            return self._sweep_check(t_ms)
+        if not self._still:
+            if self._pending:
+                self._maybe_cannot_read(t_ms, "no still frame of the board since the press")
+            return False
+        decision = decide(self._still, self.position, self.config.settings)
+        if self._pending:
+            if decision.kind == "legal":
+                self._accept(decision, pressed=True)
+                return True
+            if decision.kind == "illegal" and self._again and self.position is not None \
+                    and decision.seen == self.position.board():
+                self._extra_turn_press()
+                return True
+            if decision.kind == "illegal":
+                self._illegal(decision)
+                return True
+            self._maybe_cannot_read(t_ms, decision.reason)
+            return False
+        if (decision.kind == "legal" and decision.line is not None
+                and len(usable(self._still, self.config.settings)) >= 2
+                and all(r.extra_turn for r in decision.line.results)):
+            self._accept(decision, pressed=False)
+            return True
+        return False
+
+    def _setup_check(self) -> bool:
+        position = self.position
+        assert position is not None
+        frames = usable(self._still, self.config.settings)
+        if len(frames) < 2:
+            return False
+        initial = score(frames, position.board())
+        raw, fixed = vision_board(frames)
+        top = max(s for s in (score(frames, raw), score(frames, fixed), initial)
+                  if s is not None) if initial is not None else None
+        if initial is None or top is None:
+            return False
+        if (top - initial) / len(frames) > self.config.settings.accept_gap:
+            return False
+        starter = position.to_move
+        assert starter is not None
+        self._emit("clock", button=None, player=starter, times_ms=list(self._lr(self._times)),
+                   means="start")
+        self._do(ClockCommand("start", self.side_of(starter)))
+        self._say(f"The board is set up; {self.name(starter)}'s clock runs "
+                  f"(set {self.set_number})")
+        return True
+
+    def _accept(self, decision: Decision, *, pressed: bool) -> None:
+        line = decision.line
+        assert line is not None
+        corrected = self._flag is not None
+        if corrected:
+            self._signal("illegal_move", False)
+        self._signal("cannot_read", False)
+        mover = line.results[0].mover
+        for k, result in enumerate(line.results):
+            last = k == len(line.results) - 1
+            self._emit(
+                "move",
+                set=self.set_number,
+                player=result.mover,
+                pit=result.pit,
+                position=result.position.to_obj(),
+                board=list(result.position.board()),
+                captured=result.captured,
+                capture_rule=result.capture_rule,
+                extra_turn=result.extra_turn,
+                set_over=result.set_over,
+                swept=result.swept,
+                pressed=pressed and last,
+                corrected=corrected,
+                fit=round(decision.gap, 2),
+                note=decision.reason or None,
+            )
+            stores = f" [stores a {result.position.a_store}, b {result.position.b_store}]"
+            self._say(f"{self.name(result.mover)} ({result.mover}): {explain(result)}"
+                      + (" (corrected)" if corrected else "") + stores)
+        if "MG-T-6" in decision.reason:
+            self._say(f"Note: {decision.reason}")
+        last_result = line.last
+        if last_result.set_over:
+            self._sweep_t = None
+            self._do(ClockCommand("hold"))
+            return
+        if last_result.extra_turn and pressed:
+            # the press gave the time away, but the turn has not passed (MG-1)
+            self._do(ClockCommand("start", self.side_of(mover)))
+            self._say(f"{self.name(mover)} moves again: the clock goes back to "
+                      f"{self.name(mover)} (MG-1)")
+
+    def _extra_turn_press(self) -> None:
+        """The mover pressed after a sowing into their own store (already recorded): the turn
+        has not passed, the clock goes back to them (MG-1)."""
+        mover = self.mover
+        assert mover is not None
+        self._emit("extra_turn", set=self.set_number, player=mover, rule="MG-1")
+        self._do(ClockCommand("start", self.side_of(mover)))
+        self._say(f"{self.name(mover)} moves again (the last stone fell into the store): the "
+                  f"clock goes back to {self.name(mover)} (MG-1)")
+
+    def _illegal(self, decision: Decision) -> None:
+        mover = self.mover
+        assert mover is not None and decision.seen is not None
+        repeated = self._flag is not None and self._flag[1] == decision.seen
+        warnings = self.round.warning_count(mover) + (0 if repeated else 1)
+        self._emit(
+            "illegal_move",
+            set=self.set_number,
+            player=mover,
+            rule=decision.rule or "MG-1",
+            reason=decision.reason,
+            seen=list(decision.seen),
+            closest_pits=[line.pits[0] for line in decision.lines][:1],
+            warning=not repeated,
+            warnings=warnings,
+            snapshot=f"illegal-set{self.set_number}-{mover}-{warnings}.jpg",
+        )
+        self._signal("illegal_move", True)
+        self._do(Buzz("illegal"))
+        self._do(TakeSnapshot(f"illegal-set{self.set_number}-{mover}-{warnings}.jpg"))
+        rule = decision.rule or "MG-1"
+        why = decision.reason if rule in decision.reason else f"{decision.reason} ({rule})"
+        if self.round.over:
+            self._say(f"ILLEGAL sowing by {self.name(mover)}: {why} "
+                      f"Third warning: the round is lost (MG-T-4)")
+            self._round_end("warnings")
+            return
+        self._do(ClockCommand("start", self.side_of(mover)))
+        note = ("the same board again: no new warning" if repeated
+                else f"warning {warnings} of 3 (MG-T-4)")
+        self._say(f"ILLEGAL sowing by {self.name(mover)}: {why} "
+                  f"{note[0].upper()}{note[1:]}; correct the sowing and press again (MG-CLOCK-2)")
+
+    def _maybe_cannot_read(self, t_ms: int, why: str) -> None:
+        if self._said_cannot_read or t_ms - self._press_t < self.config.cannot_read_ms:
+            return
+        mover = self.mover
+        self._emit("cannot_read", set=self.set_number, player=mover, rule="MG-CLOCK-2",
+                   reason=f"the referee cannot read the sowing yet: {why}")
+        self._signal("cannot_read", True)
+        self._do(Buzz("cannot_read"))
+        self._do(TakeSnapshot(f"cannot-read-set{self.set_number}.jpg"))
+        self._say(f"Cannot read the board after {self.name(mover or 'a')}'s press: {why}; "
+                  f"waiting (keep hands off the board)")
+
+    def _sweep_check(self, t_ms: int) -> bool:
+        final = self._final
+        assert final is not None
+        if self._sweep_t is None:
+            self._sweep_t = t_ms
+        frames = usable(self._still, self.config.settings)
+        result = set_result(final.position, self.set_number,
+                            self.round.starter(self.set_number))
+        board = final.position.board()
+        if len(frames) >= 2:
+            # the sweep is made (the swept board beats the one before it) and the stores in
+            # view agree with the recorded sowings, within what big piles allow (MG-4)
+            expected = score(frames, board)
+            before = score(frames, final.sown.board()) if final.swept else None
+            raw, fixed = vision_board(frames)
+            tops = [s for s in (score(frames, raw), score(frames, fixed)) if s is not None]
+            if expected is not None and tops and (before is None or expected > before):
+                gap = (max([*tops, expected]) - expected) / len(frames)
+                if gap <= self.config.settings.sweep_gap:
+                    self._set_end(result, checked=True, seen=(raw[6], raw[13]))
+                    return True
+        if t_ms - self._sweep_t >= self.config.sweep_wait_ms:
+            self._say("The stores could not be checked in view; the set is scored from the "
+                      "recorded sowings (MG-4)")
+            self._set_end(result, checked=False, seen=None)
+            return True
+        return False
+
+    # --- the director -----------------------------------------------------------------------
+
+    def _director(self, ev: DirectorAction) -> None:
+        action, args = ev.action, dict(ev.args)
+        if action == "set_position":
+            Position.from_obj(args.get("position"))  # refuse a malformed one before journalling
+            self._emit("director", action=action, args=args, director=ev.director)
+            self._signal("illegal_move", False)
+            self._say(f"Director {ev.director}: the position is set to "
+                      f"{Position.from_obj(args['position']).describe()}")
+            mover = self.mover
+            if mover is not None:
+                self._do(ClockCommand("start", self.side_of(mover)))
+        elif action == "accept":
+            position = self.position
+            pit = args.get("pit")
+            if position is None or not isinstance(pit, int):
+                raise InvalidInputError("accept needs a set in progress and args pit 1..6")
+            result = play(position, pit)
+            self._emit("director", action=action, args=args, director=ev.director)
+            line = Line((pit,), (result,), result.position.board())
+            self._accept(Decision("legal", line, (line,), gap=0.0), pressed=True)
+        elif action == "warn":
+            player = args.get("player")
+            if player not in ("a", "b") or self.round.over:
+                raise InvalidInputError(f"warn needs args player a or b, not {player!r}")
+            self._emit("director", action=action, args=args, director=ev.director)
+            self._say(f"Director {ev.director}: warning to {self.name(player)} "
+                      f"({args.get('reason', '')}) (MG-T-4)")
+            if self.round.over:
+                self._round_end("warnings")
+        elif action == "end_match":
+            self._emit("director", action=action, args=args, director=ev.director)
+            self._emit("match_end", winner=args.get("winner"), points=args.get("points"),
+                       how="director", sets=[s.to_obj() for s in self.round.sets])
+            self._do(ClockCommand("hold"))
+        elif action == "note":
+            self._emit("director", action=action, args=args, director=ev.director)
+        else:
+            raise InvalidInputError(f"unknown director action {action!r} for mangala")
+
+    # --- lights -----------------------------------------------------------------------------
+
+    def _signal(self, signal: Signal, on: bool) -> None:
+        if on == (signal in self._signals):
+            return
+        if on:
+            self._signals.add(signal)
+        else:
+            self._signals.discard(signal)
+        self._out.append(SetSignal(signal, on))
+
+    def _lights(self) -> None:
+        mover = self.mover if self.stage in ("turn", "correcting") else None
+        left = mover is not None and self.side_of(mover) == "left"
+        right = mover is not None and self.side_of(mover) == "right"
+        self._signal("turn_left", left)
+        self._signal("turn_right", right)
+        self._signal("illegal_move", self._flag is not None)
+        if not self._pending and "cannot_read" in self._signals:
+            self._signal("cannot_read", False)
+
+
+def start_referee(config: MangalaConfig, entries: Sequence[dict[str, Any]]
+                  ) -> tuple[MangalaReferee, list[Command]]:
+    """A referee for a new round (no entries) or one resumed from a journal's entries, and the
+    commands to carry out before anything else."""
+    if not entries:
+        referee = MangalaReferee(config)
+        return referee, referee.begin()
+    first = entries[0]
+    if first.get("type") != "match_start" or first.get("game") != "mangala":
+        raise RecordFormatError(
+            f"journal starts with {first.get('type')!r} of {first.get('game')!r}, not a "
+            f"mangala match_start: cannot resume")
+    fields = {k: v for k, v in first.items() if k not in ("seq", "time", "type", "game")}
+    referee = MangalaReferee(MangalaConfig.from_json(fields))
+    return referee, referee.restore(entries)
+
+
+__all__ = ["MangalaConfig", "MangalaEvent", "MangalaReferee", "Stage", "start_referee"]

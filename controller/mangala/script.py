@@ -1,0 +1,125 @@
+"""What the demo's simulated players will play: a whole round decided in advance by the engine
+(seeded), and the illegal sowings planted in it (MG-1, MG-2, MG-3 mistakes players make).
+
+Players pick pits with a simple seeded policy (mostly the pit that gains the most stones, now
+and then any legal pit). A planted illegal sowing is a typical mistake while sowing the scripted
+pit; the player makes it, presses, and corrects it to the scripted sowing when flagged.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from controller.mangala.mistakes import mistakes
+from engine.mangala.position import Position, Side
+from engine.mangala.record import RecordBuilder
+from engine.mangala.sowing import legal_pits, play
+
+Board = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Sowing:
+    """One scripted sowing: the position before it, the pit, and a planted mistake if any."""
+
+    set_number: int
+    index: int  # 0-based over the whole round
+    before: Position
+    pit: int
+    illegal: Board | None = None
+    mistake: str = ""
+
+
+@dataclass(frozen=True)
+class RoundScript:
+    """The round's sets, each a list of sowings, and who starts set 1 (MG-T-2)."""
+
+    first_starter: Side
+    sets: tuple[tuple[Sowing, ...], ...]
+
+    @property
+    def sowings(self) -> int:
+        return sum(len(s) for s in self.sets)
+
+    @property
+    def planted(self) -> int:
+        return sum(1 for s in self.sets for w in s if w.illegal is not None)
+
+
+def _pick(position: Position, rng: random.Random) -> int:
+    pits = legal_pits(position)
+    side = position.to_move
+    assert side is not None
+    if rng.random() < 0.25:
+        return rng.choice(pits)
+    return max(pits, key=lambda p: (play(position, p).position.store(side), rng.random()))
+
+
+VISIBLE = 3  # planted mistakes a camera (and a watching player) can see
+
+
+def visibility(position: Position, pit: int, board: Board) -> int:
+    """How plainly a mistaken board differs from the right one: stones out of place, counting
+    double where a small pile (0..2 stones, counted at a glance) is wrong."""
+    right = play(position, pit).position.board()
+    out = 0
+    for x, y in zip(board, right, strict=True):
+        if x != y:
+            out += abs(x - y) + (1 if min(x, y) <= 2 else 0)
+    return out
+
+
+def build_round(seed: int, illegal: int = 0, first_starter: Side = "a") -> RoundScript:
+    """A whole round played by the engine with seeded players, ``illegal`` mistakes planted
+    (alternating between the players, spread over the round)."""
+    rng = random.Random(f"mangala-round-{seed}")
+    builder = RecordBuilder(first_starter)
+    sets: list[list[Sowing]] = []
+    index = 0
+    while not builder.round.over:
+        builder.start_set()
+        number = builder.round.current_set
+        assert number is not None
+        current: list[Sowing] = []
+        while builder.position is not None:
+            position = builder.position
+            pit = _pick(position, rng)
+            current.append(Sowing(number, index, position, pit))
+            builder.move(pit)
+            index += 1
+        sets.append(current)
+    planted = _plant([w for s in sets for w in s], illegal, rng)
+    out = tuple(tuple(planted.get(w.index, w) for w in s) for s in sets)
+    return RoundScript(first_starter, out)
+
+
+def _plant(sowings: list[Sowing], count: int, rng: random.Random) -> dict[int, Sowing]:
+    if count <= 0:
+        return {}
+    chosen: dict[int, Sowing] = {}
+    # players alternate; the first sowing of each set and set-ending sowings are left alone
+    candidates = [w for w in sowings[2:]
+                  if not play(w.before, w.pit).set_over and not play(w.before, w.pit).extra_turn]
+    by_player: dict[Side, list[Sowing]] = {"a": [], "b": []}
+    for w in candidates:
+        if any(visibility(w.before, w.pit, b) >= VISIBLE for _, b in mistakes(w.before, w.pit)):
+            by_player["a" if w.before.to_move == "a" else "b"].append(w)
+    turn: Side = "a" if rng.random() < 0.5 else "b"
+    for _ in range(count):
+        pool = [w for w in by_player[turn] if w.index not in chosen]
+        if not pool:
+            turn = "b" if turn == "a" else "a"
+            pool = [w for w in by_player[turn] if w.index not in chosen]
+            if not pool:
+                break
+        w = pool[rng.randrange(len(pool))]
+        options = [(n, b) for n, b in mistakes(w.before, w.pit)
+                   if visibility(w.before, w.pit, b) >= VISIBLE]
+        name, board = rng.choice(options)
+        chosen[w.index] = Sowing(w.set_number, w.index, w.before, w.pit, board, name)
+        turn = "b" if turn == "a" else "a"
+    return chosen
+
+
+__all__ = ["VISIBLE", "RoundScript", "Sowing", "build_round", "mistakes", "visibility"]

@@ -1,0 +1,109 @@
+"""Presses the clock counted but the journal never got, recovered after a restart.
+
+The clock numbers every press since it booted and the journal keeps ``[boot, number]`` with
+each ``clock`` entry. The host acknowledges a press as soon as it has it; if the host dies
+before the referee journalled it, the clock will not send it again, but its status still
+counts it. On a restart the journal's last press number is compared with the clock's count:
+presses the clock resends (never acknowledged) arrive as usual; a press in between that nobody
+will send again is recovered from the clock's state (the button that explains it) and handed
+to the referee marked ``recovered``.
+"""
+
+from __future__ import annotations
+
+import time as systime
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.clock.host import HostClock
+from controller.clock.messages import Button, ClockEvent, PressEvent, Status
+from controller.clock.timebase import TimeSource
+
+
+def journalled_press(entries: Sequence[dict[str, Any]]) -> tuple[int, int] | None:
+    """``(boot, number)`` of the last press the journal holds, or None."""
+    for entry in reversed(entries):
+        press = entry.get("press") if entry.get("type") == "clock" else None
+        if isinstance(press, list) and len(press) == 2:
+            return (int(press[0]), int(press[1]))
+    return None
+
+
+def _last_clock_means(entries: Sequence[dict[str, Any]]) -> str | None:
+    for entry in reversed(entries):
+        if entry.get("type") == "clock":
+            return str(entry.get("means", ""))
+    return None
+
+
+def explain(status: Status, boot: int, number: int, after_hold: bool) -> PressEvent | None:
+    """The one press (``number``) that left the clock as ``status`` shows it: a player's button
+    when a side runs (it starts the other side, BG-OPEN-3, TTB-CLOCK-2), or the hold button
+    when the clock is held, or resumed after a hold (``after_hold``); None after a flag."""
+    button: Button
+    if status.state == "run" and status.running is not None:
+        # the hold button resumed the held turn, or a player's button started the other side
+        button = "hold" if after_hold else "left" if status.running == "right" else "right"
+    elif status.state == "hold":
+        button = "hold"
+    else:
+        return None
+    return PressEvent(number, button, status.clock_ms, status.running, status.times_ms,
+                      status.delay_left_ms, status.state, boot=boot)
+
+
+@dataclass
+class Recovery:
+    """What a restart found: presses to hand to the referee, in order (``recovered`` holds the
+    numbers of those rebuilt from the clock's count), and what to tell the people at the
+    table."""
+
+    events: list[ClockEvent] = field(default_factory=list)
+    recovered: set[int] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def reconcile(entries: Sequence[dict[str, Any]], status: Status | None, boot: int | None,
+              received: Sequence[ClockEvent]) -> Recovery:
+    """Compare the journal with the clock's count. ``received``: the clock's events that
+    arrived since the restart (resent presses, flags), in order; they are kept."""
+    out = Recovery(events=list(received))
+    last = journalled_press(entries)
+    if last is None or status is None or boot is None:
+        return out
+    if last[0] != boot:
+        out.notes.append("The clock restarted since the last press journalled: its presses "
+                         "count afresh")
+        return out
+    arrived = {e.number for e in received if isinstance(e, PressEvent) and e.boot == boot}
+    missing = [n for n in range(last[1] + 1, status.presses + 1) if n not in arrived]
+    if not missing:
+        return out
+    if len(missing) == 1 and not arrived:
+        press = explain(status, boot, missing[0], _last_clock_means(entries) == "hold")
+        if press is not None:
+            out.events.insert(0, press)
+            out.recovered.add(press.number)
+            out.notes.append(f"Press {press.number} ({press.button}) reached the clock but not "
+                             "the journal before the restart: recovered from the clock")
+            return out
+    out.notes.append(f"The clock counted {len(missing)} press(es) the journal does not hold "
+                     f"(numbers {missing[0]}..{missing[-1]}) and they cannot be told apart: "
+                     "the director checks the position (TTB-6.1)")
+    return out
+
+
+def recover(clock: HostClock, entries: Sequence[dict[str, Any]], timer: TimeSource,
+            wait_ms: int = 3000, sleep: bool = True) -> Recovery:
+    """Wait (up to ``wait_ms``) for the restarted link to hear the clock's status, keeping
+    every event it reports meanwhile, then :func:`reconcile`."""
+    received: list[ClockEvent] = []
+    deadline = timer.now_ms() + wait_ms
+    while timer.now_ms() < deadline and (clock.status is None or clock.hello is None):
+        received += clock.poll()
+        if sleep:
+            systime.sleep(0.01)
+    received += clock.poll()
+    boot = clock.hello.boot if clock.hello is not None else None
+    return reconcile(entries, clock.status, boot, received)

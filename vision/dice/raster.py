@@ -1,0 +1,197 @@
+"""Fast die candidates on the board reader's reading raster (``PreparedFrame.bgr``).
+
+The reading raster is the board warped top-down at :data:`RASTER_PPM` pixels per millimetre
+(a die is ~11 px there, a checker ~30 px). Two cheap stages keep the costly face reading for
+the few places that hold a die:
+
+1. Corners: local maxima of the smaller eigenvalue of the gradient structure tensor (small
+   window), summed over a die-sized box: pips and the square outline give gradients in every
+   direction, a point's straight edge or a checker's rim in one direction only. At most
+   :data:`MAX_PEAKS` are kept.
+2. Rays: a small network (``raster_model.json``, trained on synthetic throws by
+   ``vision.dice.train_raster``) looks along rays from each peak (and from a few places
+   around it: a peak may lie a few pixels off a die's centre) and says whether a die is
+   centred there; it tells a die from a checker's rim, a point's tip, the cube's number.
+   Places closer than a die to a more probable one are merged.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+RASTER_PPM = 0.7  # the model's raster scale (vision.config.CheckerConfig.px_per_mm default)
+PATCH_PX = 17  # side of the patch the model looks at (~24 mm: a die and a little around it)
+EIGEN_BLOCK = 3  # structure tensor window
+SUM_BOX = 11  # the corner strength is summed over a die (~11 px at RASTER_PPM)
+MAX_PEAKS = 40
+PEAK_WINDOW = 7
+# the patch model looks around each peak too: a peak lies up to a few pixels off a die's centre
+OFFSETS = np.array([[0, 0], [3, 0], [-3, 0], [0, 3], [0, -3]])
+MODEL_PATH = Path(__file__).with_name("raster_model.json")
+
+
+@dataclass(frozen=True)
+class RasterCandidate:
+    """A place the patch model thinks holds a die: raster pixel centre, probability, and the
+    model's input there (:func:`ray_features`; the die and cocked models use it too)."""
+
+    u: float
+    v: float
+    p: float
+    features: np.ndarray
+
+
+def at_model_scale(bgr: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, float]:
+    """The raster resized to :data:`RASTER_PPM` (unchanged when it already is) and the factor
+    from model pixels back to the given raster's pixels."""
+    if abs(px_per_mm - RASTER_PPM) < 1e-6:
+        return bgr, 1.0
+    f = RASTER_PPM / px_per_mm
+    h, w = bgr.shape[:2]
+    out = cv2.resize(bgr, (max(1, round(w * f)), max(1, round(h * f))),
+                     interpolation=cv2.INTER_AREA)
+    return out, 1.0 / f
+
+
+def peaks(gray: np.ndarray, max_peaks: int = MAX_PEAKS) -> np.ndarray:
+    """(N, 2) integer (u, v) of the strongest structure-tensor corners, strongest first."""
+    corner = cv2.cornerMinEigenVal(gray, EIGEN_BLOCK, ksize=3)
+    resp = cv2.boxFilter(corner, -1, (SUM_BOX, SUM_BOX))
+    local = resp >= cv2.dilate(resp, np.ones((PEAK_WINDOW, PEAK_WINDOW), np.uint8))
+    local &= resp > 1e-4
+    ys, xs = np.nonzero(local)
+    if len(xs) > max_peaks:
+        vals = resp[ys, xs]
+        keep = np.argpartition(-vals, max_peaks)[:max_peaks]
+        order = keep[np.argsort(-vals[keep])]
+    else:
+        order = np.argsort(-resp[ys, xs])
+    return np.stack([xs[order], ys[order]], axis=1)
+
+
+def patches(bgr: np.ndarray, centres: np.ndarray, size: int = PATCH_PX) -> np.ndarray:
+    """(N, size, size, 3) float32 patches of the raster around integer centres (the
+    raster's border repeated where a patch leaves it)."""
+    r = size // 2
+    padded = cv2.copyMakeBorder(bgr, r, r, r, r, cv2.BORDER_REPLICATE)
+    off = np.arange(size)
+    ys = centres[:, 1, None, None] + off[None, :, None]
+    xs = centres[:, 0, None, None] + off[None, None, :]
+    out: np.ndarray = padded[ys, xs].astype(np.float32)
+    return out
+
+
+ANGLES = 16
+RADII = np.arange(PATCH_PX // 2 + 1)
+
+
+@lru_cache(maxsize=1)
+def _polar_index() -> tuple[np.ndarray, np.ndarray]:
+    """Pixel offsets from a patch's centre along :data:`ANGLES` rays, one per pixel of
+    radius: (rows, cols), each (ANGLES, len(RADII))."""
+    a = np.arange(ANGLES) * 2 * np.pi / ANGLES
+    ys = np.round(np.sin(a)[:, None] * RADII[None, :]).astype(int)
+    xs = np.round(np.cos(a)[:, None] * RADII[None, :]).astype(int)
+    return ys, xs
+
+
+def ray_samples(bgr: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """(N, ANGLES, len(RADII), 3) float32: the raster along the rays from each integer centre
+    (its border repeated where a ray leaves it)."""
+    r = PATCH_PX // 2
+    padded = cv2.copyMakeBorder(bgr, r, r, r, r, cv2.BORDER_REPLICATE)
+    ys, xs = _polar_index()
+    out: np.ndarray = padded[centres[:, 1, None, None] + r + ys[None],
+                             centres[:, 0, None, None] + r + xs[None]].astype(np.float32)
+    return out
+
+
+def patch_rays(p: np.ndarray) -> np.ndarray:
+    """:func:`ray_samples` taken from patches already cut (the same values)."""
+    c = p.shape[1] // 2
+    ys, xs = _polar_index()
+    out: np.ndarray = p[:, c + ys, c + xs].astype(np.float32)
+    return out
+
+
+def ray_features(rays: np.ndarray) -> np.ndarray:
+    """The patch model's input, turn-free: along rays from the centre, how far the colour is
+    from the centre's; per ray its inner level, outer level and sharpest step (a die: flat
+    inside, a step all round at its edge; a checker's rim or a point's edge: a step on some
+    rays only), the rays sorted so the die's turn does not matter; the mean per radius; the
+    mean colour and contrast of the samples (a die's own look counts too)."""
+    centre = rays[:, :, :2].mean(axis=(1, 2))
+    dist = np.abs(rays - centre[:, None, None, :]).sum(axis=3) / 64.0  # (N, A, R)
+    inner = dist[:, :, 1:4].mean(axis=2)
+    outer = dist[:, :, 6:].mean(axis=2)
+    step = np.diff(dist[:, :, 2:], axis=2).max(axis=2)
+    mean = rays.mean(axis=(1, 2))
+    std = np.sqrt(((rays - mean[:, None, None, :]) ** 2).mean(axis=(1, 2, 3)))
+    out: np.ndarray = np.concatenate([np.sort(inner, axis=1), np.sort(outer, axis=1),
+                                      np.sort(step, axis=1), dist.mean(axis=1),
+                                      mean / 128.0 - 1.0, (std / 64.0)[:, None]], axis=1)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _model() -> dict[str, np.ndarray] | None:
+    if not MODEL_PATH.exists():
+        return None
+    data = json.loads(MODEL_PATH.read_text())
+    return {k: np.asarray(v, np.float32) for k, v in data.items()
+            if k in ("mean", "scale", "w1", "b1", "w2", "b2", "threshold")}
+
+
+def model_threshold() -> float:
+    """The probability above which a patch counts as a die (chosen at training time)."""
+    m = _model()
+    return 0.5 if m is None else float(m["threshold"])
+
+
+def die_probability(features: np.ndarray) -> np.ndarray:
+    """P(a die is centred on each patch) from :func:`patch_features` rows; without a trained
+    model every patch passes (probability 1)."""
+    m = _model()
+    if m is None:
+        return np.ones(len(features), np.float32)
+    z = (features - m["mean"]) / m["scale"]
+    h = np.tanh(z @ m["w1"] + m["b1"])
+    logit = np.clip(h @ m["w2"] + m["b2"], -40, 40)
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-logit))
+    return out.reshape(-1)
+
+
+def die_candidates(bgr: np.ndarray, px_per_mm: float, *, threshold: float | None = None,
+                   die_mm: float = 16.0, gray: np.ndarray | None = None
+                   ) -> list[RasterCandidate]:
+    """Places on a reading raster (any scale) that hold a die, most probable first, in that
+    raster's pixels. ``threshold`` overrides the model's; ``gray`` is the raster in grey
+    when the caller has it (used only at the model's scale)."""
+    raster, back = at_model_scale(bgr, px_per_mm)
+    if gray is None or back != 1.0:
+        gray = cv2.cvtColor(raster, cv2.COLOR_BGR2GRAY)
+    found = peaks(gray)
+    if len(found) == 0:
+        return []
+    h, w = gray.shape
+    centres = (found[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2)
+    centres = np.clip(centres, 0, [w - 1, h - 1])
+    feats = ray_features(ray_samples(raster, centres))
+    p = die_probability(feats)
+    thr = model_threshold() if threshold is None else threshold
+    keep = np.flatnonzero(p >= thr)
+    keep = keep[np.argsort(-p[keep])]
+    out: list[RasterCandidate] = []
+    reach = 0.8 * die_mm * RASTER_PPM
+    for i in keep.tolist():
+        u, v = float(centres[i, 0]), float(centres[i, 1])
+        if any((u - c.u / back) ** 2 + (v - c.v / back) ** 2 < reach ** 2 for c in out):
+            continue
+        out.append(RasterCandidate(u * back, v * back, float(p[i]), feats[i]))
+    return out
