@@ -74,7 +74,12 @@ def _run(args: argparse.Namespace) -> int:
     from controller.runtime.table import publisher_for, run_table
 
     config = load_table_config(args.config)
-    entries = run_table(config, publisher_factory=publisher_for(config))
+    if config.match.game == "mangala":
+        from controller.mangala.table import run_mangala_table
+
+        entries = run_mangala_table(config)
+    else:
+        entries = run_table(config, publisher_factory=publisher_for(config))
     if wants_json(args):
         emit_json({"journal": str(Path(config.journal.directory) / "journal.jsonl"),
                    "entries": entries})

@@ -39,12 +39,16 @@ class TableSection:
 
 @dataclass(frozen=True)
 class MatchSection:
-    """The match: its length in points (BG-MATCH-1) and the Crawford rule (BG-MATCH-2)."""
+    """The game played at the table, and for backgammon the match's length in points
+    (BG-MATCH-1) and the Crawford rule (BG-MATCH-2); a Mangala round is fixed (MG-T-1)."""
 
+    game: Literal["backgammon", "mangala"] = "backgammon"
     length: int = 5
     crawford: bool = True
 
     def __post_init__(self) -> None:
+        if self.game not in ("backgammon", "mangala"):
+            raise ConfigError(f"match.game must be 'backgammon' or 'mangala': {self.game!r}")
         if not 1 <= self.length <= 99:
             raise ConfigError(f"match.length must be 1..99 points: {self.length}")
 

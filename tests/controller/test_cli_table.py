@@ -160,3 +160,21 @@ def test_a_demo_table_closes_twice_safely(tmp_path: Path) -> None:
         assert [e["type"] for e in table.journal.entries] == ["match_start", "game_start"]
     table.close()
     assert table.journal.closed
+
+
+def test_run_referees_mangala_when_the_table_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``match.game = "mangala"`` sends ``hakem run`` to the Mangala table loop, which needs the
+    board's corners (one line, exit 2); an unknown game is refused by its key's name."""
+    config = tmp_path / "table.toml"
+    config.write_text(
+        '[match]\ngame = "mangala"\n[camera]\nsource = "test"\n[clock]\nport = "sim"\n'
+        f'[journal]\ndirectory = "{tmp_path}"\n'
+    )
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "corners" in err and "\n" not in err
+    config.write_text('[match]\ngame = "go"\n')
+    assert main(["run", "--config", str(config)]) == 2
+    assert "match.game" in capsys.readouterr().err
