@@ -19,16 +19,11 @@ import json
 import random
 import sys
 import time as systime
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from gpiozero.pins.mock import MockFactory
-
 from controller.clock.messages import Button, PressEvent, Side
-from controller.clock.sim import LoopbackClock
-from controller.clock.timebase import FakeTime
 from controller.config.table import (
     CameraSection,
     ClockSection,
@@ -38,6 +33,7 @@ from controller.config.table import (
 )
 from controller.demo import players as pl
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
+from controller.demo.harness import DemoStalled, SimulatedTable
 from controller.demo.script import (
     BUNDLED,
     INVALID_KINDS,
@@ -47,16 +43,13 @@ from controller.demo.script import (
     MatchScript,
     build_script,
 )
-from controller.records.journal import Journal
 from controller.records.mat_export import export_match
 from controller.referee.api import DirectorAction
-from controller.runtime.effects import Executor, LiveLog
+from controller.runtime.loop import Pipeline
 from controller.runtime.recording import Recorder
 from controller.runtime.session import build_pipeline, referee_config, start_referee
-from controller.signals import Signals
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
-from engine.errors import HakemError
 from vision.cube import CubeProp
 from vision.dice.render import DieProp
 from vision.render.scene import BoardContents
@@ -69,10 +62,6 @@ STILL_FRAMES = 5  # frames of a still scene shown before the player acts
 VERDICT_FRAMES = 48
 MILESTONES = frozenset(
     {"game_start", "opening_roll", "move", "double", "take", "drop", "game_end", "match_end"})
-
-
-class DemoStalled(HakemError, RuntimeError):
-    """The referee did not say what the simulated players waited for."""
 
 
 @dataclass
@@ -129,7 +118,7 @@ def demo_table_config(script: MatchScript, camera: DemoCamera, out: Path) -> Tab
     )
 
 
-class DemoTable:
+class DemoTable(SimulatedTable[Pipeline]):
     """One demo session: the pipeline, the simulated clock and LEDs, and the two players."""
 
     def __init__(self, options: DemoOptions, *, log: TextIO | None = None,
@@ -138,29 +127,13 @@ class DemoTable:
         self.script = build_script(options.match, illegal=options.illegal,
                                    invalid_throws=options.invalid_throws, seed=options.seed,
                                    invalid_kinds=options.invalid_kinds)
-        self.out = options.out
-        self.out.mkdir(parents=True, exist_ok=True)
         self.camera = DemoCamera(seed=options.seed)
         self.geometry = self.camera.geometry
-        self.config = demo_table_config(self.script, self.camera, self.out)
-        self.time = FakeTime(0)
-        self.progress = progress
+        self.config = demo_table_config(self.script, self.camera, options.out)
+        super().__init__(options.out, pins=self.config.signals, log=log, progress=progress)
         self.stats = DemoStats()
-        self._closers: list[Callable[[], None]] = []
-        self.journal = Journal(self.out / "journal.jsonl")
-        self._closers.append(self.journal.close)
-        self.clock = LoopbackClock(self.time, boot_id=1 + len(self.journal.entries) % 60000)
-        self._closers.append(self.clock.close)
-        self.signals = Signals(self.config.signals, time=self.time, pin_factory=MockFactory())
-        self._closers.append(self.signals.close)
-        self.log = LiveLog(stream=log, file=self.out / "live.log",
-                           clear_line=bool(log is not None and progress is not None
-                                           and log.isatty() and progress.isatty()))
-        self.executor = Executor(self.journal, self.clock, self.signals, self.out / "snapshots",
-                                 self.log, frame_jpeg=lambda: None)
         rconfig = referee_config(self.config, players=self.script.players,
                                  length=self.script.length)
-        self.resumed = bool(self.journal.entries)
         self.referee, startup = start_referee(rconfig, self.journal.entries)
         self.publisher: Any = None
         self.recorder: Recorder | None = None
@@ -190,29 +163,6 @@ class DemoTable:
         publisher.publish_many(self.journal.entries)
         self.executor.on_entry = publisher.publish
         self._closers.insert(0, publisher.close)
-
-    def close(self) -> None:
-        """Close everything; safe to call twice."""
-        while self._closers:
-            self._closers.pop()()
-
-    def __enter__(self) -> DemoTable:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _connect(self) -> None:
-        for _ in range(400):
-            self.time.advance(5)
-            self._deliver(self.clock.poll())
-            if self.clock.host.connected:
-                return
-        raise DemoStalled("the simulated clock did not answer the host")
-
-    def _deliver(self, events: list[Any]) -> None:
-        for event in events:
-            self.pipeline.on_clock(event)
 
     def _stop_check(self) -> None:
         limit = self.options.stop_after

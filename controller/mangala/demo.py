@@ -23,21 +23,15 @@ from typing import Any, TextIO
 
 import cv2
 import numpy as np
-from gpiozero.pins.mock import MockFactory
 
 from controller.clock.messages import PressEvent
-from controller.clock.sim import LoopbackClock
-from controller.clock.timebase import FakeTime
+from controller.demo.harness import DemoStalled, SimulatedTable
 from controller.mangala.pipeline import MangalaPipeline
 from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.records import RECORD_NAME, write_round_record
 from controller.mangala.referee import MangalaConfig, start_referee
 from controller.mangala.script import RoundScript, Sowing, build_round
-from controller.records.journal import Journal
 from controller.referee.api import DirectorAction
-from controller.runtime.effects import Executor, LiveLog
-from controller.signals import Signals
-from engine.errors import HakemError
 from engine.mangala.position import Position, Side
 from engine.mangala.sowing import play
 from vision.mangala.geometry import DEFAULT_GEOMETRY, MangalaCalibration
@@ -50,10 +44,6 @@ VERDICT_FRAMES = 48  # still frames a player waits for a verdict (cannot-read co
 PLAYERS = ("Ayşe", "Mehmet")
 SKIN = ((120, 150, 205), (90, 120, 170))
 SLEEVE = ((110, 50, 30), (40, 80, 120))
-
-
-class DemoStalled(HakemError, RuntimeError):
-    """The referee did not say what the simulated players waited for."""
 
 
 @dataclass
@@ -147,7 +137,7 @@ class MangalaCamera:
         return out
 
 
-class MangalaDemo:
+class MangalaDemo(SimulatedTable[MangalaPipeline]):
     """One demo session: the pipeline, the simulated clock and LEDs, and the two players."""
 
     def __init__(self, options: MangalaDemoOptions, *, log: TextIO | None = None,
@@ -158,26 +148,10 @@ class MangalaDemo:
         self.options = options
         self.script: RoundScript = build_round(options.seed, options.illegal,
                                                options.first_starter)
-        self.out = options.out
-        self.out.mkdir(parents=True, exist_ok=True)
-        self.progress = progress
+        super().__init__(options.out, log=log, progress=progress, keep=400)
         self.stats = MangalaDemoStats(planted_illegal=self.script.planted)
-        self.time = FakeTime(0)
         self.camera = MangalaCamera(options.seed, options.size)
-        self._closers: list[Callable[[], None]] = []
-        self.journal = Journal(self.out / "journal.jsonl")
-        self._closers.append(self.journal.close)
-        self.clock = LoopbackClock(self.time, boot_id=1 + len(self.journal.entries) % 60000)
-        self._closers.append(self.clock.close)
-        self.signals = Signals(time=self.time, pin_factory=MockFactory())
-        self._closers.append(self.signals.close)
-        self.log = LiveLog(stream=log, file=self.out / "live.log", keep=400,
-                           clear_line=bool(log is not None and progress is not None
-                                           and log.isatty() and progress.isatty()))
-        self.executor = Executor(self.journal, self.clock, self.signals, self.out / "snapshots",
-                                 self.log, frame_jpeg=lambda: None)
         config = MangalaConfig(players=options.players, first_starter=options.first_starter)
-        self.resumed = bool(self.journal.entries)
         self.referee, startup = start_referee(config, self.journal.entries)
         frame_reader = (reader(self.camera) if reader is not None
                         else MangalaFrameReader(self.camera.corners))
@@ -193,29 +167,6 @@ class MangalaDemo:
         self._t0 = systime.perf_counter()
 
     # --- plumbing ---------------------------------------------------------------------------
-    def close(self) -> None:
-        """Close everything; safe to call twice."""
-        while self._closers:
-            self._closers.pop()()
-
-    def __enter__(self) -> MangalaDemo:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _connect(self) -> None:
-        for _ in range(400):
-            self.time.advance(5)
-            self._deliver(self.clock.poll())
-            if self.clock.host.connected:
-                return
-        raise DemoStalled("the simulated clock did not answer the host")
-
-    def _deliver(self, events: list[Any]) -> None:
-        for event in events:
-            self.pipeline.on_clock(event)
-
     def _frame(self, image: np.ndarray, step_ms: int, key: str | None) -> None:
         self.time.advance(step_ms)
         self._deliver(self.clock.poll())

@@ -15,35 +15,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
-from vision.cube import CubeReading, RasterStrip, find_cube_on_strips, zone_for
+from vision.cube import RasterStrip, find_cube_on_strips, zone_for
 from vision.dice.board import BoardDie, read_board_dice
-from vision.dice.reading import image_to_mm, settle_dice_and_cube
+from vision.dice.reading import DiceAndCube, image_to_mm, settle_dice_and_cube
 from vision.geometry import BoardGeometry
 
 if TYPE_CHECKING:
     from vision.board_reader import PreparedFrame
 
 TRAY_PX_PER_MM = 0.7
-
-
-@dataclass(frozen=True)
-class FrameDice:
-    """The dice and the cube of one frame, as Python objects (see :class:`BoardDie`)."""
-
-    dice: list[BoardDie]
-    cube: CubeReading | None
-
-    def dice_json(self) -> list[dict[str, Any]]:
-        return [d.as_json() for d in self.dice]
-
-    def cube_json(self) -> dict[str, Any] | None:
-        return None if self.cube is None else self.cube.as_json()
 
 
 def _from_mm(corners: np.ndarray, geometry: BoardGeometry) -> np.ndarray:
@@ -56,8 +41,7 @@ def read_frame_dice(frame: PreparedFrame) -> list[BoardDie]:
     """Every die on the board in a prepared frame, at most four (BG-ROLL-2's readings):
     ``board.read_board_dice`` on the frame's camera picture, with its raster candidates."""
     g = frame.calibration.geometry
-    return read_board_dice(frame.image, image_to_mm(frame.calibration.corners, g), g,
-                           spots=False)
+    return read_board_dice(frame.image, image_to_mm(frame.calibration.corners, g), g)
 
 
 @functools.lru_cache(maxsize=6)
@@ -107,10 +91,10 @@ def bar_strip(frame: PreparedFrame) -> RasterStrip:
     return RasterStrip(frame.bgr[:, u0:u1], can.px_per_mm, x0_mm, -can.margin_mm[1])
 
 
-_last: tuple[object, FrameDice] | None = None
+_last: tuple[object, DiceAndCube] | None = None
 
 
-def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None) -> FrameDice:
+def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None) -> DiceAndCube:
     """Dice and cube of a prepared frame; the last frame's result is kept, so a caller asking
     again for the frame the board reader just read pays nothing. ``darker_at_top``: whether
     the darker checkers' player sits at the top of the picture (names the cube's side);
@@ -124,12 +108,12 @@ def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None) -> Fr
         dice = read_frame_dice(frame)
         cube = find_cube_on_strips([*cube_strips(frame, from_mm), bar_strip(frame)], frame.image,
                                    from_mm, g)
-        found = FrameDice(*settle_dice_and_cube(dice, cube, g))
+        found = DiceAndCube(*settle_dice_and_cube(dice, cube, g))
         _last = (frame, found)
     if found.cube is not None and darker_at_top is not None:
         zone = zone_for(found.cube.place, darker_at_top)
         if zone != found.cube.zone:
-            return FrameDice(found.dice, dataclasses.replace(found.cube, zone=zone))
+            return DiceAndCube(found.dice, dataclasses.replace(found.cube, zone=zone))
     return found
 
 

@@ -55,8 +55,7 @@ def read_dice_and_cube(image: np.ndarray, corners: np.ndarray,
 
     g = geometry or BoardGeometry()
     cal = Calibration(np.asarray(corners, np.float32).reshape(4, 2), "corners", g)
-    found = read_frame(prepare(image, cal), darker_at_top=darker_at_top)
-    return DiceAndCube(found.dice, found.cube)
+    return read_frame(prepare(image, cal), darker_at_top=darker_at_top)
 
 
 def settle_dice_and_cube(dice: list[BoardDie], cube: CubeReading | None, geometry: BoardGeometry
