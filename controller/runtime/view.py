@@ -88,7 +88,7 @@ class FrameReader:
         """The referee's event for one still frame."""
         calibration = self._calibrate(image)
         frame = prepare(image, calibration, self.config)
-        reading = read_prepared(frame)
+        reading = read_prepared(frame, dice=False)  # the dice and the cube are read below
         dice: tuple[DieSeen, ...] = ()
         if with_dice and self._to_mm is not None:
             dice = tuple(
