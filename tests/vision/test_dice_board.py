@@ -220,7 +220,7 @@ def test_a_die_read_on_the_cube_face_is_settled_by_confidence() -> None:
 def test_a_checker_rim_needs_an_edge_all_round() -> None:
     """A die beside a stack once got "on a checker" from a circle the Hough vote made up out of
     the die's sides and the stack; a real checker's rim shows an edge nearly all round."""
-    from vision.dice.board import RIM_SUPPORT_MIN, _rim_support
+    from vision.dice.on_checker import RIM_SUPPORT_MIN, _rim_support
 
     def magnitude(arc_degrees: int) -> np.ndarray:
         img = np.full((120, 120), 90, np.uint8)

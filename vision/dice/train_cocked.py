@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.dice.board import COCKED_MODEL, detection_features, find_faces
+from vision.dice.board import find_faces
+from vision.dice.pose import COCKED_MODEL, detection_features
 from vision.dice.reading import image_to_mm
 from vision.dice.synth import random_dice_scene
 

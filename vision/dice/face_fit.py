@@ -1,0 +1,306 @@
+"""A die's upward face in top-down patches: pips found, the pip layout fitted, the face read
+from the pip evidence at its nine grid places, the outline's angle refined."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET, PIP_RADIUS
+
+PATCH_PX_PER_MM = 4.0
+PATCH_MM = 40.0
+ALIGNED_PX_PER_MM = 4.0
+ALIGNED_MM = 36.0
+MIN_EDGE = 1.2  # mean grey step per patch pixel along the face outline
+MIN_PIP_CONTRAST = 0.09
+MIN_GRID_SCORE = 0.045  # pip evidence at the pattern's places over the empty places
+
+
+@dataclass(frozen=True)
+class PatchPip:
+    """A pip in a top-down patch: position (mm from the patch centre), contrast, polarity."""
+
+    x: float
+    y: float
+    contrast: float
+    dark: bool
+
+
+def warp_patch(image: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, size_mm: float,
+               ppm: float, angle: float = 0.0) -> np.ndarray:
+    """A top-down patch of ``size_mm`` centred on (cx, cy) mm at ``ppm`` px/mm, its x axis
+    turned by ``angle`` (radians) on the board."""
+    n = round(size_mm * ppm)
+    ca, sa = math.cos(angle), math.sin(angle)
+    half = size_mm / 2
+    # patch px -> local mm (centred) -> board mm
+    to_local = np.array([[1.0 / ppm, 0, -half], [0, 1.0 / ppm, -half], [0, 0, 1.0]])
+    turn = np.array([[ca, -sa, cx], [sa, ca, cy], [0, 0, 1.0]])
+    m = from_mm @ turn @ to_local
+    out: np.ndarray = cv2.warpPerspective(image, m, (n, n),
+                                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                          borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def patch_pips(gray: np.ndarray, die_mm: float, ppm: float) -> list[PatchPip]:
+    """Pip-sized blobs of either polarity in a top-down patch: difference-of-Gaussians peaks
+    tuned to the pip size, so pips that blur into each other stay apart."""
+    radius = PIP_RADIUS * die_mm * ppm
+    centre = gray.shape[0] / 2
+    g = gray.astype(np.float32)
+    s1 = max(1.0, radius / 1.414)
+    dog = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
+    win = int(radius * 2.2) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win))
+    out: list[PatchPip] = []
+    for dark in (True, False):
+        resp = -dog if dark else dog
+        peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > 16.0)
+        ys, xs = np.nonzero(peaks)
+        for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm,
+                                float(resp[y, x]) / 255.0, dark))
+    return out
+
+
+@lru_cache(maxsize=16)
+def _layout(n: int, die_mm: float) -> np.ndarray:
+    """The pip places of face ``n`` in mm from the face centre."""
+    return np.array(PIP_LAYOUTS[n], np.float64) * PIP_OFFSET * die_mm
+
+
+@lru_cache(maxsize=16)
+def _layout_complex(n: int, die_mm: float) -> np.ndarray:
+    """:func:`_layout` as complex numbers x + iy."""
+    xy = _layout(n, die_mm)
+    out: np.ndarray = xy[:, 0] + 1j * xy[:, 1]
+    return out
+
+
+@lru_cache(maxsize=8)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i < j) of ``n`` pips."""
+    i, j = np.triu_indices(n, 1)
+    return i, j
+
+
+def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float]:
+    """Best pip layout for these face pips: (residual mm, centre x, centre y, angle rad).
+
+    The residual is the worst distance between a pip and its layout place, or a layout place
+    and its nearest pip, so a missing or extra pip shows."""
+    n = len(pts)
+    centre = pts.mean(axis=0)
+    if n == 1:
+        return 0.0, float(centre[0]), float(centre[1]), 0.0
+    z = (pts[:, 0] - centre[0]) + 1j * (pts[:, 1] - centre[1])  # pips as complex numbers
+    i, j = _pairs(n)
+    base = np.angle(z[j] - z[i])
+    angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
+    turned = np.exp(-1j * angles)[:, None] * z[None, :]  # into the face frame
+    d = np.abs(turned[:, :, None] - _layout_complex(n, die_mm)[None, None, :])
+    residual = np.maximum(d.min(axis=2).max(axis=1), d.min(axis=1).max(axis=1))
+    k = int(np.argmin(residual))
+    return float(residual[k]), float(centre[0]), float(centre[1]), float(angles[k])
+
+
+def choose_face(pips: list[PatchPip], die_mm: float
+                ) -> tuple[list[PatchPip], float, float, float, float] | None:
+    """The upward face's pips near the patch centre: (pips, residual, cx, cy, angle).
+
+    Pips much fainter than the strongest (a translucent die's far faces showing through) are
+    left out; pips are dropped, farthest first, until the layout fits (touching dice)."""
+    limit = 0.16 * die_mm
+    near = [p for p in pips if math.hypot(p.x, p.y) < 0.75 * die_mm]
+    best: tuple[float, list[PatchPip], float, float, float, float] | None = None
+    for dark in (True, False):
+        seeds = [p for p in near if p.dark == dark]
+        if not seeds:
+            continue
+        top = max(p.contrast for p in seeds)
+        strong = [p for p in pips if p.dark == dark and p.contrast >= 0.55 * top]
+        xy = np.array([[p.x, p.y] for p in strong])
+        close = (np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+                 < 0.78 * die_mm).tolist()  # pips close enough to share a face
+        index = {id(p): i for i, p in enumerate(strong)}
+        fits: dict[tuple[int, ...], tuple[float, float, float, float]] = {}  # group -> fit
+        for seed in sorted(seeds, key=lambda p: -p.contrast)[:3]:
+            if seed.contrast < 0.55 * top:
+                continue
+            group = [index[id(seed)]]
+            changed = True
+            while changed and len(group) < 6:
+                changed = False
+                for i in range(len(strong)):
+                    if len(group) >= 6 or i in group:
+                        continue
+                    if any(close[i][j] for j in group):
+                        group.append(i)
+                        changed = True
+            while True:
+                key = tuple(group)
+                if key not in fits:
+                    fits[key] = fit_face(xy[group], die_mm)
+                residual, cx, cy, angle = fits[key]
+                if residual < limit or len(group) == 1:
+                    break
+                far = max(group, key=lambda i: (strong[i] is not seed,
+                                                math.hypot(strong[i].x - cx, strong[i].y - cy)
+                                                - 3 * strong[i].contrast))
+                group = [i for i in group if i != far]
+            if residual >= limit:
+                continue
+            members = [strong[i] for i in group]
+            strength = float(np.mean([p.contrast for p in members]))
+            score = strength * (1.0 - residual / limit) + 0.02 * len(members)
+            if best is None or score > best[0]:
+                best = (score, members, residual, cx, cy, angle)
+    if best is None:
+        return None
+    return best[1], best[2], best[3], best[4], best[5]
+
+
+def _patterns() -> list[tuple[int, np.ndarray]]:
+    """Every valid pip pattern on the 3x3 grid of a face (both diagonals, both turns)."""
+    out: list[tuple[int, np.ndarray]] = []
+    for value, layout in PIP_LAYOUTS.items():
+        for turn in range(4):
+            grid = np.zeros((3, 3), bool)
+            for a, b in layout:
+                grid[int(b) + 1, int(a) + 1] = True
+            grid = np.rot90(grid, turn)
+            if not any(v == value and np.array_equal(g, grid) for v, g in out):
+                out.append((value, grid))
+    return out
+
+
+PATTERNS = _patterns()
+_MASKS = np.array([m.reshape(-1) for _, m in PATTERNS])
+_OFF_Y, _OFF_X = (a.reshape(9, 1) for a in np.mgrid[-1:2, -1:2])
+
+
+def _body_centre(gray: np.ndarray, die_mm: float, ppm: float) -> tuple[float, float]:
+    """Where the die's body is around the patch centre (mm from it): the strongest die-scale
+    blob (difference of Gaussians, either polarity) within half a die of the centre.
+
+    Die-scale blurs are wide, so they run on the patch shrunk fourfold (a die is still ~16 px
+    there); the peak is then placed to a fraction of a pixel by a parabola through its
+    neighbours."""
+    f = 4
+    n = gray.shape[0]
+    small = cv2.resize(gray.astype(np.float32), (n // f, n // f), interpolation=cv2.INTER_AREA)
+    sigma = 0.3 * die_mm * ppm / f
+    body = np.abs(cv2.GaussianBlur(small, (0, 0), sigma)
+                  - cv2.GaussianBlur(small, (0, 0), 2.0 * sigma))
+    c = (n / 2 - (f - 1) / 2) / f  # the patch centre in the small raster
+    r = 0.5 * die_mm * ppm / f
+    lo, hi = max(0, math.ceil(c - r)), min(n // f - 1, math.floor(c + r))
+    win = body[lo:hi + 1, lo:hi + 1]
+    y, x = np.unravel_index(int(np.argmax(win)), win.shape)
+
+    def vertex(a: float, b: float, d: float) -> float:
+        den = a - 2 * b + d
+        return 0.0 if den >= 0 else float(np.clip(0.5 * (a - d) / den, -0.5, 0.5))
+
+    fx = fy = 0.0
+    if 0 < x < win.shape[1] - 1:
+        fx = vertex(float(win[y, x - 1]), float(win[y, x]), float(win[y, x + 1]))
+    if 0 < y < win.shape[0] - 1:
+        fy = vertex(float(win[y - 1, x]), float(win[y, x]), float(win[y + 1, x]))
+    return (float((lo + x + fx - c) * f / ppm), float((lo + y + fy - c) * f / ppm))
+
+
+def _dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
+    """Pip-scale difference of Gaussians of a patch (positive on light blobs)."""
+    radius = PIP_RADIUS * die_mm * ppm
+    s1 = max(1.0, radius / 1.414)
+    g = gray.astype(np.float32)
+    out: np.ndarray = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
+    return out
+
+
+def grid_read(dog: np.ndarray, cx: float, cy: float, angle: float, die_mm: float, ppm: float
+              ) -> tuple[int, float, np.ndarray]:
+    """Read a face from the pip evidence at its nine grid places (centre mm from the patch
+    centre, angle known): (value, score, the 3x3 pattern). Evidence is the pip-scale
+    difference-of-Gaussians response (:func:`_dog`), for dark pips and for light pips; the
+    score is how far the weakest pip of the pattern stands above the strongest empty place
+    (grey levels / 255)."""
+    k, score = grid_read_many(dog, np.array([[cx, cy]]), angle, die_mm, ppm)
+    return PATTERNS[int(k[0])][0], float(score[0]), PATTERNS[int(k[0])][1]
+
+
+_ON = np.concatenate([_MASKS, _MASKS])  # dark-pip patterns, then light-pip patterns
+_NPAT = len(PATTERNS)
+
+
+def grid_read_many(dog: np.ndarray, centres: np.ndarray, angle: float, die_mm: float,
+                   ppm: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`grid_read` at several face centres at once: per centre, the index of the best
+    pattern in :data:`PATTERNS` and its score."""
+    n = dog.shape[0]
+    ca, sa = math.cos(angle), math.sin(angle)
+    step = PIP_OFFSET * die_mm
+    u = np.tile(np.arange(3) - 1.0, 3) * step  # grid places, row by row
+    v = np.repeat(np.arange(3) - 1.0, 3) * step
+    cx, cy = centres[:, 0:1], centres[:, 1:2]
+    xs = np.round((cx + u * ca - v * sa) * ppm + n / 2).astype(int)  # (k, 9)
+    ys = np.round((cy + u * sa + v * ca) * ppm + n / 2).astype(int)
+    yy = np.clip(ys[:, None, :] + _OFF_Y[None], 0, n - 1)  # (k, 9 around, 9 places)
+    xx = np.clip(xs[:, None, :] + _OFF_X[None], 0, n - 1)
+    stack = dog[yy, xx]
+    evidence = np.concatenate([-stack.min(axis=1), stack.max(axis=1)], axis=1)  # (k, 18)
+    dark, light = evidence[:, None, :9], evidence[:, None, 9:]
+    masks = _MASKS[None]
+    on = np.concatenate([np.where(masks, dark, np.inf).min(axis=2),
+                         np.where(masks, light, np.inf).min(axis=2)], axis=1)
+    off = np.concatenate([np.where(~masks, dark, -np.inf).max(axis=2),
+                          np.where(~masks, light, -np.inf).max(axis=2)], axis=1)
+    scores = (on - off) / 255.0  # (k, 2 * patterns)
+    best = np.argmax(scores, axis=1)
+    return best % _NPAT, scores[np.arange(len(best)), best]
+
+
+def _outline_angle(gray: np.ndarray, angle: float, die_mm: float, ppm: float,
+                   search_deg: float) -> tuple[float, float]:
+    """Refine the face angle by the strongest square outline around the patch centre:
+    (mean edge step along the outline, angle)."""
+    n = gray.shape[0]
+    g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    half = die_mm / 2
+    t = np.linspace(-0.7, 0.7, 11) * half
+    angles = angle + np.radians(np.arange(-search_deg, search_deg + 0.1, 3.0))
+    ca, sa = np.cos(angles)[:, None, None], np.sin(angles)[:, None, None]
+    nu = np.array([1.0, -1.0, 0.0, 0.0])[None, :, None]
+    nv = np.array([0.0, 0.0, 1.0, -1.0])[None, :, None]
+    tt = t[None, None, :]
+    eu = nu * half + (nu == 0) * tt
+    ev = nv * half + (nv == 0) * tt
+    px = np.clip(((eu * ca - ev * sa) * ppm + n / 2).astype(int), 0, n - 1)
+    py = np.clip(((eu * sa + ev * ca) * ppm + n / 2).astype(int), 0, n - 1)
+    nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
+    step = np.abs(gx[py, px] * nx + gy[py, px] * ny).mean(axis=(1, 2))
+    k = int(np.argmax(step))
+    return float(step[k]), float(angles[k])
+
+
+@dataclass(frozen=True)
+class FaceFinding:
+    """A die's upward face before its pose is judged (also what the trainer learns from)."""
+
+    pips: int
+    x_mm: float
+    y_mm: float
+    angle: float
+    residual: float
+    contrast: float
+    features: np.ndarray
+    score: float = 0.0  # pip evidence: weakest pattern pip over strongest empty place

@@ -1,0 +1,185 @@
+"""Flat or cocked, die or board texture: features of a face-aligned patch and the two small
+trained networks (``cocked_model.json``, fitted by ``vision.dice.train_cocked``) that judge
+them (BG-ROLL-2: a cocked die means both dice are thrown again)."""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice.face_fit import ALIGNED_PX_PER_MM, FaceFinding
+from vision.dice.render import PIP_RADIUS
+
+MAX_FACE_SPREAD = 48.0  # grey levels (10th to 90th percentile) inside the face, pips left out
+MIN_P_DIE = 0.5  # floor under the die model's trained threshold: fewer phantom dice
+COCKED_MODEL = Path(__file__).with_name("cocked_model.json")
+
+
+NEAR_MM = (8.8, 12.0)
+FAR_MM = (14.5, 17.5)
+
+
+def _face_mask(n: int, die_mm: float, pip_pts: np.ndarray) -> tuple[int, int, np.ndarray]:
+    """The middle of the upward face in a face-aligned patch of side ``n``, pips left out:
+    (first, end pixel of the square, mask over it)."""
+    ppm = ALIGNED_PX_PER_MM
+    c = n / 2
+    half = die_mm / 2
+    f0 = int(min(n, max(0, round(c - 0.75 * half * ppm))))
+    f1 = int(min(n, max(0, round(c + 0.75 * half * ppm))))
+    yy, xx = np.mgrid[f0:f1, f0:f1]
+    face = np.ones(yy.shape, bool)
+    for x, y in pip_pts:
+        face &= np.hypot(xx - (c + x * ppm), yy - (c + y * ppm)) > PIP_RADIUS * die_mm * 1.9 * ppm
+    return f0, f1, face
+
+
+def face_spread(aligned_gray: np.ndarray, die_mm: float, pip_pts: np.ndarray) -> float | None:
+    """The grey spread (10th to 90th percentile, / 64) of the face without its pips: the first
+    pose feature, and the cheap test that drops board texture before the others are computed;
+    None when too little of the face is left to tell."""
+    f0, f1, face = _face_mask(aligned_gray.shape[0], die_mm, pip_pts)
+    gvals = aligned_gray[f0:f1, f0:f1].astype(np.float32)[face]
+    if len(gvals) < 8:
+        return None
+    lo, hi = np.percentile(gvals, [10, 90])
+    return float(hi - lo) / 64.0
+
+
+def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
+                  side_pips: np.ndarray | None = None) -> np.ndarray:
+    """Features of a face-aligned patch for the cocked/flat model.
+
+    A cocked die shows a side face: a band of the die's own colour (shaded darker) beyond one
+    edge of the upward face, often with pips on it. Per side: share of die-coloured pixels
+    just outside the face and farther out, colour distance and brightness ratio of those
+    bands to the face, the outline's edge step, and the side pips found there. Sides are
+    sorted from most to least die-like so the model does not care which side shows.
+    ``pip_pts`` and ``side_pips`` are face-frame mm."""
+    ppm = ALIGNED_PX_PER_MM
+    n = aligned.shape[0]
+    f = aligned.astype(np.float32)
+    gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    c = n / 2
+    half = die_mm / 2
+
+    def px(mm: float) -> int:
+        return int(min(n, max(0, round(c + mm * ppm))))
+
+    f0, f1, face = _face_mask(n, die_mm, pip_pts)
+    pixels = f[f0:f1, f0:f1][face]
+    if len(pixels) < 8:
+        return np.zeros(FEATURE_COUNT)
+    colour = np.median(pixels, axis=0)
+    bright = float(colour.sum()) + 1.0
+    chroma = colour / bright
+    gvals = gray[f0:f1, f0:f1][face]
+    spread = float(np.percentile(gvals, 90) - np.percentile(gvals, 10)) / 64.0
+    fsum = f.sum(axis=2) + 1.0
+    ratio = fsum / bright
+    cdist = np.abs(f / fsum[:, :, None] - chroma).sum(axis=2)
+    dielike = ((ratio > 0.3) & (ratio < 1.08) & (cdist < 0.06)).astype(np.float32)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    lat0, lat1 = px(-0.7 * half), px(0.7 * half)
+    sp = side_pips if side_pips is not None else np.zeros((0, 2))
+    sides = []
+    for k in range(4):
+        feats = []
+        for d0, d1 in (NEAR_MM, FAR_MM):
+            if k == 0:
+                sl: tuple[slice, slice] = (slice(lat0, lat1), slice(px(d0), px(d1)))
+            elif k == 1:
+                sl = (slice(lat0, lat1), slice(px(-d1), px(-d0)))
+            elif k == 2:
+                sl = (slice(px(d0), px(d1)), slice(lat0, lat1))
+            else:
+                sl = (slice(px(-d1), px(-d0)), slice(lat0, lat1))
+            band = f[sl].reshape(-1, 3)
+            if band.size == 0:
+                feats += [0.0, 1.0, 0.0]
+                continue
+            m = band.mean(axis=0)
+            s = float(m.sum()) + 1.0
+            feats += [float(dielike[sl].mean()), s / bright,
+                      float(np.abs(m / s - chroma).sum()) * 10]
+        if k == 0:
+            edge = float(np.abs(gx[lat0:lat1, px(half) - 1:px(half) + 2]).mean())
+            npips = int(((sp[:, 0] > half) & (np.abs(sp[:, 1]) < half * 1.1)).sum())
+        elif k == 1:
+            edge = float(np.abs(gx[lat0:lat1, px(-half) - 1:px(-half) + 2]).mean())
+            npips = int(((sp[:, 0] < -half) & (np.abs(sp[:, 1]) < half * 1.1)).sum())
+        elif k == 2:
+            edge = float(np.abs(gy[px(half) - 1:px(half) + 2, lat0:lat1]).mean())
+            npips = int(((sp[:, 1] > half) & (np.abs(sp[:, 0]) < half * 1.1)).sum())
+        else:
+            edge = float(np.abs(gy[px(-half) - 1:px(-half) + 2, lat0:lat1]).mean())
+            npips = int(((sp[:, 1] < -half) & (np.abs(sp[:, 0]) < half * 1.1)).sum())
+        feats += [edge / 10.0, min(npips, 3) / 3.0]
+        # grey profile outward from the face centre across this side (1 mm steps, 5..17 mm)
+        rot = np.rot90(gray, k=(0, 2, 1, 3)[k])  # this side to +x
+        rows = rot[lat0:lat1]
+        prof = np.array([rows[:, px(d)].mean() for d in range(5, 18)]) / (bright / 3.0)
+        grad = np.abs(np.diff(prof))
+        feats += [float(grad[2:5].max()), float(grad[5:].max()),
+                  float(grad[5:].max() / (grad[2:5].max() + 0.05)), float(prof[4:8].std()),
+                  float(prof[4:8].mean())]
+        sides.append(feats)
+    sides.sort(key=lambda v: -(v[0] - v[3] + v[7] + v[10]))
+    out = [spread] + [v for side in sides for v in side] + [1.0]
+    return np.array(out, np.float64)
+
+
+FEATURE_COUNT = 1 + 4 * 13 + 1
+
+
+@lru_cache(maxsize=1)
+def _models() -> dict[str, dict[str, np.ndarray]]:
+    """The trained die and cocked networks (``cocked_model.json``); empty when not trained."""
+    if not COCKED_MODEL.exists():
+        return {}
+    data = json.loads(COCKED_MODEL.read_text())
+    return {name: {k: np.asarray(v, np.float64) for k, v in data[name].items()
+                   if k in ("mean", "scale", "w1", "b1", "w2", "b2", "threshold")}
+            for name in ("die", "cocked") if name in data}
+
+
+def _probability(name: str, features: np.ndarray) -> float:
+    model = _models().get(name)
+    if model is None or len(model["mean"]) != len(features):
+        return 1.0 if name == "die" else 0.0
+    z = (features - model["mean"]) / model["scale"]
+    h = np.tanh(z @ model["w1"] + model["b1"])
+    logit = float(h @ model["w2"] + model["b2"])
+    return float(1.0 / (1.0 + math.exp(-float(np.clip(logit, -40, 40)))))
+
+
+def _threshold(name: str) -> float:
+    model = _models().get(name)
+    return float(model["threshold"]) if model is not None else 0.5
+
+
+def p_cocked(face: FaceFinding) -> float:
+    """Probability that the die is cocked (trained network on :func:`detection_features`)."""
+    return _probability("cocked", detection_features(face))
+
+
+def cocked_threshold() -> float:
+    """The probability above which a die is called cocked (chosen at training time)."""
+    return _threshold("cocked")
+
+
+def detection_features(face: FaceFinding) -> np.ndarray:
+    """What tells a die from board texture: pip evidence, fit, and the pose features."""
+    return np.concatenate([[face.score * 10.0, face.contrast * 10.0, face.residual,
+                            face.pips / 6.0], face.features])
+
+
+def p_die(face: FaceFinding) -> float:
+    """Probability that a face candidate is a real die (trained model)."""
+    return _probability("die", detection_features(face))
