@@ -2,20 +2,27 @@
 over ``vision.scoring`` (engine-in-the-loop recognition), the dice and the cube.
 
 The board is located once (configured corners, else the markers) and the same calibration is
-used for every frame: the camera of a table does not move during a match.
+used for every frame: the camera of a table does not move during a match. Unless the
+configuration fixes the checker colours, they are learned from the first frame that shows the
+starting position (BG-EQ-3) and kept, in a small file beside the journal when one is given, so a
+restarted table still tells the sides apart by them.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import cv2
 import numpy as np
 
 from controller.referee.api import CubeSeen, DieSeen, FrameSeen, Zone
-from vision.board_reader import BoardReading, prepare, read_prepared
+from engine.errors import ConfigError
+from vision.board_reader import BoardReading, prepare, read_prepared, start_colours, with_colours
 from vision.calibration import Calibration, from_corners, locate_board
 from vision.config import DEFAULT_CONFIG, VisionConfig
 from vision.cube import find_cube
@@ -29,6 +36,8 @@ OVER_CHECKER_MARGIN_MM = 4.0
 # Fewer visible slots than this and a hypothesis cannot be judged at all.
 MIN_VISIBLE_SLOTS = 12
 CUBE_PX_PER_MM = 1.0
+
+Colours = tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
 @dataclass(frozen=True)
@@ -61,8 +70,15 @@ class FrameReader:
 
     def __init__(self, config: VisionConfig = DEFAULT_CONFIG,
                  corners: Sequence[float] | None = None, *, darker_at_top: bool = False,
-                 die_floor: float = 0.0) -> None:
+                 die_floor: float = 0.0, learn_colours: bool = True,
+                 colours_file: Path | None = None) -> None:
         self.config = config
+        fixed = config.checkers.darker_bgr is not None and config.checkers.lighter_bgr is not None
+        self._learn = learn_colours and not fixed
+        self._colours_file = colours_file if self._learn else None
+        self.learned_colours: Colours | None = None
+        if self._colours_file is not None and self._colours_file.exists():
+            self._adopt(_load_colours(self._colours_file))
         self.die_floor = die_floor
         self.darker_at_top = darker_at_top
         self._corners = None if not corners else np.array(corners, np.float32).reshape(4, 2)
@@ -89,6 +105,12 @@ class FrameReader:
         calibration = self._calibrate(image)
         frame = prepare(image, calibration, self.config)
         reading = read_prepared(frame, dice=False)  # the dice and the cube are read below
+        if self._learn and self.learned_colours is None:
+            learned = start_colours(reading)
+            if learned is not None:
+                self._adopt(learned)
+                if self._colours_file is not None:
+                    _save_colours(self._colours_file, learned)
         dice: tuple[DieSeen, ...] = ()
         if with_dice and self._to_mm is not None:
             dice = tuple(
@@ -111,6 +133,11 @@ class FrameReader:
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
 
 
+    def _adopt(self, colours: Colours) -> None:
+        """Tell the sides apart by these colours (darker, lighter BGR) from now on."""
+        self.learned_colours = colours
+        self.config = with_colours(self.config, colours)
+
     def _over_checker(self, reading: BoardReading, centre: tuple[float, float] | None) -> bool:
         """The die's centre lies over a checker the board reading counts (BG-ROLL-2: a die
         resting on a checker): the dice reader's own on-checker test, seen from the board."""
@@ -129,6 +156,29 @@ class FrameReader:
                 if (x - centre[0]) ** 2 + (y - centre[1]) ** 2 < reach**2:
                     return True
         return False
+
+
+def _load_colours(path: Path) -> Colours:
+    """Colours learned earlier at this table (``_save_colours``)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        darker, lighter = (tuple(int(v) for v in data[k]) for k in ("darker", "lighter"))
+        if len(darker) != 3 or len(lighter) != 3 or not all(
+                0 <= v <= 255 for v in (*darker, *lighter)):
+            raise ValueError("not two BGR triples")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"learned checker colours in {path} unreadable: {exc}") from exc
+    return (darker[0], darker[1], darker[2]), (lighter[0], lighter[1], lighter[2])
+
+
+def _save_colours(path: Path, colours: Colours) -> None:
+    """Keep the learned colours for a restart: written whole or not at all, then synced."""
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="utf-8") as out:
+        json.dump({"darker": list(colours[0]), "lighter": list(colours[1])}, out)
+        out.flush()
+        os.fsync(out.fileno())
+    tmp.replace(path)
 
 
 def _centre(die: object) -> tuple[float, float] | None:
