@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from controller.clock.messages import Button, PressEvent, Side
+from controller.clock.messages import Button, Side
 from controller.config.table import (
     CameraSection,
     ClockSection,
@@ -33,7 +33,7 @@ from controller.config.table import (
 )
 from controller.demo import players as pl
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
-from controller.demo.harness import DemoStalled, SimulatedTable
+from controller.demo.harness import DemoStalled, SimulatedTable, StopNow
 from controller.demo.script import (
     BUNDLED,
     INVALID_KINDS,
@@ -130,7 +130,8 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.camera = DemoCamera(seed=options.seed)
         self.geometry = self.camera.geometry
         self.config = demo_table_config(self.script, self.camera, options.out)
-        super().__init__(options.out, pins=self.config.signals, log=log, progress=progress)
+        super().__init__(options.out, pins=self.config.signals, log=log, progress=progress,
+                         seed=options.seed, stop_after=options.stop_after)
         self.stats = DemoStats()
         rconfig = referee_config(self.config, players=self.script.players,
                                  length=self.script.length)
@@ -152,8 +153,7 @@ class DemoTable(SimulatedTable[Pipeline]):
                          f"({len(self.journal.entries)} entries); another --out starts afresh")
         self.executor.run(startup)
         self.scene = Scene(contents_from_counts(*_counts(Position.initial())))
-        self._seen = len(self.journal.entries)
-        self._t0 = systime.perf_counter()
+        self._started()
 
     # --- plumbing ---------------------------------------------------------------------------
     def attach_publisher(self, publisher: Any) -> None:
@@ -164,22 +164,12 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.executor.on_entry = publisher.publish
         self._closers.insert(0, publisher.close)
 
-    def _stop_check(self) -> None:
-        limit = self.options.stop_after
-        if limit is not None and len(self.journal.entries) >= limit:
-            raise _StopNow()
-
     def show(self, shot: Shot, frames: int = 1, step_ms: int = MOTION_MS) -> None:
         """Put a picture in front of the camera for ``frames`` frames."""
         image, jpeg = self.camera.render(shot)
         key = shot.key()
         for _ in range(frames):
-            self.time.advance(step_ms)
-            self._deliver(self.clock.poll())
-            self.pipeline.on_frame(image, jpeg=jpeg, key=key)
-            self.signals.tick()
-            self.stats.frames += 1
-            self._stop_check()
+            self.frame(image, step_ms, jpeg=jpeg, key=key)
 
     def still(self, frames: int = STILL_FRAMES) -> None:
         """The scene as it is now, with no hand over it."""
@@ -188,31 +178,17 @@ class DemoTable(SimulatedTable[Pipeline]):
 
     def press(self, button: Button) -> None:
         """A player presses a clock button; the press reaches the pipeline through the link."""
-        self.clock.press(button)
-        for _ in range(200):
-            self.time.advance(5)
-            events = self.clock.poll()
-            self._deliver(events)
-            if any(isinstance(e, PressEvent) for e in events):
-                self._stop_check()
-                return
-        raise DemoStalled(f"the {button} press never reached the host")
-
-    def new_entries(self) -> list[dict[str, Any]]:
-        """Journal entries written since the last call."""
-        entries = self.journal.entries
-        fresh = entries[self._seen:]
-        self._seen = len(entries)
-        return fresh
+        self.press_button(button, f"the {button}")
 
     # --- the match --------------------------------------------------------------------------
     def run(self) -> DemoStats:
         """Play the match to its end (or until ``stop_after`` entries)."""
         start = systime.perf_counter()
         self._t0 = start
-        with contextlib.suppress(_StopNow):
+        with contextlib.suppress(StopNow):
             self._play()
             self.write_records()
+        self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.reads
         self.stats.press_ms = list(self.pipeline.timings.press_ms)
@@ -273,16 +249,8 @@ class DemoTable(SimulatedTable[Pipeline]):
 
     def _progress(self, game: GameScript, acts_done: int, total: int) -> None:
         """The progress line: rewritten in place on a terminal, every tenth act otherwise."""
-        out = self.progress
-        if out is None:
-            return
-        text = (f"game {game.number}/{len(self.script.games)}  act {acts_done}/{total}  "
-                f"frames {self.stats.frames}  {systime.perf_counter() - self._t0:5.1f} s")
-        if out.isatty():
-            out.write(f"\r\033[K{text}")
-        elif acts_done % 10 == 0 or acts_done == total:
-            out.write(text + "\n")
-        out.flush()
+        self._show_progress(f"game {game.number}/{len(self.script.games)}  "
+                            f"act {acts_done}/{total}", acts_done, total)
 
     def _expect_count(self, kind: str, count: int, what: str) -> None:
         """The journal must hold ``count`` entries of ``kind`` (waiting a few frames)."""
@@ -315,9 +283,6 @@ class DemoTable(SimulatedTable[Pipeline]):
             if entry["type"] in kinds:
                 return entry
         return None
-
-    def _rng(self, *parts: object) -> random.Random:
-        return random.Random("-".join(str(p) for p in (self.options.seed, *parts)))
 
     def _reach(self, player: int, target: tuple[float, float], rng: random.Random,
                contents: BoardContents | None = None, dice: tuple[DieProp, ...] = (),
@@ -523,10 +488,6 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.still()
         self.press("hold")
         self._wait(("drop",), f"{self.script.players[act.player]}'s drop")
-
-
-class _StopNow(Exception):
-    """Internal: ``stop_after`` entries reached."""
 
 
 def _counts(position: Position) -> tuple[tuple[tuple[int, int], ...], tuple[int, int],

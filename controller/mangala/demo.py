@@ -24,8 +24,7 @@ from typing import Any, TextIO
 import cv2
 import numpy as np
 
-from controller.clock.messages import PressEvent
-from controller.demo.harness import DemoStalled, SimulatedTable
+from controller.demo.harness import DemoStalled, SimulatedTable, StopNow
 from controller.mangala.pipeline import MangalaPipeline
 from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.records import RECORD_NAME, write_round_record
@@ -148,7 +147,8 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         self.options = options
         self.script: RoundScript = build_round(options.seed, options.illegal,
                                                options.first_starter)
-        super().__init__(options.out, log=log, progress=progress, keep=400)
+        super().__init__(options.out, log=log, progress=progress, keep=400, seed=options.seed,
+                         stop_after=options.stop_after)
         self.stats = MangalaDemoStats(planted_illegal=self.script.planted)
         self.camera = MangalaCamera(options.seed, options.size)
         config = MangalaConfig(players=options.players, first_starter=options.first_starter)
@@ -163,51 +163,27 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         self.executor.run(startup)
         self.cells: tuple[int, ...] = Position.initial().board()
         self.scene = 0
-        self._seen = len(self.journal.entries)
-        self._t0 = systime.perf_counter()
+        self._started()
 
     # --- plumbing ---------------------------------------------------------------------------
-    def _frame(self, image: np.ndarray, step_ms: int, key: str | None) -> None:
-        self.time.advance(step_ms)
-        self._deliver(self.clock.poll())
-        self.pipeline.on_frame(image, key=key)
-        self.signals.tick()
-        self.stats.frames += 1
-        limit = self.options.stop_after
-        if limit is not None and len(self.journal.entries) >= limit:
-            raise _StopNow()
-
     def still(self, frames: int = STILL_FRAMES) -> None:
         """The board as it lies now, no hand over it."""
         image = self.camera.board(self.cells, self.scene)
         for _ in range(frames):
-            self._frame(image, STILL_MS, f"{self.scene}")
+            self.frame(image, STILL_MS, key=f"{self.scene}")
 
     def lay(self, cells: tuple[int, ...], player: Side, cell: int, rng: random.Random) -> None:
         """The player's hand over the board while the stones go to ``cells``."""
         before = self.camera.board(self.cells, self.scene)
-        self._frame(self.camera.arm(before, player, cell, rng), MOTION_MS, None)
+        self.frame(self.camera.arm(before, player, cell, rng), MOTION_MS)
         self.cells = cells
         self.scene += 1
         after = self.camera.board(self.cells, self.scene)
-        self._frame(self.camera.arm(after, player, cell, rng), MOTION_MS, None)
+        self.frame(self.camera.arm(after, player, cell, rng), MOTION_MS)
 
     def press(self, player: Side) -> None:
         """A player presses their clock button; the press reaches the pipeline over the link."""
-        self.clock.press(self.referee.side_of(player))
-        for _ in range(200):
-            self.time.advance(5)
-            events = self.clock.poll()
-            self._deliver(events)
-            if any(isinstance(e, PressEvent) for e in events):
-                return
-        raise DemoStalled(f"{player}'s press never reached the host")
-
-    def new_entries(self) -> list[dict[str, Any]]:
-        entries = self.journal.entries
-        fresh = entries[self._seen:]
-        self._seen = len(entries)
-        return fresh
+        self.press_button(self.referee.side_of(player), f"{player}'s")
 
     def _await(self, kinds: tuple[str, ...], frames: int = VERDICT_FRAMES,
                match: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
@@ -222,22 +198,20 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                 self.still(1)
         return None
 
-    def _rng(self, *parts: object) -> random.Random:
-        return random.Random("-".join(str(p) for p in (self.options.seed, *parts)))
-
     # --- the round --------------------------------------------------------------------------
     def run(self) -> MangalaDemoStats:
         """Play the round to its end (or until ``stop_after`` entries); write the records."""
         start = systime.perf_counter()
         self._t0 = start
-        with contextlib.suppress(_StopNow):
+        with contextlib.suppress(StopNow):
             with contextlib.suppress(_RoundOver):
                 self._play()
             if self._await(("match_end",), 16) is None and not self.referee.over:
                 raise DemoStalled("the referee did not journal the round's end")
             self.write_records()
+        self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
-        self.stats.reads = self.pipeline.timings.reads
+        self.stats.reads = self.pipeline.timings.computed
         self.stats.renders = self.camera.renders
         self.stats.press_ms = list(self.pipeline.timings.press_ms)
         return self.stats
@@ -279,16 +253,7 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
             self._set_end(number)
 
     def _progress(self, number: int, done: int, total: int) -> None:
-        out = self.progress
-        if out is None:
-            return
-        text = (f"set {number}  sowing {done}/{total}  frames {self.stats.frames}  "
-                f"{systime.perf_counter() - self._t0:5.1f} s")
-        if out.isatty():
-            out.write(f"\r\033[K{text}")
-        elif done % 10 == 0 or done == total:
-            out.write(text + "\n")
-        out.flush()
+        self._show_progress(f"set {number}  sowing {done}/{total}", done, total)
 
     def _setup(self, number: int) -> None:
         """Both players put 4 stones in every pit (MG-EQ-1); the referee starts the clock."""
@@ -296,8 +261,8 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         initial = Position.initial().board()
         if self.cells != initial:
             self.lay(initial, "a", rng.randrange(6), rng)
-            self._frame(self.camera.arm(self.camera.board(self.cells, self.scene), "b",
-                                        7 + rng.randrange(6), rng), MOTION_MS, None)
+            self.frame(self.camera.arm(self.camera.board(self.cells, self.scene), "b",
+                                       7 + rng.randrange(6), rng), MOTION_MS)
         entry = self._await(("clock",), VERDICT_FRAMES, lambda e: e.get("means") == "start")
         if entry is None:
             raise DemoStalled(f"the referee did not start the clock for set {number} "
@@ -373,10 +338,6 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         entry = self._await(("game_end",), wait)
         if entry is None:
             raise DemoStalled(f"the referee did not journal the end of set {number}")
-
-
-class _StopNow(Exception):
-    """Internal: ``stop_after`` entries reached."""
 
 
 class _RoundOver(Exception):

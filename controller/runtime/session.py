@@ -22,12 +22,18 @@ from controller.runtime.view import FrameReader
 from engine.errors import RecordFormatError
 
 
+def seats(config: TableConfig) -> tuple[Side, Side]:
+    """The clock sides of the player at the bottom of the picture (the first player of either
+    game: backgammon's player 0, Mangala's side a) and of the player at the top."""
+    bottom: Side = config.players.bottom
+    return bottom, ("right" if bottom == "left" else "left")
+
+
 def referee_config(config: TableConfig, *, players: tuple[str, str] | None = None,
                    length: int | None = None) -> RefereeConfig:
     """The referee's settings for a table: the bottom player is the engine's first player."""
     p = config.players
-    bottom: Side = p.bottom
-    top: Side = "right" if bottom == "left" else "left"
+    bottom, top = seats(config)
     names = players if players is not None else (p.name(bottom), p.name(top))
     points = length if length is not None else config.match.length
     reserve = round(config.clock.reserve_s_per_point * 1000) * points

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict, Unpack
 
 from controller.clock.host import HostClock
 from controller.clock.messages import PressEvent
@@ -26,6 +26,7 @@ from controller.records.journal import Journal
 from controller.referee.api import ClockCommand, Command
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import Pipeline, press_event
+from controller.runtime.pipeline import FrameSink
 from controller.runtime.presses import Recovery, journalled_press, recover
 from controller.runtime.session import build_pipeline, referee_config, start_referee
 from controller.signals import Signals
@@ -87,19 +88,45 @@ def stop_on_signals(flag: StopFlag) -> Iterator[None]:
             signal.signal(s, h)
 
 
-def run_table(
-    config: TableConfig,
-    *,
-    stop: StopFlag | None = None,
-    log: TextIO | None = None,
-    time: TimeSource | None = None,
-    source: FrameSource | None = None,
-    clock: HostClock | LoopbackClock | None = None,
-    pin_factory: Any = None,
-    publisher_factory: Callable[[Path], Any] | None = None,
-) -> int:
-    """Run the table until the match ends, the camera ends or ``stop`` is set; return the
-    number of journal entries. Every device is closed on the way out, whatever happens."""
+@dataclass
+class TableDevices:
+    """What every live table stands on, whatever the game: the journal (the source of truth,
+    DESIGN.md), the live log, LEDs and buzzer, the match clock, the camera and the executor
+    that carries out the referee's commands on them."""
+
+    folder: Path
+    time: TimeSource
+    journal: Journal
+    live: LiveLog
+    signals: Signals
+    clock: HostClock | LoopbackClock
+    camera: FrameSource
+    executor: Executor
+    resuming: bool  # the journal held a match when the table opened: the table resumes it
+    stop: StopFlag  # set by SIGINT or SIGTERM (or a test): the loop ends after this frame
+
+
+class DeviceOptions(TypedDict, total=False):
+    """What a caller (a test, a bench set-up) may give a live table instead of what its
+    configuration opens; the same for every game."""
+
+    stop: StopFlag | None
+    log: TextIO | None
+    time: TimeSource | None
+    source: FrameSource | None
+    clock: HostClock | LoopbackClock | None
+    pin_factory: Any
+    publisher_factory: Callable[[Path], Any] | None
+
+
+@contextlib.contextmanager
+def open_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> Iterator[TableDevices]:
+    """Open a table's devices in the journal's folder (each one ``given`` is used as it is) and
+    stop on SIGINT or SIGTERM; every device is closed on the way out, whatever happens. The
+    clock is told the last press the journal holds, so its resends up to it are old news."""
+    stop, log, time = given.get("stop"), given.get("log"), given.get("time")
+    source, clock = given.get("source"), given.get("clock")
+    pin_factory, publisher_factory = given.get("pin_factory"), given.get("publisher_factory")
     flag = stop if stop is not None else StopFlag(threading.Event())
     timer: TimeSource = time if time is not None else MonotonicTime()
     folder = Path(config.journal.directory)
@@ -124,32 +151,46 @@ def run_table(
             publisher = publisher_factory(folder)
             stack.callback(publisher.close)
             executor.on_entry = publisher.publish
-        resuming = bool(journal.entries)
+        yield TableDevices(folder, timer, journal, live, signals, the_clock, camera, executor,
+                           resuming=bool(journal.entries), stop=flag)
+
+
+def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool]) -> None:
+    """The table's loop, for any game: the clock's events, then a camera frame, then the LEDs'
+    timers, until the referee says it is over, the camera ends or the table is stopped."""
+    flag = table.stop
+    while not flag.is_set and not over():
+        for event in table.clock.poll():
+            pipeline.on_clock(event)
+        frame = table.camera.read()
+        if frame is None:
+            table.live.say("The camera has no more frames")
+            break
+        pipeline.on_frame(frame.image)
+        table.signals.tick()
+    if flag.is_set:
+        table.live.say("Stopped; the journal is complete up to here, `hakem run` resumes it")
+
+
+def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
+    """Run the backgammon table until the match ends, the camera ends or ``stop`` is set;
+    return the number of journal entries. Every device is closed on the way out, whatever
+    happens."""
+    with open_table(config, **given) as table:
+        journal, live, the_clock, timer = table.journal, table.live, table.clock, table.time
         referee, startup = start_referee(referee_config(config), journal.entries)
-        pipeline = build_pipeline(config, referee, executor, timer)
+        pipeline = build_pipeline(config, referee, table.executor, timer)
         recovery: Recovery | None = None
-        if resuming:
+        if table.resuming:
             live.say(f"Resumed the match from {journal.path} ({len(journal.entries)} entries)")
             if isinstance(the_clock, HostClock):
                 recovery = recover(the_clock, journal.entries, timer,
                                    sleep=not isinstance(timer, FakeTime))
             startup = _keep_clock_times(startup, the_clock, timer, live)
-        executor.run(startup)
+        table.executor.run(startup)
         if recovery is not None:
             deliver_recovery(pipeline, recovery, timer, live)
-        over = getattr(referee, "over", False)
-        while not flag.is_set and not over:
-            for event in the_clock.poll():
-                pipeline.on_clock(event)
-            frame = camera.read()
-            if frame is None:
-                live.say("The camera has no more frames")
-                break
-            pipeline.on_frame(frame.image)
-            signals.tick()
-            over = bool(getattr(referee, "over", False))
-        if flag.is_set:
-            live.say("Stopped; the journal is complete up to here, `hakem run` resumes it")
+        drive(table, pipeline, lambda: bool(getattr(referee, "over", False)))
         return len(journal.entries)
 
 
