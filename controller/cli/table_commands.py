@@ -77,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
     if config.match.game == "mangala":
         from controller.mangala.table import run_mangala_table
 
-        entries = run_mangala_table(config)
+        entries = run_mangala_table(config, publisher_factory=publisher_for(config))
     else:
         entries = run_table(config, publisher_factory=publisher_for(config))
     if wants_json(args):

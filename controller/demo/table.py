@@ -47,7 +47,7 @@ from controller.records.mat_export import export_match
 from controller.referee.api import DirectorAction
 from controller.runtime.loop import Pipeline
 from controller.runtime.recording import Recorder
-from controller.runtime.session import build_pipeline, referee_config, start_referee
+from controller.runtime.session import build_pipeline, colours_store, referee_config, start_referee
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from vision.cube import CubeProp
@@ -146,7 +146,8 @@ class DemoTable(SimulatedTable[Pipeline]):
             })
             self._closers.append(self.recorder.close)
         self.pipeline = build_pipeline(self.config, self.referee, self.executor, self.time,
-                                       self.recorder)
+                                       self.recorder,
+                                       colours_file=colours_store(self.out, self.resumed))
         self._connect()
         if self.resumed:
             self.log.say(f"Resuming the match in {self.out} from its journal "

@@ -9,6 +9,7 @@ LEDs and the clock's times back.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from controller.clock.timebase import TimeSource
@@ -48,15 +49,28 @@ def referee_config(config: TableConfig, *, players: tuple[str, str] | None = Non
     )
 
 
+COLOURS_NAME = "colours.json"
+
+
+def colours_store(folder: Path, resuming: bool) -> Path:
+    """Where a table keeps the checker colours learned at the start of its match (BG-EQ-3); a
+    new match forgets the last one's, since other checkers may be on the board."""
+    path = folder / COLOURS_NAME
+    if not resuming:
+        path.unlink(missing_ok=True)
+    return path
+
+
 def build_pipeline(config: TableConfig, referee: RefereeProtocol, executor: Executor,
-                   time: TimeSource, observer: Callable[[str, int, object], None] | None = None
-                   ) -> Pipeline:
+                   time: TimeSource, observer: Callable[[str, int, object], None] | None = None,
+                   *, colours_file: Path | None = None) -> Pipeline:
     """The pipeline of a table as its configuration says (the same for run, demo and replay,
-    so a replay reads exactly as the session did)."""
+    so a replay reads exactly as the session did); ``colours_file``: where the learned
+    checker colours are kept for a restart (:func:`colours_store`)."""
     layout = config.players.layout()
     reader = FrameReader(config.vision_config(), config.camera.corners,
                          darker_at_top=(layout.first_colour == "darker") != layout.first_at_bottom,
-                         die_floor=config.camera.die_floor)
+                         die_floor=config.camera.die_floor, colours_file=colours_file)
     return Pipeline(referee, reader, executor, time, reread_ms=config.camera.reread_ms,
                     observer=observer, dice_always=config.camera.dice_always)
 

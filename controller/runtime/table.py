@@ -28,7 +28,7 @@ from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import Pipeline, press_event
 from controller.runtime.pipeline import FrameSink
 from controller.runtime.presses import Recovery, journalled_press, recover
-from controller.runtime.session import build_pipeline, referee_config, start_referee
+from controller.runtime.session import build_pipeline, colours_store, referee_config, start_referee
 from controller.signals import Signals
 from engine.errors import DeviceError
 from vision.sources import FrameSource, PiCameraSource, VideoCaptureSource, open_source
@@ -179,7 +179,8 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
     with open_table(config, **given) as table:
         journal, live, the_clock, timer = table.journal, table.live, table.clock, table.time
         referee, startup = start_referee(referee_config(config), journal.entries)
-        pipeline = build_pipeline(config, referee, table.executor, timer)
+        pipeline = build_pipeline(config, referee, table.executor, timer,
+                                  colours_file=colours_store(table.folder, table.resuming))
         recovery: Recovery | None = None
         if table.resuming:
             live.say(f"Resumed the match from {journal.path} ({len(journal.entries)} entries)")

@@ -81,3 +81,12 @@ def test_a_damaged_colours_file_is_a_config_error(tmp_path: Path, text: str) -> 
     store.write_text(text)
     with pytest.raises(ConfigError, match="colours"):
         FrameReader(corners=[0, 0, 10, 0, 10, 10, 0, 10], colours_file=store)
+
+
+def test_a_new_match_forgets_the_last_matchs_colours(tmp_path: Path) -> None:
+    from controller.runtime.session import colours_store
+
+    stale = tmp_path / "colours.json"
+    stale.write_text('{"darker": [1, 2, 3], "lighter": [200, 200, 200]}')
+    assert colours_store(tmp_path, resuming=True) == stale and stale.exists()
+    assert colours_store(tmp_path, resuming=False) == stale and not stale.exists()
