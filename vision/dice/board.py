@@ -5,11 +5,13 @@ stages after them. The referee (on settled throws) and the board's dice and cube
 (``vision.dice.board_pass``, behind ``hakem vision read``) both use the raster candidates
 (``spots=False``, the default), several times faster than the whole-frame spot candidates
 (``spots=True``, kept for training and comparison). On 200 synthetic throws
-(``tests.eval.dice``) the raster candidates find 93.5% of the dice (spots 90.5%) and read
-97.9% right (94.7%), catch 72.3% of cocked dice (72.0%), but call 1.1% of flat dice cocked
-(0.7%) and get on-checker right for 97.3% (98.9%: dice leaning on a checker are called on it).
-The raster's fewer phantom dice (8 against 28 over 200 throws) and better pips matter most to
-the referee (a phantom or misread die is a false "throw again"), and the whole bundled demo
+(``tests.eval.dice``, seeds 0-199) the raster candidates find 94.0% of the dice (spots
+92.5%) and read 98.7% right (97.0%), catch 88.3% of cocked dice (80.4%), call 0.4% of flat
+dice cocked (0.4%) and get on-checker right for 99.5% (98.9%); on a busy 2-core machine they
+take ~20 ms of one thread per frame (``tests.bench.dice``; spots ~54 ms), half what they
+took before the face stage read each candidate from one patch. The raster's fewer phantom
+dice (8 against 44 over 200 throws) and better pips matter most to the referee (a phantom
+or misread die is a false "throw again"), and the whole bundled demo
 runs in a third of the time with the same flags. Stages:
 
 1. Candidates. Spots: pip-sized blobs in the camera frame (difference-of-Gaussians peaks
@@ -17,10 +19,15 @@ runs in a third of the time with the same flags. Stages:
    (uniform face around the spots) drops most board texture. Raster: the whole case warped to
    a small top-down raster (``vision.dice.raster``: structure-tensor corner peaks, then a ray
    model at a threshold looser than its own, so hardly a die is missed); each of the
-   :data:`MAX_RASTER_CANDIDATES` most probable places, then the spot clusters in a small
-   window around it (:func:`hybrid_candidates`).
-2. Face: each candidate is rectified into a top-down patch (:data:`PATCH_PX_PER_MM`) where the
-   pips are found and the upward face's pip layout is fitted (count, centre, angle).
+   :data:`MAX_RASTER_CANDIDATES` most probable places the ray model gives at least
+   ``READ_THRESHOLD``, then, only where that place led to no die, the spot clusters in a
+   small window around it (:func:`hybrid_candidates`, a generator read as it goes).
+2. Face (``vision.dice.face_fit.read_candidate``): ONE top-down patch per candidate
+   (:data:`~vision.dice.face_fit.FACE_PPM` px/mm, about the camera's own resolution) whose
+   pip-scale difference of Gaussians and gradients serve every step: the pips are found, the
+   upward face's pip layout is fitted (count, centre, angle), and each centre hypothesis
+   (the fit's, the candidate's, the die body's) is refined by its outline and read on the
+   pip grid; the hypothesis with the most pip evidence and the clearest outline is kept.
 3. Pose: a patch aligned with that face gives the face colour, the outline's edges and the
    bands just outside each side (board texture, whose "face" is far from uniform, is dropped
    by that spread alone before the rest is computed); small networks (``cocked_model.json``,
@@ -42,18 +49,10 @@ from vision.dice.candidates import _apply, hybrid_candidates, spot_candidates
 from vision.dice.face_fit import (
     ALIGNED_MM,
     ALIGNED_PX_PER_MM,
-    MIN_EDGE,
     MIN_GRID_SCORE,
-    PATCH_MM,
-    PATCH_PX_PER_MM,
-    PATTERNS,
     FaceFinding,
-    _body_centre,
-    _dog,
-    _outline_angle,
-    choose_face,
-    grid_read_many,
     patch_pips,
+    read_candidate,
     warp_patch,
 )
 from vision.dice.on_checker import on_checker
@@ -103,9 +102,6 @@ class BoardDie:
         }
 
 
-_SHIFTS = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
-
-
 def find_faces(image: np.ndarray, to_mm: np.ndarray,
                geometry: BoardGeometry | None = None, *,
                all_candidates: bool = False, spots: bool = True) -> list[FaceFinding]:
@@ -119,39 +115,16 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     die = g.die_size_mm
     found: list[FaceFinding] = []
     cands = (spot_candidates(gray, to_mm, from_mm, g) if spots
-             else hybrid_candidates(colour, gray, to_mm, from_mm, g))
+             else hybrid_candidates(colour, gray, to_mm, from_mm, g,
+                                    lambda: [(f.x_mm, f.y_mm) for f in found]))
     for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
-        patch = warp_patch(gray, from_mm, cx, cy, PATCH_MM, PATCH_PX_PER_MM)
-        face = choose_face(patch_pips(patch, die, PATCH_PX_PER_MM), die)
-        # hypotheses for the face centre: the fitted pip layout's, the die body's (a
-        # die-sized blob) and the spots' own
-        starts = [(cx, cy, 0.0, 45.0)]
-        bx, by = _body_centre(patch, die, PATCH_PX_PER_MM)
-        if math.hypot(bx, by) > 1.0:
-            starts.append((cx + bx, cy + by, 0.0, 45.0))
-        residual, contrast = 0.16 * die, 0.0
-        if face is not None:
-            members, residual, fx, fy, angle = face
-            contrast = float(np.mean([p.contrast for p in members]))
-            starts.insert(0, (cx + fx, cy + fy, angle, 45.0 if len(members) < 2 else 9.0))
-        best: tuple[float, float, float, float, int, np.ndarray, float] | None = None
-        for x0, y0, a0, search in starts:
-            centred = warp_patch(gray, from_mm, x0, y0, ALIGNED_MM, ALIGNED_PX_PER_MM)
-            edge, angle = _outline_angle(centred, a0, die, ALIGNED_PX_PER_MM, search)
-            if edge < MIN_EDGE:
-                continue
-            dog = _dog(centred, die, ALIGNED_PX_PER_MM)
-            ks, scores = grid_read_many(dog, _SHIFTS, angle, die, ALIGNED_PX_PER_MM)
-            i = int(np.argmax(scores))
-            if best is None or scores[i] > best[0]:
-                value, mask = PATTERNS[int(ks[i])]
-                best = (float(scores[i]), x0 + float(_SHIFTS[i, 0]), y0 + float(_SHIFTS[i, 1]),
-                        angle, value, mask, edge)
-        if best is None or best[0] < MIN_GRID_SCORE:
+        read = read_candidate(gray, from_mm, cx, cy, die)
+        if read is None or read.score < MIN_GRID_SCORE:
             continue
-        gscore, x_mm, y_mm, angle, value, mask, edge = best
+        gscore, angle, value, mask = read.score, read.angle, read.value, read.mask
+        x_mm, y_mm, residual, contrast = cx + read.dx, cy + read.dy, read.residual, read.contrast
         if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
             continue
         aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,

@@ -9,6 +9,7 @@ them (the default: :func:`hybrid_candidates`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 import cv2
@@ -27,6 +28,8 @@ RASTER_THRESHOLD = 0.2  # ray-model probability for a candidate (its own thresho
 SPOT_WINDOW_DIES = 2.0  # side of the window looked at for pip spots around a raster candidate
 SPOT_REACH_DIES = 0.75  # spot clusters kept within this many dice of the raster's place
 MAX_SPOTS_PER_CANDIDATE = 2
+READ_THRESHOLD = 0.6  # ray-model probability below which a raster candidate is not read
+SPOT_MIN_P = 0.8  # and below which no pip spots are looked for around it
 
 
 def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -178,6 +181,15 @@ def raster_candidates(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeo
     """Centres (board mm) of die candidates, most probable first, from the whole case warped
     to a small top-down raster (``vision.dice.raster``: corner peaks, then the ray model at a
     threshold looser than its own, so hardly a die is missed; the face stages drop the rest)."""
+    return [(x, y) for x, y, _ in scored_raster_candidates(image, from_mm, geometry, limit,
+                                                           threshold)]
+
+
+def scored_raster_candidates(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
+                             limit: int = MAX_RASTER_CANDIDATES,
+                             threshold: float = RASTER_THRESHOLD
+                             ) -> list[tuple[float, float, float]]:
+    """:func:`raster_candidates` with the ray model's probability: (x mm, y mm, p)."""
     halve = _local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2) \
         >= 2.0 * RASTER_PPM and min(image.shape[:2]) >= 64
     key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
@@ -185,25 +197,42 @@ def raster_candidates(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeo
     src = cv2.pyrDown(image) if halve else image
     bgr = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     found = die_candidates(bgr, RASTER_PPM, threshold=threshold, die_mm=geometry.die_size_mm)
-    return [canonical.px_to_mm(c.u, c.v) for c in found[:limit]]
+    return [(*canonical.px_to_mm(c.u, c.v), c.p) for c in found[:limit]]
 
 
 def hybrid_candidates(image: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
-                      from_mm: np.ndarray, geometry: BoardGeometry) -> list[tuple[float, float]]:
-    """Die candidates (board mm), in the order they are read: for each raster candidate
-    (:func:`raster_candidates`, most probable first), its place, then the pip-spot clusters
-    in a window of :data:`SPOT_WINDOW_DIES` dice around it (:func:`spot_candidates`: the face
-    centre to within a pip, for the dice the raster's place, a few mm off, does not lead to:
-    the :data:`MAX_SPOTS_PER_CANDIDATE` strongest within :data:`SPOT_REACH_DIES` dice of it;
-    a candidate near a die already read is skipped by the reader)."""
+                           from_mm: np.ndarray, geometry: BoardGeometry,
+                           found: Callable[[], list[tuple[float, float]]],
+                           threshold: float = READ_THRESHOLD) -> Iterator[tuple[float, float]]:
+    """Die candidates (board mm) as they are read: for each raster candidate
+    (:func:`scored_raster_candidates`, most probable first) its place, then, only when no die
+    has been found (``found()``: the centres of the dice read so far) within a die of that
+    place, the pip-spot clusters in a window of :data:`SPOT_WINDOW_DIES` dice around it
+    (:func:`spot_candidates`: the face centre to within a pip, for the dice the raster's
+    place, a few mm off, did not lead to; the :data:`MAX_SPOTS_PER_CANDIDATE` strongest within
+    :data:`SPOT_REACH_DIES` dice of it). A generator, so the spots are looked for only once
+    the reader has tried the place.
+    Raster candidates below ``threshold`` are not read at all, and spots are looked for only
+    around those of at least :data:`SPOT_MIN_P` (on 200 synthetic throws no die was found
+    by either read below those)."""
     die = geometry.die_size_mm
     reach = SPOT_WINDOW_DIES * die / 2
-    out: list[tuple[float, float]] = []
-    for x, y in raster_candidates(image, from_mm, geometry):
+    seen: list[tuple[float, float]] = []
+
+    def new(c: tuple[float, float]) -> bool:
+        if all(math.hypot(c[0] - o[0], c[1] - o[1]) > 1.5 for o in seen):
+            seen.append(c)
+            return True
+        return False
+
+    for x, y, p in scored_raster_candidates(image, from_mm, geometry, threshold=threshold):
+        if new((x, y)):
+            yield x, y
+        if p < SPOT_MIN_P or any(math.hypot(fx - x, fy - y) < die for fx, fy in found()):
+            continue
         window = (x - reach, y - reach, x + reach, y + reach)
         spots = [c for c in spot_candidates(gray, to_mm, from_mm, geometry, window)
                  if math.hypot(c[0] - x, c[1] - y) < SPOT_REACH_DIES * die]
-        for c in [(x, y), *spots[:MAX_SPOTS_PER_CANDIDATE]]:
-            if all(math.hypot(c[0] - o[0], c[1] - o[1]) > 1.5 for o in out):
-                out.append(c)
-    return out
+        for c in spots[:MAX_SPOTS_PER_CANDIDATE]:
+            if new(c):
+                yield c

@@ -51,22 +51,8 @@ def warp_patch(image: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, siz
 def patch_pips(gray: np.ndarray, die_mm: float, ppm: float) -> list[PatchPip]:
     """Pip-sized blobs of either polarity in a top-down patch: difference-of-Gaussians peaks
     tuned to the pip size, so pips that blur into each other stay apart."""
-    radius = PIP_RADIUS * die_mm * ppm
-    centre = gray.shape[0] / 2
-    g = gray.astype(np.float32)
-    s1 = max(1.0, radius / 1.414)
-    dog = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
-    win = int(radius * 2.2) | 1
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win))
-    out: list[PatchPip] = []
-    for dark in (True, False):
-        resp = -dog if dark else dog
-        peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > 16.0)
-        ys, xs = np.nonzero(peaks)
-        for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
-            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm,
-                                float(resp[y, x]) / 255.0, dark))
-    return out
+    reach = gray.shape[0] / ppm  # the whole patch
+    return _pips_from_dog(_dog(gray, die_mm, ppm), PIP_RADIUS * die_mm * ppm, ppm, reach)
 
 
 @lru_cache(maxsize=16)
@@ -110,6 +96,32 @@ def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float
     return float(residual[k]), float(centre[0]), float(centre[1]), float(angles[k])
 
 
+@lru_cache(maxsize=16)
+def _layout_radii(n: int, die_mm: float) -> tuple[float, ...]:
+    """The distinct distances of face ``n``'s pip places from the face centre."""
+    return tuple(sorted({round(math.hypot(float(x), float(y)), 9) for x, y in _layout(n, die_mm)}))
+
+
+def _fit_or_reject(pts: np.ndarray, die_mm: float, limit: float
+                   ) -> tuple[float, float, float, float]:
+    """:func:`fit_face`, or (inf, centre, 0) without fitting when no turn of the layout can
+    fit within ``limit``: the layout is centred on the pips' mean, so a pip within ``limit``
+    of a layout place lies within ``limit`` of that place's distance from the centre, and
+    a place within ``limit`` of a pip likewise (an exact test, in plain Python since groups
+    hold at most six pips; most groups a patch offers fail it)."""
+    xy = pts.tolist()
+    n = len(xy)
+    cx = sum(p[0] for p in xy) / n
+    cy = sum(p[1] for p in xy) / n
+    if n > 1:
+        radii = [math.hypot(x - cx, y - cy) for x, y in xy]
+        places = _layout_radii(n, die_mm)
+        if (any(min(abs(r - q) for q in places) >= limit for r in radii)
+                or any(min(abs(r - q) for r in radii) >= limit for q in places)):
+            return math.inf, cx, cy, 0.0
+    return fit_face(pts, die_mm)
+
+
 def choose_face(pips: list[PatchPip], die_mm: float
                 ) -> tuple[list[PatchPip], float, float, float, float] | None:
     """The upward face's pips near the patch centre: (pips, residual, cx, cy, angle).
@@ -146,7 +158,7 @@ def choose_face(pips: list[PatchPip], die_mm: float
             while True:
                 key = tuple(group)
                 if key not in fits:
-                    fits[key] = fit_face(xy[group], die_mm)
+                    fits[key] = _fit_or_reject(xy[group], die_mm, limit)
                 residual, cx, cy, angle = fits[key]
                 if residual < limit or len(group) == 1:
                     break
@@ -185,14 +197,14 @@ _MASKS = np.array([m.reshape(-1) for _, m in PATTERNS])
 _OFF_Y, _OFF_X = (a.reshape(9, 1) for a in np.mgrid[-1:2, -1:2])
 
 
-def _body_centre(gray: np.ndarray, die_mm: float, ppm: float) -> tuple[float, float]:
+def _body_centre(gray: np.ndarray, die_mm: float, ppm: float, f: int = 4
+                 ) -> tuple[float, float]:
     """Where the die's body is around the patch centre (mm from it): the strongest die-scale
     blob (difference of Gaussians, either polarity) within half a die of the centre.
 
     Die-scale blurs are wide, so they run on the patch shrunk fourfold (a die is still ~16 px
     there); the peak is then placed to a fraction of a pixel by a parabola through its
     neighbours."""
-    f = 4
     n = gray.shape[0]
     small = cv2.resize(gray.astype(np.float32), (n // f, n // f), interpolation=cv2.INTER_AREA)
     sigma = 0.3 * die_mm * ppm / f
@@ -271,25 +283,10 @@ def _outline_angle(gray: np.ndarray, angle: float, die_mm: float, ppm: float,
                    search_deg: float) -> tuple[float, float]:
     """Refine the face angle by the strongest square outline around the patch centre:
     (mean edge step along the outline, angle)."""
-    n = gray.shape[0]
     g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-    half = die_mm / 2
-    t = np.linspace(-0.7, 0.7, 11) * half
-    angles = angle + np.radians(np.arange(-search_deg, search_deg + 0.1, 3.0))
-    ca, sa = np.cos(angles)[:, None, None], np.sin(angles)[:, None, None]
-    nu = np.array([1.0, -1.0, 0.0, 0.0])[None, :, None]
-    nv = np.array([0.0, 0.0, 1.0, -1.0])[None, :, None]
-    tt = t[None, None, :]
-    eu = nu * half + (nu == 0) * tt
-    ev = nv * half + (nv == 0) * tt
-    px = np.clip(((eu * ca - ev * sa) * ppm + n / 2).astype(int), 0, n - 1)
-    py = np.clip(((eu * sa + ev * ca) * ppm + n / 2).astype(int), 0, n - 1)
-    nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
-    step = np.abs(gx[py, px] * nx + gy[py, px] * ny).mean(axis=(1, 2))
-    k = int(np.argmax(step))
-    return float(step[k]), float(angles[k])
+    return _outline_step(gx, gy, 0.0, 0.0, angle, die_mm, ppm, search_deg)
 
 
 @dataclass(frozen=True)
@@ -304,3 +301,133 @@ class FaceFinding:
     contrast: float
     features: np.ndarray
     score: float = 0.0  # pip evidence: weakest pattern pip over strongest empty place
+
+
+FACE_PPM = 2.0  # px/mm of the one patch each candidate is read in (the camera gives ~1.3)
+FACE_MM = 48.0  # its side: the face centre hypotheses lie up to 0.75 die off the candidate
+EDGE_WEIGHT = 0.05  # pip evidence per unit of log outline edge step (see read_candidate)
+DECISIVE_SCORE = 0.1  # pip evidence at which a fitted layout the grid confirms ends the search
+
+
+@dataclass(frozen=True)
+class FaceRead:
+    """The best face read around a candidate: pip evidence score, centre (mm from the
+    candidate), angle, value and 3x3 pattern, outline edge step (per patch pixel at
+    :data:`ALIGNED_PX_PER_MM`), the pip layout's fit residual and pip contrast."""
+
+    score: float
+    dx: float
+    dy: float
+    angle: float
+    value: int
+    mask: np.ndarray
+    edge: float
+    residual: float
+    contrast: float
+
+
+def _pips_from_dog(dog: np.ndarray, radius: float, ppm: float, reach_mm: float
+                   ) -> list[PatchPip]:
+    """:func:`patch_pips` on a DoG already computed, pips within ``reach_mm`` (each axis) of
+    the patch centre only."""
+    centre = dog.shape[0] / 2
+    win = int(radius * 2.2) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win))
+    out: list[PatchPip] = []
+    lo, hi = max(0, int(centre - reach_mm * ppm)), int(centre + reach_mm * ppm) + 1
+    for dark in (True, False):
+        resp = -dog if dark else dog
+        peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > 16.0)
+        ys, xs = np.nonzero(peaks[lo:hi, lo:hi])
+        for x, y in zip((xs + lo).tolist(), (ys + lo).tolist(), strict=True):
+            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm,
+                                float(resp[y, x]) / 255.0, dark))
+    return out
+
+
+def _outline_step(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
+                  die_mm: float, ppm: float, search_deg: float) -> tuple[float, float]:
+    """:func:`_outline_angle` on gradients already computed, for a face centred (ox, oy) mm
+    from the patch centre."""
+    n = gx.shape[0]
+    half = die_mm / 2
+    t = np.linspace(-0.7, 0.7, 11) * half
+    angles = angle + np.radians(np.arange(-search_deg, search_deg + 0.1, 3.0))
+    ca, sa = np.cos(angles)[:, None, None], np.sin(angles)[:, None, None]
+    nu = np.array([1.0, -1.0, 0.0, 0.0])[None, :, None]
+    nv = np.array([0.0, 0.0, 1.0, -1.0])[None, :, None]
+    tt = t[None, None, :]
+    eu = nu * half + (nu == 0) * tt
+    ev = nv * half + (nv == 0) * tt
+    px = np.clip(((eu * ca - ev * sa + ox) * ppm + n / 2).astype(int), 0, n - 1)
+    py = np.clip(((eu * sa + ev * ca + oy) * ppm + n / 2).astype(int), 0, n - 1)
+    nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
+    step = np.abs(gx[py, px] * nx + gy[py, px] * ny).mean(axis=(1, 2))
+    k = int(np.argmax(step))
+    return float(step[k]), float(angles[k])
+
+
+_SHIFTS = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+
+
+def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
+                   die_mm: float, ppm: float | None = None) -> FaceRead | None:
+    """Read the face around a candidate (cx, cy board mm) from ONE top-down patch: its
+    pip-scale DoG and gradients are computed once and shared by the pip finder, the layout
+    fit and every centre hypothesis (the fitted layout's centre, the die body's, the
+    candidate's own), each refined by its outline angle and read on the pip grid (within a
+    mm of it). The hypothesis kept is the one with the most pip evidence plus
+    :data:`EDGE_WEIGHT` times the log of its outline's edge step: a lone pip of a two or a
+    four, taken for a one's centre, shows as much pip evidence as the whole face read at its
+    true centre, but a much weaker outline (on 200 synthetic throws, pips read right rose
+    from 97.6% to 98.7% and dice found from 92.8% to 94.0%). A fitted layout of two or more
+    pips that the grid read confirms with :data:`DECISIVE_SCORE` ends the search (the die
+    body's centre is not even looked for). None when no hypothesis shows a face outline."""
+    ppm = ppm or FACE_PPM
+    patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm)
+    g = patch.astype(np.float32)
+    radius = PIP_RADIUS * die_mm * ppm
+    s1 = max(1.0, radius / 1.414)
+    dog = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
+    pips = _pips_from_dog(dog, radius, ppm, PATCH_MM / 2)
+    face = choose_face(pips, die_mm)
+    sm = cv2.GaussianBlur(patch, (3, 3), 0).astype(np.float32)
+    gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    to_aligned = ppm / ALIGNED_PX_PER_MM  # edge steps per pixel as at the aligned scale
+    best: FaceRead | None = None
+    rank = -math.inf
+    residual, contrast = 0.16 * die_mm, 0.0
+    fitted = 0
+    starts: list[tuple[float, float, float, float]] = []
+    if face is not None:
+        members, residual, fx, fy, a0 = face
+        fitted = len(members)
+        contrast = float(np.mean([p.contrast for p in members]))
+        starts.append((fx, fy, a0, 45.0 if fitted < 2 else 9.0))
+    starts.append((0.0, 0.0, 0.0, 45.0))
+    k = 0
+    while k < len(starts):
+        x0, y0, a, search = starts[k]
+        k += 1
+        if k == len(starts) and len(starts) < 3:
+            # the die body's centre, looked for only when the hypotheses so far left a doubt
+            bx, by = _body_centre(patch, die_mm, ppm, max(1, round(ppm)))
+            if math.hypot(bx, by) > 1.0:
+                starts.append((bx, by, 0.0, 45.0))
+        edge, angle = _outline_step(gx, gy, x0, y0, a, die_mm, ppm, search)
+        edge *= to_aligned
+        if edge < MIN_EDGE:
+            continue
+        ks, scores = grid_read_many(dog, _SHIFTS + np.array([x0, y0]), angle, die_mm, ppm)
+        i = int(np.argmax(scores))
+        value, mask = PATTERNS[int(ks[i])]
+        r = float(scores[i]) + EDGE_WEIGHT * math.log(edge)
+        if best is None or r > rank:
+            rank = r
+            best = FaceRead(float(scores[i]), x0 + float(_SHIFTS[i, 0]),
+                            y0 + float(_SHIFTS[i, 1]), angle, value, mask, edge, residual,
+                            contrast)
+        if k == 1 and fitted >= 2 and value == fitted and float(scores[i]) >= DECISIVE_SCORE:
+            break  # the fitted layout, confirmed on the pip grid with a clear margin
+    return best

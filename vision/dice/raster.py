@@ -126,15 +126,20 @@ def ray_features(rays: np.ndarray) -> np.ndarray:
     inside, a step all round at its edge; a checker's rim or a point's edge: a step on some
     rays only), the rays sorted so the die's turn does not matter; the mean per radius; the
     mean colour and contrast of the samples (a die's own look counts too)."""
-    centre = rays[:, :, :2].mean(axis=(1, 2))
-    dist = np.abs(rays - centre[:, None, None, :]).sum(axis=3) / 64.0  # (N, A, R)
-    inner = dist[:, :, 1:4].mean(axis=2)
-    outer = dist[:, :, 6:].mean(axis=2)
-    step = np.diff(dist[:, :, 2:], axis=2).max(axis=2)
-    mean = rays.mean(axis=(1, 2))
-    std = np.sqrt(((rays - mean[:, None, None, :]) ** 2).mean(axis=(1, 2, 3)))
+    # computed channel-first and radius-major, so each reduction runs over contiguous memory
+    n = len(rays)
+    r = np.ascontiguousarray(rays.transpose(0, 3, 2, 1))  # (N, 3, radii, angles)
+    flat = r.reshape(n, 3, -1)
+    centre = r[:, :, :2].reshape(n, 3, -1).mean(axis=2)
+    dist = np.abs(r - centre[:, :, None, None]).sum(axis=1) * (1.0 / 64.0)  # (N, R, A)
+    inner = dist[:, 1:4].mean(axis=1)
+    outer = dist[:, 6:].mean(axis=1)
+    step = (dist[:, 3:] - dist[:, 2:-1]).max(axis=1)
+    mean = flat.mean(axis=2)
+    dev = flat - mean[:, :, None]
+    std = np.sqrt(np.einsum("nck,nck->n", dev, dev) / dev[0].size)
     out: np.ndarray = np.concatenate([np.sort(inner, axis=1), np.sort(outer, axis=1),
-                                      np.sort(step, axis=1), dist.mean(axis=1),
+                                      np.sort(step, axis=1), dist.mean(axis=2),
                                       mean / 128.0 - 1.0, (std / 64.0)[:, None]], axis=1)
     return out
 
