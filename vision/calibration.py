@@ -1,8 +1,9 @@
 """Calibration: where the board is in the picture, as a homography to board millimetres.
 
-Three ways, best first: the four ArUco markers stuck at the tray ends (found in every frame, so
-a nudged board or camera is followed), four playing-surface corners given by hand
-(``--corners``), or corners from the table's configuration.
+Ways, best first: four playing-surface corners given by hand (``--corners``) or from the
+table's configuration, the four ArUco markers stuck at the tray ends (found in every frame, so
+a nudged board or camera is followed), and as the last resort the playing surface found from
+its own edges (:mod:`vision.board_finder`, source "found").
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import cv2
 import numpy as np
 
 from engine.errors import ImageError
+from vision.board_finder import BoardNotFoundError as BoardNotFoundError  # re-exported
+from vision.board_finder import find_board
+from vision.config import FinderConfig
 from vision.geometry import BoardGeometry, Canonical
 
 ARUCO_DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -24,16 +28,12 @@ class CornersOutsideImageError(ImageError):
     """The given corners do not lie inside the picture."""
 
 
-class BoardNotFoundError(ImageError):
-    """Neither markers nor corners locate the board in the picture."""
-
-
 @dataclass(frozen=True)
 class Calibration:
     """The playing surface's corners in the image (TL, TR, BR, BL) and how they were found."""
 
     corners: np.ndarray  # 4x2 float32 image pixels
-    source: str  # "corners", "markers" or "config"
+    source: str  # "corners", "markers", "config" or "found"
     geometry: BoardGeometry
 
     def homography_to(self, canonical: Canonical) -> np.ndarray:
@@ -124,7 +124,12 @@ def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
 
 def from_markers(image: np.ndarray, geometry: BoardGeometry) -> Calibration:
     """Locate the board from its four markers; BoardNotFoundError when any is missing."""
-    found = detect_markers(image)
+    return _from_marker_centres(detect_markers(image), image.shape, geometry)
+
+
+def _from_marker_centres(found: dict[int, np.ndarray], shape: tuple[int, ...],
+                         geometry: BoardGeometry) -> Calibration:
+    """:func:`from_markers` for the markers already detected."""
     missing = [i for i in MARKER_IDS if i not in found]
     if missing:
         raise BoardNotFoundError(
@@ -137,12 +142,33 @@ def from_markers(image: np.ndarray, geometry: BoardGeometry) -> Calibration:
     corners = cv2.perspectiveTransform(
         geometry.corners_mm.reshape(-1, 1, 2).astype(np.float64), h
     ).reshape(4, 2)
-    return from_corners(corners.astype(np.float32), image.shape, geometry, "markers")
+    return from_corners(corners.astype(np.float32), shape, geometry, "markers")
+
+
+def from_found(image: np.ndarray, geometry: BoardGeometry,
+               config: FinderConfig | None = None) -> Calibration:
+    """Locate the board from its own edges (no markers, no corners); BoardNotFoundError when
+    no board fits the picture."""
+    found = find_board(image, geometry, config)
+    try:
+        return from_corners(found.corners, image.shape, geometry, "found")
+    except ImageError as exc:  # a fit running off the picture or too small: not a board
+        raise BoardNotFoundError(f"board not found: {exc}") from None
 
 
 def locate_board(image: np.ndarray, geometry: BoardGeometry,
-                 corners: np.ndarray | None = None) -> Calibration:
-    """Corners when given, else the markers."""
+                 corners: np.ndarray | None = None,
+                 finder: FinderConfig | None = None) -> Calibration:
+    """Corners when given, else the markers, else the board found from its own edges."""
     if corners is not None:
         return from_corners(corners, image.shape, geometry)
-    return from_markers(image, geometry)
+    seen = detect_markers(image)
+    try:
+        return _from_marker_centres(seen, image.shape, geometry)
+    except BoardNotFoundError as missing:
+        try:
+            return from_found(image, geometry, finder)
+        except BoardNotFoundError:
+            if seen:  # some markers but not all four: say which are missing
+                raise missing from None
+            raise

@@ -135,6 +135,64 @@ class StillnessConfig:
 
 
 @dataclass(frozen=True)
+class FinderConfig:
+    """Finding the playing surface without markers or corners (``vision.board_finder``)."""
+
+    # The coarse search: the picture shrunk to this width, the board's width tried from
+    # min to max share of the picture's width in steps of this ratio, these rotations (degrees).
+    coarse_width: int = 200
+    min_board_share: float = 0.25
+    max_board_share: float = 0.98
+    scale_step: float = 1.05
+    rotations_deg: tuple[float, ...] = (-3.0, 0.0, 3.0)
+    aspects: tuple[float, ...] = (0.94, 1.0, 1.06)  # height/width against the model's
+    template_blur_px: float = 1.0  # the model's lines are blurred this much in the template
+    candidates: int = 3  # the best coarse matches refined
+    # Refinement levels (picture shrink factors, finest last) and how far (px of that level)
+    # each looks for an edge across a model line.
+    # (search_px and the per-level weights below hold one value per level)
+    levels: tuple[float, ...] = (4.0, 2.0, 1.0)
+    search_px: tuple[float, ...] = (7.0, 4.0, 3.0)
+    iterations: int = 6  # edge searches per level
+    min_edge: float = 4.0  # grey levels per pixel a model line's edge must show
+    robust_px: float = 2.5  # residuals beyond this (px of the level) weigh nothing (Tukey)
+    sample_mm: float = 6.0  # model lines are sampled this often
+    # How much one sample of the surface's outline counts against one of a point's edge, per
+    # refinement level (coarse levels follow the points: the frame's own edges are near).
+    outline_weights: tuple[float, ...] = (1.0, 2.0, 3.0)
+    # The same for a point's tip, found a little short of the true tip (blur): it fixes how
+    # far down the board reaches while the outline is still far, then gives way to it.
+    apex_weights: tuple[float, ...] = (4.0, 2.0, 0.0)
+    # Before the refinement at level ``row_search_level`` (an index into ``levels``), the top
+    # and bottom edges are each tried this many px (of that level) either way, scoring the edge
+    # under the whole model (edges clipped at row_edge_scale grey levels per px; a point's tip
+    # and an outline sample weigh as much as these many samples of a point's side).
+    row_search_level: int = 1
+    row_search_px: float = 24.0
+    row_edge_scale: float = 12.0
+    row_apex_weight: float = 4.0
+    row_outline_weight: float = 0.5
+    # From this level on (an index into ``levels``) the lens's radial distortion is fitted too,
+    # up to this much (the corners are then where the lens puts them). Off by default (an index
+    # past the last level): the board reader maps the board with the corners' homography alone,
+    # and on the real photographs it reads best from the corners of a fit without the lens.
+    lens_from_level: int = 3
+    max_k1: float = 0.1
+    # Across a model line, the nearest edge at least this share of the strongest one is taken.
+    strong_share: float = 0.5
+    # Found only when this share of the model's samples sits on an edge within inlier_px.
+    inlier_px: float = 1.5
+    # ... an edge whose gradient lies within acos(inlier_alignment) of the line's normal and
+    # is inlier_contrast times the median edge across the line over inlier_window_px more px.
+    inlier_alignment: float = 0.9
+    inlier_contrast: float = 2.0
+    inlier_window_px: int = 4
+    min_inlier_share: float = 0.5
+    # A candidate fitting this well ends the search (the other coarse matches are not refined).
+    accept_share: float = 0.6
+
+
+@dataclass(frozen=True)
 class BenchConfig:
     """Targets the benchmark checks (the issue's speed and memory requirements)."""
 
@@ -151,6 +209,7 @@ class VisionConfig:
     occlusion: OcclusionConfig = field(default_factory=OcclusionConfig)
     stillness: StillnessConfig = field(default_factory=StillnessConfig)
     bench: BenchConfig = field(default_factory=BenchConfig)
+    finder: FinderConfig = field(default_factory=FinderConfig)
     # Playing-surface corners (x, y) x 4 for a fixed camera, used when none are given.
     corners: tuple[float, ...] | None = None
 

@@ -109,9 +109,13 @@ def _read(args: argparse.Namespace) -> int:
     config = _config(args)
     corners = _corners(args)
     learn = config.checkers.darker_bgr is None or config.checkers.lighter_bgr is None
+    if corners is None and config.corners is not None:
+        corners = np.array(config.corners, dtype=np.float32).reshape(4, 2)
     for path in args.images:
         img = load_image(path)
-        reading = read_board(img, corners=corners, config=config, name=path)
+        # corners, else the markers, else the board found from its own edges
+        calibration = locate_board(img, config.geometry, corners, config.finder)
+        reading = read_board(img, config=config, name=path, calibration=calibration)
         if learn:
             # checker colours not configured: learned from the first picture of the starting
             # position (BG-EQ-3), then used for the pictures after it
@@ -186,7 +190,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     if corners is None and config.corners is not None:
         corners = np.array(config.corners, dtype=np.float32).reshape(4, 2)
     found = detect_markers(img)
-    calibration: Calibration = locate_board(img, config.geometry, corners)
+    calibration: Calibration = locate_board(img, config.geometry, corners, config.finder)
     reading = read_board(img, config=config, name=args.image, calibration=calibration)
     picture = annotate(img, reading, found)
     _write_image(args.out, picture)

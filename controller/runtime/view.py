@@ -94,7 +94,7 @@ class FrameReader:
             if self._corners is not None:
                 self.calibration = from_corners(self._corners, image.shape, geometry)
             else:
-                self.calibration = locate_board(image, geometry, None)
+                self.calibration = locate_board(image, geometry, None, self.config.finder)
             unit = Canonical(geometry, 1.0, (0.0, 0.0))
             self._to_mm = unit.homography_from_image(self.calibration.corners)
             self._cube_h = self._cube_canonical.homography_from_image(self.calibration.corners)
