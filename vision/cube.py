@@ -1,9 +1,12 @@
 """The doubling cube: a prop for the renderer, and a reader for its face and its place.
 
-The reader looks for a square of the cube's size (``BoardGeometry.cube_size_mm``) in a
-top-down raster of the whole board, reads the number on its upward face (2, 4, 8, 16, 32 or 64;
-64 is the centred cube of value 1, BG-CUBE-1) by matching it against glyphs drawn with OpenCV's
-fonts at every quarter turn, and names its place: ``centre`` (middle of the bar), the side of
+The reader looks in top-down rasters of the board for light squares of the cube's size
+(``BoardGeometry.cube_size_mm``) and for number-sized clusters of thin dark strokes (a cube
+overlapping a light point or checker has no square outline of its own), reads the number on
+the upward face (2, 4, 8, 16, 32 or 64; 64 is the centred cube of value 1, BG-CUBE-1) by
+cropping it to its ink and correlating it with glyphs drawn with OpenCV's fonts at every
+quarter turn (a die, a marker or a patch of board correlates far below a number), and names
+its place: ``centre`` (middle of the bar), the side of
 the player who owns it (the bar end next to them), ``offered`` (on the playing surface, where
 the doubler puts it, BG-CUBE-3) or ``off-board`` (beside the board, the Crawford game).
 """
@@ -11,9 +14,10 @@ the doubler puts it, BG-CUBE-3) or ``off-board`` (beside the board, the Crawford
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import cv2
 import numpy as np
@@ -26,8 +30,9 @@ READ_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHE
 RENDER_FONTS = (*READ_FONTS, cv2.FONT_HERSHEY_COMPLEX)
 FACE_PX = 48  # side of the rectified face the reader compares
 # below this face-read confidence a square found by the fast path is not taken for the cube
-# (synthetic throws: cubes read at 0.15 and above; a marker or a light patch at about 0.1)
-MIN_STRIP_CONFIDENCE = 0.12
+# (synthetic throws: cubes read at 0.7 and above; markers, dice, light patches at 0)
+MIN_STRIP_CONFIDENCE = 0.2
+SURE_CONFIDENCE = 0.5  # a face read this well is the cube: the search stops there
 
 
 def _glyph(value: int, side: int, font: int, thickness_scale: float = 1.0) -> np.ndarray:
@@ -44,15 +49,62 @@ def _glyph(value: int, side: int, font: int, thickness_scale: float = 1.0) -> np
     return face
 
 
+INK_MARGIN = 1.12  # a normalised face: the number's bounding square and this much around it
+
+
+def _normalised(face: np.ndarray) -> tuple[np.ndarray, tuple[float, float], float, float]:
+    """A face (dark ink on light, float32) cropped to the square about its number's ink and
+    resized to ``FACE_PX``: a face read a little too large, too small or off centre, in a
+    thinner or bolder font, then lines up with the templates. Dark parts touching the
+    picture's rim (the cube's shaded edge, the board or a checker beyond it) are not ink.
+    Also gives the ink's centre (pixels of ``face``), the face's centre on a cube, the longer
+    side of its box as a share of the picture's side, and the share of that box inked."""
+    n = face.shape[0]
+    flat = face.reshape(-1)
+    k_lo, k_mid = int(0.03 * (len(flat) - 1)), int(0.6 * (len(flat) - 1))
+    part = np.partition(flat, (k_lo, k_mid))
+    lo, mid = float(part[k_lo]), float(part[k_mid])
+    ink = (face < (lo + mid) / 2).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    beyond: list[int] = []  # dark parts touching the rim
+    edge = 1
+    x0 = y0 = n
+    x1 = y1 = inked = 0
+    for i in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if x < edge or y < edge or x + w > n - edge or y + h > n - edge:
+            beyond.append(i)
+            continue
+        if area < 3:
+            continue
+        x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x + w), max(y1, y + h)
+        inked += area
+    if x1 <= x0 or y1 <= y0:
+        return (cv2.resize(face, (FACE_PX, FACE_PX), interpolation=cv2.INTER_AREA),
+                ((n - 1) / 2, (n - 1) / 2), 0.0, 0.0)
+    cx, cy = (x0 + x1 - 1) / 2, (y0 + y1 - 1) / 2
+    half = max(x1 - x0, y1 - y0, 2) / 2 * INK_MARGIN
+    scale = FACE_PX / (2 * half)
+    m = np.array([[scale, 0, (FACE_PX - 1) / 2 - scale * cx],
+                  [0, scale, (FACE_PX - 1) / 2 - scale * cy]])
+    if beyond:  # painted plain face, lest they outweigh the number in the correlation
+        plain = cv2.dilate(np.isin(labels, beyond).astype(np.uint8), np.ones((3, 3), np.uint8))
+        face = np.where(plain > 0, np.float32(mid), face).astype(np.float32)
+    out: np.ndarray = cv2.warpAffine(face, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=mid)
+    return out, (cx, cy), max(x1 - x0, y1 - y0) / n, inked / ((x1 - x0) * (y1 - y0))
+
+
 @lru_cache(maxsize=1)
 def _templates() -> tuple[tuple[int, np.ndarray], ...]:
-    """Zero-mean, unit-norm templates of every value, font and quarter turn."""
+    """Zero-mean, unit-norm templates of every value, font and quarter turn, normalised as a
+    face read is (:func:`_normalised`)."""
     out = []
     for value in CUBE_VALUES:
         for font in READ_FONTS:
-            g = _glyph(value, FACE_PX, font).astype(np.float32)
+            g = _glyph(value, 2 * FACE_PX, font).astype(np.float32)
             for k in range(4):
-                t = np.rot90(g, k).copy()
+                t = _normalised(np.rot90(g, k).copy())[0]
                 t -= t.mean()
                 t /= np.linalg.norm(t) + 1e-6
                 out.append((value, t))
@@ -67,29 +119,59 @@ def _template_matrix() -> tuple[np.ndarray, np.ndarray]:
             np.array([v for v, _ in ts]))
 
 
-def read_face(face_gray: np.ndarray) -> tuple[int, float]:
-    """The cube value shown on a rectified face image and a confidence in 0..1."""
-    face = cv2.resize(face_gray, (FACE_PX, FACE_PX), interpolation=cv2.INTER_AREA)
-    face = face.astype(np.float32)
+class FaceMatch(NamedTuple):
+    """A face read: the best value, its correlation and the best other value's, the number's
+    centre (face pixels), its box's longer side (share of the face image's side) and the
+    share of that box inked."""
+
+    value: int
+    top: float
+    second: float
+    centre: tuple[float, float]
+    extent: float
+    fill: float
+
+
+def face_match(face_gray: np.ndarray) -> tuple[int, float, float]:
+    """The best-matching cube value on a rectified face image, its normalised correlation
+    with that value's templates, and the best correlation of any other value."""
+    found = _match(face_gray)
+    return found.value, found.top, found.second
+
+
+def _match(face_gray: np.ndarray) -> FaceMatch:
+    """:func:`face_match` with the number's centre and size."""
+    face = face_gray.astype(np.float32)
     # ink is whichever is rarer: dark on a light cube or light on a dark one
     flat = face.reshape(-1)
     half = len(flat) // 2
     median = float(np.partition(flat, half)[half])
     if median < float(flat.mean()) - 10 or median < 100:
         face = 255 - face
-    inner = face.copy()
-    border = FACE_PX // 10
-    inner[:border], inner[-border:] = 255, 255
-    inner[:, :border], inner[:, -border:] = 255, 255
-    x = inner - inner.mean()
+    x, centre, extent, fill = _normalised(face)
+    x = x - x.mean()
     x /= np.linalg.norm(x) + 1e-6
     matrix, values = _template_matrix()
     scores = (matrix @ x.reshape(-1)).reshape(len(CUBE_VALUES), -1).max(axis=1)
     order = np.argsort(-scores)
     value = int(values.reshape(len(CUBE_VALUES), -1)[order[0], 0])
-    top, second = float(scores[order[0]]), float(scores[order[1]])
-    confidence = float(np.clip((top - second) * 6.0, 0.0, 1.0) * np.clip(top * 1.6, 0.0, 1.0))
-    return value, confidence
+    return FaceMatch(value, float(scores[order[0]]), float(scores[order[1]]), centre, extent,
+                     fill)
+
+
+def _confidence(top: float, second: float) -> float:
+    """A face read's confidence in 0..1 from its best and second-best value's correlation.
+
+    Synthetic throws: a cube's face read square-on correlates at 0.86 and above; a marker, a
+    light patch, a die (a dark die's body) at 0.72 and below."""
+    return float(np.clip((top - MATCH_FLOOR) / 0.12, 0.0, 1.0)
+                 * np.clip((top - second) * 5.0, 0.0, 1.0))
+
+
+def read_face(face_gray: np.ndarray) -> tuple[int, float]:
+    """The cube value shown on a rectified face image and a confidence in 0..1."""
+    value, top, second = face_match(face_gray)
+    return value, _confidence(top, second)
 
 
 @dataclass(frozen=True)
@@ -362,8 +444,25 @@ class RasterStrip:
     px_per_mm: float
     x0_mm: float
     y0_mm: float
+    numbers: bool = True  # also look for the cube by its number
+    # the raster's 3x3 Sobel derivatives (x, y), when already worked out (the reading raster's)
+    sobel: tuple[np.ndarray, np.ndarray] | None = None
+
+    def gray(self) -> np.ndarray:
+        """The raster in grey."""
+        out: np.ndarray = (cv2.cvtColor(self.bgr, cv2.COLOR_BGR2GRAY) if self.bgr.ndim == 3
+                           else self.bgr)
+        return out
+
+    def gradients(self) -> tuple[np.ndarray, np.ndarray]:
+        """The raster's 3x3 Sobel derivatives (x, y)."""
+        if self.sobel is not None:
+            return self.sobel
+        gx, gy = cv2.spatialGradient(np.ascontiguousarray(self.gray()))
+        return gx, gy
 
     def to_mm(self, pts: np.ndarray) -> np.ndarray:
+        """Raster pixels to board mm."""
         out: np.ndarray = (np.asarray(pts, np.float64).reshape(-1, 2) / self.px_per_mm
                            + np.array([self.x0_mm, self.y0_mm]))
         return out
@@ -419,48 +518,148 @@ def _light_squares_fast(light: np.ndarray, px_per_mm: float, size_mm: float
     return out
 
 
-def find_cube_on_strips(strips: list[RasterStrip], image: np.ndarray, from_mm: np.ndarray,
+INK_CONTRAST_MIN = 70  # black-hat response of a cube's number on the 0.7 px/mm raster
+INK_FACE_SHARE = 1.25  # the face read about a number: its centre may lie a little off
+# degrees tried about the yaw of the number's box: near it, then (a promising face) all round
+INK_TURNS = (0.0, -7.0, 7.0, -14.0, 14.0, -21.0, 21.0, -28.0, 28.0, -35.0, 35.0, -42.0, 42.0)
+PROMISING_MATCH = 0.6  # a face correlating this well near the box's yaw is tried all round
+NUMBER_LIKE_MATCH = 0.3  # ... this well, tried a little aside
+MATCH_FLOOR = 0.78  # a face read correlating below this is not the cube's
+
+
+def _ink_centres(gray: np.ndarray, px_per_mm: float, size_mm: float
+                 ) -> list[tuple[float, float, float]]:
+    """Where the cube's number may be: thin dark strokes on lighter ground (a black-hat
+    filter), strokes and digits joined, in a blob the size of a number on a cube face. Finds a
+    cube whose light face runs into a light point, field or checker beside it, where no
+    square of light stands apart (on the bar the cube overlaps the points of both halves and
+    the checkers there; on a cream field it is hardly lighter than the board)."""
+    side = size_mm * px_per_mm
+    k = max(3, round(0.18 * side) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    hat = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
+    strokes = cv2.threshold(hat, INK_CONTRAST_MIN, 255, cv2.THRESH_BINARY)[1]
+    strokes = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, kernel)
+    found, _ = cv2.findContours(strokes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out: list[tuple[float, float, float]] = []
+    for contour in found:
+        if len(contour) < 4:
+            continue
+        (cx, cy), (rw, rh), ang = cv2.minAreaRect(contour)
+        long, short = max(rw, rh), min(rw, rh)
+        if 0.35 * side < long < 1.0 * side and 0.2 * side < short < 0.8 * side:
+            out.append((cx, cy, ang))
+    return out
+
+
+def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_mm: np.ndarray,
                         geometry: BoardGeometry, *, darker_at_top: bool | None = None
                         ) -> CubeReading | None:
     """The cube on top-down rasters of the board, its face read from the camera frame
     ``image`` (``from_mm``: board mm to image px), or None.
 
     The fast path of the board's dice and cube pass: light squares of the cube's size in the
-    rasters (see :func:`_light_square_candidates`; each raster sets its own light levels), each
-    face warped from the frame alone.
+    rasters (see :func:`_light_square_candidates`; each raster sets its own light levels),
+    then squares about a number's strokes (:func:`_ink_centres`), each face warped from the
+    frame alone and read (:func:`face_match`). The rasters are searched in turn and the
+    search stops at a face read surely (there is one cube).
     Squares centred on an ArUco marker (a white square with a black pattern, at each tray's
     ends) are not taken for the cube."""
-    if not strips:
-        return None
     markers = geometry.marker_centres_mm().astype(np.float64)
     clear = 0.25 * geometry.marker_size_mm * (1.0 + 1.0 / 3.0)  # a marker is centred there
     dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
                    np.float32)
-    best: tuple[float, int, np.ndarray] | None = None
-    for strip in strips:
-        quads = []
-        masks, _ = _light_masks(strip.bgr)
-        for light in masks:
-            quads += _light_squares_fast(light, strip.px_per_mm, geometry.cube_size_mm)
-        for quad in quads:
-            quad_mm = strip.to_mm(_order(quad))
-            centre = quad_mm.mean(axis=0)
-            if (np.hypot(*(markers - centre).T) < clear).any():
-                continue
-            inset = centre + (quad_mm - centre) * 0.88
-            quad_img = cv2.perspectiveTransform(inset.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
-            m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
-            face = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR)
-            if face.ndim == 3:
-                face = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
-            if float(face.std()) < 15.0:  # a plain light square has no number
-                continue
-            read, confidence = read_face(face)
+    best: tuple[float, int, np.ndarray, np.ndarray] | None = None  # with the face's quad (mm)
+
+    def read_square(strip: RasterStrip, quad: np.ndarray, inset_share: float,
+                    tops: list[float] | None = None) -> float:
+        """Read the face in a square (``inset_share`` of it, about its centre); the best
+        confidence yet. The cube's centre is taken where its number is. The read's best
+        correlation is added to ``tops``."""
+        nonlocal best
+        quad_mm = strip.to_mm(_order(quad))
+        centre = quad_mm.mean(axis=0)
+        if (np.hypot(*(markers - centre).T) < clear).any():
+            return -1.0 if best is None else best[0]
+        inset = centre + (quad_mm - centre) * inset_share
+        quad_img = cv2.perspectiveTransform(inset.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
+        m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
+        face = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR)
+        if face.ndim == 3:
+            face = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
+        if float(face.std()) >= 15.0:  # a plain light square has no number
+            found = _match(face)
+            if tops is not None:
+                tops.append(found.top)
+            confidence = _confidence(found.top, found.second)
             if best is None or confidence > best[0]:
-                best = (confidence, read, centre)
+                u, v = found.centre
+                # the number's centre: the face pixel back on the square, in board mm
+                a, b = u / (FACE_PX - 1), v / (FACE_PX - 1)
+                at = ((1 - a) * (1 - b) * inset[0] + a * (1 - b) * inset[1] + a * b * inset[2]
+                      + (1 - a) * b * inset[3])
+                best = (confidence, found.value, at, inset)
+        return -1.0 if best is None else best[0]
+
+    def read_number(strip: RasterStrip, cx: float, cy: float, ang: float, side: float
+                    ) -> bool:
+        """Read the face about a number found at (cx, cy) px, its box turned by ``ang``;
+        whether it was read surely. The box gives the yaw roughly (a single digit's hardly)
+        and the centre within a tenth of the face: near them first, then, for a face that
+        looks like a number, every 7 degrees of a quarter turn, or a little aside."""
+        tops: list[float] = []
+
+        def at(x: float, y: float, turns: tuple[float, ...]) -> bool:
+            for turn in turns:
+                quad = cv2.boxPoints(((x, y), (side, side), ang + turn))
+                if read_square(strip, quad, INK_FACE_SHARE, tops) >= SURE_CONFIDENCE:
+                    return True
+            return False
+
+        if at(cx, cy, INK_TURNS[:3]):
+            return True
+        if max(tops, default=0.0) >= PROMISING_MATCH:
+            return at(cx, cy, INK_TURNS[3:])
+        if max(tops, default=0.0) < NUMBER_LIKE_MATCH:
+            return False
+        step = 0.1 * side
+        for dx, dy in ((step, 0.0), (-step, 0.0), (0.0, step), (0.0, -step)):
+            tops.clear()
+            if at(cx + dx, cy + dy, INK_TURNS[:3]):
+                return True
+            if max(tops, default=0.0) >= PROMISING_MATCH:
+                return at(cx + dx, cy + dy, INK_TURNS[3:])
+        return False
+
+    for strip in strips:
+        side = geometry.cube_size_mm * strip.px_per_mm
+        masks, _ = _light_masks(strip.bgr)
+        squares: list[np.ndarray] = []
+        for light in masks:
+            squares += _light_squares_fast(light, strip.px_per_mm, geometry.cube_size_mm)
+        if max((read_square(strip, q, 0.88) for q in squares), default=-1.0) >= SURE_CONFIDENCE:
+            break  # there is one cube
+        if not strip.numbers:
+            continue
+        if any(read_number(strip, cx, cy, ang, side) for cx, cy, ang in
+               _ink_centres(strip.gray(), strip.px_per_mm, geometry.cube_size_mm)):
+            break
     if best is None or best[0] < MIN_STRIP_CONFIDENCE:
         return None
-    confidence, read, centre = best
+    confidence, read, centre, quad_mm = best
+    if read in (2, 4):
+        # the end of a 32 or a 64 whose other digit fell outside the face read? Read again
+        # about the number's centre, a little wider
+        side_mm = float(np.linalg.norm(quad_mm[1] - quad_mm[0]))
+        wider = centre + (quad_mm - quad_mm.mean(axis=0)) * (
+            1.3 * geometry.cube_size_mm / max(side_mm, 1e-6))
+        quad_img = cv2.perspectiveTransform(wider.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
+        m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
+        face = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR)
+        again = _match(face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY))
+        if again.value == {2: 32, 4: 64}[read] and _confidence(
+                again.top, again.second) >= SURE_CONFIDENCE:
+            read = again.value
     x_mm, y_mm = float(centre[0]), float(centre[1])
     p = cv2.perspectiveTransform(np.array([[[x_mm, y_mm]]]), from_mm).reshape(2)
     place = cube_place(geometry, x_mm, y_mm)

@@ -1,9 +1,13 @@
-"""Boards players get by the typical mistakes of sowing a pit (MG-1, MG-2, MG-3): the illegal
-outcomes the referee weighs against the legal ones, and the demo's players plant.
+"""Boards players get by mistakes while sowing a pit (MG-1, MG-2, MG-3): the illegal outcomes
+the referee weighs against the legal ones, and the ones the demo and the evaluation plant.
 
-Each is a whole board of 48 stones that no legal sowing of the position gives: the first stone
-not put back into its pit, a stone sown into the opponent's store, a capture not taken, the
-last stone put into one's own store instead of the pit it falls into.
+:func:`mistakes` gives the four typical ones the referee's recognition models (each a whole
+board of 48 stones that no legal sowing gives): the first stone not put back into its pit, a
+stone sown into the opponent's store, a capture not taken, the last stone put into one's own
+store instead of the pit it falls into. :func:`other_mistakes` gives mistakes recognition does
+NOT model (sowing to the left, a pit skipped, two stones into one pit, a stone kept back, an
+odd pit captured, the opponent's pit sown): planted to check that a board no legal sowing
+explains is flagged even when no model of the mistake exists.
 """
 
 from __future__ import annotations
@@ -75,10 +79,91 @@ def mistakes(position: Position, pit: int) -> list[tuple[str, Board]]:
     return out
 
 
+def _finish(ring: list[int], last: int) -> list[int]:
+    """The captures a player takes after sowing ``ring`` with the last stone at ``last``, as the
+    rules would give them (MG-2 even pit, MG-3 empty own pit): players finish a wrong sowing the
+    usual way."""
+    out = list(ring)
+    if 7 <= last <= 12 and out[last] % 2 == 0:
+        out[OWN_STORE] += out[last]
+        out[last] = 0
+    elif 0 <= last <= 5 and out[last] == 1 and out[12 - last] > 0:
+        out[OWN_STORE] += out[12 - last] + 1
+        out[last] = 0
+        out[12 - last] = 0
+    return out
+
+
+def other_mistakes(position: Position, pit: int) -> list[tuple[str, Board]]:
+    """Boards of mistakes sowing ``pit`` that recognition has no model of (never a legal result,
+    never one of :func:`mistakes`): for planting only."""
+    mover = position.to_move
+    assert mover is not None
+    ring0 = to_ring(position, mover)
+    start = pit - 1
+    stones = ring0[start]
+    legal = {play(position, p).position.board() for p in legal_pits(position)}
+    legal |= {play(position, p).sown.board() for p in legal_pits(position)}
+    modelled = {b for _, b in mistakes(position, pit)}
+    out: list[tuple[str, Board]] = []
+    seen: set[Board] = set()
+
+    def add(name: str, path: list[int], *, capture: bool = True) -> None:
+        ring = list(ring0)
+        ring[start] = 0
+        for slot in path:
+            ring[slot] += 1
+        if capture:
+            ring = _finish(ring, path[-1])
+        board = from_ring(ring, mover, None).board()
+        if (sum(board) == STONES and board not in legal and board not in modelled
+                and board != position.board() and board not in seen):
+            seen.add(board)
+            out.append((name, board))
+
+    path = sow_path(start, stones)
+    left = [(start - j) % RING for j in range(stones)] if stones > 1 else [(start - 1) % RING]
+    add("sown to the left, clockwise (MG-1)", left)
+    for k in range(1, len(path)):
+        # one pit passed over: every later stone falls one pit further on (MG-1)
+        skipped = path[:k] + [(s + 1) % RING for s in path[k:]]
+        add(f"pit passed over at stone {k + 1} (MG-1)", skipped)
+    if stones >= 3:
+        # two stones dropped into one pit: the sowing ends one pit short (MG-1)
+        doubled = path[:1] + path[1:2] + path[1:-1]
+        add("two stones dropped into one pit (MG-1)", doubled)
+        kept = path[:-1]
+        kept_ring = [*kept, start]  # one stone kept back in the pit it came from
+        add("a stone kept back in the pit (MG-1)", kept_ring, capture=False)
+    ring = list(ring0)
+    ring[start] = 0
+    for slot in path:
+        ring[slot] += 1
+    last = path[-1]
+    if 7 <= last <= 12 and ring[last] % 2 == 1:
+        ring[OWN_STORE] += ring[last]
+        ring[last] = 0
+        board = from_ring(ring, mover, None).board()
+        if board not in legal and board not in modelled and board not in seen:
+            seen.add(board)
+            out.append(("an odd pit captured (MG-2)", board))
+    opp_ring = to_ring(position, "b" if mover == "a" else "a")
+    if opp_ring[start] > 0:
+        # the opponent's pit with that number sown instead, as if it were one's own (MG-1)
+        theirs = Position(position.a, position.a_store, position.b, position.b_store,
+                          "b" if mover == "a" else "a")
+        board = play(theirs, pit).position.board()
+        if board not in legal and board not in modelled and board not in seen \
+                and board != position.board():
+            seen.add(board)
+            out.append(("the opponent's pit sown (MG-1)", board))
+    return out
+
+
 def all_mistakes(position: Position) -> list[tuple[int, str, Board]]:
     """Every modelled mistake of every legal pit: (pit, what went wrong, board)."""
     return [(pit, name, board) for pit in legal_pits(position)
             for name, board in mistakes(position, pit)]
 
 
-__all__ = ["all_mistakes", "mistakes"]
+__all__ = ["all_mistakes", "mistakes", "other_mistakes"]

@@ -4,14 +4,23 @@ The position before the move gives at most six legal sowings (MG-1), a few more 
 ends in the mover's own store and the mover sows again (MG-1's extra turn, followed here up to
 ``depth`` sowings). Each candidate's 14 counts are scored against the frames; the best legal
 candidate is accepted when it explains the frames nearly as well as vision's own best board and
-clearly better than any other legal board. A move is called illegal only when one of the
-mistakes players make while sowing (``controller.mangala.mistakes``, or the board left unchanged)
-explains the frames well and much better than every legal candidate, with every cell in view;
-the engine's judge then names the rule and why. Vision's own reading alone never makes an
-accusation: between the two, the referee takes the one legal sowing that explains the frames
-far better than any other, or waits for more frames and in the end says it cannot read.
-"""
+clearly better than any other legal board. When none does:
 
+- the opponent may have sown before the mover pressed: a legal turn of the mover followed by a
+  legal sowing of the opponent that explains the frames is no mistake (MG-CLOCK-2, ``early``);
+- one of the mistakes players make while sowing (``controller.mangala.mistakes``, or the board
+  left unchanged) that explains the frames well and much better than every legal candidate is
+  flagged;
+- otherwise vision's own board is flagged when it is read confidently in every cell, holds the
+  48 stones, differs plainly from every legal result (``unexplained_visibility``) and explains
+  the frames far better than any of them (``unexplained_gap``): whatever the mistake, no legal
+  sowing gives that board (MG-T-4). The engine's judge names the rule and why.
+
+Never an accusation from a hidden cell, a reading that is not 48 stones (a stone that left the
+board is put back by the referee, MG-T-6), or a board that differs from a legal result only as a
+misread pile would: the referee takes the one legal sowing that explains the frames far better
+than any other, or waits for more frames and in the end says it cannot read.
+"""
 from __future__ import annotations
 
 import math
@@ -26,9 +35,8 @@ from engine.mangala.position import STONES, Position
 from engine.mangala.sowing import MoveResult, legal_pits, play
 
 Board = tuple[int, ...]
-# How the engine's judge begins a verdict none of its models of players' mistakes explains.
-UNEXPLAINED = "no legal move gives this position"
-Kind = Literal["legal", "illegal", "unclear", "unreadable"]
+STORES = (6, 13)  # the stores' cells: a's, b's
+Kind = Literal["legal", "illegal", "early", "unclear", "unreadable"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,9 @@ class Settings:
     frames: int = 3  # still frames (since the last motion) whose evidence is added up
     depth: int = 3  # sowings in one turn followed through extra turns (MG-1)
     max_hidden: int = 2  # a legal board may be accepted with up to this many cells hidden
-    unexplained_cells: int = 3  # a board no known mistake explains must differ in this many
+    unexplained_visibility: int = 3  # a board no legal sowing gives, this plain (visibility)
+    unexplained_gap: float = 14.0  # ... and this much better than any legal one: flag it
+    pit_evidence: float = 4.0  # ... with this much of it in the pits (stores are big piles)
     sweep_gap: float = 15.0  # the swept board may be this far from vision's best (big stores)
     strong_margin: float = 10.0  # a legal board this much better than any other legal one ...
     misread_gap: float = 24.0  # ... is taken over an unexplained reading at most this far off
@@ -78,6 +88,7 @@ class Decision:
     rule: str | None = None
     reason: str = ""
     frames: int = 0
+    then: Line | None = None  # "early": the opponent's sowing made before the mover pressed
 
 
 def lines(position: Position, depth: int = 3) -> list[Line]:
@@ -168,10 +179,20 @@ def decide(
         s = score(frames, board)
         if s is not None:
             tops.append(s)
-    gap = (max(tops) - best_score) / n
+    top = max(tops)
+    gap = (top - best_score) / n
     same = tuple(line for s, line in scored if line.board == best.board)
     others = [s for s, line in scored if line.board != best.board]
     margin = (best_score - others[0]) / n if others else math.inf
+    if gap <= settings.accept_gap:
+        # a legal sowing explains the frames about as well as vision's own best board
+        if margin < settings.ambiguity:
+            return Decision("unclear", best, same, gap=gap, frames=n,
+                            reason=f"two legal sowings explain the frame almost equally "
+                                   f"({margin:.1f} nats apart)")
+        if hidden <= settings.max_hidden:
+            return Decision("legal", best, same, gap=gap, frames=n)
+        return Decision("unclear", best, same, gap=gap, frames=n, reason=f"{hidden} cells hidden")
     # The illegal outcomes: the board unchanged, and the mistakes players make (MG-1..MG-3).
     legal_boards = {line.board for line in candidates}
     wrong: list[tuple[float, Board]] = []
@@ -182,60 +203,128 @@ def decide(
         if s is not None:
             wrong.append((s, board))
     wrong.sort(key=lambda t: -t[0])
-    lead = (wrong[0][0] - best_score) / n if wrong else -math.inf
-    fits = bool(wrong) and (max(*tops, wrong[0][0]) - wrong[0][0]) / n <= settings.accept_gap
+    wrong_score = wrong[0][0] if wrong else -math.inf
+    # The opponent sowing before the mover pressed: no mistake at all (MG-CLOCK-2).
+    early = _early(frames, candidates, legal_boards)
+    fixed_score = score(frames, fixed)
+    # the best board of 48 stones: vision's own best may not hold 48 (a misread big store)
+    top48 = max(best_score, fixed_score if fixed_score is not None else -math.inf)
+    if early is not None and hidden == 0:
+        early_score, (line, then) = early
+        if ((top48 - early_score) / n <= settings.accept_gap
+                and (early_score - best_score) / n >= settings.flag_gap
+                and early_score > wrong_score):
+            mover, opponent = line.results[0].mover, then.results[0].mover
+            return Decision("early", line, (line,), seen=then.board, gap=gap, then=then,
+                            rule="MG-CLOCK-2", frames=n,
+                            reason=f"{opponent} sowed pit {then.pits[0]} before {mover} "
+                                   f"pressed the clock: not illegal; {opponent} takes it back "
+                                   f"and waits for the press (MG-CLOCK-2)")
+    lead = (wrong_score - best_score) / n
+    fits = bool(wrong) and (max(top, wrong_score) - wrong_score) / n <= settings.accept_gap
     if hidden == 0 and lead >= settings.flag_gap and fits:
         seen = wrong[0][1]
         rule, reason = explain_illegal(position, seen)
         return Decision("illegal", best, same, seen=seen, gap=gap, rule=rule, reason=reason,
                         frames=n)
-    if margin < settings.ambiguity:
-        return Decision("unclear", best, same, gap=gap, frames=n,
-                        reason=f"two legal sowings explain the frame almost equally "
-                               f"({margin:.1f} nats apart)")
-    if gap <= settings.accept_gap and hidden <= settings.max_hidden:
-        return Decision("legal", best, same, gap=gap, frames=n)
     if hidden:
         return Decision("unclear", best, same, gap=gap, frames=n, reason=f"{hidden} cells hidden")
     if lead > settings.accept_gap and fits:
         return Decision("unclear", best, same, seen=wrong[0][1], gap=gap, frames=n,
                         reason=f"a mistaken sowing explains the frame {lead:.1f} nats better "
                                f"than any legal one, not surely enough to flag")
-    # Neither fits well: what does vision's own reading show, and does the judge explain it?
-    fixed_score = score(frames, fixed)
+    # No legal sowing and no modelled mistake fits: what does vision's own reading show?
     raw_score = score(frames, raw)
     seen = fixed
+    ref = best.board  # the legal board the generic flag weighs vision's own board against
+    plain = visibility(seen, best.board)
+    lead_seen = ((fixed_score - best_score) / n) if fixed_score is not None else -math.inf
     if fixed_score is None or (
         raw_score is not None and (raw_score - fixed_score) / n > settings.accept_gap
     ):
-        seen = raw  # vision insists the stones are not 48
+        # vision insists the stones are not 48: a stone off the board, or a misread store (a
+        # big pile) when the pits alone are read as the 48-stone board has them; then only
+        # the pits' evidence counts, against the legal board whose pits fit best
+        in_stores = all(x == y for c, (x, y) in enumerate(zip(raw, fixed, strict=True))
+                        if c not in STORES)
+        seen = fixed if fixed_score is not None and in_stores else raw
+        ref = max(candidates, key=lambda line: pit_score(frames, line.board)).board
+        plain = visibility(seen, ref)
+        lead_seen = (pit_score(frames, seen) - pit_score(frames, ref)) / n
     count = sum(seen)
-    rule, reason = explain_illegal(position, seen)
+    pit_evidence = (pit_score(frames, seen) - pit_score(frames, ref)) / n
+    in_pits = any(x != y for c, (x, y) in enumerate(zip(seen, ref, strict=True))
+                  if c not in STORES)
     differing = sum(1 for x, y in zip(seen, best.board, strict=True) if x != y)
     # Stones are never added in play, and one that leaves the board is no foul of the sowing:
     # the players report it and the referee puts it back (seed rule g, MG-T-6). So a reading
-    # that is not 48 stones is no accusation; nor is a board a pit or two from a legal result
-    # that no mistake players make explains (a misread pile is likelier).
-    unexplained = count != STONES or (
-        reason.startswith(UNEXPLAINED) and differing < settings.unexplained_cells)
+    # that is not 48 stones is no accusation; nor is a board that differs from a legal result
+    # only as a misread big pile would (a stone between two piles of 3 or more).
+    misread = count != STONES or plain < settings.unexplained_visibility
     if count < STONES:
         note = (f"{count} stones in view, not 48: if a stone left the board, the players report "
                 f"it and the referee puts it back (MG-T-6)")
     elif count > STONES:
         note = f"the reading adds up to {count} stones, not 48"
     else:
-        note = (f"the board is {differing} pit(s) from pit {best.pits[0]}'s result and no "
-                f"known mistake explains it")
-    if unexplained and margin >= settings.strong_margin and gap <= settings.misread_gap:
+        note = (f"the board is {differing} pit(s) from pit {best.pits[0]}'s result, as a "
+                f"misread pile would be")
+    if misread and margin >= settings.strong_margin and gap <= settings.misread_gap:
         # one legal sowing explains the frame far better than any other: take it (DESIGN.md)
         return Decision("legal", best, same, seen=seen, gap=gap, frames=n,
                         reason=f"best explained by this sowing; {note}")
-    if not unexplained:
-        # the judge names a fault in vision's own reading, but no mistake players make while
-        # sowing gives it: a reading alone never makes an accusation (wait; the director looks)
+    if (not misread and seen == fixed and fixed_score is not None
+            and lead_seen >= settings.unexplained_gap
+            and in_pits and pit_evidence >= settings.pit_evidence
+            and (early is None or early[0] < fixed_score - settings.accept_gap * n)):
+        # vision reads, confidently and in every pit, a board of 48 stones that no legal
+        # sowing gives (and that differs from it in the pits, not only in the big piles of the
+        # stores), nor the opponent's early sowing: the move is against the rules whatever
+        # the mistake was (MG-T-4)
+        rule, reason = explain_illegal(position, seen)
+        return Decision("illegal", best, same, seen=seen, gap=gap, rule=rule, reason=reason,
+                        frames=n)
+    if not misread:
         note = (f"the best legal sowing is {gap:.1f} nats per frame from what vision sees, "
-                f"which would mean: {reason} ({rule})")
+                f"not surely enough to flag")
     return Decision("unclear", best, same, seen=seen, gap=gap, frames=n, reason=note)
+
+
+def _early(frames: Sequence[MangalaView], candidates: Sequence[Line],
+           legal_boards: set[Board]) -> tuple[float, tuple[Line, Line]] | None:
+    """The best board of a legal turn of the mover followed by a legal sowing of the opponent
+    (the mover forgot to press, MG-CLOCK-2), with its score, or None."""
+    out: tuple[float, tuple[Line, Line]] | None = None
+    for line in candidates:
+        after = line.last
+        if after.set_over or after.extra_turn or line.sweep_pending:
+            continue
+        for then in lines(after.position, 2):
+            if then.board in legal_boards:
+                continue
+            s = score(frames, then.board)
+            if s is not None and (out is None or s > out[0]):
+                out = (s, (line, then))
+    return out
+
+
+def pit_score(views: Sequence[MangalaView], board: Board) -> float:
+    """The summed log-probability vision gives ``board``'s pit counts (stores left out)."""
+    total = 0.0
+    for v in views:
+        best = v.best_counts()
+        assert best is not None
+        logs = best[1]
+        total += sum(logs[c][board[c]] for c in range(CELLS)
+                     if c not in STORES and not v.hidden[c] and board[c] < len(logs[c]))
+    return total
+
+
+def visibility(board: Board, other: Board) -> int:
+    """How plainly two boards differ to a camera and a watching player: stones out of place,
+    counting double where a small pile (0..2 stones, seen at a glance) differs."""
+    return sum(abs(x - y) + (1 if min(x, y) <= 2 else 0)
+               for x, y in zip(board, other, strict=True) if x != y)
 
 
 def explain_illegal(position: Position, seen: Board) -> tuple[str, str]:
@@ -249,4 +338,4 @@ def explain_illegal(position: Position, seen: Board) -> tuple[str, str]:
 
 
 __all__ = ["Decision", "Line", "Settings", "decide", "explain_illegal", "lines", "score",
-           "usable", "vision_board"]
+           "usable", "visibility", "vision_board"]

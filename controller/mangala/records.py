@@ -1,6 +1,7 @@
 """The round's record from the Mangala referee's journal, in the engine's text format
-(``engine.mangala.record``): set starts, every sowing with the position after it, warnings,
-time-outs, set ends and the round's end. ``check_record`` replays it through the rules.
+(``engine.mangala.record``): set starts, every sowing with the position after it, the
+director's corrections of the position (``position`` lines), warnings, time-outs, set ends and
+the round's end. ``check_record`` replays it through the rules.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.errors import RecordFormatError
+from engine.errors import PositionError, RecordFormatError
 from engine.mangala.position import Position, Side
 from engine.mangala.record import (
     Caution,
@@ -18,6 +19,7 @@ from engine.mangala.record import (
     RoundEnd,
     RoundRecord,
     SetEnd,
+    SetPosition,
     SetStart,
     TimeOut,
     format_record,
@@ -52,6 +54,13 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
         elif kind == "illegal_move" and e.get("warning"):
             reason = f"{e.get('rule', '')} {e.get('reason', '')}".strip()
             out.append(Caution(0, int(e["set"]), _side(e["player"]), _one_line(reason)))
+        elif kind == "director" and e.get("action") == "set_position":
+            args = e.get("args") or {}
+            try:
+                position = Position.from_obj(args.get("position"))
+            except PositionError as exc:
+                raise RecordFormatError(f"director's set_position is malformed: {exc}") from None
+            out.append(SetPosition(0, _current_set(out), position))
         elif kind == "director" and e.get("action") == "warn":
             args = e.get("args") or {}
             number = _current_set(out)

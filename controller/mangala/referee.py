@@ -23,12 +23,20 @@ The rules it applies, with the decisions taken where the rules leave room:
   A sowing ending in the store seen in still frames before the press is recorded then (a legal
   move may not be changed, MG-CLOCK-2); chains of sowings seen only at the press are followed
   too. If the mover presses after such a sowing anyway, the clock is given back to them.
+- A player forgets to press and the opponent sows anyway: that sowing is not illegal
+  (MG-CLOCK-2's last clause). Seen before the press, the referee says so once (``early_move``,
+  no warning) and waits for the mover's press while the opponent takes it back; seen at the
+  mover's press, the mover's sowing is recorded and the opponent's, made early, is theirs to
+  take back or keep and press on their own time.
 - An illegal sowing at the press: ``illegal_move`` with the rule and the reason, the LED, the
   buzzer, a snapshot and a warning; the clock goes back to the mover to correct the move and
   press again. The third warning of the round loses it (MG-T-4). The referee counts nothing
   for the players (MG-T-3 as the seed has it: only for the even-capture rule). A board that
   does not hold 48 stones is never an accusation: a stone that left the board is reported by
   the players and put back by the referee (MG-T-6 as seed rule g has it); the referee notes it.
+- A director's ``set_position`` is journalled and written into the round record as a
+  ``position`` line, so the record replays; one the record could not hold (not 48 stones,
+  nobody to move, a side empty, no set being played) is refused.
 - The set ends when a side is empty (MG-4): after the last sowing the players make the sweep;
   the referee checks the stores in view, that they hold all 48 stones, and journals
   ``game_end`` with ``stores: [a, b]``. A player whose time runs out loses the set unless their
@@ -148,6 +156,7 @@ class MangalaReferee:
         self._over = False
         self._said_cannot_read = False
         # what only frames and the moment tell (not journalled)
+        self._early_seen: tuple[int, ...] | None = None  # the early board already announced
         self._still: list[MangalaView] = []
         self._press_t = 0
         self._sweep_t: int | None = None
@@ -280,6 +289,7 @@ class MangalaReferee:
                 self._pending = True
                 self._said_cannot_read = False
         elif kind == "move":
+            self._early_seen = None
             before = self.position
             if before is None:
                 raise RecordFormatError("a move with no set being played")
@@ -464,6 +474,8 @@ class MangalaReferee:
                 self._maybe_cannot_read(t_ms, "no still frame of the board since the press")
             return False
         decision = decide(self._still, self.position, self.config.settings)
+        if decision.kind == "early":
+            return self._early(decision)
         if self._pending:
             if decision.kind == "legal":
                 self._accept(decision, pressed=True)
@@ -549,6 +561,32 @@ class MangalaReferee:
             self._do(ClockCommand("start", self.side_of(mover)))
             self._say(f"{self.name(mover)} moves again: the clock goes back to "
                       f"{self.name(mover)} (MG-1)")
+
+    def _early(self, decision: Decision) -> bool:
+        """The opponent sowed before the mover pressed (MG-CLOCK-2): not illegal. Before the
+        press the referee says so once and waits; at the press the mover's sowing is recorded
+        and the opponent's, made before it, is theirs to take back and play on their time."""
+        then, line = decision.then, decision.line
+        assert then is not None and line is not None
+        mover, opponent = line.results[0].mover, then.results[0].mover
+        pressed = self._pending
+        if not pressed and self._early_seen == then.board:
+            return False
+        self._early_seen = then.board
+        if pressed:
+            self._accept(Decision("legal", line, decision.lines, gap=decision.gap), pressed=True)
+        self._emit("early_move", set=self.set_number, player=opponent, mover=mover,
+                   pits=list(then.pits), mover_pits=list(line.pits), rule="MG-CLOCK-2",
+                   reason=decision.reason, mover_pressed=pressed)
+        if pressed:
+            self._say(f"{self.name(opponent)} sowed pit {then.pits[0]} before "
+                      f"{self.name(mover)} pressed: not illegal (MG-CLOCK-2); "
+                      f"{self.name(opponent)} takes it back and plays on their own time")
+        else:
+            self._say(f"{self.name(mover)} has not pressed the clock and {self.name(opponent)} "
+                      f"sowed pit {then.pits[0]}: not illegal; {self.name(opponent)} takes it "
+                      f"back and waits for {self.name(mover)}'s press (MG-CLOCK-2)")
+        return pressed
 
     def _extra_turn_press(self) -> None:
         """The mover pressed after a sowing into their own store (already recorded): the turn
@@ -638,7 +676,7 @@ class MangalaReferee:
     def _director(self, ev: DirectorAction) -> None:
         action, args = ev.action, dict(ev.args)
         if action == "set_position":
-            Position.from_obj(args.get("position"))  # refuse a malformed one before journalling
+            self._check_set_position(args.get("position"))  # before anything is journalled
             self._emit("director", action=action, args=args, director=ev.director)
             self._signal("illegal_move", False)
             self._say(f"Director {ev.director}: the position is set to "
@@ -673,6 +711,21 @@ class MangalaReferee:
             self._emit("director", action=action, args=args, director=ev.director)
         else:
             raise InvalidInputError(f"unknown director action {action!r} for mangala")
+
+    def _check_set_position(self, obj: Any) -> None:
+        """Refuse a director's position the round record could not replay: outside a set being
+        played, without 48 stones (MG-EQ-1), with nobody to move or a side already empty."""
+        if self.position is None or self.stage in ("sweep", "over"):
+            raise InvalidInputError("set_position applies while a set is being played, not "
+                                    f"at stage {self.stage}")
+        position = Position.from_obj(obj)
+        position.check_stones()
+        if position.to_move is None:
+            raise InvalidInputError("set_position needs to_move a or b: who moves next")
+        if position.set_over:
+            raise InvalidInputError(
+                f"set_position {position.describe()} has a side with no stones: the set would "
+                f"be over (MG-4)")
 
     # --- lights -----------------------------------------------------------------------------
 

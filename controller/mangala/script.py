@@ -2,8 +2,10 @@
 (seeded), and the illegal sowings planted in it (MG-1, MG-2, MG-3 mistakes players make).
 
 Players pick pits with a simple seeded policy (mostly the pit that gains the most stones, now
-and then any legal pit). A planted illegal sowing is a typical mistake while sowing the scripted
-pit; the player makes it, presses, and corrects it to the scripted sowing when flagged.
+and then any legal pit). A planted illegal sowing is a mistake while sowing the scripted pit,
+one the referee's recognition models (``mistakes``) or one it does not (``other_mistakes``),
+plain to a camera from every legal result; the player makes it, presses, and corrects it to the
+scripted sowing when flagged.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from controller.mangala.mistakes import mistakes
+from controller.mangala.mistakes import mistakes, other_mistakes
+from controller.mangala.recognition import STORES, lines
+from controller.mangala.recognition import visibility as board_visibility
 from engine.mangala.position import Position, Side
 from engine.mangala.record import RecordBuilder
 from engine.mangala.sowing import legal_pits, play
@@ -60,14 +64,29 @@ VISIBLE = 3  # planted mistakes a camera (and a watching player) can see
 
 
 def visibility(position: Position, pit: int, board: Board) -> int:
-    """How plainly a mistaken board differs from the right one: stones out of place, counting
-    double where a small pile (0..2 stones, counted at a glance) is wrong."""
-    right = play(position, pit).position.board()
-    out = 0
-    for x, y in zip(board, right, strict=True):
-        if x != y:
-            out += abs(x - y) + (1 if min(x, y) <= 2 else 0)
-    return out
+    """How plainly a mistaken board differs from every legal result of the turn (extra turns
+    followed): stones out of place, counting double where a small pile (0..2 stones, counted at
+    a glance) is wrong. ``pit`` is the scripted pit (its result is among the legal ones)."""
+    legal = [line.board for line in lines(position)]
+    legal.append(play(position, pit).position.board())
+    return min(board_visibility(board, right) for right in legal)
+
+
+def plain(position: Position, pit: int, board: Board) -> bool:
+    """True when a mistaken board is plain to a camera and to the players: ``VISIBLE`` from
+    every legal result, and different from each in a pit, not only in the stores (big piles
+    nobody counts by eye: the referee counts them on request, MG-T-3)."""
+    if visibility(position, pit, board) < VISIBLE:
+        return False
+    legal = [line.board for line in lines(position)]
+    return all(any(x != y for c, (x, y) in enumerate(zip(board, right, strict=True))
+                   if c not in STORES) for right in legal)
+
+
+def planting(position: Position, pit: int) -> list[tuple[str, Board]]:
+    """The mistakes the demo may plant sowing ``pit``: modelled or not, each plain to see."""
+    options = [*mistakes(position, pit), *other_mistakes(position, pit)]
+    return [(name, board) for name, board in options if plain(position, pit, board)]
 
 
 def build_round(seed: int, illegal: int = 0, first_starter: Side = "a") -> RoundScript:
@@ -103,7 +122,7 @@ def _plant(sowings: list[Sowing], count: int, rng: random.Random) -> dict[int, S
                   if not play(w.before, w.pit).set_over and not play(w.before, w.pit).extra_turn]
     by_player: dict[Side, list[Sowing]] = {"a": [], "b": []}
     for w in candidates:
-        if any(visibility(w.before, w.pit, b) >= VISIBLE for _, b in mistakes(w.before, w.pit)):
+        if planting(w.before, w.pit):
             by_player["a" if w.before.to_move == "a" else "b"].append(w)
     turn: Side = "a" if rng.random() < 0.5 else "b"
     for _ in range(count):
@@ -114,12 +133,16 @@ def _plant(sowings: list[Sowing], count: int, rng: random.Random) -> dict[int, S
             if not pool:
                 break
         w = pool[rng.randrange(len(pool))]
-        options = [(n, b) for n, b in mistakes(w.before, w.pit)
-                   if visibility(w.before, w.pit, b) >= VISIBLE]
-        name, board = rng.choice(options)
+        options = planting(w.before, w.pit)
+        modelled = {b for _, b in mistakes(w.before, w.pit)}
+        kinds = [[o for o in options if o[1] in modelled],
+                 [o for o in options if o[1] not in modelled]]
+        kinds = [k for k in kinds if k]
+        name, board = rng.choice(kinds[rng.randrange(len(kinds))])  # half modelled, half not
         chosen[w.index] = Sowing(w.set_number, w.index, w.before, w.pit, board, name)
         turn = "b" if turn == "a" else "a"
     return chosen
 
 
-__all__ = ["VISIBLE", "RoundScript", "Sowing", "build_round", "mistakes", "visibility"]
+__all__ = ["VISIBLE", "RoundScript", "Sowing", "build_round", "mistakes", "plain", "planting",
+           "visibility"]

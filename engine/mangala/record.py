@@ -9,6 +9,7 @@ One line per event, words separated by spaces, ``#`` to the end of a line is a c
     1 a 4 -> a 4 4 4 1 5 5 [1] b 4 4 4 4 4 4 [0] next a
     1 a 6 -> a 4 4 4 1 5 1 [2] b 5 5 5 4 4 4 [0] next b
     warning 1 b touched pit 3 and played pit 5
+    position 1 a 4 4 4 1 5 5 [1] b 4 4 4 4 4 4 [0] next b
     timeout 1 b
     set 1 end a 20 b 16 winner a
     set 2 start b
@@ -17,7 +18,10 @@ One line per event, words separated by spaces, ``#`` to the end of a line is a c
 
 A move line is: set, mover, pit, ``->``, then the position after it: side a's pits 1..6 and
 ``[store]``, side b's pits and ``[store]``, and ``next`` with the player to move (``-`` once the
-set is over, the MG-4 sweep made). ``set N end`` and ``round end`` lines are optional; when
+set is over, the MG-4 sweep made). A ``position N ...`` line is a tournament director's
+correction during set N: the position written (as after a move line's ``->``, with ``next a`` or
+``next b``) replaces the one on the board, and play goes on from it; it must hold 48 stones
+(MG-EQ-1). ``set N end`` and ``round end`` lines are optional; when
 present the replay checks them. The reader rejects a malformed line naming its number; the
 replay (:func:`check_record`) reports the first line the rules forbid, with its rule ID.
 """
@@ -28,7 +32,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import PositionError, RecordFormatError, RuleViolationError
 from engine.mangala.judge import judge
-from engine.mangala.position import PITS, SIDES, Position, Side
+from engine.mangala.position import PITS, SIDES, STONES, Position, Side
 from engine.mangala.scoring import Round, SetResult, set_result, time_out
 from engine.mangala.sowing import Winner, play
 
@@ -53,6 +57,15 @@ class Move:
     mover: Side
     pit: int
     after: Position
+
+
+@dataclass(frozen=True)
+class SetPosition:
+    """``position N a ... next X``: during set N the director set the board to ``position``."""
+
+    line: int
+    number: int
+    position: Position
 
 
 @dataclass(frozen=True)
@@ -95,7 +108,7 @@ class RoundEnd:
     b_points: float
 
 
-Entry = SetStart | Move | Caution | TimeOut | SetEnd | RoundEnd
+Entry = SetStart | Move | SetPosition | Caution | TimeOut | SetEnd | RoundEnd
 
 
 @dataclass(frozen=True)
@@ -154,6 +167,8 @@ def _entry(line: int, words: list[str]) -> Entry:
                 _winner(words[8]),
             )
         raise RecordFormatError("a set line is 'set N start X' or 'set N end a S b S winner W'")
+    if head == "position":
+        return _set_position(line, words)
     if head == "warning":
         if len(words) < 3:
             raise RecordFormatError("a warning line is 'warning N X [reason]'")
@@ -191,12 +206,28 @@ def _move(line: int, words: list[str]) -> Move:
     pit_text = words[2]
     if not pit_text.isdigit() or not 1 <= int(pit_text) <= PITS:
         raise RecordFormatError(f"pit {pit_text!r} is not 1..6")
-    a = tuple(_count(w) for w in words[5:11])
-    b = tuple(_count(w) for w in words[13:19])
-    next_text = words[21]
-    to_move: Side | None = None if next_text == "-" else _side(next_text)
-    after = Position(a, _store(words[11]), b, _store(words[19]), to_move)
+    after = _position(words[4:])
     return Move(line, _set_number(words[0]), _side(words[1]), int(pit_text), after)
+
+
+def _position(words: list[str]) -> Position:
+    # a p p p p p p [s] b p p p p p p [s] next X (checked for shape by the caller)
+    a = tuple(_count(w) for w in words[1:7])
+    b = tuple(_count(w) for w in words[9:15])
+    next_text = words[17]
+    to_move: Side | None = None if next_text == "-" else _side(next_text)
+    return Position(a, _store(words[7]), b, _store(words[15]), to_move)
+
+
+def _set_position(line: int, words: list[str]) -> SetPosition:
+    # position N a p p p p p p [s] b p p p p p p [s] next X
+    if len(words) != 20 or words[2] != "a" or words[10] != "b" or words[18] != "next":
+        raise RecordFormatError(
+            "a position line is 'position N a p p p p p p [s] b p p p p p p [s] next X'"
+        )
+    if words[19] not in ("a", "b"):
+        raise RecordFormatError(f"a set position names who moves next, a or b, not {words[19]!r}")
+    return SetPosition(line, _set_number(words[1]), _position(words[2:]))
 
 
 def _side(text: str) -> Side:
@@ -257,6 +288,8 @@ def format_entry(entry: Entry) -> str:
         return f"set {entry.number} start {entry.starter}"
     if isinstance(entry, Move):
         return f"{entry.number} {entry.mover} {entry.pit} -> {format_position(entry.after)}"
+    if isinstance(entry, SetPosition):
+        return f"position {entry.number} {format_position(entry.position)}"
     if isinstance(entry, Caution):
         return f"warning {entry.number} {entry.player} {entry.reason}".rstrip()
     if isinstance(entry, TimeOut):
@@ -310,6 +343,13 @@ class RecordBuilder:
         if result.set_over:
             self._close(set_result(result.position, self._number(), self._starter()))
         return result.position
+
+    def set_position(self, position: Position) -> None:
+        """Record a director's correction: play goes on from ``position`` in the current set."""
+        if self.position is None:
+            raise RuleViolationError("no set is in progress")
+        self.entries.append(SetPosition(0, self._number(), position))
+        self.position = position
 
     def warn(self, player: Side, reason: str = "") -> None:
         """Record a warning (MG-T-4)."""
@@ -434,6 +474,8 @@ class _Replay:
             self._start(entry)
         elif isinstance(entry, Move):
             self._move(entry)
+        elif isinstance(entry, SetPosition):
+            self._set_position(entry)
         elif isinstance(entry, Caution):
             self._in_set(entry.line, entry.number, allow_finished=True)
             if self.round.over:
@@ -537,6 +579,27 @@ class _Replay:
         if result.set_over:
             self._close(set_result(result.position, entry.number, self.round.starter(entry.number)))
 
+    def _set_position(self, entry: SetPosition) -> None:
+        if self.round.over:
+            self._stop(entry.line, entry.number, "MG-T-1", "the round is already over")
+        self._in_set(entry.line, entry.number)
+        total = entry.position.total()
+        if total != STONES:
+            self._stop(
+                entry.line,
+                entry.number,
+                "MG-EQ-1",
+                f"the position set holds {total} stones, not {STONES}",
+            )
+        if entry.position.set_over:
+            self._stop(
+                entry.line,
+                entry.number,
+                "MG-4",
+                "the position set has a side with no stones: the set would already be over",
+            )
+        self.position = entry.position
+
     def _close(self, result: SetResult) -> None:
         self.round = self.round.add_set(result)
         self.last_result = result
@@ -590,6 +653,7 @@ __all__ = [
     "RoundEnd",
     "RoundRecord",
     "SetEnd",
+    "SetPosition",
     "SetStart",
     "TimeOut",
     "check_record",

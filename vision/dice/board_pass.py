@@ -3,11 +3,12 @@
 Works on the board reader's :class:`~vision.board_reader.PreparedFrame`: the dice are read by
 ``vision.dice.board.read_board_dice`` with its raster candidates (a small raster of the case,
 each candidate read closely in the camera frame: several times faster than the referee's spot
-candidates over the whole frame); the cube is looked for on the
-reading raster and on two small rasters of the bear-off trays (off the board: the Crawford
-game) and its face read from the frame (``vision.cube``). BG-ROLL-2 (flat, inside the
-thrower's right half) is judged from these readings by ``vision.throw``; BG-CUBE-* from the
-cube's value and place.
+candidates over the whole frame); the cube (``vision.cube.find_cube_on_strips``) is looked for
+where it lies, most likely first, and the search stops at the first face read surely: the bar
+(a slice of the reading raster: centred, or at its owner's end), each bear-off tray (a small
+raster remapped from the frame with tables kept per camera set-up: the Crawford game), then the
+whole reading raster (offered, BG-CUBE-3). BG-ROLL-2 (flat, inside the thrower's right half)
+is judged from these readings by ``vision.throw``; BG-CUBE-* from the cube's value and place.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Literal
 
 import cv2
 import numpy as np
 
-from vision.cube import RasterStrip, find_cube_on_strips, zone_for
+from vision.cube import CubeReading, RasterStrip, find_cube_on_strips, zone_for
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.reading import DiceAndCube, image_to_mm, settle_dice_and_cube
 from vision.geometry import BoardGeometry
@@ -59,23 +61,34 @@ def _strip_maps(from_mm: tuple[float, ...], x0: float, y0: float, size: tuple[in
     return np.asarray(m1), np.asarray(m2)
 
 
-def cube_strips(frame: PreparedFrame, from_mm: np.ndarray) -> list[RasterStrip]:
-    """The reading raster and a raster of each bear-off tray (where the cube lies off the
-    board in the Crawford game)."""
+def tray_strip(frame: PreparedFrame, from_mm: np.ndarray, side: Literal["left", "right"]
+               ) -> RasterStrip:
+    """A top-down raster of a bear-off tray (where the cube lies off the board in the Crawford
+    game), remapped from the camera frame with tables kept per camera set-up."""
     g = frame.calibration.geometry
-    can = frame.canonical
-    strips = [RasterStrip(frame.bgr, can.px_per_mm, -can.margin_mm[0], -can.margin_mm[1])]
     key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
     y0 = -g.frame_mm / 2
     height = round((g.height_mm + g.frame_mm) * TRAY_PX_PER_MM)
-    for side in ("left", "right"):
-        tray = g.tray_rect(side)
-        x0 = tray.x0 - 8.0
-        width = round((tray.x1 - tray.x0 + 16.0) * TRAY_PX_PER_MM)
-        m1, m2 = _strip_maps(key, x0, y0, (width, height), TRAY_PX_PER_MM)
-        bgr = cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        strips.append(RasterStrip(bgr, TRAY_PX_PER_MM, x0, y0))
-    return strips
+    tray = g.tray_rect(side)
+    x0 = tray.x0 - 8.0
+    width = round((tray.x1 - tray.x0 + 16.0) * TRAY_PX_PER_MM)
+    m1, m2 = _strip_maps(key, x0, y0, (width, height), TRAY_PX_PER_MM)
+    bgr = cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return RasterStrip(bgr, TRAY_PX_PER_MM, x0, y0)
+
+
+def reading_strip(frame: PreparedFrame) -> RasterStrip:
+    """The board reader's raster of the whole case, with its gradients."""
+    can = frame.canonical
+    return RasterStrip(frame.bgr, can.px_per_mm, -can.margin_mm[0], -can.margin_mm[1],
+                       sobel=frame.gradients)
+
+
+def cube_strips(frame: PreparedFrame, from_mm: np.ndarray) -> list[RasterStrip]:
+    """The reading raster and a raster of each bear-off tray (where the cube lies off the
+    board in the Crawford game)."""
+    return [reading_strip(frame), tray_strip(frame, from_mm, "left"),
+            tray_strip(frame, from_mm, "right")]
 
 
 def bar_strip(frame: PreparedFrame) -> RasterStrip:
@@ -88,7 +101,29 @@ def bar_strip(frame: PreparedFrame) -> RasterStrip:
     u0 = max(0, int(can.mm_to_px(g.bar.x0 - reach, 0.0)[0]))
     u1 = min(frame.bgr.shape[1], math.ceil(can.mm_to_px(g.bar.x1 + reach, 0.0)[0]))
     x0_mm = can.px_to_mm(u0, 0.0)[0]
-    return RasterStrip(frame.bgr[:, u0:u1], can.px_per_mm, x0_mm, -can.margin_mm[1])
+    sobel = None if frame.gradients is None else (frame.gradients[0][:, u0:u1],
+                                                   frame.gradients[1][:, u0:u1])
+    return RasterStrip(frame.bgr[:, u0:u1], can.px_per_mm, x0_mm, -can.margin_mm[1],
+                       sobel=sobel)
+
+
+def search_strips(frame: PreparedFrame, from_mm: np.ndarray) -> Iterator[RasterStrip]:
+    """Where the cube is looked for, most likely first (the search stops at a face read
+    surely, and a tray is only remapped when reached): the bar (centred, or at its owner's
+    end, BG-CUBE-1), the trays (the Crawford game), the whole board (offered, BG-CUBE-3)."""
+    yield bar_strip(frame)
+    yield tray_strip(frame, from_mm, "left")
+    yield tray_strip(frame, from_mm, "right")
+    yield reading_strip(frame)
+
+
+def read_frame_cube(frame: PreparedFrame, *, darker_at_top: bool | None = None
+                    ) -> CubeReading | None:
+    """The cube on a prepared frame (BG-CUBE-*): its value, place and zone, or None."""
+    g = frame.calibration.geometry
+    from_mm = _from_mm(frame.calibration.corners, g)
+    return find_cube_on_strips(search_strips(frame, from_mm), frame.image, from_mm, g,
+                               darker_at_top=darker_at_top)
 
 
 _last: tuple[object, DiceAndCube] | None = None
@@ -103,12 +138,9 @@ def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None) -> Di
     if _last is not None and _last[0] is frame:
         found = _last[1]
     else:
-        g = frame.calibration.geometry
-        from_mm = _from_mm(frame.calibration.corners, g)
         dice = read_frame_dice(frame)
-        cube = find_cube_on_strips([*cube_strips(frame, from_mm), bar_strip(frame)], frame.image,
-                                   from_mm, g)
-        found = DiceAndCube(*settle_dice_and_cube(dice, cube, g))
+        cube = read_frame_cube(frame)
+        found = DiceAndCube(*settle_dice_and_cube(dice, cube, frame.calibration.geometry))
         _last = (frame, found)
     if found.cube is not None and darker_at_top is not None:
         zone = zone_for(found.cube.place, darker_at_top)

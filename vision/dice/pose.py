@@ -1,6 +1,11 @@
 """Flat or cocked, die or board texture: features of a face-aligned patch and the two small
 trained networks (``cocked_model.json``, fitted by ``vision.dice.train_cocked``) that judge
-them (BG-ROLL-2: a cocked die means both dice are thrown again)."""
+them (BG-ROLL-2: a cocked die means both dice are thrown again).
+
+The die network looks at the face's evidence and the first :data:`DIE_FEATURE_COUNT` pose
+features (bands beside each side, sorted); the cocked network at the side-face profiles after
+them (``vision.dice.side_faces``: what lies beyond each edge of the face, scored edge by edge
+and pooled, so which edge a side face shows beyond does not matter)."""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import numpy as np
 
 from vision.dice.face_fit import ALIGNED_PX_PER_MM, FaceFinding
 from vision.dice.render import PIP_RADIUS
+from vision.dice.side_faces import PROFILE_COUNT, edge_logit, side_inputs, side_profiles
 
 MAX_FACE_SPREAD = 48.0  # grey levels (10th to 90th percentile) inside the face, pips left out
 MIN_P_DIE = 0.5  # floor under the die model's trained threshold: fewer phantom dice
@@ -132,10 +138,12 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
         sides.append(feats)
     sides.sort(key=lambda v: -(v[0] - v[3] + v[7] + v[10]))
     out = [spread] + [v for side in sides for v in side] + [1.0]
-    return np.array(out, np.float64)
+    profiles = side_profiles(aligned, die_mm, pip_pts, ppm, colour, spread)
+    return np.concatenate([np.array(out, np.float64), profiles])
 
 
-FEATURE_COUNT = 1 + 4 * 13 + 1
+DIE_FEATURE_COUNT = 1 + 4 * 13 + 1  # the pose features the die model looks at
+FEATURE_COUNT = DIE_FEATURE_COUNT + PROFILE_COUNT  # and the side-face profiles after them
 
 
 @lru_cache(maxsize=1)
@@ -149,14 +157,22 @@ def _models() -> dict[str, dict[str, np.ndarray]]:
             for name in ("die", "cocked") if name in data}
 
 
+def _logits(model: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
+    z = (rows - model["mean"]) / model["scale"]
+    h = np.tanh(z @ model["w1"] + model["b1"])
+    out: np.ndarray = h @ model["w2"] + model["b2"]
+    return out
+
+
+def _sigmoid(logit: float) -> float:
+    return float(1.0 / (1.0 + math.exp(-float(np.clip(logit, -40, 40)))))
+
+
 def _probability(name: str, features: np.ndarray) -> float:
     model = _models().get(name)
     if model is None or len(model["mean"]) != len(features):
         return 1.0 if name == "die" else 0.0
-    z = (features - model["mean"]) / model["scale"]
-    h = np.tanh(z @ model["w1"] + model["b1"])
-    logit = float(h @ model["w2"] + model["b2"])
-    return float(1.0 / (1.0 + math.exp(-float(np.clip(logit, -40, 40)))))
+    return _sigmoid(float(_logits(model, features)))
 
 
 def _threshold(name: str) -> float:
@@ -165,8 +181,23 @@ def _threshold(name: str) -> float:
 
 
 def p_cocked(face: FaceFinding) -> float:
-    """Probability that the die is cocked (trained network on :func:`detection_features`)."""
-    return _probability("cocked", detection_features(face))
+    """Probability that the die is cocked: one small network scores what lies beyond each
+    edge of the face (``vision.dice.side_faces``) and the four scores are pooled."""
+    model = _models().get("cocked")
+    if model is not None and len(model["mean"]) == 4 + DIE_FEATURE_COUNT:
+        return _probability("cocked", detection_features(face))  # a model of the old kind
+    return cocked_probability(face.features)
+
+
+def cocked_probability(features: np.ndarray) -> float:
+    """:func:`p_cocked` of a pose feature vector (:func:`pose_features`)."""
+    model = _models().get("cocked")
+    if model is None or len(features) != FEATURE_COUNT:
+        return 0.0
+    rows = side_inputs(features[DIE_FEATURE_COUNT:])
+    if len(model["mean"]) != rows.shape[1]:
+        return 0.0
+    return _sigmoid(edge_logit(model, rows))
 
 
 def cocked_threshold() -> float:
@@ -177,7 +208,7 @@ def cocked_threshold() -> float:
 def detection_features(face: FaceFinding) -> np.ndarray:
     """What tells a die from board texture: pip evidence, fit, and the pose features."""
     return np.concatenate([[face.score * 10.0, face.contrast * 10.0, face.residual,
-                            face.pips / 6.0], face.features])
+                            face.pips / 6.0], face.features[:DIE_FEATURE_COUNT]])
 
 
 def p_die(face: FaceFinding) -> float:

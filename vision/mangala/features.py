@@ -5,9 +5,12 @@ the board around the cells, and stone pixels are those whose colour is far from 
 stone area in stone units, highlight peaks (each visible glass stone shows one), the stone area
 left over once a stone is placed under every highlight (stones whose highlight another stone
 hides) and its pieces, edge density inside the stones (more boundaries where they overlap), the
-local maxima of the stone mask's distance transform (about one per stone lying apart), and the
+local maxima of the stone mask's distance transform (about one per stone lying apart), the
 patches of one stone colour big enough to be a stone but holding no highlight (stones whose
-highlight an upper stone covers) with their area.
+highlight an upper stone covers) with their area, how much the discs of the lit stones
+overlap one another (stacking, which keeps growing with the pile where area and highlights
+saturate: the more stones lie on others, the more lie hidden under them), and the stone area
+well clear of every lit stone in solid pieces (what stones with a hidden highlight still show).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 
 PX_PER_MM = 3.0
 FEATURE_NAMES = ("area", "highlights", "residual", "fragments", "edges", "dist_peaks", "unlit",
-                 "unlit_area")
+                 "unlit_area", "overlap", "hidden_area")
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ def highlight_map(bgr: np.ndarray) -> np.ndarray:
     return out
 
 
-HIGHLIGHT_MIN = 45.0  # how much brighter than its surroundings a highlight is
+HIGHLIGHT_MIN = 40.0  # how much brighter than its surroundings a highlight is (a caustic too)
 
 
 @dataclass(frozen=True)
@@ -150,9 +153,77 @@ def light_direction(offsets: np.ndarray) -> np.ndarray:
     return v / norm if norm > 1e-6 else np.zeros(2)
 
 
+CAUSTIC_ALONG = (0.6, 1.05)  # where a glass stone's caustic lies from its highlight (radii)
+CAUSTIC_ACROSS = 0.3
+CAUSTIC_RATIO = 0.9  # a caustic is fainter than its stone's highlight
+
+
+def drop_caustics(m: CellMeasure, direction: np.ndarray, bgr: np.ndarray) -> CellMeasure:
+    """The measure without the peaks that are the light focused through a pale glass stone:
+    a fainter spot about 0.87 radii from a highlight, away from the light (``direction`` points
+    from a highlight to its stone's centre). Without it a milky stone counts twice."""
+    if len(m.peaks) < 2 or not np.any(direction):
+        return m
+    spot = highlight_map(bgr)
+    h, w = spot.shape
+    ix = np.clip(np.round(m.peaks[:, 0]).astype(int), 0, w - 1)
+    iy = np.clip(np.round(m.peaks[:, 1]).astype(int), 0, h - 1)
+    val = spot[iy, ix]
+    d = (m.peaks[:, None, :] - m.peaks[None, :, :]) / m.r_px  # [j, i]: from peak i to peak j
+    along = d[..., 0] * direction[0] + d[..., 1] * direction[1]
+    across = -d[..., 0] * direction[1] + d[..., 1] * direction[0]
+    caustic = ((along >= CAUSTIC_ALONG[0]) & (along <= CAUSTIC_ALONG[1])
+               & (np.abs(across) < CAUSTIC_ACROSS)
+               & (val[:, None] < CAUSTIC_RATIO * val[None, :]))
+    np.fill_diagonal(caustic, False)
+    keep = ~caustic.any(axis=1)
+    if keep.all():
+        return m
+    return CellMeasure(m.mask, m.peaks[keep], m.r_px)
+
+
+def lit_overlap(m: CellMeasure, direction: np.ndarray) -> float:
+    """How much the lit stones' discs overlap, in stone areas: their number less the area of
+    their union (0 when they lie apart, growing as stones stack on one another)."""
+    if len(m.peaks) < 2:
+        return 0.0
+    r = m.r_px
+    h, w = m.mask.shape
+    pad = round(2 * r)
+    union = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    for x, y in m.peaks:
+        cx, cy = x + direction[0] * 0.42 * r + pad, y + direction[1] * 0.42 * r + pad
+        cv2.circle(union, (round(cx), round(cy)), round(r), 255, -1)
+    one = np.zeros((2 * pad + 1, 2 * pad + 1), np.uint8)
+    cv2.circle(one, (pad, pad), round(r), 255, -1)  # a drawn disc's own area is the unit
+    return float(len(m.peaks)) - float(np.count_nonzero(union)) / np.count_nonzero(one)
+
+
+HIDDEN_REACH = 1.15  # lit stones' discs are drawn this much bigger (stones vary in size)
+HIDDEN_MIN = 0.15  # smallest piece (stone areas) taken for part of a stone
+
+
+def hidden_area(m: CellMeasure, direction: np.ndarray) -> float:
+    """Stone pixels farther than ``HIDDEN_REACH`` radii from every lit stone's centre, opened
+    and kept in pieces of at least ``HIDDEN_MIN`` stones, in stone areas: what a stone whose
+    highlight another covers shows, with little of a lit stone's rim or a gap's shadow."""
+    r = m.r_px
+    covered = np.zeros_like(m.mask)
+    for x, y in m.peaks:
+        cx, cy = x + direction[0] * 0.42 * r, y + direction[1] * 0.42 * r
+        cv2.circle(covered, (round(cx), round(cy)), round(r * HIDDEN_REACH), 255, -1)
+    rest = cv2.bitwise_and(m.mask, cv2.bitwise_not(covered))
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN,
+                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(rest)
+    areas = stats[1:, cv2.CC_STAT_AREA] / (np.pi * r ** 2)
+    return float(areas[areas >= HIDDEN_MIN].sum())
+
+
 def cell_features(m: CellMeasure, direction: np.ndarray, bgr: np.ndarray) -> np.ndarray:
     """The feature vector (``FEATURE_NAMES``) of one measured cell, given the frame's light
-    ``direction`` (from :func:`light_direction`)."""
+    ``direction`` (from :func:`light_direction`); caustics are dropped first."""
+    m = drop_caustics(m, direction, bgr)
     r = m.r_px
     stone_px = np.pi * r ** 2
     area = float(np.count_nonzero(m.mask)) / stone_px
@@ -173,7 +244,8 @@ def cell_features(m: CellMeasure, direction: np.ndarray, bgr: np.ndarray) -> np.
     edge /= 2 * np.pi * r
     unlit, unlit_area = unlit_stones(bgr, m)
     return np.array([area, float(len(m.peaks)), residual, fragments, edge,
-                     float(distance_peaks(m)), float(unlit), unlit_area], dtype=np.float64)
+                     float(distance_peaks(m)), float(unlit), unlit_area,
+                     lit_overlap(m, direction), hidden_area(m, direction)], dtype=np.float64)
 
 
 def distance_peaks(m: CellMeasure) -> int:

@@ -1,13 +1,19 @@
 """Engine-in-the-loop recognition for Mangala on synthetic readings: the legal sowing that
 explains the frame, the extra turn's chains (MG-1), the modelled mistakes (MG-1..MG-3), the
-unchanged board, stones gone (MG-T-6), and no verdict from an unsure or hidden reading."""
+unchanged board, stones gone (MG-T-6), and no verdict from an unsure or hidden reading; boards
+no legal sowing gives and no model explains (flagged when read confidently), and the opponent's
+sowing made before the mover pressed (MG-CLOCK-2)."""
 
 from __future__ import annotations
 
-from controller.mangala.mistakes import all_mistakes, mistakes
-from controller.mangala.recognition import decide, lines
+import math
+import random
+from dataclasses import dataclass
+
+from controller.mangala.mistakes import all_mistakes, mistakes, other_mistakes
+from controller.mangala.recognition import decide, lines, visibility, vision_board
 from engine.mangala.position import Position
-from engine.mangala.sowing import play
+from engine.mangala.sowing import legal_pits, play
 from tests.controller.mangala.synthetic import SyntheticView
 
 START = Position.initial("a")
@@ -64,3 +70,89 @@ def test_no_verdict_from_a_hidden_or_unsure_frame() -> None:
     assert decide([hidden], START).kind == "unreadable"  # occluded frames are not read
     unsure = SyntheticView(board, sure=0.34)
     assert decide([unsure], START).kind != "illegal"
+
+
+def _positions() -> list[Position]:
+    """Positions met in play: seeded random sowings from the set-up."""
+    rng = random.Random(8)
+    out = []
+    for _ in range(12):
+        position = Position.initial(rng.choice(("a", "b")))
+        for _ in range(rng.randrange(0, 25)):
+            result = play(position, rng.choice(legal_pits(position)))
+            if result.set_over:
+                break
+            position = result.position
+        out.append(position)
+    return out
+
+
+def test_a_confidently_read_board_no_sowing_gives_is_flagged() -> None:
+    flagged = 0
+    for position in _positions():
+        legal = [line.board for line in lines(position)]
+        for pit in legal_pits(position):
+            for name, board in other_mistakes(position, pit):
+                if min(visibility(board, b) for b in legal) < 3:
+                    continue  # as a misread pile would be: not planted (VISIBLE)
+                d = decide([SyntheticView(board)] * 3, position)
+                assert d.kind in ("illegal", "early"), (name, board, d.kind, d.reason)
+                if d.kind == "illegal":
+                    assert d.rule is not None and d.rule.startswith("MG-") and d.reason
+                    flagged += 1
+    assert flagged > 100
+
+
+def test_an_unexplained_board_is_not_flagged_from_an_unsure_or_hidden_frame() -> None:
+    position = play(START, 1).position
+    _, board = other_mistakes(position, 2)[0]
+    assert decide([SyntheticView(board)], position).kind == "illegal"
+    assert decide([SyntheticView(board, sure=0.34)], position).kind != "illegal"
+    hidden = SyntheticView(board, hidden_cells=frozenset({5}))
+    assert decide([hidden], position).kind == "unreadable"
+    short = list(board)
+    short[short.index(max(short))] -= 1  # 47 stones: a stone off the board is no foul (MG-T-6)
+    assert decide([SyntheticView(tuple(short), sure=0.99999)], position).kind != "illegal"
+
+
+def test_the_opponent_sowing_before_the_press_is_told_apart() -> None:
+    after_a = play(START, 1).position
+    board = play(after_a, 3).position.board()  # b sowed pit 3 before a pressed (MG-CLOCK-2)
+    d = decide([SyntheticView(board)], START)
+    assert d.kind == "early" and d.line is not None and d.then is not None
+    assert d.line.pits == (1,) and d.then.pits == (3,) and d.rule == "MG-CLOCK-2"
+
+
+@dataclass(frozen=True)
+class StoreMisread(SyntheticView):
+    """Reads the pits surely but a's store (a big pile) two stones too many, as a stone reader
+    miscounting a big pile does: the reading adds up to 50."""
+
+    def _compute(self, cell: int) -> tuple[float, ...]:
+        if cell != 6:
+            return super()._compute(cell)
+        p = [1e-4] * 49
+        p[self.board[6] + 2] = 0.6
+        for near in (1, 3):
+            p[self.board[6] + near] = 0.15
+        p[self.board[6]] = 0.05
+        total = sum(p)
+        return tuple(math.log(x / total) for x in p)
+
+
+def test_a_misread_store_neither_hides_a_plain_mistake_nor_makes_one() -> None:
+    position = play(play(START, 1).position, 3).position
+    legal = play(position, 2).position.board()
+    d = decide([StoreMisread(legal)] * 3, position)
+    assert d.kind == "legal" and d.line is not None and d.line.pits == (2,)
+    flagged = 0
+    boards = [line.board for line in lines(position)]
+    for name, board in other_mistakes(position, 2):
+        if min(visibility(board, b) for b in boards) < 3:
+            continue  # as a misread pile would be (VISIBLE)
+        view = StoreMisread(board)
+        assert sum(vision_board([view])[0]) == 50
+        d = decide([view] * 3, position)
+        assert d.kind != "legal", name  # the pits show plainly that no legal sowing gives it
+        flagged += d.kind == "illegal"
+    assert flagged >= 3

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.mangala.mistakes import mistakes
+from controller.mangala.mistakes import mistakes, other_mistakes
 from controller.mangala.records import round_record
 from controller.mangala.referee import MangalaConfig, MangalaReferee
 from controller.referee.api import ClockCommand, DirectorAction, JournalEntry
+from engine.errors import HakemError
 from engine.mangala.position import Position
 from engine.mangala.record import check_record, format_record, parse_record
 from engine.mangala.sowing import legal_pits, play
@@ -310,7 +311,7 @@ def test_a_misread_pit_or_two_is_not_an_accusation(tmp_path: Path) -> None:
     table.press("a")
     assert table.count("illegal_move") == 0  # the best legal sowing explains it: pit 1
     move = table.last("move")
-    assert move["pit"] == 1 and "no known mistake" in move["note"]
+    assert move["pit"] == 1 and "misread pile" in move["note"]
     table.close()
 
 
@@ -339,4 +340,112 @@ def test_a_wrong_sowing_corrected_before_the_press_is_no_foul(tmp_path: Path) ->
     table.tick(3_000)
     sow(table, position, 1)  # ... put right before the press (MG-CLOCK-2)
     assert table.count("illegal_move") == 0 and table.last("move")["pit"] == 1
+    table.close()
+
+
+def test_a_directors_position_is_in_the_record_and_replays(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    position = setup(table)
+    sow(table, position, 1)
+    table.send(DirectorAction(table.time.now_ms(), "set_position", {"position": {
+        "a": [0, 0, 0, 0, 0, 1], "a_store": 20, "b": [4, 4, 4, 4, 4, 3], "b_store": 4,
+        "to_move": "a"}}, "td"))
+    play_round(table, random.Random(5))
+    text = format_record(round_record(table.journal.entries))
+    assert "position 1 a 0 0 0 0 0 1 [20] b 4 4 4 4 4 3 [4] next a" in text
+    check = check_record(parse_record(text))
+    assert check.legal, check.first_illegal  # the correction replays (it did not before)
+    assert check.round.over and check.moves == table.count("move")
+    assert check.round.sets[0].a_store == 44  # a's pit 6 ends set 1: a sweeps b's 23 (MG-4)
+    table.close()
+
+
+@pytest.mark.parametrize(("position", "message"), [
+    ({"a": [0, 0, 0, 0, 0, 1], "a_store": 19, "b": [4, 4, 4, 4, 4, 3], "b_store": 4,
+      "to_move": "a"}, "47 stones"),
+    ({"a": [0, 0, 0, 0, 0, 1], "a_store": 20, "b": [4, 4, 4, 4, 4, 3], "b_store": 4,
+      "to_move": None}, "to_move"),
+    ({"a": [0, 0, 0, 0, 0, 0], "a_store": 21, "b": [4, 4, 4, 4, 4, 3], "b_store": 4,
+      "to_move": "b"}, "MG-4"),
+])
+def test_a_directors_position_the_record_cannot_hold_is_refused(
+        tmp_path: Path, position: dict[str, object], message: str) -> None:
+    table = Table(tmp_path)
+    setup(table)
+    before = len(table.journal.entries)
+    with pytest.raises(HakemError, match=message):
+        table.referee.handle(DirectorAction(table.time.now_ms(), "set_position",
+                                            {"position": position}, "td"))
+    assert len(table.journal.entries) == before  # nothing journalled
+    table.close()
+
+
+def test_the_opponent_moving_before_the_press_is_not_illegal(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    position = setup(table)
+    after_a = sow(table, position, 1, press=False)  # a sows pit 1 and forgets to press
+    after_b = play(after_a, 2).position
+    table.show(after_b.board())  # b sows pit 2 anyway
+    table.tick(2_000)
+    early = table.last("early_move")
+    assert early["rule"] == "MG-CLOCK-2" and early["player"] == "b" and early["mover"] == "a"
+    assert early["pits"] == [2] and early["mover_pressed"] is False
+    assert table.count("illegal_move") == 0 and table.count("move") == 0
+    assert table.referee.round.warning_count("b") == 0  # not illegal: no warning (MG-T-4)
+    assert table.count("early_move") == 1  # said once, not for every frame
+    left, right = table.clock.sim.times_ms()
+    table.tick(3_000)
+    left2, right2 = table.clock.sim.times_ms()
+    assert right2 == right and left - left2 >= 2_900  # a's time still runs: a has not pressed
+    assert any("waits for Ayşe's press" in line for line in table.log.lines)
+    table.show(after_a.board())  # b takes the sowing back ...
+    table.press("a")  # ... and a presses
+    move = table.last("move")
+    assert (move["player"], move["pit"], move["pressed"]) == ("a", 1, True)
+    table.tick(500)
+    assert table.clock.state().running == "right"  # b's turn, on b's time
+    sow(table, after_a, 2)
+    assert table.last("move")["player"] == "b" and table.referee.mover == "a"
+    assert table.count("illegal_move") == 0
+    table.close()
+
+
+def test_a_press_after_the_opponent_moved_records_both_sowings(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    position = setup(table)
+    after_a = sow(table, position, 3, press=False)
+    after_b = play(after_a, 5).position
+    table.show(after_b.board())  # b sowed pit 5 before a pressed
+    table.press("a")  # a presses with b's sowing on the board
+    moves = [e for e in table.journal.entries if e["type"] == "move"]
+    assert [(m["player"], m["pit"]) for m in moves] == [("a", 3)]
+    early = table.last("early_move")
+    assert early["mover_pressed"] is True and early["pits"] == [5]
+    assert table.count("illegal_move") == 0
+    table.tick(500)
+    assert table.clock.state().running == "right"
+    table.press("b")  # b leaves the same sowing and presses on their own time
+    assert [(m["player"], m["pit"]) for m in table.journal.entries
+            if m["type"] == "move"] == [("a", 3), ("b", 5)]
+    check = check_record(parse_record(format_record(round_record(table.journal.entries))))
+    assert check.legal and check.moves == 2
+    table.close()
+
+
+def test_a_mistake_no_model_knows_is_flagged_and_corrected(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    position = setup(table)
+    name, wrong = other_mistakes(position, 2)[0]
+    assert name.startswith("sown to the left")  # a sows pit 2 clockwise: no model of it
+    table.show(wrong)
+    table.press("a")
+    flag = table.last("illegal_move")
+    assert flag["player"] == "a" and flag["rule"].startswith("MG-") and flag["reason"]
+    assert flag["warning"] is True and flag["warnings"] == 1  # MG-T-4
+    assert table.count("cannot_read") == 0 and table.count("move") == 0
+    table.tick(500)
+    assert table.clock.state().running == "left"  # a corrects on a's time (MG-CLOCK-2)
+    sow(table, position, 2)
+    move = table.last("move")
+    assert move["pit"] == 2 and move["corrected"] is True and table.referee.mover == "b"
     table.close()
