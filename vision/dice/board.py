@@ -61,6 +61,7 @@ from vision.dice.pose import (
     MAX_FACE_SPREAD,
     MIN_P_DIE,
     _threshold,
+    cocked_certainty,
     cocked_threshold,
     face_spread,
     p_cocked,
@@ -171,7 +172,7 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
         p = p_cocked(f)
         centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
         fit = 1.0 - f.residual / (0.16 * g.die_size_mm)
-        certainty = abs(p - threshold) / max(threshold, 1 - threshold)
+        certainty = cocked_certainty(p, threshold)
         confidence = float(np.clip(0.5 + 0.5 * fit, 0, 1) * np.clip(f.contrast * 5.0, 0.2, 1.0)
                            * (0.6 + 0.4 * certainty))
         out.append(BoardDie(

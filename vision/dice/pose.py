@@ -200,6 +200,21 @@ def cocked_probability(features: np.ndarray) -> float:
     return _sigmoid(edge_logit(model, rows))
 
 
+def cocked_certainty(p: float, threshold: float) -> float:
+    """How sure the flat/cocked call is (0..1). Flat: the distance of ``p`` below the
+    threshold, as a share of the way to 0. Cocked: its distance above in log-odds, two of them
+    counting as sure (on the probability scale a die called cocked above a threshold near 1
+    could never look sure)."""
+    if p < threshold:
+        return (threshold - p) / max(threshold, 1e-6)
+
+    def logit(q: float) -> float:
+        q = min(max(q, 1e-6), 1 - 1e-6)
+        return math.log(q / (1 - q))
+
+    return min(1.0, (logit(p) - logit(threshold)) / 2.0)
+
+
 def cocked_threshold() -> float:
     """The probability above which a die is called cocked (chosen at training time)."""
     return _threshold("cocked")

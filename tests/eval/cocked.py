@@ -1,0 +1,132 @@
+"""Evaluation of the flat/cocked judgement (BG-ROLL-2): cocked dice caught, flat dice called cocked.
+
+Run ``.venv/bin/python -m tests.eval.cocked [--demo N] [--synthetic N] [--seed0 S]``.
+
+Demo-style throws: the demo's own camera (``controller.demo.camera.DemoCamera``, 1280x720, a
+small die) and its players' throws (``controller.demo.players.thrown_dice``): half of them
+planted cocked (one die tilted by ``COCKED_TILT_DEG`` against the outermost checker of a stack
+of the thrower's half, or against the rail) and half valid (both dice flat), on random board
+contents. Synthetic throws: ``vision.dice.synth``'s random throws (the evaluation's seeds, as
+``tests.eval.dice``; the models are trained on seeds from 1,000,000 up). Both are read as the
+referee reads them, by ``vision.dice.board.read_board_dice``; a die counts when a reading lies
+within 10 mm of it (flat and cocked dice found are counted apart: a cocked die the reader does
+not find at all is no pose model's miss). Also printed: the mean time of the pose stage per
+call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+from controller.demo import players
+from controller.demo.camera import DemoCamera, Shot
+from controller.demo.script import InvalidKind
+from vision.dice import board, pose
+from vision.dice.board import read_board_dice
+from vision.dice.reading import image_to_mm
+from vision.dice.synth import random_dice_scene
+from vision.geometry import BoardGeometry, Canonical
+from vision.render.scene import random_contents
+
+Throw = tuple[np.ndarray, np.ndarray, BoardGeometry, list[tuple[float, float, bool]]]
+
+
+def demo_throws(n: int, seed0: int) -> Iterator[Throw]:
+    """``n`` demo-style throws (image, image-to-mm homography, geometry, dice (x, y, flat))."""
+    camera = DemoCamera()
+    g = camera.geometry
+    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
+    to_mm = Canonical(g, 1.0, (0.0, 0.0)).homography_from_image(corners)
+    for k in range(seed0, seed0 + n):
+        rng = random.Random(k)
+        contents = random_contents(np.random.default_rng(k), 5)
+        invalid: InvalidKind | None = "cocked" if k % 2 == 0 else None
+        dice = players.thrown_dice(g, k // 2 % 2, (rng.randint(1, 6), rng.randint(1, 6)), rng,
+                                   invalid, contents)
+        image, _ = camera.render(Shot(contents, dice))
+        yield image, to_mm, g, [(d.x_mm, d.y_mm, d.flat) for d in dice]
+
+
+def synthetic_throws(n: int, seed0: int) -> Iterator[Throw]:
+    """``n`` of ``vision.dice.synth``'s random throws (the evaluation's seeds)."""
+    for seed in range(seed0, seed0 + n):
+        scene = random_dice_scene(seed)
+        yield (scene.image, image_to_mm(scene.corners, scene.geometry), scene.geometry,
+               [(d.x_mm, d.y_mm, d.flat) for d in scene.dice])
+
+
+def score(throws: Iterator[Throw]) -> dict[str, list[int]]:
+    """Counters [hits, total]: flat and cocked dice found, cocked caught, flat called cocked."""
+    c = {k: [0, 0] for k in ("found_flat", "found_cocked", "cocked_caught",
+                             "flat_called_cocked")}
+    for image, to_mm, g, dice in throws:
+        read = read_board_dice(image, to_mm, g)
+        used: set[int] = set()
+        for x, y, flat in dice:
+            found = "found_flat" if flat else "found_cocked"
+            c[found][1] += 1
+            near = [i for i, d in enumerate(read) if i not in used
+                    and math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y) < 10.0]
+            if not near:
+                continue
+            used.add(near[0])
+            c[found][0] += 1
+            key = "flat_called_cocked" if flat else "cocked_caught"
+            c[key][0] += not read[near[0]].flat
+            c[key][1] += 1
+    return c
+
+
+class _PoseTimer:
+    """Times ``pose_features`` as ``find_faces`` calls it (the pose stage's cost per die)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.calls = 0
+        self._inner = pose.pose_features
+
+    def __call__(self, *args: object, **kwargs: object) -> np.ndarray:
+        t = time.perf_counter()
+        out = self._inner(*args, **kwargs)  # type: ignore[arg-type]
+        self.seconds += time.perf_counter() - t
+        self.calls += 1
+        return out
+
+
+def _print(name: str, c: dict[str, list[int]]) -> None:
+    for key, (hit, total) in c.items():
+        share = f"{100.0 * hit / total:.2f}%" if total else "-"
+        print(f"{name:10s} {key:20s} {hit}/{total} = {share}")
+
+
+def main(argv: list[str]) -> int:
+    """Print the figures on demo-style and synthetic throws."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--demo", type=int, default=200, help="demo-style throws (half cocked)")
+    parser.add_argument("--synthetic", type=int, default=100, help="synthetic throws")
+    parser.add_argument("--seed0", type=int, default=0)
+    args = parser.parse_args(argv)
+    timer = _PoseTimer()
+    setattr(board, "pose_features", timer)  # noqa: B010 - find_faces calls it by this name
+    try:
+        print(f"cocked threshold {pose.cocked_threshold():.3f}")
+        if args.demo:
+            _print("demo", score(demo_throws(args.demo, args.seed0)))
+        if args.synthetic:
+            _print("synthetic", score(synthetic_throws(args.synthetic, args.seed0)))
+    finally:
+        setattr(board, "pose_features", timer._inner)  # noqa: B010
+    print(f"pose features: {1000.0 * timer.seconds / max(timer.calls, 1):.2f} ms per call "
+          f"({timer.calls} calls)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

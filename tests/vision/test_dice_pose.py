@@ -1,0 +1,155 @@
+"""Flat or cocked (BG-ROLL-2: a cocked die means both dice are thrown again).
+
+The demo's own camera and players (``controller.demo``) plant cocked dice, tilted by
+``COCKED_TILT_DEG`` against the outermost checker of a stack or against the rail, and valid
+throws with both dice flat; the referee's dice reader (``read_board_dice``) must tell them
+apart. The pooled edge judgement must not care which edge of the face a side face shows beyond.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from controller.demo import players
+from controller.demo.camera import DemoCamera, Shot
+from controller.demo.script import InvalidKind
+from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, warp_patch
+from vision.dice.pose import (
+    FEATURE_COUNT,
+    cocked_probability,
+    cocked_threshold,
+    pose_features,
+)
+from vision.dice.render import DieProp
+from vision.dice.side_faces import PROFILE_COUNT
+from vision.geometry import BoardGeometry, Canonical
+from vision.render.scene import BoardContents, random_contents
+
+SEED0 = 500_000  # demo-style throws of these tests (tests.eval.cocked uses 0 up)
+
+
+@pytest.fixture(scope="module")
+def camera() -> DemoCamera:
+    return DemoCamera()
+
+
+def _to_mm(camera: DemoCamera) -> np.ndarray:
+    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
+    out: np.ndarray = Canonical(camera.geometry, 1.0, (0.0, 0.0)).homography_from_image(corners)
+    return out
+
+
+def _throws(camera: DemoCamera, invalid: InvalidKind | None, n: int
+            ) -> Iterator[tuple[np.ndarray, tuple[DieProp, ...]]]:
+    """``n`` of the demo players' throws on random boards, rendered by the demo's camera."""
+    for k in range(SEED0, SEED0 + n):
+        rng = random.Random(k)
+        contents = random_contents(np.random.default_rng(k), 5)
+        dice = players.thrown_dice(camera.geometry, k % 2, (rng.randint(1, 6), rng.randint(1, 6)),
+                                   rng, invalid, contents)
+        image, _ = camera.render(Shot(contents, dice))
+        yield image, dice
+
+
+def _reading(read: list[BoardDie], die: DieProp) -> BoardDie | None:
+    """The reading of ``die`` (within 10 mm of it), if any."""
+    for d in read:
+        if math.hypot(d.centre_mm[0] - die.x_mm, d.centre_mm[1] - die.y_mm) < 10.0:
+            return d
+    return None
+
+
+def test_demo_cocked_dice_are_caught(camera: DemoCamera) -> None:
+    """BG-ROLL-2: the demo's planted cocked dice (28 degrees against a checker or the rail)
+    are read as cocked; the flat die beside them is not."""
+    to_mm = _to_mm(camera)
+    caught, cocked, flat_called, flat = 0, 0, 0, 0
+    for image, dice in _throws(camera, "cocked", 12):
+        read = read_board_dice(image, to_mm, camera.geometry)
+        for die in dice:
+            found = _reading(read, die)
+            if found is None:
+                continue
+            if die.flat:
+                flat += 1
+                flat_called += not found.flat
+            else:
+                cocked += 1
+                caught += not found.flat
+    # finding the dice is another stage's matter; of the cocked dice found, the old pose
+    # model caught about half (48% over 120 throws), this one must catch two in three
+    assert cocked >= 6
+    assert caught >= 2 * cocked / 3
+    assert flat_called == 0 and flat >= 6
+
+
+def test_demo_valid_throws_stay_flat(camera: DemoCamera) -> None:
+    """Valid throws (both dice flat) give no false "cocked" (no needless rethrow)."""
+    to_mm = _to_mm(camera)
+    flat = 0
+    for image, dice in _throws(camera, None, 8):
+        read = read_board_dice(image, to_mm, camera.geometry)
+        for die in dice:
+            found = _reading(read, die)
+            if found is not None:
+                flat += 1
+                assert found.flat, f"flat die at ({die.x_mm:.0f}, {die.y_mm:.0f}) called cocked"
+    assert flat >= 10
+
+
+def _aligned_patch(camera: DemoCamera, tilt: float) -> tuple[np.ndarray, np.ndarray]:
+    """A lone die (white, red pips, showing four) in the middle of the demo's empty board,
+    as the pose stage sees it: a patch centred on its upward face, x along the face."""
+    g: BoardGeometry = camera.geometry
+    x, y = g.width_mm / 4, g.height_mm / 2
+    die = DieProp(x, y, 4, 0.0, tilt, 0.0, body_bgr=(240, 240, 240), pip_bgr=(40, 40, 190))
+    image, _ = camera.render(Shot(BoardContents.empty(), (die,)))
+    # the upward face's centre (the die's top corner tips away when it is tilted)
+    t = math.radians(tilt)
+    cy = y - 0.5 * g.die_size_mm * math.sin(t)
+    patch = warp_patch(image, np.linalg.inv(_to_mm(camera)), x, cy, ALIGNED_MM,
+                       ALIGNED_PX_PER_MM)
+    step = 0.26 * g.die_size_mm
+    pts = np.array([[-step, -step * math.cos(t)], [step, -step * math.cos(t)],
+                     [-step, step * math.cos(t)], [step, step * math.cos(t)]])
+    return patch, pts
+
+
+def test_pose_features_carry_the_side_profiles(camera: DemoCamera) -> None:
+    """The pose features end with the side-face profiles the cocked model reads."""
+    patch, pts = _aligned_patch(camera, 0.0)
+    feats = pose_features(patch, 16.0, pts)
+    assert feats.shape == (FEATURE_COUNT,)
+    assert PROFILE_COUNT > 0 and np.all(np.isfinite(feats))
+
+
+@pytest.mark.parametrize("tilt", [0.0, 28.0])
+def test_judgement_does_not_care_which_edge(camera: DemoCamera, tilt: float) -> None:
+    """Turning the patch a quarter turn (and the pips with it) moves the side face to another
+    edge of the face: the pooled cocked probability stays the same."""
+    patch, pts = _aligned_patch(camera, tilt)
+    base = cocked_probability(pose_features(patch, 16.0, pts))
+    for k in (1, 2, 3):
+        turned = np.ascontiguousarray(np.rot90(patch, k))
+        # np.rot90 turns counter-clockwise in the picture: (x, y) -> (y, -x)
+        p = pts.copy()
+        for _ in range(k):
+            p = np.stack([p[:, 1], -p[:, 0]], axis=1)
+        other = cocked_probability(pose_features(turned, 16.0, p))
+        assert abs(other - base) < 0.15
+
+
+def test_a_tilted_lone_die_is_more_cocked_than_a_flat_one(camera: DemoCamera) -> None:
+    """The same die, flat and then tilted 28 degrees: the side face raises the probability
+    from below to above the threshold."""
+    flat_patch, flat_pts = _aligned_patch(camera, 0.0)
+    cocked_patch, cocked_pts = _aligned_patch(camera, 28.0)
+    p_flat = cocked_probability(pose_features(flat_patch, 16.0, flat_pts))
+    p_cocked = cocked_probability(pose_features(cocked_patch, 16.0, cocked_pts))
+    assert p_flat < cocked_threshold() <= p_cocked

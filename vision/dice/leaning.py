@@ -1,0 +1,79 @@
+"""Throws where a die rests beside a checker: cocked against it or lying flat close to it.
+
+The hard cases for the flat/cocked judgement (BG-ROLL-2): a die tipped against the outermost
+checker of a stack (its top leaning towards the checker, as dice come to rest in play and as
+the demo's players plant cocked throws), against the rail, and flat dice a few millimetres from
+a checker of their own colour. The cocked model (``vision.dice.train_cocked``) is fitted on
+these besides ``vision.dice.synth``'s random throws; deterministic by seed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.dice.render import DieProp
+from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth
+from vision.geometry import BoardGeometry
+from vision.render import render_scene
+from vision.render.scene import BoardContents, random_scene
+
+WHITE_RED = 1  # DICE_STYLES index of the tournament's white dice with red pips
+
+
+def _stack_ends(g: BoardGeometry, contents: BoardContents, half: str
+                ) -> list[tuple[float, float]]:
+    """The centre of the outermost first-layer checker of every stack in ``half``."""
+    out = []
+    cap = g.column_capacity()
+    for slot in range(24):
+        n = min(sum(contents.slots[slot]), cap)
+        if n and g.slot_half(slot) == half:
+            out.append(g.checker_centre_mm(slot, n - 1))
+    return out
+
+
+def beside_checker_scene(seed: int, *, cocked: bool, tilt_range: tuple[float, float] = (
+        12.0, 40.0)) -> DiceScene:
+    """A throw of two dice in one half: one flat in the middle of the board, the other beside
+    the outermost checker of a stack (towards the board's middle), cocked against it by a tilt
+    drawn from ``tilt_range`` when ``cocked``, else flat 0.5 to 5 mm from it; with no checker
+    in that half, against (or beside) the rail."""
+    rng = np.random.default_rng(seed + 11_000_000)
+    spec = random_scene(seed, hand_probability=0.0, hard=bool(rng.random() < 0.6), max_stack=5)
+    g = spec.geometry
+    style = WHITE_RED if rng.random() < 0.4 else int(rng.integers(0, len(DICE_STYLES)))
+    material, body, pip = DICE_STYLES[style]
+    half = "right" if rng.random() < 0.5 else "left"
+    rect = g.half_rect(half)  # type: ignore[arg-type]
+    r = g.checker_diameter_mm / 2
+    tilt = float(rng.uniform(*tilt_range)) if cocked else 0.0
+    reach = 0.5 * g.die_size_mm * (math.cos(math.radians(tilt)) + math.sin(math.radians(tilt)))
+    gap = 0.5 if cocked else float(rng.uniform(0.5, 5.0))
+    ends = _stack_ends(g, spec.contents, half)
+    if ends and rng.random() < 0.85:
+        cx, cy = ends[int(rng.integers(0, len(ends)))]
+        dy = 1.0 if cy < g.height_mm / 2 else -1.0  # towards the middle of the board
+        sway = float(rng.uniform(-25, 25)) if rng.random() < 0.4 else 0.0
+        a = math.radians(sway)
+        ux, uy = math.sin(a), dy * math.cos(a)
+        x, y = cx + ux * (r + reach + gap), cy + uy * (r + reach + gap)
+        toward = (-ux, -uy)
+    else:  # the rail at the top or bottom of the board
+        top = rng.random() < 0.5
+        x = float(rng.uniform(rect.x0 + 20, rect.x1 - 20))
+        y = reach + gap if top else g.height_mm - reach - gap
+        toward = (0.0, -1.0) if top else (0.0, 1.0)
+    axis = math.degrees(math.atan2(toward[0], -toward[1]))
+    leaning = DieProp(x, y, int(rng.integers(1, 7)), float(rng.uniform(0, 360)), tilt, axis,
+                      material=material, body_bgr=body, pip_bgr=pip)
+    fx = float(np.clip(x + rng.choice([-1, 1]) * rng.uniform(35, 60), rect.x0 + 12, rect.x1 - 12))
+    fy = g.height_mm / 2 + float(rng.uniform(-10, 10))
+    flat = DieProp(fx, fy, int(rng.integers(1, 7)), float(rng.uniform(0, 360)), material=material,
+                   body_bgr=body, pip_bgr=pip)
+    dice = [DieTruth(p.upward_value(), p.x_mm, p.y_mm, p.flat, False, g.half_at(p.x_mm, p.y_mm),
+                     material) for p in (flat, leaning)]
+    spec.props = (flat, leaning)
+    frame = render_scene(spec)
+    return DiceScene(frame.image, frame.corners, dice, None, g, frame)
