@@ -113,6 +113,9 @@ class CameraSection:
     dice_always: bool = False  # read dice in every still picture (BG-ROLL-5 early throws)
     # a die found with less confidence than this is taken for a reflection, not a die
     die_floor: float = 0.75
+    # a die read as cocked is kept down to this confidence: a tilted face reads unsurely, and
+    # the referee judges the throw invalid on it (BG-ROLL-2) only from its own cocked_confidence
+    cocked_floor: float = 0.35
 
     def __post_init__(self) -> None:
         if not self.source:
@@ -127,6 +130,8 @@ class CameraSection:
                               f"got {len(self.corners)}")
         if not 0.0 <= self.die_floor <= 1.0:
             raise ConfigError(f"camera.die_floor must be 0..1: {self.die_floor}")
+        if not 0.0 <= self.cocked_floor <= 1.0:
+            raise ConfigError(f"camera.cocked_floor must be 0..1: {self.cocked_floor}")
         if self.reread_ms < 100:
             raise ConfigError(f"camera.reread_ms must be at least 100: {self.reread_ms}")
 

@@ -70,7 +70,8 @@ def build_pipeline(config: TableConfig, referee: RefereeProtocol, executor: Exec
     layout = config.players.layout()
     reader = FrameReader(config.vision_config(), config.camera.corners,
                          darker_at_top=(layout.first_colour == "darker") != layout.first_at_bottom,
-                         die_floor=config.camera.die_floor, colours_file=colours_file)
+                         die_floor=config.camera.die_floor,
+                         cocked_floor=config.camera.cocked_floor, colours_file=colours_file)
     return Pipeline(referee, reader, executor, time, reread_ms=config.camera.reread_ms,
                     observer=observer, dice_always=config.camera.dice_always)
 

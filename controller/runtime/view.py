@@ -70,7 +70,8 @@ class FrameReader:
 
     def __init__(self, config: VisionConfig = DEFAULT_CONFIG,
                  corners: Sequence[float] | None = None, *, darker_at_top: bool = False,
-                 die_floor: float = 0.0, learn_colours: bool = True,
+                 die_floor: float = 0.0, cocked_floor: float | None = None,
+                 learn_colours: bool = True,
                  colours_file: Path | None = None) -> None:
         self.config = config
         fixed = config.checkers.darker_bgr is not None and config.checkers.lighter_bgr is not None
@@ -80,6 +81,8 @@ class FrameReader:
         if self._colours_file is not None and self._colours_file.exists():
             self._adopt(_load_colours(self._colours_file))
         self.die_floor = die_floor
+        # a die called cocked is kept down to this confidence (None: the same floor as any die)
+        self.cocked_floor = die_floor if cocked_floor is None else min(cocked_floor, die_floor)
         self.darker_at_top = darker_at_top
         self._corners = None if not corners else np.array(corners, np.float32).reshape(4, 2)
         self.calibration: Calibration | None = None
@@ -123,7 +126,7 @@ class FrameReader:
                     centre=_centre(d),
                 )
                 for d in read_board_dice(image, self._to_mm, self.config.geometry)
-                if d.confidence >= self.die_floor
+                if d.confidence >= (self.die_floor if d.flat else self.cocked_floor)
             )
         cube = None
         found = find_cube(cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size),
