@@ -426,6 +426,23 @@ def find_cube(
                        reading.zone, reading.place, reading.confidence)
 
 
+def cube_patch(image: np.ndarray, from_mm: np.ndarray, centre_mm: tuple[float, float],
+               size_mm: float) -> np.ndarray:
+    """The frame about a cube's place, top-down (1.3 cube sides square, ``FACE_PX`` pixels,
+    grey): compared from frame to frame to tell whether the cube has stayed put."""
+    half = 0.65 * size_mm
+    x, y = centre_mm
+    quad = np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half],
+                     [x - half, y + half]])
+    quad_img = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
+    dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
+                   np.float32)
+    m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
+    patch = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
+    out: np.ndarray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    return out
+
+
 def _order(quad: np.ndarray) -> np.ndarray:
     """Corners in clockwise order starting at the top-left-most one."""
     centre = quad.mean(axis=0)
@@ -519,6 +536,7 @@ def _light_squares_fast(light: np.ndarray, px_per_mm: float, size_mm: float
 
 
 INK_CONTRAST_MIN = 70  # black-hat response of a cube's number on the 0.7 px/mm raster
+INK_CONTRAST_STRONG = 130  # ... of its darkest strokes (a number run into dark seams)
 INK_FACE_SHARE = 1.25  # the face read about a number: its centre may lie a little off
 # degrees tried about the yaw of the number's box: near it, then (a promising face) all round
 INK_TURNS = (0.0, -7.0, 7.0, -14.0, 14.0, -21.0, 21.0, -28.0, 28.0, -35.0, 35.0, -42.0, 42.0)
@@ -549,6 +567,21 @@ def _ink_centres(gray: np.ndarray, px_per_mm: float, size_mm: float
         long, short = max(rw, rh), min(rw, rh)
         if 0.35 * side < long < 1.0 * side and 0.2 * side < short < 0.8 * side:
             out.append((cx, cy, ang))
+        elif long >= 1.0 * side:
+            # the number run into the dark seams about the cube (between it and a checker, a
+            # point's edge): only the darkest strokes, within that blob
+            x, y, w, h = cv2.boundingRect(contour)
+            part = cv2.threshold(hat[y:y + h, x:x + w], INK_CONTRAST_STRONG, 255,
+                                 cv2.THRESH_BINARY)[1]
+            part = cv2.morphologyEx(part, cv2.MORPH_CLOSE, kernel)
+            inner, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for c in inner:
+                if len(c) < 4:
+                    continue
+                (ix, iy), (iw, ih), ia = cv2.minAreaRect(c)
+                if (0.35 * side < max(iw, ih) < 1.0 * side
+                        and 0.2 * side < min(iw, ih) < 0.8 * side):
+                    out.append((ix + x, iy + y, ia))
     return out
 
 
