@@ -103,6 +103,7 @@ class CellMeasure:
     mask: np.ndarray
     peaks: np.ndarray  # (k, 2) x, y
     r_px: float
+    peak_values: np.ndarray | None = None  # (k,) the highlight map at each peak, when known
 
 
 def measure(bgr: np.ndarray, region: np.ndarray, wood: WoodModel, stone_mm: float
@@ -121,7 +122,16 @@ def measure(bgr: np.ndarray, region: np.ndarray, wood: WoodModel, stone_mm: floa
     peak = ((spot >= dil) & (spot > HIGHLIGHT_MIN) & (near > 0)).astype(np.uint8)
     n, _, _, cents = cv2.connectedComponentsWithStats(peak)
     peaks = cents[1:n].astype(np.float64) if n > 1 else np.zeros((0, 2))
-    return CellMeasure(mask, peaks, r_px)
+    return CellMeasure(mask, peaks, r_px, _values_at(spot, peaks))
+
+
+def _values_at(spot: np.ndarray, peaks: np.ndarray) -> np.ndarray:
+    """The highlight map at each peak (nearest pixel)."""
+    h, w = spot.shape
+    ix = np.clip(np.round(peaks[:, 0]).astype(int), 0, w - 1)
+    iy = np.clip(np.round(peaks[:, 1]).astype(int), 0, h - 1)
+    out: np.ndarray = spot[iy, ix]
+    return out
 
 
 def centre_offsets(m: CellMeasure) -> np.ndarray:
@@ -164,11 +174,7 @@ def drop_caustics(m: CellMeasure, direction: np.ndarray, bgr: np.ndarray) -> Cel
     from a highlight to its stone's centre). Without it a milky stone counts twice."""
     if len(m.peaks) < 2 or not np.any(direction):
         return m
-    spot = highlight_map(bgr)
-    h, w = spot.shape
-    ix = np.clip(np.round(m.peaks[:, 0]).astype(int), 0, w - 1)
-    iy = np.clip(np.round(m.peaks[:, 1]).astype(int), 0, h - 1)
-    val = spot[iy, ix]
+    val = m.peak_values if m.peak_values is not None else _values_at(highlight_map(bgr), m.peaks)
     d = (m.peaks[:, None, :] - m.peaks[None, :, :]) / m.r_px  # [j, i]: from peak i to peak j
     along = d[..., 0] * direction[0] + d[..., 1] * direction[1]
     across = -d[..., 0] * direction[1] + d[..., 1] * direction[0]
@@ -179,7 +185,7 @@ def drop_caustics(m: CellMeasure, direction: np.ndarray, bgr: np.ndarray) -> Cel
     keep = ~caustic.any(axis=1)
     if keep.all():
         return m
-    return CellMeasure(m.mask, m.peaks[keep], m.r_px)
+    return CellMeasure(m.mask, m.peaks[keep], m.r_px, val[keep])
 
 
 def lit_overlap(m: CellMeasure, direction: np.ndarray) -> float:

@@ -42,6 +42,8 @@ MAX_COUNT = TOTAL_STONES
 MODEL_PATH = Path(__file__).with_name("count_model.json")
 HIDDEN_FRACTION = 0.04  # a cell this much covered by an arm is not read
 FLOOR = 1e-6  # no count is ever impossible: a misread costs a lot, never infinitely much
+OUTLIER_WEIGHT = 0.02  # share of frames the count model does not foresee (see KindModel)
+OUTLIER_WIDEN = 3.0  # how much wider (standard deviations) their features spread
 
 
 @dataclass(frozen=True)
@@ -94,11 +96,18 @@ class KindModel:
     features: tuple[int, ...]  # indices into features.FEATURE_NAMES
 
     def log_likelihoods(self, feats: np.ndarray) -> np.ndarray:
-        """log p(features | n) for n = 0..48."""
+        """log p(features | n) for n = 0..48: the fitted Gaussian, mixed with a small share
+        (``OUTLIER_WEIGHT``) of one ``OUTLIER_WIDEN`` times wider, so that a frame the model
+        did not foresee (a false highlight, a stone on the rim) costs a few nats, not dozens:
+        the referee then weighs the sowings by honest odds."""
         x = np.asarray(feats, dtype=np.float64)[list(self.features)]
         d = x[None, :] - self.means
         maha = np.einsum("ni,nij,nj->n", d, self.inv_covs, d)
-        out: np.ndarray = -0.5 * (maha + self.log_dets)
+        core = -0.5 * (maha + self.log_dets)
+        k = OUTLIER_WIDEN ** 2
+        wide = -0.5 * (maha / k + self.log_dets + len(self.features) * math.log(k))
+        out: np.ndarray = np.logaddexp(core + math.log1p(-OUTLIER_WEIGHT),
+                                       wide + math.log(OUTLIER_WEIGHT))
         return out
 
 

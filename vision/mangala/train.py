@@ -23,6 +23,7 @@ from vision.mangala.render import render_mangala
 TRAIN_SEED = 20_000_000
 FRAMES = 700
 PIT_MAX = 24  # pits are rendered with 0..PIT_MAX stones, stores with 0..48
+COV_WIDEN = 1.3  # measured covariances are widened by this factor (see fit_kind)
 # Smallest spread of each feature (``FEATURE_NAMES`` order): keeps an empty cell's all-zero
 # features from making the covariance singular.
 FEATURE_FLOOR = (0.12, 0.25, 0.12, 0.3, 0.4, 0.3, 0.3, 0.15, 0.08, 0.12)
@@ -80,7 +81,7 @@ def fit_kind(x: np.ndarray, y: np.ndarray, bandwidth: float) -> dict[str, object
         mean = coef[0] + coef[1] * (n - at)
         resid = x - (a @ coef)
         cov = (resid * w[:, None]).T @ resid / w.sum()
-        cov = cov * 1.3 + floor  # a little wider than measured: honest, not overconfident
+        cov = cov * COV_WIDEN + floor  # a little wider than measured: honest, not overconfident
         if n > top:
             cov = cov * (1.0 + 0.15 * (n - top))
         means.append(mean)
