@@ -340,3 +340,17 @@ def test_demo_style_cocked_dice_are_found() -> None:
     assert cocked_called >= 0.8 * cocked_found
     assert flat_found == flat_total == 60
     assert extra <= 2
+
+
+def test_no_die_is_read_on_a_marker() -> None:
+    """A marker's black squares on white read like a 6: places on a marker or its quiet zone
+    are never dice (a rendered start position with markers gave a phantom 6 in the tray)."""
+    from vision.dice.board import on_marker
+    from vision.geometry import BoardGeometry
+
+    g = BoardGeometry()
+    for x, y in g.marker_centres_mm():
+        assert on_marker(g, float(x), float(y))
+        assert on_marker(g, float(x) + g.marker_size_mm * 0.6, float(y))
+    assert not on_marker(g, g.width_mm / 2, g.height_mm / 2)
+    assert not on_marker(g, g.width_mm - 20.0, g.height_mm / 2)

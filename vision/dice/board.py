@@ -213,6 +213,16 @@ def _face_finding(colour: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     return finding
 
 
+def on_marker(geometry: BoardGeometry, x: float, y: float) -> bool:
+    """Whether a place lies on an ArUco marker or its white quiet zone: a marker's black
+    squares on white read like a die's pips (a phantom 6). A real die there is off the playing
+    surface (BG-ROLL-2); left out, the referee sees one die, does not judge the throw and
+    leaves it to the director."""
+    reach = geometry.marker_size_mm * (0.5 + 1.0 / 6.0)
+    centres = geometry.marker_centres_mm()
+    return bool(np.any((np.abs(centres[:, 0] - x) < reach) & (np.abs(centres[:, 1] - y) < reach)))
+
+
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
                     geometry: BoardGeometry | None = None, *, spots: bool = False
                     ) -> list[BoardDie]:
@@ -230,6 +240,8 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     out: list[BoardDie] = []
     threshold = cocked_threshold()
     for f in find_faces(colour, to_mm, g, spots=spots):
+        if on_marker(g, f.x_mm, f.y_mm):
+            continue
         p = p_cocked(f)
         centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
         fit = 1.0 - f.residual / (0.16 * g.die_size_mm)
