@@ -312,36 +312,6 @@ def test_spots_are_looked_for_only_where_the_raster_place_found_no_die() -> None
     assert len(calls) > searched_when_found
 
 
-def test_demo_style_cocked_dice_are_found() -> None:
-    """BG-ROLL-2: a die tilted against a checker or the rail, as the demo's players plant them
-    (``tests.eval.cocked``, seeds 0-39: 20 throws with a cocked die, 20 valid), is found although
-    its upward face is foreshortened and a side face shows beside it (15 of the 20 before the
-    reader's second chances), mostly called cocked, with the flat dice all found and read."""
-    from tests.eval.cocked import demo_throws
-
-    cocked_found = cocked_called = flat_found = flat_total = extra = 0
-    for image, to_mm, g, dice in demo_throws(40, 0):
-        read = read_board_dice(image, to_mm, g)
-        used: set[int] = set()
-        for x, y, flat in dice:
-            near = [i for i, d in enumerate(read) if i not in used
-                    and math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y) < 10.0]
-            flat_total += flat
-            if not near:
-                continue
-            used.add(near[0])
-            if flat:
-                flat_found += 1
-            else:
-                cocked_found += 1
-                cocked_called += not read[near[0]].flat
-        extra += len(read) - len(used)
-    assert cocked_found >= 18  # of 20
-    assert cocked_called >= 0.8 * cocked_found
-    assert flat_found == flat_total == 60
-    assert extra <= 2
-
-
 def test_no_die_is_read_on_a_marker() -> None:
     """A marker's black squares on white read like a 6: places on a marker or its quiet zone
     are never dice (a rendered start position with markers gave a phantom 6 in the tray)."""

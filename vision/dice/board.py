@@ -32,14 +32,7 @@ runs in a third of the time with the same flags. Stages:
    bands just outside each side (board texture, whose "face" is far from uniform, is dropped
    by that spread alone before the rest is computed); small networks (``cocked_model.json``,
    trained on the spot candidates of synthetic throws by ``vision.dice.train_cocked``) say
-   whether it is a die at all and whether a side face shows: cocked. A candidate whose best
-   hypothesis fails gets a second chance once every candidate has been judged: its next
-   hypotheses (``vision.dice.face_fit.read_hypotheses``: the others, then faces centred a
-   few mm off it, square or squashed/stretched as an oblique camera shows a cocked die's
-   faces) are kept only inside a half, as a die the cocked model calls cocked. A die tilted
-   28 degrees against a checker or the rail (``tests.eval.cocked``'s demo-style throws) was
-   found 66 times in 100 (seeds 0-199) and 79 (200-399); with second chances 88 and 94, with
-   the same 300/300 flat dice found and read and 6 and 7 extra dice (5 and 5 before).
+   whether it is a die at all and whether a side face shows: cocked.
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 """
@@ -58,9 +51,8 @@ from vision.dice.face_fit import (
     ALIGNED_PX_PER_MM,
     MIN_GRID_SCORE,
     FaceFinding,
-    FaceRead,
     patch_pips,
-    read_hypotheses,
+    read_candidate,
     warp_patch,
 )
 from vision.dice.on_checker import on_checker
@@ -79,18 +71,6 @@ from vision.dice.pose import (
 from vision.dice.render import PIP_OFFSET
 from vision.geometry import BoardGeometry
 from vision.throw import DieSighting
-
-# A cocked die's upward face is foreshortened and a side face shows beside it, so the face fit
-# lands a few mm off and the face's grey spread reaches past MAX_FACE_SPREAD: up to this
-# spread a face is kept when the cocked model calls it cocked (and the die model a die).
-COCKED_FACE_SPREAD = 100.0
-SECOND_P_DIE = 0.7  # and how sure of a die the die model must be for a second chance
-# second chances only inside a half: a die on the bar, in a tray or on the frame is an
-# invalid throw however it lies (BG-ROLL-2), and their texture is where phantom dice came from
-PLAYING = ("slot", "field")
-FALLBACK_MIN_SCORE = 0.09  # pip evidence a face centred off the candidate needs (twice the
-# usual: over 200 demo-style throws the phantoms found there had 0.06-0.075, the dice 0.1-0.27)
-MAX_HYPOTHESES = 24  # a candidate's face hypotheses tried, best first, until one passes
 
 
 @dataclass(frozen=True)
@@ -138,79 +118,38 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     cands = (spot_candidates(gray, to_mm, from_mm, g) if spots
              else hybrid_candidates(colour, gray, to_mm, from_mm, g,
                                     lambda: [(f.x_mm, f.y_mm) for f in found]))
-    pending: list[tuple[float, float, list[FaceRead]]] = []
     for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
-        reads = read_hypotheses(gray, from_mm, cx, cy, die)
-        first = 0 if reads and not reads[0].fallback else -1  # fall-backs come after
-        finding = None if first else _face_finding(colour, from_mm, cx, cy, die, reads[0],
-                                                   found, all_candidates)
-        if finding is not None:
-            found.append(finding)
-        elif not all_candidates and len(reads) > first + 1:
-            pending.append((cx, cy, reads[first + 1:MAX_HYPOTHESES]))
-    # second chances, once every candidate's best hypothesis has been judged (so they never
-    # take the place of a die found the usual way): the next hypotheses, kept only as a cocked
-    # die inside a half (see _face_finding)
-    for cx, cy, reads in pending:
-        if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
+        read = read_candidate(gray, from_mm, cx, cy, die)
+        if read is None or read.score < MIN_GRID_SCORE:
             continue
-        for read in reads:
-            if (read.fallback and read.score < FALLBACK_MIN_SCORE) \
-                    or g.region_at(cx + read.dx, cy + read.dy).kind not in PLAYING:
-                continue
-            finding = _face_finding(colour, from_mm, cx, cy, die, read, found, False, True)
-            if finding is not None:
-                found.append(finding)
-                break
+        gscore, angle, value, mask = read.score, read.angle, read.value, read.mask
+        x_mm, y_mm, residual, contrast = cx + read.dx, cy + read.dy, read.residual, read.contrast
+        if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
+            continue
+        aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
+                             angle)
+        step = PIP_OFFSET * die
+        pts = np.array([[(j - 1) * step, (i - 1) * step] for i, j in zip(*np.nonzero(mask),
+                                                                          strict=True)])
+        aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
+        spread = face_spread(aligned_gray, die, pts)
+        if spread is not None and spread * 64.0 > MAX_FACE_SPREAD and not all_candidates:
+            continue  # board texture: the same test as below, before the costly features
+        others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM)
+                  if p.contrast >= 0.5 * gscore]
+        side = np.array([[p.x, p.y] for p in others
+                         if max(abs(p.x), abs(p.y)) > 0.56 * die
+                         and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
+        feats = pose_features(aligned, die, pts, side)
+        if feats[0] * 64.0 > MAX_FACE_SPREAD and not all_candidates:
+            continue
+        finding = FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore),
+                              feats, gscore)
+        if all_candidates or p_die(finding) >= max(_threshold("die"), MIN_P_DIE):
+            found.append(finding)
     return found
-
-
-def _face_finding(colour: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, die: float,
-                  read: FaceRead, found: list[FaceFinding], all_candidates: bool,
-                  second: bool = False) -> FaceFinding | None:
-    """The face a candidate's read shows with its pose features, or None when it fails the
-    face tests (pip evidence, a face already found there, the face's grey spread, the die
-    model; none but the first when ``all_candidates``). A ``second`` chance (a hypothesis
-    after the best) is kept only as a cocked die with a uniform face."""
-    if read.score < MIN_GRID_SCORE:
-        return None
-    gscore, angle, value, mask = read.score, read.angle, read.value, read.mask
-    x_mm, y_mm, residual, contrast = cx + read.dx, cy + read.dy, read.residual, read.contrast
-    if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
-        return None
-    aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM, angle)
-    step = PIP_OFFSET * die
-    pts = np.array([[(j - 1) * step, (i - 1) * step] for i, j in zip(*np.nonzero(mask),
-                                                                      strict=True)])
-    if read.squash != (1.0, 1.0):  # the pips' places in the aligned (turned) patch
-        ca, sa = math.cos(angle), math.sin(angle)
-        turn = np.array([[ca, -sa], [sa, ca]])
-        pts = pts @ (turn.T @ np.diag(read.squash) @ turn).T
-    aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
-    spread = face_spread(aligned_gray, die, pts)
-    if spread is not None and spread * 64.0 > COCKED_FACE_SPREAD and not all_candidates:
-        return None  # board texture: the same test as below, before the costly features
-    others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM)
-              if p.contrast >= 0.5 * gscore]
-    side = np.array([[p.x, p.y] for p in others
-                     if max(abs(p.x), abs(p.y)) > 0.56 * die
-                     and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
-    feats = pose_features(aligned, die, pts, side)
-    finding = FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore), feats,
-                          gscore)
-    if all_candidates:
-        return finding
-    if feats[0] * 64.0 > COCKED_FACE_SPREAD or p_die(finding) < max(_threshold("die"),
-                                                                    MIN_P_DIE):
-        return None
-    if second and (p_cocked(finding) < cocked_threshold() or p_die(finding) < SECOND_P_DIE
-                   or feats[0] * 64.0 > MAX_FACE_SPREAD):
-        return None  # a face off the candidate only where a side face shows: cocked
-    if feats[0] * 64.0 > MAX_FACE_SPREAD and p_cocked(finding) < cocked_threshold():
-        return None  # a wider spread only where a side face shows
-    return finding
 
 
 def on_marker(geometry: BoardGeometry, x: float, y: float) -> bool:

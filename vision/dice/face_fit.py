@@ -3,7 +3,6 @@ from the pip evidence at its nine grid places, the outline's angle refined."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -254,20 +253,17 @@ _NPAT = len(PATTERNS)
 
 
 def grid_read_many(dog: np.ndarray, centres: np.ndarray, angle: float, die_mm: float,
-                   ppm: float, squash: tuple[float, float] = (1.0, 1.0)
-                   ) -> tuple[np.ndarray, np.ndarray]:
+                   ppm: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`grid_read` at several face centres at once: per centre, the index of the best
-    pattern in :data:`PATTERNS` and its score. ``squash``: the face's scale along the
-    patch's x and y axes (a cocked die's faces, seen from an oblique camera and warped to the
-    board plane, are squashed or stretched along the camera's direction)."""
+    pattern in :data:`PATTERNS` and its score."""
     n = dog.shape[0]
     ca, sa = math.cos(angle), math.sin(angle)
     step = PIP_OFFSET * die_mm
     u = np.tile(np.arange(3) - 1.0, 3) * step  # grid places, row by row
     v = np.repeat(np.arange(3) - 1.0, 3) * step
     cx, cy = centres[:, 0:1], centres[:, 1:2]
-    xs = np.round((cx + (u * ca - v * sa) * squash[0]) * ppm + n / 2).astype(int)  # (k, 9)
-    ys = np.round((cy + (u * sa + v * ca) * squash[1]) * ppm + n / 2).astype(int)
+    xs = np.round((cx + u * ca - v * sa) * ppm + n / 2).astype(int)  # (k, 9)
+    ys = np.round((cy + u * sa + v * ca) * ppm + n / 2).astype(int)
     yy = np.clip(ys[:, None, :] + _OFF_Y[None], 0, n - 1)  # (k, 9 around, 9 places)
     xx = np.clip(xs[:, None, :] + _OFF_X[None], 0, n - 1)
     stack = dog[yy, xx]
@@ -328,8 +324,6 @@ class FaceRead:
     edge: float
     residual: float
     contrast: float
-    fallback: bool = False  # centred off the candidate: only a cocked die is looked for there
-    squash: tuple[float, float] = (1.0, 1.0)  # the face's scale along the board's x and y
 
 
 def _pips_from_dog(dog: np.ndarray, radius: float, ppm: float, reach_mm: float
@@ -352,10 +346,9 @@ def _pips_from_dog(dog: np.ndarray, radius: float, ppm: float, reach_mm: float
 
 
 def _outline_step(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
-                  die_mm: float, ppm: float, search_deg: float,
-                  squash: tuple[float, float] = (1.0, 1.0)) -> tuple[float, float]:
+                  die_mm: float, ppm: float, search_deg: float) -> tuple[float, float]:
     """:func:`_outline_angle` on gradients already computed, for a face centred (ox, oy) mm
-    from the patch centre (``squash``: as :func:`grid_read_many`'s)."""
+    from the patch centre."""
     n = gx.shape[0]
     half = die_mm / 2
     t = np.linspace(-0.7, 0.7, 11) * half
@@ -366,35 +359,19 @@ def _outline_step(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: f
     tt = t[None, None, :]
     eu = nu * half + (nu == 0) * tt
     ev = nv * half + (nv == 0) * tt
-    px = np.clip((((eu * ca - ev * sa) * squash[0] + ox) * ppm + n / 2).astype(int), 0, n - 1)
-    py = np.clip((((eu * sa + ev * ca) * squash[1] + oy) * ppm + n / 2).astype(int), 0, n - 1)
-    nx, ny = (nu * ca - nv * sa) / squash[0], (nu * sa + nv * ca) / squash[1]
-    norm = np.hypot(nx, ny)
-    nx, ny = nx / norm, ny / norm
+    px = np.clip(((eu * ca - ev * sa + ox) * ppm + n / 2).astype(int), 0, n - 1)
+    py = np.clip(((eu * sa + ev * ca + oy) * ppm + n / 2).astype(int), 0, n - 1)
+    nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
     step = np.abs(gx[py, px] * nx + gy[py, px] * ny).mean(axis=(1, 2))
     k = int(np.argmax(step))
     return float(step[k]), float(angles[k])
 
 
 _SHIFTS = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
-_RING = np.array([[0.0, 0.0]] + [[math.cos(a), math.sin(a)]
-                                  for a in np.radians(np.arange(0, 360, 45))])
-RING_MM = 3.5  # how far off the candidate the fall-back face centres lie
-# the fall-back face's scale along the board's axes: square, or, for a cocked die seen from
-# an oblique camera, its upward face squashed and the side face towards the camera stretched
-# along the camera's direction (the demo's: y); a fall-back must then look cocked
-_SQUASHES = ((1.0, 1.0), (1.0, 0.8), (1.2, 1.2))
 
 
 def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
                    die_mm: float, ppm: float | None = None) -> FaceRead | None:
-    """The best of :func:`read_hypotheses` (None when no hypothesis shows a face outline)."""
-    reads = read_hypotheses(gray, from_mm, cx, cy, die_mm, ppm)
-    return reads[0] if reads else None
-
-
-def read_hypotheses(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
-                    die_mm: float, ppm: float | None = None) -> list[FaceRead]:
     """Read the face around a candidate (cx, cy board mm) from ONE top-down patch: its
     pip-scale DoG and gradients are computed once and shared by the pip finder, the layout
     fit and every centre hypothesis (the fitted layout's centre, the die body's, the
@@ -405,9 +382,7 @@ def read_hypotheses(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     true centre, but a much weaker outline (on 200 synthetic throws, pips read right rose
     from 97.6% to 98.7% and dice found from 92.8% to 94.0%). A fitted layout of two or more
     pips that the grid read confirms with :data:`DECISIVE_SCORE` ends the search (the die
-    body's centre is not even looked for). Every hypothesis that shows a face outline, best
-    first: the board reader falls back on the next when the best fails its face tests (a
-    cocked die's foreshortened face, where the best may take in the side face beside it)."""
+    body's centre is not even looked for). None when no hypothesis shows a face outline."""
     ppm = ppm or FACE_PPM
     patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm)
     g = patch.astype(np.float32)
@@ -420,8 +395,8 @@ def read_hypotheses(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     to_aligned = ppm / ALIGNED_PX_PER_MM  # edge steps per pixel as at the aligned scale
-    reads: list[tuple[float, FaceRead]] = []
-    decisive = False
+    best: FaceRead | None = None
+    rank = -math.inf
     residual, contrast = 0.16 * die_mm, 0.0
     fitted = 0
     starts: list[tuple[float, float, float, float]] = []
@@ -448,31 +423,11 @@ def read_hypotheses(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
         i = int(np.argmax(scores))
         value, mask = PATTERNS[int(ks[i])]
         r = float(scores[i]) + EDGE_WEIGHT * math.log(edge)
-        reads.append((r, FaceRead(float(scores[i]), x0 + float(_SHIFTS[i, 0]),
-                                  y0 + float(_SHIFTS[i, 1]), angle, value, mask, edge,
-                                  residual, contrast)))
+        if best is None or r > rank:
+            rank = r
+            best = FaceRead(float(scores[i]), x0 + float(_SHIFTS[i, 0]),
+                            y0 + float(_SHIFTS[i, 1]), angle, value, mask, edge, residual,
+                            contrast)
         if k == 1 and fitted >= 2 and value == fitted and float(scores[i]) >= DECISIVE_SCORE:
-            decisive = True
             break  # the fitted layout, confirmed on the pip grid with a clear margin
-    reads.sort(key=lambda t: -t[0])
-    out = [read for _, read in reads]
-    if decisive:
-        return out
-    # fall-backs, after those: a cocked die's upward face lies a few mm off its body and the
-    # candidate, and is foreshortened; look for its outline around the candidate too
-    ring: list[tuple[float, FaceRead]] = []
-    for (ox, oy), squash in itertools.product(RING_MM * _RING, _SQUASHES):
-        edge, angle = _outline_step(gx, gy, ox, oy, 0.0, die_mm, ppm, 45.0, squash)
-        edge *= to_aligned
-        if edge < MIN_EDGE:
-            continue
-        ks, scores = grid_read_many(dog, _SHIFTS + np.array([ox, oy]), angle, die_mm, ppm,
-                                    squash)
-        i = int(np.argmax(scores))
-        value, mask = PATTERNS[int(ks[i])]
-        ring.append((float(scores[i]) + EDGE_WEIGHT * math.log(edge),
-                     FaceRead(float(scores[i]), ox + float(_SHIFTS[i, 0]),
-                              oy + float(_SHIFTS[i, 1]), angle, value, mask, edge, residual,
-                              contrast, fallback=True, squash=squash)))
-    ring.sort(key=lambda t: -t[0])
-    return out + [read for _, read in ring]
+    return best
