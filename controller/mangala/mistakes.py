@@ -12,7 +12,7 @@ explains is flagged even when no model of the mistake exists.
 
 from __future__ import annotations
 
-from engine.mangala.position import STONES, Position
+from engine.mangala.position import STONES, Position, Side
 from engine.mangala.sowing import (
     OPP_STORE,
     OWN_STORE,
@@ -27,15 +27,21 @@ from engine.mangala.sowing import (
 Board = tuple[int, ...]
 
 
-def mistakes(position: Position, pit: int) -> list[tuple[str, Board]]:
-    """Boards a player gets by a typical mistake sowing ``pit`` (never a legal result)."""
+def _sowing(position: Position) -> tuple[Side, list[int], set[Board]]:
+    """The mover, the mover's ring, and every board a legal sowing gives (sown, and after any
+    capture): what a mistake is built from and must differ from."""
     mover = position.to_move
     assert mover is not None
-    ring0 = to_ring(position, mover)
+    results = [play(position, p) for p in legal_pits(position)]
+    legal = {r.position.board() for r in results} | {r.sown.board() for r in results}
+    return mover, to_ring(position, mover), legal
+
+
+def mistakes(position: Position, pit: int) -> list[tuple[str, Board]]:
+    """Boards a player gets by a typical mistake sowing ``pit`` (never a legal result)."""
+    mover, ring0, legal = _sowing(position)
     start = pit - 1
     stones = ring0[start]
-    legal = {play(position, p).position.board() for p in legal_pits(position)}
-    legal |= {play(position, p).sown.board() for p in legal_pits(position)}
     out: list[tuple[str, Board]] = []
 
     def add(name: str, ring: list[int]) -> None:
@@ -97,13 +103,9 @@ def _finish(ring: list[int], last: int) -> list[int]:
 def other_mistakes(position: Position, pit: int) -> list[tuple[str, Board]]:
     """Boards of mistakes sowing ``pit`` that recognition has no model of (never a legal result,
     never one of :func:`mistakes`): for planting only."""
-    mover = position.to_move
-    assert mover is not None
-    ring0 = to_ring(position, mover)
+    mover, ring0, legal = _sowing(position)
     start = pit - 1
     stones = ring0[start]
-    legal = {play(position, p).position.board() for p in legal_pits(position)}
-    legal |= {play(position, p).sown.board() for p in legal_pits(position)}
     modelled = {b for _, b in mistakes(position, pit)}
     out: list[tuple[str, Board]] = []
     seen: set[Board] = set()
