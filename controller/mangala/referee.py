@@ -60,6 +60,7 @@ from controller.mangala.recognition import (
     vision_board,
 )
 from controller.mangala.view import MangalaFrameSeen, MangalaView
+from controller.records.journal import match_start_fields
 from controller.referee.api import (
     Buzz,
     ClockCommand,
@@ -756,12 +757,7 @@ def start_referee(config: MangalaConfig, entries: Sequence[dict[str, Any]]
     if not entries:
         referee = MangalaReferee(config)
         return referee, referee.begin()
-    first = entries[0]
-    if first.get("type") != "match_start" or first.get("game") != "mangala":
-        raise RecordFormatError(
-            f"journal starts with {first.get('type')!r} of {first.get('game')!r}, not a "
-            f"mangala match_start: cannot resume")
-    fields = {k: v for k, v in first.items() if k not in ("seq", "time", "type", "game")}
+    fields = match_start_fields(entries, "mangala")
     referee = MangalaReferee(MangalaConfig.from_json(fields))
     return referee, referee.restore(entries)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,6 +65,17 @@ def validate_entry(entry: Mapping[str, Any], where: str) -> None:
             value = entry.get(key)
             if not isinstance(value, str) or not value:
                 raise RecordFormatError(f"{where}: a {kind} flag needs a {key}, got {value!r}")
+
+
+def match_start_fields(entries: Sequence[Mapping[str, Any]], game: str) -> dict[str, Any]:
+    """The configuration a journal's ``match_start`` holds, to resume a ``game`` match from it
+    (journals written before Mangala carry no ``game``: those are backgammon)."""
+    first = entries[0]
+    kind, held = first.get("type"), first.get("game", "backgammon")
+    if kind != "match_start" or held != game:
+        raise RecordFormatError(
+            f"journal starts with {kind!r} of {held!r}, not a {game} match_start: cannot resume")
+    return {k: v for k, v in first.items() if k not in ("seq", "time", "type", "game")}
 
 
 @dataclass(frozen=True)

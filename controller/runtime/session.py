@@ -14,13 +14,13 @@ from typing import Any
 
 from controller.clock.timebase import TimeSource
 from controller.config.table import TableConfig
+from controller.records.journal import match_start_fields
 from controller.referee.api import Command, RefereeProtocol, Side
 from controller.referee.config import RefereeConfig
 from controller.referee.machine import Referee
 from controller.runtime.effects import Executor
 from controller.runtime.loop import Pipeline
 from controller.runtime.view import FrameReader
-from engine.errors import RecordFormatError
 
 
 def seats(config: TableConfig) -> tuple[Side, Side]:
@@ -84,13 +84,6 @@ def start_referee(
     if not entries:
         referee = Referee(config)
         return referee, referee.begin()
-    first = entries[0]
-    if first.get("type") != "match_start":
-        raise RecordFormatError(
-            f"journal starts with {first.get('type')!r}, not match_start: cannot resume")
-    fields = {k: v for k, v in first.items() if k not in ("seq", "time", "type")}
-    if fields.get("game", "backgammon") != "backgammon":
-        raise RecordFormatError(f"journal holds a {fields.get('game')!r} match, not backgammon")
-    fields.pop("game", None)
+    fields = match_start_fields(entries, "backgammon")
     referee = Referee(RefereeConfig.from_json(fields))
     return referee, referee.restore(entries)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.records.journal import Journal, read_journal
+from controller.records.journal import Journal, match_start_fields, read_journal
 from engine.errors import HakemError, RecordFormatError
 
 
@@ -136,3 +136,16 @@ def test_an_entry_may_carry_a_field_named_kind(tmp_path: Path) -> None:
     with Journal(tmp_path / "j.jsonl") as journal:
         entry = journal.append("game_end", kind="gammon", points=2)
     assert entry["type"] == "game_end" and entry["kind"] == "gammon"
+
+
+def test_match_start_fields_resume_only_the_same_game() -> None:
+    """A journal resumes only as the game its match_start names; old journals name none and
+    are backgammon."""
+    start = {"seq": 1, "time": "t", "type": "match_start", "length": 5, "players": ["a", "b"]}
+    assert match_start_fields([start], "backgammon") == {"length": 5, "players": ["a", "b"]}
+    with pytest.raises(RecordFormatError, match=r"'backgammon'.*not a mangala match_start"):
+        match_start_fields([start], "mangala")
+    mangala = {**start, "game": "mangala"}
+    assert match_start_fields([mangala], "mangala") == {"length": 5, "players": ["a", "b"]}
+    with pytest.raises(RecordFormatError, match=r"'roll'.*cannot resume"):
+        match_start_fields([{**start, "type": "roll"}], "backgammon")
