@@ -1,6 +1,7 @@
 """Evaluation of the flat/cocked judgement (BG-ROLL-2): cocked dice caught, flat dice called cocked.
 
-Run ``.venv/bin/python -m tests.eval.cocked [--demo N] [--synthetic N] [--seed0 S]``.
+Run ``.venv/bin/python -m tests.eval.cocked [--demo N] [--synthetic N] [--phantom N]
+[--seed0 S]``.
 
 Demo-style throws: the demo's own camera (``controller.demo.camera.DemoCamera``, 1280x720, a
 small die) and its players' throws (``controller.demo.players.thrown_dice``): half of them
@@ -10,8 +11,11 @@ contents. Synthetic throws: ``vision.dice.synth``'s random throws (the evaluatio
 ``tests.eval.dice``; the models are trained on seeds from 1,000,000 up). Both are read as the
 referee reads them, by ``vision.dice.board.read_board_dice``; a die counts when a reading lies
 within 10 mm of it (flat and cocked dice found are counted apart: a cocked die the reader does
-not find at all is no pose model's miss). Also printed: the mean time of the pose stage per
-call.
+not find at all is no pose model's miss). Phantoms: demo-style boards with NO dice (the demo's
+camera; checkers in many positions, stacks up to eight, so that white checkers lie over the
+apexes of dark points and on the bar), where every die the reader reports is a phantom (a false
+"throw again" for the referee); printed per frame. Also printed: the mean time of the pose stage
+per call.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from collections.abc import Iterator
 import numpy as np
 
 from controller.demo import players
-from controller.demo.camera import DemoCamera, Shot
+from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.demo.script import InvalidKind
+from controller.table_layout import DEFAULT_LAYOUT
+from engine.backgammon.position import Position
 from vision.dice import board, pose
 from vision.dice.board import read_board_dice
 from vision.dice.reading import image_to_mm
@@ -52,6 +58,32 @@ def demo_throws(n: int, seed0: int) -> Iterator[Throw]:
                                    invalid, contents)
         image, _ = camera.render(Shot(contents, dice))
         yield image, to_mm, g, [(d.x_mm, d.y_mm, d.flat) for d in dice]
+
+
+PHANTOM_SEED0 = 500_000  # dice-free boards: contents seeds apart from the throws
+
+
+def phantom_boards(n: int, seed0: int) -> Iterator[Throw]:
+    """``n`` demo-style boards with no dice: (image, image-to-mm homography, geometry, [])."""
+    camera = DemoCamera()
+    g = camera.geometry
+    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
+    to_mm = Canonical(g, 1.0, (0.0, 0.0)).homography_from_image(corners)
+    cube = players.centre_cube(g)
+    for k in range(seed0, seed0 + n):
+        rng = np.random.default_rng(PHANTOM_SEED0 + k)
+        if k % 10 == 0:  # the opening position, as every game of the demo starts
+            counts = DEFAULT_LAYOUT.counts(Position.initial())
+            contents = contents_from_counts(counts.slots, counts.bar, counts.off)
+        else:
+            contents = random_contents(rng, int(rng.choice([5, 6, 8])))
+        image, _ = camera.render(Shot(contents, (), cube if k % 3 else None))
+        yield image, to_mm, g, []
+
+
+def phantoms(boards: Iterator[Throw]) -> list[int]:
+    """Dice the reader reports on each dice-free board."""
+    return [len(read_board_dice(image, to_mm, g)) for image, to_mm, g, _ in boards]
 
 
 def synthetic_throws(n: int, seed0: int) -> Iterator[Throw]:
@@ -111,6 +143,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--demo", type=int, default=200, help="demo-style throws (half cocked)")
     parser.add_argument("--synthetic", type=int, default=100, help="synthetic throws")
+    parser.add_argument("--phantom", type=int, default=100, help="dice-free demo boards")
     parser.add_argument("--seed0", type=int, default=0)
     args = parser.parse_args(argv)
     timer = _PoseTimer()
@@ -121,6 +154,11 @@ def main(argv: list[str]) -> int:
             _print("demo", score(demo_throws(args.demo, args.seed0)))
         if args.synthetic:
             _print("synthetic", score(synthetic_throws(args.synthetic, args.seed0)))
+        if args.phantom:
+            counts = phantoms(phantom_boards(args.phantom, args.seed0))
+            print(f"phantom    dice on {len(counts)} dice-free boards: {sum(counts)} "
+                  f"(boards with any: {sum(c > 0 for c in counts)})")
+            print("phantom    per frame: " + " ".join(str(c) for c in counts))
     finally:
         setattr(board, "pose_features", timer._inner)  # noqa: B010
     print(f"pose features: {1000.0 * timer.seconds / max(timer.calls, 1):.2f} ms per call "

@@ -51,6 +51,7 @@ from vision.dice.face_fit import (
     ALIGNED_PX_PER_MM,
     MIN_GRID_SCORE,
     FaceFinding,
+    FaceRead,
     patch_pips,
     read_candidate,
     warp_patch,
@@ -69,8 +70,23 @@ from vision.dice.pose import (
     pose_features,
 )
 from vision.dice.render import PIP_OFFSET
+from vision.dice.solid import solid_die
+from vision.dice.tilted import TiltedRead, tilted_reads
 from vision.geometry import BoardGeometry
 from vision.throw import DieSighting
+
+# Second chances (a cocked die whose foreshortened face the usual read missed): only inside a
+# half (a die on the bar, in a tray or on the frame is an invalid throw however it lies,
+# BG-ROLL-2, and their texture is where phantom dice came from), with twice the usual pip
+# evidence, and as a die both models are sure of.
+PLAYING = ("slot", "field")
+SECOND_MIN_SCORE = 0.09
+SECOND_P_DIE = 0.7
+MAX_SECOND_CANDIDATES = 4  # candidates given a second chance per frame (time)
+MAX_SECOND_TRIES = 4  # hypotheses judged per candidate, best first
+# a cocked die's foreshortened face, a few camera pixels across, takes in its outline and the
+# side face's edge: its grey spread may pass the flat face's limit (MAX_FACE_SPREAD)
+SECOND_MAX_SPREAD = 80.0
 
 
 @dataclass(frozen=True)
@@ -118,38 +134,93 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     cands = (spot_candidates(gray, to_mm, from_mm, g) if spots
              else hybrid_candidates(colour, gray, to_mm, from_mm, g,
                                     lambda: [(f.x_mm, f.y_mm) for f in found]))
+    pending: list[tuple[float, float, FaceRead | None]] = []
     for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
         read = read_candidate(gray, from_mm, cx, cy, die)
         if read is None or read.score < MIN_GRID_SCORE:
+            pending.append((cx, cy, read))
             continue
-        gscore, angle, value, mask = read.score, read.angle, read.value, read.mask
-        x_mm, y_mm, residual, contrast = cx + read.dx, cy + read.dy, read.residual, read.contrast
-        if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
-            continue
-        aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
-                             angle)
-        step = PIP_OFFSET * die
-        pts = np.array([[(j - 1) * step, (i - 1) * step] for i, j in zip(*np.nonzero(mask),
-                                                                          strict=True)])
-        aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
-        spread = face_spread(aligned_gray, die, pts)
-        if spread is not None and spread * 64.0 > MAX_FACE_SPREAD and not all_candidates:
-            continue  # board texture: the same test as below, before the costly features
-        others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM)
-                  if p.contrast >= 0.5 * gscore]
-        side = np.array([[p.x, p.y] for p in others
-                         if max(abs(p.x), abs(p.y)) > 0.56 * die
-                         and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
-        feats = pose_features(aligned, die, pts, side)
-        if feats[0] * 64.0 > MAX_FACE_SPREAD and not all_candidates:
-            continue
-        finding = FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore),
-                              feats, gscore)
-        if all_candidates or p_die(finding) >= max(_threshold("die"), MIN_P_DIE):
+        pts = np.array([[(j - 1) * PIP_OFFSET * die, (i - 1) * PIP_OFFSET * die]
+                        for i, j in zip(*np.nonzero(read.mask), strict=True)]).reshape(-1, 2)
+        finding = _face_finding(colour, from_mm, cx + read.dx, cy + read.dy, read.angle,
+                                read.value, pts, read.score, read.residual, read.contrast,
+                                die, found, all_candidates)
+        if finding is not None and (all_candidates or p_die(finding) >= max(
+                _threshold("die"), MIN_P_DIE)):
             found.append(finding)
+        elif not all_candidates:
+            pending.append((cx, cy, read))
+    if not all_candidates:
+        # after every candidate's usual read (never in a die's place), the most probable first
+        for cx, cy, read in pending[:MAX_SECOND_CANDIDATES]:
+            finding = _second_chance(colour, gray, from_mm, cx, cy, read, g, found)
+            if finding is not None:
+                found.append(finding)
     return found
+
+
+def _face_finding(colour: np.ndarray, from_mm: np.ndarray, x_mm: float, y_mm: float,
+                  angle: float, value: int, pts: np.ndarray, gscore: float, residual: float,
+                  contrast: float, die: float, found: list[FaceFinding], all_candidates: bool,
+                  max_spread: float = MAX_FACE_SPREAD) -> FaceFinding | None:
+    """A face read at (x_mm, y_mm) with its pose features (``pts``: its pips in the aligned
+    patch, mm), or None when a face was already found there or (unless ``all_candidates``)
+    the face is not uniform enough for a die's (board texture)."""
+    if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
+        return None
+    aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM, angle)
+    aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
+    spread = face_spread(aligned_gray, die, pts)
+    if spread is not None and spread * 64.0 > max_spread and not all_candidates:
+        return None  # board texture: the same test as below, before the costly features
+    others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM)
+              if p.contrast >= 0.5 * gscore]
+    side = np.array([[p.x, p.y] for p in others
+                     if max(abs(p.x), abs(p.y)) > 0.56 * die
+                     and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
+    feats = pose_features(aligned, die, pts, side)
+    if feats[0] * 64.0 > max_spread and not all_candidates:
+        return None
+    return FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore), feats, gscore)
+
+
+def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
+                   cy: float, usual: FaceRead | None, g: BoardGeometry,
+                   found: list[FaceFinding]) -> FaceFinding | None:
+    """A cocked die the usual face read missed (BG-ROLL-2): the tilted-face hypotheses around
+    a candidate (``vision.dice.tilted``), best first, kept only inside a half, with clear pip
+    evidence, as a die the models call a die and cocked and that looks like one solid die
+    (``vision.dice.solid``: no board texture such as a point's apex over a checker)."""
+    die = g.die_size_mm
+    if g.region_at(cx, cy).kind not in PLAYING or any(
+            math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
+        return None
+    reads = tilted_reads(gray, from_mm, cx, cy, die)
+    if usual is not None:  # the usual read first: its face may be wider than a flat die's
+        reads.insert(0, TiltedRead(usual.score, usual.dx, usual.dy, usual.angle, usual.value,
+                                   usual.mask, usual.edge, 0.0, (1.0, 1.0)))
+    tried = 0
+    for k, read in enumerate(reads):
+        if read.score < (MIN_GRID_SCORE if k == 0 and usual is not None else SECOND_MIN_SCORE):
+            continue
+        x_mm, y_mm = cx + read.dx, cy + read.dy
+        if g.region_at(x_mm, y_mm).kind not in PLAYING:
+            continue
+        tried += 1
+        if tried > MAX_SECOND_TRIES:
+            break
+        finding = _face_finding(colour, from_mm, x_mm, y_mm, read.angle, read.value,
+                                read.pip_points(die), read.score, 0.16 * die, 0.0, die, found,
+                                False, SECOND_MAX_SPREAD)
+        if finding is None or p_die(finding) < SECOND_P_DIE \
+                or p_cocked(finding) < cocked_threshold():
+            continue
+        if not solid_die(colour, from_mm, finding, read.pip_points(die), die):
+            continue
+        return finding
+    return None
 
 
 def on_marker(geometry: BoardGeometry, x: float, y: float) -> bool:

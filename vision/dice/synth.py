@@ -87,11 +87,14 @@ def _leaning_spot(rng: np.random.Generator, g: BoardGeometry, half: str,
     """Where a cocked die leans on a checker or on the rail: (x mm, y mm, tilt axis degrees).
 
     The die rests against the object with its top tipped towards it (tilt about the axis at
-    ``axis`` tips the top towards (sin axis, -cos axis))."""
+    ``axis`` tips the top towards (sin axis, -cos axis)). It lies clear of every other checker
+    (a die leaning on the rail over a checker at the rail's edge would rest on that checker, not
+    on the board: BG-ROLL-2's "on a checker", so the truth must not say "not on a checker")."""
     rect = g.half_rect(half)  # type: ignore[arg-type]
     r = g.checker_diameter_mm / 2
     reach = 0.5 * g.die_size_mm * (math.cos(math.radians(tilt)) + math.sin(math.radians(tilt)))
     for _ in range(60):
+        leaned: tuple[float, float] | None = None
         if rng.random() < 0.6 and spots:
             cx, cy, slot = spots[int(rng.integers(0, len(spots)))]
             if slot < 0 or not rect.contains(cx, cy):
@@ -100,6 +103,7 @@ def _leaning_spot(rng: np.random.Generator, g: BoardGeometry, half: str,
             dx, dy = math.cos(a), math.sin(a)
             x, y = cx + dx * (r + reach + 0.5), cy + dy * (r + reach + 0.5)
             toward = (-dx, -dy)
+            leaned = (cx, cy)
         else:
             top = rng.random() < 0.5
             x = float(rng.uniform(rect.x0 + radius + 2, rect.x1 - radius - 2))
@@ -107,13 +111,26 @@ def _leaning_spot(rng: np.random.Generator, g: BoardGeometry, half: str,
             toward = (0.0, -1.0) if top else (0.0, 1.0)
         if not (rect.x0 + radius < x < rect.x1 - radius and reach < y < g.height_mm - reach):
             continue
-        others = [b for b in blockers if math.hypot(x - b[0], y - b[1]) > 0.5]
-        if any(math.hypot(x - bx, y - by) < br + radius * 0.6 - (
-                r + reach + 0.6 if br > radius * 1.2 else 0) for bx, by, br in others):
+        if any(_blocks(x, y, b, leaned, radius, r + reach) for b in blockers):
             continue
         axis = math.degrees(math.atan2(toward[0], -toward[1]))
         return x, y, axis
     return None
+
+
+def _blocks(x: float, y: float, blocker: tuple[float, float, float],
+            leaned: tuple[float, float] | None, radius: float, touch: float) -> bool:
+    """Whether a blocker keeps a leaning die at (x, y) away. The other die: closer than its
+    radius and a bit. A checker (or a keep-clear place): for a die leaning on a checker, the
+    old allowance (it may come as close as touching); for a die leaning on the rail, closer
+    than the touching distance ``touch`` (else it would be drawn over that checker)."""
+    bx, by, br = blocker
+    d = math.hypot(x - bx, y - by)
+    if br <= radius * 1.2:  # the other die
+        return d < br + radius * 0.6
+    if leaned is not None:
+        return d < br + radius * 0.6 - (touch + 0.6)
+    return d < touch
 
 
 def _checker_spots(g: BoardGeometry, contents: BoardContents) -> list[tuple[float, float, int]]:

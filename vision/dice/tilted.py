@@ -1,0 +1,118 @@
+"""Face hypotheses for a tilted (cocked) die, whose upward face the usual fit misses.
+
+Seen from above, a die cocked against a checker or the rail (BG-ROLL-2) shows its upward face
+foreshortened along the tilt and displaced a few mm from the die body, with a side face beside
+it; from an oblique camera, warped to the board plane, the raised face is also a little larger
+than a flat one. The usual face read (``vision.dice.face_fit.read_candidate``) looks for a
+square face of the die's size near the candidate, and on such a die often lands across the
+face and the side face, whose grey spread then fails the face test. Here faces are looked for
+on a ring of centres around the candidate, square or squashed/stretched along the board's axes
+(the top-down patch is rescaled so that the hypothesised face is square there, and the shared
+outline search and pip-grid read of ``face_fit`` run on it unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.dice.face_fit import (
+    ALIGNED_PX_PER_MM,
+    EDGE_WEIGHT,
+    FACE_MM,
+    FACE_PPM,
+    MIN_EDGE,
+    PATTERNS,
+    _dog,
+    _outline_step,
+    grid_read_many,
+    warp_patch,
+)
+from vision.dice.render import PIP_OFFSET
+
+RING_MM = 3.5  # how far off the candidate the ring's face centres lie
+RING = np.array([[0.0, 0.0]] + [[math.cos(a), math.sin(a)]
+                                 for a in np.radians(np.arange(0, 360, 45))]) * RING_MM
+# the face's scale along the board's x and y: square; squashed along y (the demo camera looks
+# along the board's y, the direction a die leaning on a checker or the rail is tipped); larger
+# (a raised face nearer the camera)
+SQUASHES: tuple[tuple[float, float], ...] = ((1.0, 1.0), (1.0, 0.8), (1.2, 1.2))
+_SHIFTS = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+
+
+@dataclass(frozen=True)
+class TiltedRead:
+    """A face hypothesis: pip evidence score, centre (mm from the candidate), angle (radians,
+    in the rescaled frame where the face is square), value, 3x3 pattern, outline edge step,
+    rank (score plus ``EDGE_WEIGHT`` log edge), and the face's scale along the board's x, y."""
+
+    score: float
+    dx: float
+    dy: float
+    angle: float
+    value: int
+    mask: np.ndarray
+    edge: float
+    rank: float
+    squash: tuple[float, float]
+
+    def pip_points(self, die_mm: float) -> np.ndarray:
+        """The pattern's pips in the frame of a patch turned by :attr:`angle` on the board
+        (mm from the face centre), the squash applied: where they lie in the aligned patch."""
+        step = PIP_OFFSET * die_mm
+        pts = np.array([[(j - 1) * step, (i - 1) * step]
+                        for i, j in zip(*np.nonzero(self.mask), strict=True)]).reshape(-1, 2)
+        if self.squash == (1.0, 1.0):
+            return pts
+        ca, sa = math.cos(self.angle), math.sin(self.angle)
+        turn = np.array([[ca, -sa], [sa, ca]])
+        out: np.ndarray = pts @ (turn.T @ np.diag(self.squash) @ turn).T
+        return out
+
+
+def _rescaled(patch: np.ndarray, squash: tuple[float, float]) -> np.ndarray:
+    """The patch scaled about its centre by 1 / ``squash`` along x and y (same size), so that
+    a face of that squash is square in it."""
+    if squash == (1.0, 1.0):
+        return patch
+    n = patch.shape[0]
+    c = n / 2
+    sx, sy = 1.0 / squash[0], 1.0 / squash[1]
+    m = np.array([[sx, 0.0, (1 - sx) * c], [0.0, sy, (1 - sy) * c]])
+    out: np.ndarray = cv2.warpAffine(patch, m, (n, n), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def tilted_reads(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, die_mm: float,
+                 ppm: float | None = None) -> list[TiltedRead]:
+    """Every ring hypothesis around a candidate (cx, cy board mm) that shows a face outline,
+    best rank first."""
+    ppm = ppm or FACE_PPM
+    patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm).astype(np.float32)
+    to_aligned = ppm / ALIGNED_PX_PER_MM
+    out: list[TiltedRead] = []
+    for squash in SQUASHES:
+        p = _rescaled(patch, squash)
+        dog = _dog(p, die_mm, ppm)
+        sm = cv2.GaussianBlur(p, (3, 3), 0)
+        gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+        gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+        for ox, oy in RING:
+            sx, sy = ox / squash[0], oy / squash[1]  # the centre in the rescaled patch
+            edge, angle = _outline_step(gx, gy, sx, sy, 0.0, die_mm, ppm, 45.0)
+            edge *= to_aligned
+            if edge < MIN_EDGE:
+                continue
+            ks, scores = grid_read_many(dog, _SHIFTS + np.array([sx, sy]), angle, die_mm, ppm)
+            i = int(np.argmax(scores))
+            value, mask = PATTERNS[int(ks[i])]
+            out.append(TiltedRead(float(scores[i]), (sx + float(_SHIFTS[i, 0])) * squash[0],
+                                  (sy + float(_SHIFTS[i, 1])) * squash[1], angle, value, mask,
+                                  edge, float(scores[i]) + EDGE_WEIGHT * math.log(edge),
+                                  squash))
+    out.sort(key=lambda r: -r.rank)
+    return out
