@@ -1,7 +1,7 @@
 """Evaluation of dice and cube vision: synthetic throws and the real dice photographs.
 
 Run ``.venv/bin/python -m tests.eval.dice [--synthetic N] [--seed0 S] [--reader R]
-[--photos DIR | --no-photos]``.
+[--photos DIR | --no-photos] [--errors]``.
 
 Synthetic (``vision.dice.synth``: the board renderer's scenes with dice and cube props, seeds
 from ``--seed0``, disjoint from the models' training seeds; ``--reader pass``, the default:
@@ -10,7 +10,9 @@ prepared frame; ``hybrid``: the dice alone by ``board.read_board_dice``, which t
 ``spots``: the same with the older whole-frame spot candidates, for comparison): dice found,
 pips right (opaque and translucent separately), cocked dice caught and flat dice called
 cocked, half and on-checker right, cube found, value and place right (``pass`` only), cubes
-reported where there is none, extra dice reported.
+reported where there is none, extra dice reported. ``--errors`` lists every found die read
+wrong: seed, true and read pips, style (index in ``synth.DICE_STYLES``), material, flat and
+tilt, on a checker, the reader's confidence, place on the board.
 Photos (``../shared/data/dice_photos``, Train and Valid): dice found and found dice read right,
 with a detection matched to a labelled box by IoU >= 0.5, >= 0.3, >= 0.2, and by mutual centre
 containment (the labels' boxes for a one are drawn tight around the pip on some photos and
@@ -23,6 +25,7 @@ import argparse
 import math
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -34,7 +37,8 @@ from vision.dice.board import read_board_dice
 from vision.dice.board_pass import read_frame
 from vision.dice.detect import find_dice
 from vision.dice.reading import image_to_mm
-from vision.dice.synth import DICE_STYLES, random_dice_scene
+from vision.dice.render import DieProp
+from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth, random_dice_scene
 from vision.dice.train import read_labels
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
@@ -47,10 +51,58 @@ def _ratio(a: int, b: int) -> str:
 READERS = ("pass", "spots", "hybrid")
 
 
-def synthetic(n: int, seed0: int, reader: str = "pass") -> dict[str, tuple[int, int]]:
+@dataclass(frozen=True)
+class Misread:
+    """A found die read wrong on a synthetic throw: what it was, what was read, and its look
+    and pose (style: index in ``synth.DICE_STYLES``; tilt in degrees, 0 when flat)."""
+
+    seed: int
+    truth: int
+    read: int
+    style: int
+    material: str
+    flat: bool
+    tilt: float
+    on_checker: bool
+    confidence: float
+    x_mm: float
+    y_mm: float
+
+    def line(self) -> str:
+        """One line of ``--errors``."""
+        return (f"  seed {self.seed:7d}  truth {self.truth}  read {self.read}  "
+                f"style {self.style} ({self.material:11s})  flat {self.flat!s:5s}  "
+                f"tilt {self.tilt:4.1f}  on_checker {self.on_checker!s:5s}  "
+                f"confidence {self.confidence:.3f}  at ({self.x_mm:.0f}, {self.y_mm:.0f}) mm")
+
+
+def _die_prop(scene: DiceScene, truth: DieTruth) -> DieProp | None:
+    """The renderer's prop behind a die's truth (same place), for its style and tilt."""
+    if scene.frame is None:
+        return None
+    for prop in scene.frame.spec.props:
+        if isinstance(prop, DieProp) and math.hypot(prop.x_mm - truth.x_mm,
+                                                    prop.y_mm - truth.y_mm) < 1e-6:
+            return prop
+    return None
+
+
+def _style(prop: DieProp | None) -> int:
+    """The index of a prop's look in ``DICE_STYLES`` (-1 when it is none of them)."""
+    if prop is None:
+        return -1
+    for i, (material, body, pip) in enumerate(DICE_STYLES):
+        if (material, body, pip) == (prop.material, prop.body_bgr, prop.pip_bgr):
+            return i
+    return -1
+
+
+def synthetic(n: int, seed0: int, reader: str = "pass",
+              errors: list[Misread] | None = None) -> dict[str, tuple[int, int]]:
     """Counters (hits, total) over ``n`` synthetic throws. ``reader``: ``pass`` (the board
     pass with the cube, ``board_pass.read_frame``), ``spots`` or ``hybrid`` (the dice alone,
-    ``board.read_board_dice`` with spot or raster candidates; no cube figures)."""
+    ``board.read_board_dice`` with spot or raster candidates; no cube figures). Every found die
+    read wrong is appended to ``errors`` when given."""
     c: dict[str, list[int]] = {k: [0, 0] for k in (
         "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught",
         "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
@@ -86,6 +138,11 @@ def synthetic(n: int, seed0: int, reader: str = "pass") -> dict[str, tuple[int, 
             for key in ("pips", f"pips_{truth.material}"):
                 c[key][0] += d.pips == truth.pips
                 c[key][1] += 1
+            if errors is not None and d.pips != truth.pips:
+                prop = _die_prop(scene, truth)
+                errors.append(Misread(seed, truth.pips, d.pips, _style(prop), truth.material,
+                                      truth.flat, prop.tilt_deg if prop else math.nan,
+                                      truth.on_checker, d.confidence, truth.x_mm, truth.y_mm))
             if truth.flat:
                 c["flat_called_cocked"][0] += not d.flat
                 c["flat_called_cocked"][1] += 1
@@ -170,16 +227,25 @@ def main(argv: list[str]) -> int:
                         help="synthetic: the board pass (with the cube), or read_board_dice "
                              "with spot or raster candidates")
     parser.add_argument("--no-photos", action="store_true", help="skip the photographs")
+    parser.add_argument("--errors", action="store_true",
+                        help="synthetic: list every found die read wrong (seed, truth, read, "
+                             "style, flat, tilt, on checker, confidence)")
     args = parser.parse_args(argv)
     print(f"dice styles in the synthetic set: {len(DICE_STYLES)}")
     if args.synthetic > 0:
-        for key, (hit, total) in synthetic(args.synthetic, args.seed0, args.reader).items():
+        errors: list[Misread] | None = [] if args.errors else None
+        figures = synthetic(args.synthetic, args.seed0, args.reader, errors)
+        for key, (hit, total) in figures.items():
             if key == "extra_dice":
                 print(f"  {key:20s} {hit} over {total} throws")
             elif key == "cube_phantom":
                 print(f"  {key:20s} {hit} cubes reported over {total} throws without one")
             else:
                 print(f"  {key:20s} {_ratio(hit, total)}")
+        if errors is not None:
+            print(f"misread dice: {len(errors)}")
+            for e in errors:
+                print(e.line())
     if args.no_photos:
         pass
     elif args.photos.exists():

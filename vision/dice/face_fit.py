@@ -368,6 +368,113 @@ def _outline_step(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: f
 
 
 _SHIFTS = np.array([[0.0, 0.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+AGREE_WEIGHT = 0.05  # rank bonus of a read the patch's pips bear out (:func:`pips_agree`)
+MAX_MOVED_SPREAD = 100.0  # grey levels: a recentred read's face must be about one colour
+RECENTRE_MM = 4  # how far (mm, each face axis) a hypothesis' centre is moved to its outline
+
+
+@lru_cache(maxsize=4)
+def _outline_offsets(die_mm: float, reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                          np.ndarray]:
+    """Sample places of a face outline in face coordinates (mm, (4 sides x 11) along the
+    sides), their side normals, and the centre moves (a, b) mm tried by :func:`_recentre`."""
+    half = die_mm / 2
+    t = np.linspace(-0.7, 0.7, 11) * half
+    nu = np.repeat([1.0, -1.0, 0.0, 0.0], 11)
+    nv = np.repeat([0.0, 0.0, 1.0, -1.0], 11)
+    tt = np.tile(t, 4)
+    eu = nu * half + (nu == 0) * tt
+    ev = nv * half + (nv == 0) * tt
+    a, b = np.meshgrid(np.arange(-reach, reach + 1.0), np.arange(-reach, reach + 1.0))
+    return np.stack([eu, ev]), np.stack([nu, nv]), a.reshape(-1), b.reshape(-1)
+
+
+def _recentre(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
+              die_mm: float, ppm: float) -> tuple[float, float, float]:
+    """The face centre near (ox, oy) mm, at this angle, whose square outline shows the
+    strongest edge step (moves up to :data:`RECENTRE_MM` along each face axis, 1 mm apart):
+    (x, y, mean edge step there). A centre taken from a wrong pip layout (a pip of a two and a
+    spot beside the die) or from a candidate off the die lies a few mm off the die; its
+    outline finds the die."""
+    n = gx.shape[0]
+    (eu, ev), (nu, nv), a, b = _outline_offsets(die_mm, RECENTRE_MM)
+    ca, sa = math.cos(angle), math.sin(angle)
+    cu = ox + a * ca - b * sa  # candidate centres (k,)
+    cv = oy + a * sa + b * ca
+    su = eu * ca - ev * sa  # outline samples around a centre (44,)
+    sv = eu * sa + ev * ca
+    px = np.clip(((cu[:, None] + su[None]) * ppm + n / 2).astype(int), 0, n - 1)
+    py = np.clip(((cv[:, None] + sv[None]) * ppm + n / 2).astype(int), 0, n - 1)
+    nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
+    step = np.abs(gx[py, px] * nx + gy[py, px] * ny).mean(axis=1)
+    k = int(np.argmax(step))
+    return float(cu[k]), float(cv[k]), float(step[k])
+
+
+def pips_agree(pips: list[PatchPip], read: FaceRead, die_mm: float) -> bool:
+    """Whether the pips found in the patch bear a face read out: for one polarity, a pip at
+    every place of its pattern and no other pip as strong inside the face. A square outline
+    with stripes or a checker's rim in it can read as a face on the pip grid; it has no such
+    pips."""
+    ca, sa = math.cos(read.angle), math.sin(read.angle)
+    step = PIP_OFFSET * die_mm
+    places = [((j - 1) * step, (i - 1) * step) for i, j in zip(*np.nonzero(read.mask),
+                                                               strict=True)]
+    for dark in (True, False):
+        inside = []
+        for p in pips:
+            if p.dark != dark:
+                continue
+            dx, dy = p.x - read.dx, p.y - read.dy
+            u, v = dx * ca + dy * sa, -dx * sa + dy * ca  # in the face frame
+            if max(abs(u), abs(v)) < 0.42 * die_mm:
+                inside.append((u, v, p.contrast))
+        hits = [max((c for u, v, c in inside if math.hypot(u - pu, v - pv) < 0.12 * die_mm),
+                    default=0.0) for pu, pv in places]
+        if min(hits) <= 0.0:
+            continue
+        floor = 0.5 * min(hits)
+        extra = [c for u, v, c in inside if c >= floor
+                 and all(math.hypot(u - pu, v - pv) >= 0.12 * die_mm for pu, pv in places)]
+        if not extra:
+            return True
+    return False
+
+
+def face_spread(patch: np.ndarray, read: FaceRead, die_mm: float, ppm: float) -> float:
+    """How far from one colour the face of a read is: the range (10th to 90th percentile, grey
+    levels) of the patch inside the face, away from its nine pip places. A die's face is one
+    colour; a square outline drawn over a checker's rim and a point's apex is not."""
+    n = patch.shape[0]
+    u, v, keep = _face_samples(die_mm)
+    ca, sa = math.cos(read.angle), math.sin(read.angle)
+    x = np.clip(((read.dx + u * ca - v * sa) * ppm + n / 2).astype(int), 0, n - 1)
+    y = np.clip(((read.dy + u * sa + v * ca) * ppm + n / 2).astype(int), 0, n - 1)
+    low, high = np.percentile(patch[y, x][keep].astype(np.float32), [10.0, 90.0])
+    return float(high - low)
+
+
+@lru_cache(maxsize=4)
+def _face_samples(die_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sample places inside a face (mm, face frame) and which lie away from every pip place."""
+    u, v = (a.reshape(-1) for a in np.meshgrid(np.linspace(-0.4, 0.4, 17) * die_mm,
+                                                 np.linspace(-0.4, 0.4, 17) * die_mm))
+    step = PIP_OFFSET * die_mm
+    keep = np.ones(len(u), bool)
+    for i in range(3):
+        for j in range(3):
+            keep &= np.hypot(u - (j - 1) * step, v - (i - 1) * step) > 2.0 * PIP_RADIUS * die_mm
+    return u, v, keep
+
+
+def _read_at(dog: np.ndarray, x0: float, y0: float, angle: float, edge: float, die_mm: float,
+             ppm: float, residual: float, contrast: float) -> FaceRead:
+    """The face read on the pip grid at a centre hypothesis (and 1 mm around it)."""
+    ks, scores = grid_read_many(dog, _SHIFTS + np.array([x0, y0]), angle, die_mm, ppm)
+    i = int(np.argmax(scores))
+    value, mask = PATTERNS[int(ks[i])]
+    return FaceRead(float(scores[i]), x0 + float(_SHIFTS[i, 0]), y0 + float(_SHIFTS[i, 1]),
+                    angle, value, mask, edge, residual, contrast)
 
 
 def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
@@ -382,7 +489,14 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     true centre, but a much weaker outline (on 200 synthetic throws, pips read right rose
     from 97.6% to 98.7% and dice found from 92.8% to 94.0%). A fitted layout of two or more
     pips that the grid read confirms with :data:`DECISIVE_SCORE` ends the search (the die
-    body's centre is not even looked for). None when no hypothesis shows a face outline."""
+    body's centre is not even looked for). A read the pips found bear out (:func:`pips_agree`)
+    ranks :data:`AGREE_WEIGHT` higher. When some hypothesis reads a face, each hypothesis is
+    also moved to its strongest outline nearby (:func:`_recentre`) and read there; such a
+    read counts only if the pips bear it out and its face is about one colour
+    (:func:`face_spread`), so that an outline beside board texture (a tray's corner, a white
+    checker over a dark point's apex) does not turn texture into a die. On 400 throws of the
+    training range (seeds 1,000,000+) this read 735 of 751 found dice right, against 724 of 743
+    before, with 2 fewer extra dice. None when no hypothesis shows a face outline."""
     ppm = ppm or FACE_PPM
     patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm)
     g = patch.astype(np.float32)
@@ -406,6 +520,7 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
         contrast = float(np.mean([p.contrast for p in members]))
         starts.append((fx, fy, a0, 45.0 if fitted < 2 else 9.0))
     starts.append((0.0, 0.0, 0.0, 45.0))
+    hypotheses: list[tuple[float, float, float]] = []  # centre and angle, to recentre later
     k = 0
     while k < len(starts):
         x0, y0, a, search = starts[k]
@@ -419,15 +534,24 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
         edge *= to_aligned
         if edge < MIN_EDGE:
             continue
-        ks, scores = grid_read_many(dog, _SHIFTS + np.array([x0, y0]), angle, die_mm, ppm)
-        i = int(np.argmax(scores))
-        value, mask = PATTERNS[int(ks[i])]
-        r = float(scores[i]) + EDGE_WEIGHT * math.log(edge)
+        read = _read_at(dog, x0, y0, angle, edge, die_mm, ppm, residual, contrast)
+        r = read.score + EDGE_WEIGHT * math.log(edge)
+        if k == 1 and fitted >= 2 and read.value == fitted and read.score >= DECISIVE_SCORE:
+            return read  # the fitted layout, confirmed on the pip grid with a clear margin
+        r += AGREE_WEIGHT * pips_agree(pips, read, die_mm)
         if best is None or r > rank:
-            rank = r
-            best = FaceRead(float(scores[i]), x0 + float(_SHIFTS[i, 0]),
-                            y0 + float(_SHIFTS[i, 1]), angle, value, mask, edge, residual,
-                            contrast)
-        if k == 1 and fitted >= 2 and value == fitted and float(scores[i]) >= DECISIVE_SCORE:
-            break  # the fitted layout, confirmed on the pip grid with a clear margin
+            rank, best = r, read
+        hypotheses.append((x0, y0, angle))
+    if best is None or best.score < MIN_GRID_SCORE:
+        return best  # no die here by its own hypotheses: an outline nearby is not one
+    for x0, y0, angle in hypotheses:
+        rx, ry, edge = _recentre(gx, gy, x0, y0, angle, die_mm, ppm)
+        if math.hypot(rx - x0, ry - y0) < 1.0:
+            continue  # the outline is where the hypothesis put it
+        edge *= to_aligned
+        read = _read_at(dog, rx, ry, angle, edge, die_mm, ppm, residual, contrast)
+        r = read.score + EDGE_WEIGHT * math.log(edge) + AGREE_WEIGHT
+        if (r > rank and read.score >= MIN_GRID_SCORE and pips_agree(pips, read, die_mm)
+                and face_spread(patch, read, die_mm, ppm) <= MAX_MOVED_SPREAD):
+            rank, best = r, read
     return best
