@@ -25,8 +25,8 @@ from engine.errors import ConfigError
 from vision.board_reader import BoardReading, prepare, read_prepared, start_colours, with_colours
 from vision.calibration import Calibration, from_corners, locate_board
 from vision.config import DEFAULT_CONFIG, VisionConfig
-from vision.cube import find_cube
-from vision.dice.board import read_board_dice
+from vision.cube import CubeReading, find_cube
+from vision.dice.reuse import CubeMemory, DiceMemory, frame_key
 from vision.geometry import Canonical
 from vision.scoring import hypothesis_log_likelihood
 
@@ -36,6 +36,8 @@ OVER_CHECKER_MARGIN_MM = 4.0
 # Fewer visible slots than this and a hypothesis cannot be judged at all.
 MIN_VISIBLE_SLOTS = 12
 CUBE_PX_PER_MM = 1.0
+# set to "0" to read the dice and the cube of every still frame whole (for comparisons)
+REUSE_ENV = "HAKEM_DICE_REUSE"
 
 Colours = tuple[tuple[int, int, int], tuple[int, int, int]]
 
@@ -72,8 +74,15 @@ class FrameReader:
                  corners: Sequence[float] | None = None, *, darker_at_top: bool = False,
                  die_floor: float = 0.0, cocked_floor: float | None = None,
                  learn_colours: bool = True,
-                 colours_file: Path | None = None) -> None:
+                 colours_file: Path | None = None, reuse: bool | None = None) -> None:
         self.config = config
+        # this table's dice and cube as last read: read again only where the picture changed
+        # (``vision.dice.reuse``); ``reuse`` False (or HAKEM_DICE_REUSE=0) reads every frame whole
+        if reuse is None:
+            reuse = os.environ.get(REUSE_ENV, "1") != "0"
+        self.dice_memory = DiceMemory(enabled=reuse)
+        self.cube_memory = CubeMemory()
+        self.reuse = reuse
         fixed = config.checkers.darker_bgr is not None and config.checkers.lighter_bgr is not None
         self._learn = learn_colours and not fixed
         self._colours_file = colours_file if self._learn else None
@@ -125,16 +134,35 @@ class FrameReader:
                     confidence=d.confidence,
                     centre=_centre(d),
                 )
-                for d in read_board_dice(image, self._to_mm, self.config.geometry)
+                for d in self.dice_memory.read(image, calibration.corners,
+                                               self.config.geometry)
                 if d.confidence >= (self.die_floor if d.flat else self.cocked_floor)
             )
         cube = None
-        found = find_cube(cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size),
-                          self._cube_canonical, darker_at_top=self.darker_at_top)
+        found = self._cube(image, calibration,
+                           with_dice and self.dice_memory.stats.last == "unchanged")
         if found is not None:
             cube = CubeSeen(found.value, _zone(found.zone), found.confidence)
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
 
+    def _cube(self, image: np.ndarray, calibration: Calibration, unchanged: bool
+              ) -> CubeReading | None:
+        """The cube (BG-CUBE-*) on its own raster; the last one found is taken again while
+        its patch has not changed (between throws the cube lies still), and no cube while
+        nothing on the case has changed (``unchanged``, from the dice memory)."""
+        g = self.config.geometry
+        key = frame_key(calibration.corners, g)
+        from_mm = np.linalg.inv(self._to_mm) if self._to_mm is not None else np.eye(3)
+        if self.reuse:
+            if self.cube_memory.none_still(key, unchanged):
+                return None
+            before = self.cube_memory.reuse(key, image, from_mm, g.cube_size_mm)
+            if before is not None:
+                return before
+        found = find_cube(cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size),
+                          self._cube_canonical, darker_at_top=self.darker_at_top)
+        self.cube_memory.keep(key, image, from_mm, g.cube_size_mm, found)
+        return found
 
     def _adopt(self, colours: Colours) -> None:
         """Tell the sides apart by these colours (darker, lighter BGR) from now on."""

@@ -40,6 +40,7 @@ runs in a third of the time with the same flags. Stages:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -121,10 +122,12 @@ class BoardDie:
 
 def find_faces(image: np.ndarray, to_mm: np.ndarray,
                geometry: BoardGeometry | None = None, *,
-               all_candidates: bool = False, spots: bool = True) -> list[FaceFinding]:
+               all_candidates: bool = False, spots: bool = True,
+               places: Sequence[tuple[float, float, float]] | None = None) -> list[FaceFinding]:
     """Every die face on or beside the board, with its pose features (pose not yet judged).
 
-    Candidates the die model calls board texture are left out unless ``all_candidates``."""
+    Candidates the die model calls board texture are left out unless ``all_candidates``;
+    ``places`` replace the raster candidates (see ``candidates.hybrid_candidates``)."""
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = to_gray(colour)
@@ -133,7 +136,7 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     found: list[FaceFinding] = []
     cands = (spot_candidates(gray, to_mm, from_mm, g) if spots
              else hybrid_candidates(colour, gray, to_mm, from_mm, g,
-                                    lambda: [(f.x_mm, f.y_mm) for f in found]))
+                                    lambda: [(f.x_mm, f.y_mm) for f in found], places=places))
     pending: list[tuple[float, float, FaceRead | None]] = []
     for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
@@ -234,7 +237,8 @@ def on_marker(geometry: BoardGeometry, x: float, y: float) -> bool:
 
 
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
-                    geometry: BoardGeometry | None = None, *, spots: bool = False
+                    geometry: BoardGeometry | None = None, *, spots: bool = False,
+                    places: Sequence[tuple[float, float, float]] | None = None
                     ) -> list[BoardDie]:
     """Every die on (or beside) the board in a camera frame, most confident first, at most 4.
 
@@ -242,14 +246,15 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     surface's top-left corner is the origin, see ``vision.geometry``). Candidates come from
     the small raster, several times faster, finding more dice and reading more of them right;
     ``spots``: from pip spots over the whole frame instead (slow; for training and comparison;
-    see the module docstring's figures).
+    see the module docstring's figures); ``places``: raster candidates the caller has already
+    (``vision.dice.reuse`` reads only where the picture changed).
     """
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     from_mm = np.linalg.inv(to_mm)
     out: list[BoardDie] = []
     threshold = cocked_threshold()
-    for f in find_faces(colour, to_mm, g, spots=spots):
+    for f in find_faces(colour, to_mm, g, spots=spots, places=places):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
         p = p_cocked(f)

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import cv2
 import numpy as np
 
-from vision.cube import CubeReading, RasterStrip, cube_patch, find_cube_on_strips, zone_for
+from vision.cube import CubeReading, RasterStrip, find_cube_on_strips, zone_for
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.reading import DiceAndCube, image_to_mm, settle_dice_and_cube
+from vision.dice.reuse import CubeMemory, frame_key
 from vision.geometry import BoardGeometry
 
 if TYPE_CHECKING:
@@ -117,44 +118,40 @@ def search_strips(frame: PreparedFrame, from_mm: np.ndarray) -> Iterator[RasterS
     yield reading_strip(frame)
 
 
-# grey-level change (the most changed of 6 x 6 parts of the cube's patch, each part's mean) below
-# which the cube has not moved: camera noise changes a part by a few levels, another number
-# on the face by 48 and more (synthetic)
-STILL_DIFF = 25.0
-
-# the last cube found: the camera set-up, the patch about it, the reading
-_still: tuple[bytes, np.ndarray, CubeReading] | None = None
+# the memory of callers without a table of their own (``hakem vision read``, one-off frames);
+# a table's frame reader passes its own (``vision.dice.reuse.CubeMemory``)
+_SHARED_CUBE = CubeMemory()
 
 
 def forget_cube() -> None:
-    """Drop the last cube found (the next frame is searched whole)."""
-    global _still
-    _still = None
+    """Drop the last cube found without a table's memory (the next frame is searched whole)."""
+    _SHARED_CUBE.forget()
 
 
 def read_frame_cube(frame: PreparedFrame, *, darker_at_top: bool | None = None,
-                    reuse: bool = True) -> CubeReading | None:
+                    reuse: bool = True, memory: CubeMemory | None = None,
+                    unchanged: bool = False) -> CubeReading | None:
     """The cube on a prepared frame (BG-CUBE-*): its value, place and zone, or None.
 
     With ``reuse``, a cube found on an earlier frame of the same camera set-up whose patch
     has not changed (the same face, at the same place: between throws the cube lies still)
     is taken again without a search; any change there (the cube turned, moved, covered)
-    searches the frame whole."""
-    global _still
+    searches the frame whole. ``memory``: the table's (see ``vision.dice.reuse``);
+    ``unchanged``: nothing on the case changed since the last frame searched (its
+    ``DiceMemory`` says so), so a search that found no cube is not repeated."""
+    kept = _SHARED_CUBE if memory is None else memory
     g = frame.calibration.geometry
     from_mm = _from_mm(frame.calibration.corners, g)
-    key = np.asarray(frame.calibration.corners, np.float32).tobytes() + repr(g).encode()
-    if reuse and _still is not None and _still[0] == key:
-        before = _still[2]
-        patch = cube_patch(frame.image, from_mm, before.centre_mm, g.cube_size_mm)
-        change = cv2.resize(cv2.absdiff(patch, _still[1]), (6, 6), interpolation=cv2.INTER_AREA)
-        if float(change.max()) < STILL_DIFF:
-            zone = zone_for(before.place, darker_at_top)
-            return before if zone == before.zone else dataclasses.replace(before, zone=zone)
+    key = frame_key(frame.calibration.corners, g)
+    if reuse and kept.none_still(key, unchanged):
+        return None
+    before = kept.reuse(key, frame.image, from_mm, g.cube_size_mm) if reuse else None
+    if before is not None:
+        zone = zone_for(before.place, darker_at_top)
+        return before if zone == before.zone else dataclasses.replace(before, zone=zone)
     found = find_cube_on_strips(search_strips(frame, from_mm), frame.image, from_mm, g,
                                 darker_at_top=darker_at_top)
-    _still = None if found is None else (
-        key, cube_patch(frame.image, from_mm, found.centre_mm, g.cube_size_mm), found)
+    kept.keep(key, frame.image, from_mm, g.cube_size_mm, found)
     return found
 
 

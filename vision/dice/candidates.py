@@ -9,7 +9,7 @@ them (the default: :func:`hybrid_candidates`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 
 import cv2
@@ -203,7 +203,9 @@ def scored_raster_candidates(image: np.ndarray, from_mm: np.ndarray, geometry: B
 def hybrid_candidates(image: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
                            from_mm: np.ndarray, geometry: BoardGeometry,
                            found: Callable[[], list[tuple[float, float]]],
-                           threshold: float = READ_THRESHOLD) -> Iterator[tuple[float, float]]:
+                           threshold: float = READ_THRESHOLD,
+                           places: Sequence[tuple[float, float, float]] | None = None,
+                           ) -> Iterator[tuple[float, float]]:
     """Die candidates (board mm) as they are read: for each raster candidate
     (:func:`scored_raster_candidates`, most probable first) its place, then, only when no die
     has been found (``found()``: the centres of the dice read so far) within a die of that
@@ -214,7 +216,9 @@ def hybrid_candidates(image: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
     the reader has tried the place.
     Raster candidates below ``threshold`` are not read at all, and spots are looked for only
     around those of at least :data:`SPOT_MIN_P` (on 200 synthetic throws no die was found
-    by either read below those)."""
+    by either read below those). ``places`` (x mm, y mm, p; most probable first) stand in for
+    the raster candidates when the caller has them already (``vision.dice.reuse``: only where
+    the picture changed)."""
     die = geometry.die_size_mm
     reach = SPOT_WINDOW_DIES * die / 2
     seen: list[tuple[float, float]] = []
@@ -225,7 +229,9 @@ def hybrid_candidates(image: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
             return True
         return False
 
-    for x, y, p in scored_raster_candidates(image, from_mm, geometry, threshold=threshold):
+    ranked = (places if places is not None
+              else scored_raster_candidates(image, from_mm, geometry, threshold=threshold))
+    for x, y, p in ranked:
         if new((x, y)):
             yield x, y
         if p < SPOT_MIN_P or any(math.hypot(fx - x, fy - y) < die for fx, fy in found()):

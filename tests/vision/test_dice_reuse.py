@@ -1,0 +1,185 @@
+"""Dice read again only where the picture changed (``vision.dice.reuse``): the readings equal a
+fresh read of every frame (a die nudged, BG-MOVE-8; picked up; thrown again to the same
+numbers; a hand over the board; a checker moved beside a die; live camera noise)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from controller.demo import players as pl
+from controller.demo.camera import DemoCamera, Shot, contents_from_counts
+from controller.table_layout import DEFAULT_LAYOUT
+from engine.backgammon.position import Position
+from tests.bench.dice import same_dice, table_stream
+from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.reading import image_to_mm
+from vision.dice.reuse import CubeMemory, DiceMemory, frame_key
+from vision.render.scene import BoardContents
+
+
+@pytest.fixture(scope="module")
+def camera() -> DemoCamera:
+    return DemoCamera(seed=0)
+
+
+def _corners(camera: DemoCamera) -> np.ndarray:
+    return np.asarray(camera.corners, np.float32).reshape(4, 2)
+
+
+def _fresh(camera: DemoCamera, image: np.ndarray) -> list[BoardDie]:
+    g = camera.geometry
+    return read_board_dice(image, image_to_mm(_corners(camera), g), g)
+
+
+def _noisy(image: np.ndarray, seed: int, sigma: float = 2.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out: np.ndarray = np.clip(image.astype(np.float32) + rng.normal(0.0, sigma, image.shape),
+                              0, 255).astype(np.uint8)
+    return out
+
+
+def _start() -> BoardContents:
+    c = DEFAULT_LAYOUT.counts(Position.initial())
+    return contents_from_counts(c.slots, c.bar, c.off)
+
+
+def test_a_table_stream_reads_as_fresh_frame_by_frame(camera: DemoCamera) -> None:
+    """Throws, the same numbers thrown again, cocked dice, nudges (BG-MOVE-8), pick-ups,
+    hands, checkers and the cube moved: every frame's dice equal a fresh read, though most
+    frames are read only in part or not at all."""
+    memory = DiceMemory()
+    corners = _corners(camera)
+    differ = []
+    for i, (kind, image) in enumerate(table_stream(7, 24, camera, noise=0.0)):
+        reused = memory.read(image, corners, camera.geometry)
+        if not same_dice(reused, _fresh(camera, image)):
+            differ.append((i, kind))
+    assert differ == []
+    assert memory.stats.full == 1  # only the first frame was read whole
+    assert memory.stats.partial + memory.stats.unchanged == 23
+    assert memory.stats.dice_read_again > 0
+
+
+def test_camera_noise_alone_reads_nothing_again(camera: DemoCamera) -> None:
+    g = camera.geometry
+    rng = __import__("random").Random(3)
+    dice = pl.thrown_dice(g, 0, (5, 2), rng)
+    image, _ = camera.render(Shot(_start(), dice))
+    memory = DiceMemory()
+    first = memory.read(_noisy(image, 1), _corners(camera), g)
+    assert sorted(d.pips for d in first) == [2, 5]
+    for seed in range(2, 6):
+        assert memory.read(_noisy(image, seed), _corners(camera), g) == first
+        assert memory.stats.last == "unchanged"
+
+
+def test_a_nudged_die_is_read_again_where_it_lies(camera: DemoCamera) -> None:
+    """BG-MOVE-8: a die nudged while a checker moves is read again, at its new place."""
+    g = camera.geometry
+    rng = __import__("random").Random(5)
+    dice = pl.thrown_dice(g, 1, (6, 3), rng)
+    memory = DiceMemory()
+    before = memory.read(camera.render(Shot(_start(), dice))[0], _corners(camera), g)
+    moved = dataclasses.replace(dice[0], x_mm=dice[0].x_mm + 4.0, yaw_deg=dice[0].yaw_deg + 15)
+    image = _noisy(camera.render(Shot(_start(), (moved, dice[1])))[0], 9)
+    after = memory.read(image, _corners(camera), g)
+    assert memory.stats.last == "partial" and memory.stats.dice_read_again >= 1
+    assert same_dice(after, _fresh(camera, image))
+    old = min(before, key=lambda d: abs(d.centre_mm[0] - dice[0].x_mm))
+    new = min(after, key=lambda d: abs(d.centre_mm[0] - moved.x_mm))
+    assert new.centre_mm[0] - old.centre_mm[0] == pytest.approx(4.0, abs=1.5)
+
+
+def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None:
+    """Whether a die rests on a checker (BG-ROLL-2) depends on the checkers about it: a
+    checker put down next to a die has that die read again."""
+    g = camera.geometry
+    die = pl._die(g.checker_centre_mm(0, 1)[0], g.height_mm / 2, 4)
+    other = pl._die(die.x_mm - 60.0, g.height_mm / 2, 1)
+    start = _start()
+    memory = DiceMemory()
+    memory.read(camera.render(Shot(start, (die, other)))[0], _corners(camera), g)
+    slots = [list(s) for s in start.slots]
+    slots[0][0] += 1  # one more checker on the die's point: the column reaches the die
+    contents = BoardContents(tuple((a, b) for a, b in slots), start.bar, start.off)
+    image = camera.render(Shot(contents, (die, other)))[0]
+    after = memory.read(image, _corners(camera), g)
+    assert memory.stats.last == "partial" and memory.stats.dice_read_again >= 1
+    assert same_dice(after, _fresh(camera, image))
+
+
+def test_hands_pick_ups_and_the_same_numbers_again(camera: DemoCamera) -> None:
+    g = camera.geometry
+    rng = __import__("random").Random(11)
+    start = _start()
+    first = pl.thrown_dice(g, 0, (4, 4), rng)
+    again = pl.thrown_dice(g, 0, (4, 4), rng)
+    shots = [Shot(start, first),
+             Shot(start, first, hands=(pl.hand(g, 0, (first[0].x_mm, first[0].y_mm), rng),)),
+             Shot(start, ()),
+             Shot(start, again),
+             Shot(start, again)]
+    memory = DiceMemory()
+    seen = []
+    for n, shot in enumerate(shots):
+        image = camera.render(shot)[0]
+        reused = memory.read(image, _corners(camera), g)
+        seen.append(reused)
+        assert same_dice(reused, _fresh(camera, image)), n
+    # picked up: nothing where the dice lay (board texture elsewhere may read as fresh reads it)
+    assert not any(abs(d.centre_mm[0] - f.x_mm) < 10 and abs(d.centre_mm[1] - f.y_mm) < 10
+                   for d in seen[2] for f in first)
+    # thrown again to the same numbers: read at the new places, not taken for the old dice
+    assert sorted(d.centre_mm for d in seen[3]) != sorted(d.centre_mm for d in seen[0])
+    assert memory.stats.last == "unchanged"
+
+
+def test_a_change_over_most_of_the_case_or_another_set_up_reads_whole(camera: DemoCamera
+                                                                      ) -> None:
+    g = camera.geometry
+    image = camera.render(Shot(_start(), pl.thrown_dice(g, 0, (2, 6),
+                                                        __import__("random").Random(2))))[0]
+    memory = DiceMemory()
+    memory.read(image, _corners(camera), g)
+    darker = (image.astype(np.int16) * 7 // 10).astype(np.uint8)  # the light dimmed
+    assert same_dice(memory.read(darker, _corners(camera), g), _fresh(camera, darker))
+    assert memory.stats.full == 2
+    moved = _corners(camera) + np.float32(0.5)  # the camera bumped: another set-up
+    memory.read(image, moved, g)
+    assert memory.stats.full == 3
+    off = DiceMemory(enabled=False)
+    for _ in range(2):
+        off.read(image, _corners(camera), g)
+    assert off.stats.full == 2 and off.stats.unchanged == 0
+
+
+def test_the_cube_memory_takes_a_still_cube_and_no_cube_again(camera: DemoCamera) -> None:
+    """BG-CUBE-*: between throws the cube lies still; a search that found none is repeated
+    only once the case changed."""
+    from vision.board_reader import prepare
+    from vision.calibration import from_corners
+    from vision.dice.board_pass import read_frame_cube
+
+    g = camera.geometry
+    cube = pl.offered_cube(g, 0, 2)
+    image = camera.render(Shot(_start(), (), cube))[0]
+    calibration = from_corners(_corners(camera), image.shape, g)
+    memory = CubeMemory()
+    found = read_frame_cube(prepare(image, calibration), memory=memory)
+    assert found is not None and found.value == 2
+    again = read_frame_cube(prepare(_noisy(image, 4), calibration), memory=memory)
+    assert again is found  # taken again, not searched
+    moved = camera.render(Shot(_start(), (), dataclasses.replace(cube, value=4)))[0]
+    turned = read_frame_cube(prepare(moved, calibration), memory=memory)
+    assert turned is not None and turned.value == 4
+    empty = camera.render(Shot(_start(), ()))[0]
+    key = frame_key(_corners(camera), g)
+    assert read_frame_cube(prepare(empty, calibration), memory=memory) is None
+    assert not memory.none_still(key, unchanged=False)  # the case changed: searched again
+    # nothing changed: not searched again, but for one frame in NONE_SEARCH_EVERY (a cube a
+    # search missed on one frame's noise is not missed for long)
+    assert [memory.none_still(key, unchanged=True) for _ in range(4)] == [True, True, True,
+                                                                          False]

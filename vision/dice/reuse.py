@@ -1,0 +1,473 @@
+"""Dice and cube read again only where the picture changed: one table's memory of its last
+readings (owned by its frame reader, never module-wide).
+
+The camera and the board of a table do not move, and between throws the dice and the cube lie
+as they lay, so most still frames the referee reads show them unchanged. :class:`DiceMemory`
+keeps a small grey top-down raster of the whole case (trays and frame included: a die thrown
+off the playing surface counts too, BG-ROLL-2) as it looked when each part was last read, and
+the dice read then. On a new frame a change map (the absolute difference with that raster,
+above :data:`CHANGE_LEVEL` grey levels after blurring away camera noise) says where anything
+changed:
+
+- nothing changed: the last dice, as they were;
+- a die whose neighbourhood (every pixel its face, pose and on-checker stages look at, half
+  :data:`NEIGHBOURHOOD_CHECKERS` checker diameters about it) changed is dropped and read
+  again: a die nudged (BG-MOVE-8), picked up, a checker moved next to it, a hand over it;
+- candidates are looked for only where the picture changed (a new throw lands where it
+  changed) and around the dice dropped, yet ranked as a fresh read ranks them: the raster
+  model's first stage (:class:`RasterPeaks`: the corner peaks of the whole case and the ray
+  model's places about the strongest) is kept and updated only in the changed parts, so the
+  same few places (the strongest peaks of the whole board, the most probable places) are
+  read; every later stage is ``vision.dice.board.read_board_dice``'s own (:func:`read_dice_at`);
+- a change over more than :data:`MAX_CHANGED_SHARE` of the case (the light, a bump of the
+  camera) reads the frame whole.
+
+On streams where a scene shown again is the very same picture, these readings equal a fresh
+read of each frame (``tests.vision.test_dice_reuse``; ``tests.bench.dice`` counts it). Under
+live camera noise a fresh read itself flickers (a borderline die or board-texture candidate
+in one frame and not the next); the memory then keeps the reading of the frame it read.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.cube import CubeReading, cube_patch
+from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.candidates import (
+    MAX_RASTER_CANDIDATES,
+    READ_THRESHOLD,
+    SPOT_REACH_DIES,
+    _local_scale,
+    _raster_warp,
+)
+from vision.dice.pips import to_gray
+from vision.dice.raster import (
+    EIGEN_BLOCK,
+    MAX_PEAKS,
+    OFFSETS,
+    PATCH_PX,
+    PEAK_WINDOW,
+    RASTER_PPM,
+    SUM_BOX,
+    die_probability,
+    ray_features,
+    ray_samples,
+)
+from vision.geometry import BoardGeometry, Canonical
+
+CHANGE_PPM = 0.35  # the change map's scale: ~2.9 mm a pixel (a die is ~5.6 px)
+CHANGE_BLUR = 0.6  # Gaussian sigma (change-map px) against camera noise before the difference
+# grey levels a change-map pixel must move by to count as changed: camera noise moves the
+# blurred, downscaled raster by a few levels; a die's edge shifted by a millimetre, a pip, a
+# hand, a checker, by tens
+CHANGE_LEVEL = 10.0
+# the camera frame is halved first (its pixels averaged: less noise) while still this many
+# times finer than the change map (halving a 1280 x 720 frame costs more than the rest)
+HALVE_ABOVE = 4.0
+# a die's reading depends on the picture this many checker diameters about its centre (half
+# the side of a square): the on-checker test's patch is 2.2 checker radii either side
+NEIGHBOURHOOD_CHECKERS = 1.15
+# changed pixels are widened by this many dice before candidates are looked for there: a die
+# only partly changed (nudged by less than its size) is still looked for whole
+SEARCH_DIES = 1.0
+MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is read whole
+STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
+NONE_SEARCH_EVERY = 4  # with no cube found and nothing changed, one frame in this many searches
+
+
+def frame_key(corners: np.ndarray, geometry: BoardGeometry) -> bytes:
+    """The camera set-up a memory belongs to (another set-up starts afresh)."""
+    return np.asarray(corners, np.float32).tobytes() + repr(geometry).encode()
+
+
+@functools.lru_cache(maxsize=4)
+def _change_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, shape: tuple[int, int]
+                 ) -> tuple[Canonical, int, np.ndarray, np.ndarray]:
+    """The change map's raster of the whole case, how many times the camera frame is halved
+    first (so each raster pixel averages the pixels it covers: less noise) and the remap
+    tables from the halved frame; kept per camera set-up."""
+    canonical = Canonical.whole_board(geometry, CHANGE_PPM)
+    h = np.array(from_mm, np.float64).reshape(3, 3)
+    scale = _local_scale(h, geometry.width_mm / 2, geometry.height_mm / 2)
+    halvings = 0
+    size = min(shape)
+    while scale / 2 >= CHANGE_PPM * HALVE_ABOVE and size >= 128:
+        scale, size, halvings = scale / 2, size // 2, halvings + 1
+    h = np.diag([0.5 ** halvings, 0.5 ** halvings, 1.0]) @ h
+    w, hh = canonical.size
+    xs, ys = np.meshgrid(np.arange(w) / CHANGE_PPM - canonical.margin_mm[0],
+                         np.arange(hh) / CHANGE_PPM - canonical.margin_mm[1])
+    den = h[2, 0] * xs + h[2, 1] * ys + h[2, 2]
+    mx = ((h[0, 0] * xs + h[0, 1] * ys + h[0, 2]) / den).astype(np.float32)
+    my = ((h[1, 0] * xs + h[1, 1] * ys + h[1, 2]) / den).astype(np.float32)
+    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+    return canonical, halvings, np.asarray(m1), np.asarray(m2)
+
+
+def change_raster(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
+                  ) -> tuple[Canonical, np.ndarray]:
+    """The whole case top-down at :data:`CHANGE_PPM`, grey, blurred (float32): what the
+    change map compares from frame to frame."""
+    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
+    canonical, halvings, m1, m2 = _change_warp(key, geometry, image.shape[:2])
+    src = image
+    for _ in range(halvings):
+        src = cv2.pyrDown(src)
+    gray = to_gray(cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    return canonical, cv2.GaussianBlur(gray.astype(np.float32), (0, 0), CHANGE_BLUR)
+
+
+def _box(canonical: Canonical, shape: tuple[int, ...], x: float, y: float, half_mm: float
+         ) -> tuple[int, int, int, int]:
+    """Change-map pixels (u0, v0, u1, v1; end exclusive) of a square about (x, y) mm."""
+    u0, v0 = canonical.mm_to_px(x - half_mm, y - half_mm)
+    u1, v1 = canonical.mm_to_px(x + half_mm, y + half_mm)
+    h, w = shape[:2]
+    return (max(0, math.floor(u0)), max(0, math.floor(v0)),
+            min(w, math.ceil(u1) + 1), min(h, math.ceil(v1) + 1))
+
+
+@dataclass
+class ReuseStats:
+    """What a memory did, frame by frame: for benchmarks and evaluations."""
+
+    frames: int = 0
+    unchanged: int = 0  # nothing changed: the last dice, no reading at all
+    partial: int = 0  # only the changed parts read
+    full: int = 0  # read whole (first frame, another set-up, a change over most of the case)
+    dice_read_again: int = 0  # dice dropped and read again in partial reads
+    last: str = ""  # what the last frame was: "unchanged", "partial" or "full"
+
+
+@dataclass
+class CubeMemory:
+    """The last cube search at a table: the camera set-up, the patch about the cube found
+    and its reading, or that none was found (BG-CUBE-*: between throws the cube lies still)."""
+
+    still: tuple[bytes, np.ndarray, CubeReading] | None = None
+    none_for: bytes | None = None  # the set-up whose last search found no cube
+    none_taken: int = 0  # frames since that search which took its "no cube" again
+
+    def forget(self) -> None:
+        """The next frame is searched whole."""
+        self.still = None
+        self.none_for = None
+
+    def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float
+              ) -> CubeReading | None:
+        """The cube found before, when its patch has not changed (the same face at the same
+        place); None when it must be searched for."""
+        if self.still is None or self.still[0] != key:
+            return None
+        before = self.still[2]
+        patch = cube_patch(image, from_mm, before.centre_mm, size_mm)
+        change = cv2.resize(cv2.absdiff(patch, self.still[1]), (6, 6),
+                            interpolation=cv2.INTER_AREA)
+        return before if float(change.max()) < STILL_DIFF else None
+
+    def none_still(self, key: bytes, unchanged: bool) -> bool:
+        """No cube was found on the last search and nothing on the whole case has changed
+        since (``unchanged``: a :class:`DiceMemory`'s word for this frame): the search is not
+        repeated, but for every :data:`NONE_SEARCH_EVERY`-th such frame (a cube the search
+        missed on one frame's noise is not missed for long)."""
+        if not unchanged or self.none_for != key or self.none_taken + 1 >= NONE_SEARCH_EVERY:
+            return False
+        self.none_taken += 1
+        return True
+
+    def keep(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
+             found: CubeReading | None) -> None:
+        """Remember the cube just found (or that none was)."""
+        self.none_for = key if found is None else None
+        self.none_taken = 0
+        self.still = None if found is None else (
+            key, cube_patch(image, from_mm, found.centre_mm, size_mm), found)
+
+
+@dataclass
+class DiceMemory:
+    """One table's dice as last read and the picture they were read on (see the module
+    docstring). :meth:`read` gives the dice of a new frame, read again only where it
+    changed; ``enabled=False`` reads every frame whole (for comparison)."""
+
+    enabled: bool = True
+    stats: ReuseStats = field(default_factory=ReuseStats)
+    _key: bytes | None = None
+    _reference: np.ndarray | None = None
+    _peaks: RasterPeaks | None = None
+    _dice: list[BoardDie] = field(default_factory=list)
+
+    def forget(self) -> None:
+        """The next frame is read whole."""
+        self._key = None
+        self._reference = None
+        self._peaks = None
+        self._dice = []
+
+    def read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry
+             ) -> list[BoardDie]:
+        """Every die on (or beside) the board in a camera frame, at most four, as
+        ``read_board_dice`` reads them, reading only where the frame changed."""
+        from vision.dice.reading import image_to_mm  # the reading module imports the pass
+
+        to_mm = image_to_mm(corners, geometry)
+        self.stats.frames += 1
+        key = frame_key(corners, geometry)
+        from_mm = np.linalg.inv(to_mm)
+        canonical, now = change_raster(image, from_mm, geometry)
+        ref, known = self._reference, self._peaks
+        if (not self.enabled or key != self._key or ref is None or known is None
+                or ref.shape != now.shape):
+            return self._full(image, to_mm, geometry, key, now)
+        changed = cv2.absdiff(now, ref) > CHANGE_LEVEL
+        count = int(np.count_nonzero(changed))
+        if count == 0:
+            self.stats.unchanged += 1
+            self.stats.last = "unchanged"
+            return list(self._dice)
+        if count > MAX_CHANGED_SHARE * changed.size:
+            return self._full(image, to_mm, geometry, key, now)
+        g = geometry
+        reach = NEIGHBOURHOOD_CHECKERS * g.checker_diameter_mm
+        kept: list[BoardDie] = []
+        dropped: list[BoardDie] = []
+        about_kept = np.zeros(changed.shape, bool)
+        for d in self._dice:
+            u0, v0, u1, v1 = _box(canonical, changed.shape, *d.centre_mm, reach)
+            if changed[v0:v1, u0:u1].any():
+                dropped.append(d)
+            else:
+                kept.append(d)
+                about_kept[v0:v1, u0:u1] = True
+        grow = max(1, round(SEARCH_DIES * g.die_size_mm * CHANGE_PPM))
+        search: np.ndarray = cv2.dilate(changed.astype(np.uint8),
+                                        np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+        for d in dropped:
+            u0, v0, u1, v1 = _box(canonical, search.shape, *d.centre_mm, g.die_size_mm)
+            search[v0:v1, u0:u1] = 1
+        peaks = update_peaks(known, image, from_mm, g, canonical, search)
+        raster = Canonical.whole_board(g, RASTER_PPM)
+        ranked = ranked_places(peaks, g)
+        places = []
+        for u, v, p in ranked:
+            x, y = raster.px_to_mm(u, v)
+            cu, cv = canonical.mm_to_px(x, y)
+            iu = min(max(round(cu), 0), search.shape[1] - 1)
+            iv = min(max(round(cv), 0), search.shape[0] - 1)
+            if search[iv, iu] or (u, v) not in known.top:
+                places.append((x, y, p))
+        # a die kept is one a fresh read still finds: a place it takes lies at it
+        tops = [raster.px_to_mm(u, v) for u, v, _ in ranked]
+        kept = [d for d in kept if any(math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y)
+                                       < g.die_size_mm * (SPOT_REACH_DIES + 0.5)
+                                       for x, y in tops)]
+        new = [d for d in read_dice_at(image, to_mm, g, places)
+               if all(math.hypot(d.centre_mm[0] - k.centre_mm[0], d.centre_mm[1] - k.centre_mm[1])
+                      >= 0.7 * g.die_size_mm for k in kept)]
+        out = sorted([*kept, *new], key=lambda d: -d.confidence)
+        self._dice = sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
+        peaks.top = {(u, v) for u, v, _ in ranked}
+        self._peaks = peaks
+        # the reference moves on where the frame was read again (not about the dice kept:
+        # drift below the level, frame after frame, still adds up to a change there)
+        update = search.astype(bool) & ~about_kept
+        ref[update] = now[update]
+        self.stats.partial += 1
+        self.stats.dice_read_again += len(dropped)
+        self.stats.last = "partial"
+        return list(self._dice)
+
+    def _full(self, image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry, key: bytes,
+              now: np.ndarray) -> list[BoardDie]:
+        self._dice = read_board_dice(image, to_mm, geometry)
+        peaks = raster_peaks(image, np.linalg.inv(to_mm), geometry)
+        peaks.top = {(u, v) for u, v, _ in ranked_places(peaks, geometry)}
+        self._peaks = peaks
+        self._key = key
+        self._reference = now
+        self.stats.full += 1
+        self.stats.last = "full"
+        return list(self._dice)
+
+
+PEAK_PAD = 11  # raster px about a peak its response and ray features depend on (3 + 5 + 3)
+
+
+@dataclass
+class RasterPeaks:
+    """The raster model's first stage over the whole case, kept between frames: every local
+    maximum of the corner response (raster px and strength) and, for the strongest
+    :data:`~vision.dice.raster.MAX_PEAKS`, the places about each the ray model gives at least
+    ``READ_THRESHOLD`` (u, v, p). Updated only where the picture changed, it ranks the
+    candidates of the changed parts against the whole board as a fresh read does."""
+
+    uv: np.ndarray
+    strength: np.ndarray
+    places: dict[tuple[int, int], list[tuple[float, float, float]]]
+    top: set[tuple[float, float]] = field(default_factory=set)  # the places read last time
+
+
+def _local_peaks(gray: np.ndarray, inner: tuple[int, int, int, int]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Local maxima of the corner response of a raster crop (``raster.peaks``' stage without
+    its cut), inside ``inner`` (crop px): (N, 2) u, v and their strength."""
+    corner = cv2.cornerMinEigenVal(gray, EIGEN_BLOCK, ksize=3)
+    resp = cv2.boxFilter(corner, -1, (SUM_BOX, SUM_BOX))
+    local = resp >= cv2.dilate(resp, np.ones((PEAK_WINDOW, PEAK_WINDOW), np.uint8))
+    local &= resp > 1e-4
+    a0, b0, a1, b1 = inner
+    mask = np.zeros_like(local)
+    mask[b0:b1, a0:a1] = True
+    ys, xs = np.nonzero(local & mask)
+    return np.stack([xs, ys], axis=1), resp[ys, xs]
+
+
+def _places(bgr: np.ndarray, peaks_uv: np.ndarray, origin: tuple[int, int],
+            size: tuple[int, int]) -> dict[tuple[int, int], list[tuple[float, float, float]]]:
+    """For each peak (whole-raster px) the places about it the ray model gives at least
+    ``READ_THRESHOLD``, from a crop of the raster at ``origin`` holding them with a margin."""
+    out: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
+    if len(peaks_uv) == 0:
+        return out
+    w, h = size
+    centres = (peaks_uv[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2)
+    centres = np.clip(centres, 0, [w - 1, h - 1])
+    local = centres - np.array(origin)
+    p = die_probability(ray_features(ray_samples(bgr, local)))
+    for k, (u, v) in enumerate(peaks_uv.tolist()):
+        out[(u, v)] = [(float(centres[j, 0]), float(centres[j, 1]), float(p[j]))
+                       for j in range(k * len(OFFSETS), (k + 1) * len(OFFSETS))
+                       if p[j] >= READ_THRESHOLD]
+    return out
+
+
+def _remap(src: np.ndarray, m1: np.ndarray, m2: np.ndarray, box: tuple[int, int, int, int]
+           ) -> np.ndarray:
+    u0, v0, u1, v1 = box
+    out: np.ndarray = cv2.remap(src, m1[v0:v1, u0:u1], m2[v0:v1, u0:u1], cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def _warp_for(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
+              ) -> tuple[Canonical, np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate raster's description, remap tables and source (the frame, halved as
+    ``vision.dice.candidates.scored_raster_candidates`` halves it)."""
+    halve = _local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2) \
+        >= 2.0 * RASTER_PPM and min(image.shape[:2]) >= 64
+    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
+    raster, m1, m2 = _raster_warp(key, geometry, bool(halve))
+    src = cv2.pyrDown(image) if halve else image
+    return raster, m1, m2, src
+
+
+def _evaluate(uv: np.ndarray, strength: np.ndarray, known: RasterPeaks | None,
+              crops: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int],
+                                np.ndarray]],
+              src: np.ndarray, m1: np.ndarray, m2: np.ndarray, size: tuple[int, int]
+              ) -> RasterPeaks:
+    """The strongest peaks' places: from the crops just warped where a peak lies inside one,
+    kept from ``known`` where it does not, warped anew around the rest."""
+    order = np.argsort(-strength, kind="stable")[:MAX_PEAKS]
+    places: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
+    w, h = size
+    r = PATCH_PX // 2 + 4
+    batches: list[list[tuple[int, int]]] = [[] for _ in crops]
+    for i in order.tolist():
+        u, v = int(uv[i, 0]), int(uv[i, 1])
+        inside = next((n for n, (_box, inner, _bgr) in enumerate(crops)
+                       if inner[0] <= u < inner[2] and inner[1] <= v < inner[3]), None)
+        if inside is not None:
+            batches[inside].append((u, v))
+        elif known is not None and (u, v) in known.places:
+            places[(u, v)] = known.places[(u, v)]
+        else:  # newly among the strongest, outside the parts warped: warped about it alone
+            box = (max(0, u - r), max(0, v - r), min(w, u + r + 1), min(h, v + r + 1))
+            places.update(_places(_remap(src, m1, m2, box), np.array([[u, v]]),
+                                  (box[0], box[1]), size))
+    for (box, _inner, bgr), batch in zip(crops, batches, strict=True):
+        if batch:
+            places.update(_places(bgr, np.array(batch), (box[0], box[1]), size))
+    return RasterPeaks(uv, strength, places)
+
+
+def raster_peaks(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
+                 ) -> RasterPeaks:
+    """:class:`RasterPeaks` of a whole frame."""
+    raster, m1, m2, src = _warp_for(image, from_mm, geometry)
+    w, h = raster.size
+    box = (0, 0, w, h)
+    bgr = _remap(src, m1, m2, box)
+    uv, strength = _local_peaks(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), box)
+    return _evaluate(uv, strength, None, [(box, box, bgr)], src, m1, m2, (w, h))
+
+
+def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
+                 geometry: BoardGeometry, canonical: Canonical, search: np.ndarray
+                 ) -> RasterPeaks:
+    """``known`` with the peaks about the searched part of the change map found anew."""
+    raster, m1, m2, src = _warp_for(image, from_mm, geometry)
+    w, h = raster.size
+    mask = np.ascontiguousarray(search, np.uint8)
+    count, _, boxes, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    pad = 2 * PEAK_PAD + 2
+    crops: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int], np.ndarray]] = []
+    drop = np.zeros(len(known.uv), bool)
+    new_uv, new_strength = [], []
+    for x, y, bw, bh, _area in boxes[1:count]:
+        x0, y0 = canonical.px_to_mm(float(x), float(y))
+        x1, y1 = canonical.px_to_mm(float(x + bw), float(y + bh))
+        a0, b0 = raster.mm_to_px(x0, y0)
+        a1, b1 = raster.mm_to_px(x1, y1)
+        box = (max(0, math.floor(a0) - pad), max(0, math.floor(b0) - pad),
+               min(w, math.ceil(a1) + pad), min(h, math.ceil(b1) + pad))
+        inner = (box[0] + (PEAK_PAD if box[0] > 0 else 0),
+                 box[1] + (PEAK_PAD if box[1] > 0 else 0),
+                 box[2] - (PEAK_PAD if box[2] < w else 0),
+                 box[3] - (PEAK_PAD if box[3] < h else 0))
+        bgr = _remap(src, m1, m2, box)
+        local = (inner[0] - box[0], inner[1] - box[1], inner[2] - box[0], inner[3] - box[1])
+        uv, strength = _local_peaks(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), local)
+        uv = uv + np.array([box[0], box[1]])
+        # a peak of an overlapping crop's inner part is found there already
+        fresh = np.array([not any(i[0] <= u < i[2] and i[1] <= v < i[3] for _, i, _ in crops)
+                          for u, v in uv.tolist()], np.bool_).reshape(-1)
+        new_uv.append(uv[fresh])
+        new_strength.append(strength[fresh])
+        drop |= ((known.uv[:, 0] >= inner[0]) & (known.uv[:, 0] < inner[2])
+                 & (known.uv[:, 1] >= inner[1]) & (known.uv[:, 1] < inner[3]))
+        crops.append((box, inner, bgr))
+    uv = np.concatenate([known.uv[~drop], *new_uv]).reshape(-1, 2).astype(int)
+    strength = np.concatenate([known.strength[~drop], *new_strength]).astype(np.float32)
+    return _evaluate(uv, strength, known, crops, src, m1, m2, (w, h))
+
+
+def ranked_places(peaks: RasterPeaks, geometry: BoardGeometry
+                  ) -> list[tuple[float, float, float]]:
+    """The raster candidates a fresh read takes (``die_candidates`` at ``READ_THRESHOLD``,
+    the first :data:`MAX_RASTER_CANDIDATES`), raster px and p, most probable first."""
+    every = [c for cs in peaks.places.values() for c in cs]
+    every.sort(key=lambda c: -c[2])
+    reach = 0.8 * geometry.die_size_mm * RASTER_PPM
+    out: list[tuple[float, float, float]] = []
+    for u, v, p in every:
+        if any((u - a) ** 2 + (v - b) ** 2 < reach ** 2 for a, b, _ in out):
+            continue
+        out.append((u, v, p))
+    return out[:MAX_RASTER_CANDIDATES]
+
+
+def read_dice_at(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
+                 places: list[tuple[float, float, float]]) -> list[BoardDie]:
+    """The dice ``read_board_dice`` reads from the given raster places (x mm, y mm, p; most
+    probable first) instead of the whole raster's: every later stage (pip spots about each
+    place, face, pose, second chances, on-checker) is ``vision.dice.board``'s own."""
+    if not places:
+        return []
+    return read_board_dice(image, to_mm, geometry, places=places)
