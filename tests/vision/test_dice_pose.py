@@ -18,8 +18,10 @@ import pytest
 from controller.demo import players
 from controller.demo.camera import DemoCamera, Shot
 from controller.demo.script import InvalidKind
+from vision.dice import board
 from vision.dice.board import BoardDie, read_board_dice
-from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, warp_patch
+from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, FaceFinding, warp_patch
+from vision.dice.leaning import table_throw_scene
 from vision.dice.pose import (
     FEATURE_COUNT,
     cocked_probability,
@@ -28,6 +30,7 @@ from vision.dice.pose import (
 )
 from vision.dice.render import DieProp
 from vision.dice.side_faces import PROFILE_COUNT
+from vision.dice.train_cocked import _second_chances
 from vision.geometry import BoardGeometry, Canonical
 from vision.render.scene import BoardContents, random_contents
 
@@ -82,10 +85,11 @@ def test_demo_cocked_dice_are_caught(camera: DemoCamera) -> None:
             else:
                 cocked += 1
                 caught += not found.flat
-    # finding the dice is another stage's matter; of the cocked dice found, the old pose
-    # model caught about half (48% over 120 throws), this one must catch two in three
-    assert cocked >= 6
-    assert caught >= 2 * cocked / 3
+    # finding the dice is another stage's matter (11 of these 12 are found); of the cocked
+    # dice found, at most one may be called flat (this model: none; tests.eval.cocked's 100
+    # demo-style cocked dice: 90 of 94 found are caught)
+    assert cocked >= 10
+    assert caught >= cocked - 1
     assert flat_called == 0 and flat >= 6
 
 
@@ -153,3 +157,33 @@ def test_a_tilted_lone_die_is_more_cocked_than_a_flat_one(camera: DemoCamera) ->
     p_flat = cocked_probability(pose_features(flat_patch, 16.0, flat_pts))
     p_cocked = cocked_probability(pose_features(cocked_patch, 16.0, cocked_pts))
     assert p_flat < cocked_threshold() <= p_cocked
+
+
+def test_table_throws_for_training_are_labelled_by_their_dice() -> None:
+    """The cocked model's table-camera training throws (``leaning.table_throw_scene``): a
+    cocked throw has exactly one tilted die (BG-ROLL-2), a valid one none; the first die lies
+    flat in the board's middle band; the same seed draws the same picture."""
+    g = BoardGeometry()
+    for seed in (3_000_001, 3_000_002):
+        scene = table_throw_scene(seed, cocked=True)
+        assert [d.flat for d in scene.dice] == [True, False]
+        assert abs(scene.dice[0].y_mm - g.height_mm / 2) <= 10.0
+        assert scene.image.shape == (720, 1280, 3)
+    valid = table_throw_scene(3_000_003, cocked=False)
+    assert all(d.flat for d in valid.dice)
+    again = table_throw_scene(3_000_003, cocked=False)
+    assert np.array_equal(valid.image, again.image)
+
+
+def test_training_sees_the_second_chances_and_leaves_the_reader_as_it_was() -> None:
+    """Training collects the reader's second-chance faces with the cocked threshold set aside
+    (``train_cocked._second_chances``) and puts the reader's own functions back afterwards."""
+    before = (board.__dict__["_second_chance"], board.__dict__["cocked_threshold"])
+    kept: list[FaceFinding] = []
+    with _second_chances(kept):
+        assert board.__dict__["cocked_threshold"]() == 0.0
+        assert board.__dict__["_second_chance"] is not before[0]
+    assert (board.__dict__["_second_chance"], board.__dict__["cocked_threshold"]) == before
+    with pytest.raises(RuntimeError), _second_chances(kept):
+        raise RuntimeError("restored on errors too")
+    assert board.__dict__["_second_chance"] is before[0]

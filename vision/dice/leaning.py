@@ -3,8 +3,10 @@
 The hard cases for the flat/cocked judgement (BG-ROLL-2): a die tipped against the outermost
 checker of a stack (its top leaning towards the checker, as dice come to rest in play and as
 the demo's players plant cocked throws), against the rail, and flat dice a few millimetres from
-a checker of their own colour. The cocked model (``vision.dice.train_cocked``) is fitted on
-these besides ``vision.dice.synth``'s random throws; deterministic by seed.
+a checker of their own colour; and throws as a fixed table camera sees them (the demo's kind of
+picture: plain light, the tournament's dice leaning straight on a checker). The cocked model
+(``vision.dice.train_cocked``) is fitted on these besides ``vision.dice.synth``'s random
+throws; deterministic by seed.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from vision.dice.render import DieProp
 from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth
 from vision.geometry import BoardGeometry
 from vision.render import render_scene
-from vision.render.scene import BoardContents, random_scene
+from vision.render.scene import BoardContents, CameraSpec, random_scene
 
 WHITE_RED = 1  # DICE_STYLES index of the tournament's white dice with red pips
 
@@ -75,5 +77,69 @@ def beside_checker_scene(seed: int, *, cocked: bool, tilt_range: tuple[float, fl
     dice = [DieTruth(p.upward_value(), p.x_mm, p.y_mm, p.flat, False, g.half_at(p.x_mm, p.y_mm),
                      material) for p in (flat, leaning)]
     spec.props = (flat, leaning)
+    frame = render_scene(spec)
+    return DiceScene(frame.image, frame.corners, dice, None, g, frame)
+
+
+def _plain_camera(rng: np.random.Generator) -> CameraSpec:
+    """A fixed table camera as the demo's (square above the board, the playing surface about
+    0.52 of a 1280 px frame, little distortion, light noise, JPEG), varied a little."""
+    return CameraSpec(
+        image_size=(1280, 720),
+        playing_width_px=0.52 * 1280 * float(rng.uniform(0.95, 1.05)),
+        centre_px=(640.0 + float(rng.uniform(-15, 15)), 360.0 + float(rng.uniform(-8, 8))),
+        rotation_deg=float(rng.uniform(-1.5, 2.5)),
+        k1=float(rng.uniform(-0.03, 0.0)),
+        light_gradient=float(rng.uniform(0.0, 0.1)),
+        light_angle_deg=float(rng.uniform(0, 360)),
+        noise_sigma=float(rng.uniform(0.8, 2.5)),
+        jpeg_quality=int(rng.integers(85, 96)),
+    )
+
+
+def table_throw_scene(seed: int, *, cocked: bool) -> DiceScene:
+    """A throw as a table camera sees it (:func:`_plain_camera`): two dice in one half, the
+    first flat in the middle band of the board; the second, when ``cocked``, tilted 18 to 38
+    degrees straight towards the outermost checker of a stack it leans on (sometimes a little
+    aside), against the rail, or tilted where it fell; otherwise flat, beside the first or a
+    few mm from a checker. Mostly the tournament's white dice with red pips."""
+    rng = np.random.default_rng(seed + 13_000_000)
+    spec = random_scene(seed, hand_probability=0.0, hard=False, max_stack=5)
+    spec.camera = _plain_camera(rng)
+    g = spec.geometry
+    style = WHITE_RED if rng.random() < 0.7 else int(rng.integers(0, len(DICE_STYLES)))
+    material, body, pip = DICE_STYLES[style]
+    half = "right" if rng.random() < 0.5 else "left"
+    rect = g.half_rect(half)  # type: ignore[arg-type]
+    r = g.checker_diameter_mm / 2
+    x1 = float(rng.uniform(rect.x0 + 40, rect.x1 - 90))
+    y1 = g.height_mm / 2 + float(rng.uniform(-10, 10))
+    first = DieProp(x1, y1, int(rng.integers(1, 7)), float(rng.uniform(0, 360)),
+                    material=material, body_bgr=body, pip_bgr=pip)
+    tilt = float(rng.uniform(18.0, 38.0)) if cocked else 0.0
+    reach = 0.5 * g.die_size_mm * (math.cos(math.radians(tilt)) + math.sin(math.radians(tilt)))
+    ends = _stack_ends(g, spec.contents, half)
+    where = rng.random()
+    axis = float(rng.uniform(0, 360))
+    if ends and where < (0.8 if cocked else 0.4):  # against (or beside) a checker
+        cx, cy = ends[int(rng.integers(0, len(ends)))]
+        dy = 1.0 if cy < g.height_mm / 2 else -1.0
+        a = math.radians(float(rng.uniform(-20, 20)) if rng.random() < 0.3 else 0.0)
+        ux, uy = math.sin(a), dy * math.cos(a)
+        gap = 0.5 if cocked else float(rng.uniform(0.5, 5.0))
+        x, y = cx + ux * (r + reach + gap), cy + uy * (r + reach + gap)
+        axis = math.degrees(math.atan2(-ux, uy))
+    elif cocked and where < 0.9:  # against the rail
+        top = rng.random() < 0.5
+        x = float(rng.uniform(rect.x0 + 20, rect.x1 - 20))
+        y = reach + 0.5 if top else g.height_mm - reach - 0.5
+        axis = 0.0 if top else 180.0
+    else:  # where it fell, beside the first die
+        x, y = x1 + float(rng.uniform(38.0, 55.0)), y1 + float(rng.uniform(-6.0, 6.0))
+    second = DieProp(x, y, int(rng.integers(1, 7)), float(rng.uniform(0, 360)), tilt, axis,
+                     material=material, body_bgr=body, pip_bgr=pip)
+    dice = [DieTruth(p.upward_value(), p.x_mm, p.y_mm, p.flat, False, g.half_at(p.x_mm, p.y_mm),
+                     material) for p in (first, second)]
+    spec.props = (first, second)
     frame = render_scene(spec)
     return DiceScene(frame.image, frame.corners, dice, None, g, frame)
