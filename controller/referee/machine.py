@@ -4,7 +4,9 @@ Events in (frames, clock presses, flag falls, director actions), commands out (j
 first, then clock, LED, buzzer, snapshot and log commands). Every decision is a journal entry,
 and the referee's match state is the fold of those entries (:meth:`Referee._fold`), so a journal
 rebuilds the referee exactly (``controller.referee.resume``). What only frames carry (the last
-picture, the dice lying on the board) is not journalled; the next frames supply it again.
+picture, the dice lying on the board) is not journalled; the next frames supply it again. The
+places where the dice reader sees a die that nobody threw (phantoms) are journalled with the
+throws they lay beside and the presses they were seen before, so a restart knows them too.
 """
 
 from __future__ import annotations
@@ -110,6 +112,41 @@ def _in_place(a: DieSig, b: DieSig, tolerance: float) -> bool:
     return (a[4] - b[4]) ** 2 + (a[5] - b[5]) ** 2 <= tolerance**2
 
 
+def _all_lie(dice: Sequence[DieSeen], sigs: Sig, tolerance: float) -> bool:
+    """Every die of ``sigs`` still lies where it lay among ``dice`` (read alike, or so close
+    that a changed face is a misread): nobody has picked them up to throw."""
+    left = [_die_sig(d) for d in dice]
+    for sig in sigs:
+        match = next((s for s in left if _same_die(s, sig, tolerance)), None)
+        if match is None:
+            match = next((s for s in left if _in_place(s, sig, tolerance / 3)), None)
+        if match is None:
+            return False
+        left.remove(match)
+    return True
+
+
+def _less(sig: Sig, some: Sig) -> Sig:
+    """``sig`` without the dice of ``some`` (each taken once)."""
+    left = list(some)
+    out = []
+    for d in sig:
+        if d in left:
+            left.remove(d)
+        else:
+            out.append(d)
+    return tuple(out)
+
+
+def _at_place(sig: DieSig, place: DieSig, tolerance: float) -> bool:
+    """``sig`` is read as the phantom ``place`` was (pips, flat or cocked) where it was seen."""
+    if sig[4] is None or sig[5] is None or place[4] is None or place[5] is None:
+        return False
+    if sig[0] != place[0] or sig[2] != place[2]:
+        return False
+    return (sig[4] - place[4]) ** 2 + (sig[5] - place[5]) ** 2 <= tolerance**2
+
+
 def _unmatched(dice: Sequence[DieSeen], stale: Sig, tolerance: float) -> list[DieSeen]:
     """The dice that are not one of ``stale`` lying where it lay."""
     left = list(stale)
@@ -185,6 +222,7 @@ class Referee:
         self._timed_out: int | None = None
         self._flags = 0
         self._stale: Sig = ()
+        self._thrown: Sig = ()  # the dice of the last throw judged (its own dice, of _stale)
         self._early: tuple[int, tuple[int, int], Sig] | None = None
         self._before_early_roll: MatchState | None = None  # BG-ROLL-5: a rethrow goes back here
         self._setup_checked = 0
@@ -208,6 +246,12 @@ class Referee:
         self._said_cannot_read = False
         self._lit: int | None = None
         self._signals: set[str] = set()
+        # places where the dice reader sees a die that was not thrown (a phantom: part of the
+        # board taken for a die), for the game: (as read, frame first seen). Learnt from still
+        # frames in which nothing can have been thrown (journalled with the next press) and
+        # from the dice lying beside a judged throw (rebuilt from the throw's entry)
+        self._phantoms: list[tuple[DieSig, int]] = []
+        self._unsaid: list[DieSig] = []  # learnt from frames, not journalled yet
 
     # --- public -----------------------------------------------------------------------------
 
@@ -240,6 +284,18 @@ class Referee:
         if phase is Phase.MOVE and self._flag is not None:
             return "correcting"
         return phase.value
+
+    @property
+    def dice_due(self) -> bool:
+        """Whether the dice of still frames are wanted now: while a throw may come (the
+        opening, a player on roll, a flagged move's correction), and from the press that ends
+        a move until its verdict, when the board shows what lies there before the next throw
+        (phantoms, see ``_note_phantoms``). Reading dice is slow; the rest of the move needs
+        none."""
+        stage = self.stage
+        if stage in ("opening", "decide", "correcting"):
+            return True
+        return stage == "move" and self._pending == "move"
 
     def begin(self) -> list[Command]:
         """Journal the match's start (done by the first :meth:`handle` if not called)."""
@@ -309,6 +365,7 @@ class Referee:
             self._flag, self._undo, self._throw_again = None, None, False
             self._pending = None
             self._early = None  # the last dice may still lie on the board: keep them stale
+            self._phantoms, self._unsaid = [], []  # the set-up moved every checker
         elif kind == "opening_roll":
             dice = (int(f["dice"][0]), int(f["dice"][1]))
             if dice[0] != dice[1]:
@@ -320,18 +377,27 @@ class Referee:
                         self.match,
                         position=adopted if self.match.on_roll == 0 else adopted.swap())
             self._stale = _sig_of_json(f.get("seen"))
+            self._thrown = _sig_of_json(f["thrown"]) if "thrown" in f else self._stale
+            if dice[0] != dice[1]:
+                # the opening's were only guesses (see _note_phantoms)
+                self._phantoms, self._unsaid = [], []
+            self._learn_beside()
         elif kind == "roll":
             self._before_early_roll = m if f.get("early") else None
             self.match = apply(m, Roll((int(f["dice"][0]), int(f["dice"][1]))))
             self._throw_again = False
             self._pending = None
             self._stale = _sig_of_json(f.get("seen"))
+            self._thrown = _sig_of_json(f["thrown"]) if "thrown" in f else self._stale
             self._early = None
+            self._learn_beside()
         elif kind == "invalid_throw":
             self._flags += 1
             if not f.get("opening"):
                 self._throw_again = True
             self._stale = _sig_of_json(f.get("seen"))
+            self._thrown = _sig_of_json(f["thrown"]) if "thrown" in f else self._stale
+            self._learn_beside()
         elif kind == "early_throw":
             dice = (int(f["dice"][0]), int(f["dice"][1]))
             self._early = (int(f["player"]), dice, _sig_of_json(f.get("seen")))
@@ -406,6 +472,9 @@ class Referee:
             times = f.get("times_ms")
             if isinstance(times, list) and len(times) == 2:
                 self._times = (int(times[0]), int(times[1]))
+            for place in _sig_of_json(f.get("phantoms")):
+                self._remember_phantom(place, 0)
+            self._unsaid = []
             means = f.get("means")
             if means in ("move", "double", "take", "drop", "unclear", "pass"):
                 self._pending = str(means)
@@ -439,7 +508,7 @@ class Referee:
             # BG-ROLL-5: the mover has the early throw thrown again; the dice lying there now
             # are not the new throw
             if self._early is not None:
-                self._stale = self._early[2]
+                self._stale = self._thrown = self._early[2]
                 self._early = None
             elif self._before_early_roll is not None:
                 self.match = self._before_early_roll
@@ -493,6 +562,8 @@ class Referee:
         if self._over:
             return
         stage = self.stage
+        if stage != "opening":
+            self._note_phantoms()
         if stage == "opening":
             self._opening_frame(ev)
         elif stage == "decide":
@@ -507,6 +578,88 @@ class Referee:
             if self._opponent_threw(1 - mover):
                 self._stand("the opponent threw")
                 self._throw_frame(ev)
+        if stage == "opening" and self.stage == "opening":
+            self._note_phantoms()
+
+    # --- phantoms: "dice" that were there before the throw -----------------------------------
+
+    def _remember_phantom(self, place: DieSig, frame: int) -> bool:
+        """Note ``place`` (a die as read, with its centre) as a phantom; False if known."""
+        if place[4] is None or place[5] is None:
+            return False
+        tolerance = self.config.recognition.dice_moved
+        if any(_at_place(place, known, tolerance) for known, _ in self._phantoms):
+            return False
+        self._phantoms.append((place, frame))
+        return True
+
+    def _learn_beside(self) -> None:
+        """The dice lying beside a judged throw (``_stale`` less ``_thrown``) were not thrown:
+        with one shared pair (BG-EQ-2) nothing else lies on the board, so they are phantoms.
+        Folded from the throw's entry, so a restart learns them again."""
+        if self.config.rules.dice.value == "pair-each":
+            return  # the other player's pair lies there too
+        for sig in _less(self._stale, self._thrown):
+            self._remember_phantom(sig, self._frame_no)
+
+    def _note_phantoms(self) -> None:
+        """Remember where the dice reader sees a die while no throw can be under way: the dice
+        last judged all lie where they lay (so nobody picked them up to throw), and this die is
+        none of them. A die read there alike later is no part of a throw. In the opening nobody
+        can tell a phantom from the first player's die waiting for the other's (BG-OPEN-1):
+        what is seen there only decides between more than two dice (see :meth:`_fresh`)."""
+        dice = self._dice
+        if not dice or any(d.centre is None for d in dice):
+            return
+        tolerance = self.config.recognition.dice_moved
+        stage = self.stage
+        if stage == "opening":
+            for die in dice:  # the opening takes every die lying (BG-OPEN-2), stale or not
+                self._remember_phantom(_die_sig(die), self._frame_no)
+            return
+        if stage not in ("move", "correcting", "decide", "doubled"):
+            return
+        if len(self._thrown) < 2 or not _all_lie(dice, self._thrown, tolerance):
+            return
+        extra = _unmatched(dice, self._stale, tolerance)
+        if self.config.rules.dice.value == "pair-each" and (stage == "decide" or len(extra) != 1):
+            # BG-EQ-2: a player throws their own pair while the last throw lies still; only a
+            # lone die seen between the throw and the press is surely none (BG-ROLL-5: an
+            # early throw is two dice)
+            return
+        for die in extra:
+            if self._remember_phantom(_die_sig(die), self._frame_no):
+                self._unsaid.append(_die_sig(die))
+
+    def _phantom(self, die: DieSeen) -> tuple[int, int] | None:
+        """(frame first seen, index) of the phantom ``die`` is read as, or None."""
+        sig = _die_sig(die)
+        tolerance = self.config.recognition.dice_moved
+        for i, (place, first) in enumerate(self._phantoms):
+            if _at_place(sig, place, tolerance):
+                return (first, i)
+        return None
+
+    def _without_phantoms(self, dice: list[DieSeen], *, opening: bool) -> list[DieSeen]:
+        """``dice`` less those read alike where a phantom was seen. In the opening only while
+        more than two are left, the longest seen first (the set-up's phantoms were there
+        before anybody threw), and never below two dice."""
+        if not self._phantoms:
+            return dice
+        if not opening:
+            return [d for d in dice if self._phantom(d) is None]
+        out = list(dice)
+        while len(out) > 2:
+            ages = [(self._phantom(d), d) for d in out]
+            known = [(a, d) for a, d in ages if a is not None]
+            if not known:
+                break
+            oldest = min(a[0] for a, _ in known)
+            drop = [d for a, d in known if a[0] == oldest]
+            if len(out) - len(drop) < 2:
+                break
+            out = [d for d in out if not any(d is x for x in drop)]
+        return out
 
     def _fresh(self, *, whole: bool = False) -> tuple[DieSeen, ...]:
         """The dice of a new throw: nothing while the dice lie as last counted. With a pair of
@@ -526,6 +679,13 @@ class Referee:
             # with centres, what still lies where it lay was not thrown now (a die nobody
             # picked up, or something on the board the dice reader takes for a die)
             fresh = unmatched
+            if (self._throw_again and not whole and self.config.rules.dice.value != "pair-each"
+                    and not _all_lie(dice, self._thrown, tolerance)):
+                # BG-ROLL-2: an invalid throw is thrown again with both dice; once one has
+                # moved, the other was thrown too even if it landed where it lay
+                fresh = _unmatched(dice, _less(self._stale, self._thrown), tolerance)
+        # nor is what was read alike where no throw could be under way (a phantom)
+        fresh = self._without_phantoms(fresh, opening=whole)
         if len(fresh) > 2:
             # a throw is two dice: more than two read, of which exactly two surely, is those two
             # and something else taken for a die (never the other way round: a cocked die is
@@ -599,11 +759,13 @@ class Referee:
         self._signal("throw_again", False)
         self._check_setup()
         if d0 == d1:
-            self._emit("opening_roll", dice=[d0, d1], player=None, tie=True, seen=seen)
+            self._emit("opening_roll", dice=[d0, d1], player=None, tie=True, seen=seen,
+                       **self._thrown_field(seen, fresh))
             self._say(f"Opening throw {d0} and {d1}: equal, both throw again (BG-OPEN-1)")
             return
         starter = 0 if d0 > d1 else 1
-        self._emit("opening_roll", dice=[d0, d1], player=starter, seen=seen)
+        self._emit("opening_roll", dice=[d0, d1], player=starter, seen=seen,
+                   **self._thrown_field(seen, fresh))
         other = 1 - starter
         if cfg.rules.opening.value == "turkish":
             self._say(
@@ -695,7 +857,7 @@ class Referee:
                 self._die_problem(d, 1 - player) is None for d in fresh):
             # BG-BAR-4: the closed-out player did not throw; the opponent's throw is theirs
             self._pass_turn("the opponent threw")
-            self._roll(1 - player, (fresh[0].pips, fresh[1].pips), seen)
+            self._roll(1 - player, (fresh[0].pips, fresh[1].pips), seen, thrown=fresh)
             return
         for die in fresh:
             problem = self._die_problem(die, player)
@@ -709,11 +871,19 @@ class Referee:
                 )
                 return
         dice = (fresh[0].pips, fresh[1].pips)
-        self._roll(player, dice, seen)
+        self._roll(player, dice, seen, thrown=fresh)
+
+    def _thrown_field(self, seen: list[list[Any]], thrown: Sequence[DieSeen]) -> dict[str, Any]:
+        """``thrown``: the throw's own dice, journalled when other dice lie there too (a pair
+        each, a phantom) so that a restart knows which dice must lie still (_note_phantoms)."""
+        own = _sig_json(signature(thrown))
+        return {} if own == seen else {"thrown": own}
 
     def _roll(self, player: int, dice: tuple[int, int], seen: list[list[Any]], *,
-              early: bool = False) -> None:
-        extra = {"early": True} if early else {}
+              early: bool = False, thrown: Sequence[DieSeen] | None = None) -> None:
+        extra: dict[str, Any] = {"early": True} if early else {}
+        if thrown is not None:
+            extra.update(self._thrown_field(seen, thrown))
         self._emit("roll", player=player, dice=[dice[0], dice[1]], seen=seen, **extra)
         self._signal("throw_again", False)
         self._say(f"{self.config.players[player]} throws {dice[0]}{dice[1]}")
@@ -721,7 +891,8 @@ class Referee:
     def _invalid_throw(
         self, player: int, rule: str, reason: str, seen: list[list[Any]], *, opening: bool
     ) -> None:
-        dice = [d.pips for d in self._fresh()]
+        fresh = self._fresh(whole=opening)
+        dice = [d.pips for d in fresh]
         label = self._snapshot_label()
         self._emit(
             "invalid_throw",
@@ -732,6 +903,7 @@ class Referee:
             opening=opening,
             seen=seen,
             snapshot=label,
+            **self._thrown_field(seen, fresh),
         )
         self._signal("throw_again", True)
         self._do(Buzz("throw_again"))
@@ -785,6 +957,7 @@ class Referee:
             # thrown again at the mover's request (BG-ROLL-5): two dice that are not the early
             # throw lying where it lay
             moved = _unmatched(self._dice, early[2], self.config.recognition.dice_moved)
+            moved = self._without_phantoms(moved, opening=False)
             if len(moved) != 2 or not self._judgeable(moved):
                 return
             fresh: tuple[DieSeen, ...] = tuple(moved)
@@ -865,9 +1038,15 @@ class Referee:
             running=1 - player,
             means=means,
             **_press_fields(ev.press, ev.recovered),
+            **self._phantoms_field(),
         )
         self._press_t = ev.t_ms
         self._said_cannot_read = False
+
+    def _phantoms_field(self) -> dict[str, Any]:
+        """``phantoms``: where dice were read while nothing was thrown since the last press,
+        journalled with this press so a restart before the next throw still knows them."""
+        return {"phantoms": _sig_json(tuple(self._unsaid))} if self._unsaid else {}
 
     def _unclear_press(self, t_ms: int) -> bool:
         """The player on roll pressed with neither a throw nor an offered cube seen: a double
@@ -1233,11 +1412,29 @@ class Referee:
         elif action == "set_dice":
             dice = (int(args["dice"][0]), int(args["dice"][1]))
             if m.phase is Phase.DECIDE and m.on_roll is not None:
-                self._roll(m.on_roll, dice, [])
+                # the dice lying now are the throw the camera could not read: they (and
+                # anything taken for a die with them) are no part of the next throw
+                self._roll(m.on_roll, dice, _sig_json(signature(self._dice)),
+                           thrown=self._entered(dice))
             elif m.phase is Phase.OPENING:
                 self._director_opening(dice)
             else:
                 self._say(f"The director set the dice to {dice[0]}{dice[1]}")
+
+    def _entered(self, dice: tuple[int, int]) -> list[DieSeen]:
+        """The dice lying that a director's throw names: for each number, the new die read
+        flat with it, surest first (a throw the director enters is a valid one). All the dice
+        lying when they cannot all be found (then none is taken for a phantom)."""
+        fresh = _unmatched(self._dice, self._stale, self.config.recognition.dice_moved)
+        pool = sorted((d for d in fresh if d.flat), key=lambda d: -d.confidence)
+        out: list[DieSeen] = []
+        for pips in dice:
+            die = next((d for d in pool if d.pips == pips), None)
+            if die is None:
+                return list(self._dice)
+            pool.remove(die)
+            out.append(die)
+        return out
 
     def _director_opening(self, dice: tuple[int, int]) -> None:
         """The director enters the opening throw the camera could not read: (player 0's die,

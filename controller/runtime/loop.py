@@ -61,6 +61,9 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
         (BG-ROLL-5)."""
         if self.dice_always:
             return True
+        due = getattr(self.referee, "dice_due", None)
+        if due is not None:  # the referee says: it also wants the dice at a move's press, to
+            return bool(due)  # learn what lies there before the next throw (phantom dice)
         stage = getattr(self.referee, "stage", None)
         return stage not in NO_THROW_STAGES
 
