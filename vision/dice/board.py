@@ -5,14 +5,12 @@ stages after them. The referee (on settled throws) and the board's dice and cube
 (``vision.dice.board_pass``, behind ``hakem vision read``) both use the raster candidates
 (``spots=False``, the default), several times faster than the whole-frame spot candidates
 (``spots=True``, kept for training and comparison). On 200 synthetic throws
-(``tests.eval.dice``, seeds 0-199) the raster candidates find 94.0% of the dice (spots
-92.5%) and read 98.7% right (97.0%), catch 88.3% of cocked dice (80.4%), call 0.4% of flat
-dice cocked (0.4%) and get on-checker right for 99.5% (98.9%); on a busy 2-core machine they
-take ~20 ms of one thread per frame (``tests.bench.dice``; spots ~54 ms), half what they
-took before the face stage read each candidate from one patch. The raster's fewer phantom
-dice (8 against 44 over 200 throws) and better pips matter most to the referee (a phantom
-or misread die is a false "throw again"), and the whole bundled demo
-runs in a third of the time with the same flags. Stages:
+(``tests.eval.dice``, seeds 0-199) the raster candidates find 96.0% of the dice and read
+98.4% right, catch 88.8% of cocked dice, call 0.4% of flat dice cocked and get on-checker
+right for all of them; they take ~20-30 ms of one thread per fresh frame
+(``tests.bench.dice``), which is why the table reads a die again only where the picture
+changed (``vision.dice.reuse``). Phantom dice (8 over 200 throws) matter most to the
+referee; it also ignores a "die" that lay there before the throw. Stages:
 
 1. Candidates. Spots: pip-sized blobs in the camera frame (difference-of-Gaussians peaks
    whose Hessian is not an edge's), clustered at die size; a quick look at each cluster
@@ -28,11 +26,16 @@ runs in a third of the time with the same flags. Stages:
    upward face's pip layout is fitted (count, centre, angle), and each centre hypothesis
    (the fit's, the candidate's, the die body's) is refined by its outline and read on the
    pip grid; the hypothesis with the most pip evidence and the clearest outline is kept.
+   A candidate no hypothesis reads gets a second chance as a tilted die
+   (``vision.dice.tilted``: a ring of face centres about it, the face squashed or larger, as
+   a die tipped against a checker or the rail shows it), kept only if both models call it a
+   cocked die and its pips sit in one body colour (``vision.dice.solid``: not board texture).
 3. Pose: a patch aligned with that face gives the face colour, the outline's edges and the
    bands just outside each side (board texture, whose "face" is far from uniform, is dropped
    by that spread alone before the rest is computed); small networks (``cocked_model.json``,
-   trained on the spot candidates of synthetic throws by ``vision.dice.train_cocked``) say
-   whether it is a die at all and whether a side face shows: cocked.
+   trained on the raster candidates and second chances of synthetic and table-camera throws
+   by ``vision.dice.train_cocked``) say whether it is a die at all and whether a side face
+   shows: cocked.
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 """
