@@ -31,6 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tests.eval.dice_photos import match
 from vision.board_reader import prepare
 from vision.calibration import Calibration
 from vision.dice.board import read_board_dice
@@ -172,18 +173,6 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     return {k: (v[0], v[1]) for k, v in c.items()}
 
 
-def _inside(p: tuple[float, float], box: tuple[float, ...]) -> bool:
-    return box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3]
-
-
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def photos(split_dir: Path) -> dict[str, tuple[int, int, int]]:
     """Per matching rule: (labelled dice, found, found and read right)."""
     rules: dict[str, list[int]] = {k: [0, 0, 0] for k in ("iou>=0.5", "iou>=0.3", "iou>=0.2",
@@ -195,23 +184,9 @@ def photos(split_dir: Path) -> dict[str, tuple[int, int, int]]:
         labels = read_labels(path, image.shape[1], image.shape[0])
         found = find_dice(image)
         for rule, counts in rules.items():
-            used: set[int] = set()
-            for pips, box in labels:
+            for (pips, _), best in zip(labels, match(rule, labels, found), strict=True):
                 counts[0] += 1
-                centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
-                ok = []
-                for i, f in enumerate(found):
-                    if i in used:
-                        continue
-                    if rule == "centre":
-                        hit = _inside(f.centre, box) and _inside(centre, f.box)
-                    else:
-                        hit = _iou(f.box, box) >= float(rule.split(">=")[1])
-                    if hit:
-                        ok.append(i)
-                if ok:
-                    best = max(ok, key=lambda i: _iou(found[i].box, box))
-                    used.add(best)
+                if best is not None:
                     counts[1] += 1
                     counts[2] += found[best].pips == pips
     return {k: (v[0], v[1], v[2]) for k, v in rules.items()}

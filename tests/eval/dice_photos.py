@@ -58,7 +58,8 @@ def _iou(a: Box, b: Box) -> float:
 
 def match(rule: str, labels: list[tuple[int, Box]], found: list[DieFinding]
           ) -> list[int | None]:
-    """For each label, the index of the detection matched to it (greedy, as tests.eval.dice)."""
+    """For each label, the index of the detection matched to it (greedy, label by label: the
+    eligible detection with the largest IoU), under ``rule``: ``centre`` or ``iou>=X``."""
     used: set[int] = set()
     out: list[int | None] = []
     for _, box in labels:

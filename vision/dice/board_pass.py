@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.cube import CubeReading, RasterStrip, find_cube_on_strips, zone_for
 from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.raster import topdown_maps
 from vision.dice.reading import DiceAndCube, image_to_mm, settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, frame_key
 from vision.geometry import BoardGeometry
@@ -52,14 +53,7 @@ def _strip_maps(from_mm: tuple[float, ...], x0: float, y0: float, size: tuple[in
                 ppm: float) -> tuple[np.ndarray, np.ndarray]:
     """Remap tables (fixed point) for a top-down strip of the board: kept for the next
     frame, since the camera and the board stay put."""
-    h = np.array(from_mm, np.float64).reshape(3, 3)
-    w, hh = size
-    xs, ys = np.meshgrid(x0 + np.arange(w) / ppm, y0 + np.arange(hh) / ppm)
-    den = h[2, 0] * xs + h[2, 1] * ys + h[2, 2]
-    mx = ((h[0, 0] * xs + h[0, 1] * ys + h[0, 2]) / den).astype(np.float32)
-    my = ((h[1, 0] * xs + h[1, 1] * ys + h[1, 2]) / den).astype(np.float32)
-    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
-    return np.asarray(m1), np.asarray(m2)
+    return topdown_maps(np.array(from_mm, np.float64).reshape(3, 3), x0, y0, size, ppm)
 
 
 def tray_strip(frame: PreparedFrame, from_mm: np.ndarray, side: Literal["left", "right"]

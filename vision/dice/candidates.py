@@ -15,7 +15,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.dice.raster import RASTER_PPM, die_candidates
+from vision.dice.raster import RASTER_PPM, die_candidates, topdown_maps
 from vision.dice.render import PIP_RADIUS
 from vision.geometry import BoardGeometry, Canonical
 
@@ -165,13 +165,8 @@ def _raster_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, halve: boo
     h = np.array(from_mm, np.float64).reshape(3, 3)
     if halve:
         h = np.diag([0.5, 0.5, 1.0]) @ h
-    w, hh = canonical.size
-    xs, ys = np.meshgrid(np.arange(w) / RASTER_PPM - canonical.margin_mm[0],
-                         np.arange(hh) / RASTER_PPM - canonical.margin_mm[1])
-    den = h[2, 0] * xs + h[2, 1] * ys + h[2, 2]
-    mx = ((h[0, 0] * xs + h[0, 1] * ys + h[0, 2]) / den).astype(np.float32)
-    my = ((h[1, 0] * xs + h[1, 1] * ys + h[1, 2]) / den).astype(np.float32)
-    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+    m1, m2 = topdown_maps(h, -canonical.margin_mm[0], -canonical.margin_mm[1], canonical.size,
+                          RASTER_PPM)
     return canonical, np.asarray(m1), np.asarray(m2)
 
 

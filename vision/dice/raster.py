@@ -47,6 +47,21 @@ class RasterCandidate:
     features: np.ndarray
 
 
+def topdown_maps(from_mm: np.ndarray, x0: float, y0: float, size: tuple[int, int],
+                 ppm: float) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-point remap tables for a top-down raster of the board: pixel (i, j) shows board
+    millimetre (x0 + i / ppm, y0 + j / ppm), looked up in the camera frame through ``from_mm``
+    (board mm to image px). Callers keep them per camera set-up: the board stays put."""
+    h = np.asarray(from_mm, np.float64).reshape(3, 3)
+    w, hh = size
+    xs, ys = np.meshgrid(x0 + np.arange(w) / ppm, y0 + np.arange(hh) / ppm)
+    den = h[2, 0] * xs + h[2, 1] * ys + h[2, 2]
+    mx = ((h[0, 0] * xs + h[0, 1] * ys + h[0, 2]) / den).astype(np.float32)
+    my = ((h[1, 0] * xs + h[1, 1] * ys + h[1, 2]) / den).astype(np.float32)
+    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+    return np.asarray(m1), np.asarray(m2)
+
+
 def at_model_scale(bgr: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, float]:
     """The raster resized to :data:`RASTER_PPM` (unchanged when it already is) and the factor
     from model pixels back to the given raster's pixels."""

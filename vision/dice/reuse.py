@@ -58,6 +58,7 @@ from vision.dice.raster import (
     die_probability,
     ray_features,
     ray_samples,
+    topdown_maps,
 )
 from vision.geometry import BoardGeometry, Canonical
 
@@ -100,13 +101,8 @@ def _change_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, shape: tup
     while scale / 2 >= CHANGE_PPM * HALVE_ABOVE and size >= 128:
         scale, size, halvings = scale / 2, size // 2, halvings + 1
     h = np.diag([0.5 ** halvings, 0.5 ** halvings, 1.0]) @ h
-    w, hh = canonical.size
-    xs, ys = np.meshgrid(np.arange(w) / CHANGE_PPM - canonical.margin_mm[0],
-                         np.arange(hh) / CHANGE_PPM - canonical.margin_mm[1])
-    den = h[2, 0] * xs + h[2, 1] * ys + h[2, 2]
-    mx = ((h[0, 0] * xs + h[0, 1] * ys + h[0, 2]) / den).astype(np.float32)
-    my = ((h[1, 0] * xs + h[1, 1] * ys + h[1, 2]) / den).astype(np.float32)
-    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+    m1, m2 = topdown_maps(h, -canonical.margin_mm[0], -canonical.margin_mm[1], canonical.size,
+                          CHANGE_PPM)
     return canonical, halvings, np.asarray(m1), np.asarray(m2)
 
 
