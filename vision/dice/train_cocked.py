@@ -124,17 +124,36 @@ def collect(n: int, beside: int = 0, table: int = 0, *, spots: bool = True
     return np.array(det), np.array(pose), np.array(labels), np.array(kinds)
 
 
+Params = list[np.ndarray]
+
+
+def _start(rng: np.random.Generator, inputs: int, hidden: int, y: np.ndarray
+           ) -> tuple[Params, Params, Params, np.ndarray]:
+    """A one-hidden-layer network's first weights (w1, b1, w2, b2), Adam's two moments (zero)
+    and each row's class-balancing weight."""
+    params = [rng.normal(0, 1 / np.sqrt(inputs), (inputs, hidden)), np.zeros(hidden),
+              rng.normal(0, 1 / np.sqrt(hidden), hidden), np.zeros(1)]
+    m1 = [np.zeros_like(p) for p in params]
+    m2 = [np.zeros_like(p) for p in params]
+    weight = np.where(y > 0, len(y) / (2 * max(y.sum(), 1)), len(y) / (2 * max((1 - y).sum(), 1)))
+    return params, m1, m2, weight
+
+
+def _adam_step(params: Params, grads: Params, m1: Params, m2: Params, t: int) -> None:
+    """One Adam update (step 0.01, betas 0.9 and 0.999) of ``params`` in place."""
+    for i, gr in enumerate(grads):
+        m1[i] = 0.9 * m1[i] + 0.1 * gr
+        m2[i] = 0.999 * m2[i] + 0.001 * gr ** 2
+        params[i] -= 0.01 * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+
+
 def fit_mlp(x: np.ndarray, y: np.ndarray, *, hidden: int, l2: float, epochs: int,
             seed: int = 0) -> dict[str, object]:
     """A one-hidden-layer network (tanh, logistic output), class-balanced, trained by Adam."""
     rng = np.random.default_rng(seed)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
     z = (x - mean) / scale
-    params = [rng.normal(0, 1 / np.sqrt(z.shape[1]), (z.shape[1], hidden)), np.zeros(hidden),
-              rng.normal(0, 1 / np.sqrt(hidden), hidden), np.zeros(1)]
-    m1 = [np.zeros_like(p) for p in params]
-    m2 = [np.zeros_like(p) for p in params]
-    weight = np.where(y > 0, len(y) / (2 * max(y.sum(), 1)), len(y) / (2 * max((1 - y).sum(), 1)))
+    params, m1, m2, weight = _start(rng, z.shape[-1], hidden, y)
     t = 0
     for _ in range(epochs):
         order = rng.permutation(len(y))
@@ -147,11 +166,7 @@ def fit_mlp(x: np.ndarray, y: np.ndarray, *, hidden: int, l2: float, epochs: int
             gh = np.outer(g, params[2]) * (1 - h ** 2)
             grads = [z[b].T @ gh + l2 * params[0], gh.sum(axis=0), h.T @ g + l2 * params[2],
                      np.array([g.sum()])]
-            for i, gr in enumerate(grads):
-                m1[i] = 0.9 * m1[i] + 0.1 * gr
-                m2[i] = 0.999 * m2[i] + 0.001 * gr ** 2
-                params[i] -= 0.01 * (m1[i] / (1 - 0.9 ** t)) / (
-                    np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+            _adam_step(params, grads, m1, m2, t)
     return {"mean": mean.tolist(), "scale": scale.tolist(), "w1": params[0].tolist(),
             "b1": params[1].tolist(), "w2": params[2].tolist(), "b2": float(params[3][0])}
 
@@ -165,12 +180,7 @@ def fit_edges(x: np.ndarray, y: np.ndarray, *, hidden: int, l2: float, epochs: i
     flat_rows = x.reshape(-1, x.shape[2])
     mean, scale = flat_rows.mean(axis=0), flat_rows.std(axis=0) + 1e-9
     z = (x - mean) / scale
-    d = z.shape[2]
-    params = [rng.normal(0, 1 / np.sqrt(d), (d, hidden)), np.zeros(hidden),
-              rng.normal(0, 1 / np.sqrt(hidden), hidden), np.zeros(1)]
-    m1 = [np.zeros_like(p) for p in params]
-    m2 = [np.zeros_like(p) for p in params]
-    weight = np.where(y > 0, len(y) / (2 * max(y.sum(), 1)), len(y) / (2 * max((1 - y).sum(), 1)))
+    params, m1, m2, weight = _start(rng, z.shape[-1], hidden, y)
     t = 0
     for _ in range(epochs):
         order = rng.permutation(len(y))
@@ -188,11 +198,7 @@ def fit_edges(x: np.ndarray, y: np.ndarray, *, hidden: int, l2: float, epochs: i
             gh = g[:, :, None] * params[2] * (1 - h ** 2)
             grads = [np.einsum("nkd,nkh->dh", z[b], gh) + l2 * params[0], gh.sum(axis=(0, 1)),
                      np.einsum("nk,nkh->h", g, h) + l2 * params[2], np.array([g.sum()])]
-            for i, gr in enumerate(grads):
-                m1[i] = 0.9 * m1[i] + 0.1 * gr
-                m2[i] = 0.999 * m2[i] + 0.001 * gr ** 2
-                params[i] -= 0.01 * (m1[i] / (1 - 0.9 ** t)) / (
-                    np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+            _adam_step(params, grads, m1, m2, t)
     return {"kind": "edges", "mean": mean.tolist(), "scale": scale.tolist(),
             "w1": params[0].tolist(), "b1": params[1].tolist(), "w2": params[2].tolist(),
             "b2": float(params[3][0])}
