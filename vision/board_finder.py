@@ -282,17 +282,24 @@ def _place(theta: np.ndarray, cm: np.ndarray, lens: Lens, pts: np.ndarray) -> np
     return _distort(_project(h, pts), float(theta[8]), lens)
 
 
+def _across(gx: np.ndarray, gy: np.ndarray, points: np.ndarray, normals: np.ndarray, r: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The gradient sampled across each model line: offsets -r..r px along each point's normal,
+    the gradient (x, y) there, and its strength across the line (rows: points)."""
+    t = np.arange(-r, r + 1, dtype=np.float32)
+    mx = (points[:, 0:1] + t[None, :] * normals[:, 0:1]).astype(np.float32)
+    my = (points[:, 1:2] + t[None, :] * normals[:, 1:2]).astype(np.float32)
+    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    d = np.abs(sx * normals[:, 0:1].astype(np.float32) + sy * normals[:, 1:2].astype(np.float32))
+    return t, sx, sy, d
+
+
 def _search(gx: np.ndarray, gy: np.ndarray, centres: np.ndarray, normals: np.ndarray,
             radius: float, strong_share: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """For each sample, the offset along its normal (px) of the strongest edge across it
     within ``radius``, and that edge's strength (grey levels per px)."""
-    r = max(1, math.ceil(radius))
-    t = np.arange(-r, r + 1, dtype=np.float32)
-    mx = (centres[:, 0:1] + t[None, :] * normals[:, 0:1]).astype(np.float32)
-    my = (centres[:, 1:2] + t[None, :] * normals[:, 1:2]).astype(np.float32)
-    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    d = np.abs(sx * normals[:, 0:1].astype(np.float32) + sy * normals[:, 1:2].astype(np.float32))
+    t, _, _, d = _across(gx, gy, centres, normals, max(1, math.ceil(radius)))
     # the strong edge nearest the sample (a stronger one further off is often the frame's
     # outer edge or a checker's rim)
     top = d.max(axis=1, keepdims=True)
@@ -418,13 +425,7 @@ def _inlier_share(gx: np.ndarray, gy: np.ndarray, theta: np.ndarray,
     edge running along the model's line (its gradient across it) that stands out from what
     lies either side of it (noise and texture have edges everywhere, in every direction)."""
     p, n = _normals(theta, geometry.corners_mm.astype(np.float64), _lens(gx.shape), model)
-    r = math.ceil(cfg.inlier_px) + cfg.inlier_window_px
-    t = np.arange(-r, r + 1, dtype=np.float32)
-    mx = (p[:, 0:1] + t[None, :] * n[:, 0:1]).astype(np.float32)
-    my = (p[:, 1:2] + t[None, :] * n[:, 1:2]).astype(np.float32)
-    sx = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    sy = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    d = np.abs(sx * n[:, 0:1].astype(np.float32) + sy * n[:, 1:2].astype(np.float32))
+    t, sx, sy, d = _across(gx, gy, p, n, math.ceil(cfg.inlier_px) + cfg.inlier_window_px)
     mag = np.hypot(sx, sy)
     near = np.abs(t) <= cfg.inlier_px
     idx = np.argmax(np.where(near[None, :], d, -1.0), axis=1)
