@@ -140,11 +140,7 @@ def _less(sig: Sig, some: Sig) -> Sig:
 
 def _at_place(sig: DieSig, place: DieSig, tolerance: float) -> bool:
     """``sig`` is read as the phantom ``place`` was (pips, flat or cocked) where it was seen."""
-    if sig[4] is None or sig[5] is None or place[4] is None or place[5] is None:
-        return False
-    if sig[0] != place[0] or sig[2] != place[2]:
-        return False
-    return (sig[4] - place[4]) ** 2 + (sig[5] - place[5]) ** 2 <= tolerance**2
+    return sig[0] == place[0] and sig[2] == place[2] and _in_place(sig, place, tolerance)
 
 
 def _unmatched(dice: Sequence[DieSeen], stale: Sig, tolerance: float) -> list[DieSeen]:
@@ -631,14 +627,12 @@ class Referee:
             if self._remember_phantom(_die_sig(die), self._frame_no):
                 self._unsaid.append(_die_sig(die))
 
-    def _phantom(self, die: DieSeen) -> tuple[int, int] | None:
-        """(frame first seen, index) of the phantom ``die`` is read as, or None."""
+    def _phantom(self, die: DieSeen) -> int | None:
+        """The frame the phantom ``die`` is read as was first seen in, or None."""
         sig = _die_sig(die)
         tolerance = self.config.recognition.dice_moved
-        for i, (place, first) in enumerate(self._phantoms):
-            if _at_place(sig, place, tolerance):
-                return (first, i)
-        return None
+        return next((first for place, first in self._phantoms
+                     if _at_place(sig, place, tolerance)), None)
 
     def _without_phantoms(self, dice: list[DieSeen], *, opening: bool) -> list[DieSeen]:
         """``dice`` less those read alike where a phantom was seen. In the opening only while
@@ -654,8 +648,8 @@ class Referee:
             known = [(a, d) for a, d in ages if a is not None]
             if not known:
                 break
-            oldest = min(a[0] for a, _ in known)
-            drop = [d for a, d in known if a[0] == oldest]
+            oldest = min(a for a, _ in known)
+            drop = [d for a, d in known if a == oldest]
             if len(out) - len(drop) < 2:
                 break
             out = [d for d in out if not any(d is x for x in drop)]
