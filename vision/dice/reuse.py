@@ -281,9 +281,13 @@ class DiceMemory:
 
     def _full(self, image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry, key: bytes,
               now: np.ndarray) -> list[BoardDie]:
-        self._dice = read_board_dice(image, to_mm, geometry)
+        # the raster stage once: its places are the ones a fresh read_board_dice would take
         peaks = raster_peaks(image, np.linalg.inv(to_mm), geometry)
-        peaks.top = {(u, v) for u, v, _ in ranked_places(peaks, geometry)}
+        ranked = ranked_places(peaks, geometry)
+        raster = Canonical.whole_board(geometry, RASTER_PPM)
+        self._dice = read_board_dice(image, to_mm, geometry,
+                                     places=[(*raster.px_to_mm(u, v), p) for u, v, p in ranked])
+        peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
         self._key = key
         self._reference = now
