@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -24,6 +25,12 @@ MAX_SPOTS = 6000
 MAX_CANDIDATES = 24
 QUICK_SPREAD = 45.0
 MAX_RASTER_CANDIDATES = 5  # die candidates from the raster read closely per frame
+# ... of which at most this many off the playing surface (trays, frame): borne-off checkers
+# standing in a tray look like dice to the ray model and, ranked first late in a game, left a
+# die thrown on the board out of the few read (tests.eval.referee_matches)
+MAX_OFF_SURFACE_CANDIDATES = 2
+ON_SURFACE = frozenset({"slot", "field", "bar"})
+C = TypeVar("C", bound=tuple[Any, ...])
 RASTER_THRESHOLD = 0.2  # ray-model probability for a candidate (its own threshold is ~0.71)
 SPOT_WINDOW_DIES = 2.0  # side of the window looked at for pip spots around a raster candidate
 SPOT_REACH_DIES = 0.75  # spot clusters kept within this many dice of the raster's place
@@ -170,6 +177,24 @@ def _raster_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, halve: boo
     return canonical, np.asarray(m1), np.asarray(m2)
 
 
+def within_budget(ranked: Sequence[C], geometry: BoardGeometry,
+                  at: Callable[[C], tuple[float, float]] = lambda c: (c[0], c[1]),
+                  limit: int = MAX_RASTER_CANDIDATES) -> list[C]:
+    """The first ``limit`` of ``ranked`` (most probable first; ``at``: a candidate's place in
+    board mm) with at most :data:`MAX_OFF_SURFACE_CANDIDATES` of them off the playing surface."""
+    out: list[C] = []
+    off = 0
+    for c in ranked:
+        if len(out) >= limit:
+            break
+        if geometry.region_at(*at(c)).kind not in ON_SURFACE:
+            if off >= MAX_OFF_SURFACE_CANDIDATES:
+                continue
+            off += 1
+        out.append(c)
+    return out
+
+
 def raster_candidates(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
                       limit: int = MAX_RASTER_CANDIDATES,
                       threshold: float = RASTER_THRESHOLD) -> list[tuple[float, float]]:
@@ -192,7 +217,8 @@ def scored_raster_candidates(image: np.ndarray, from_mm: np.ndarray, geometry: B
     src = cv2.pyrDown(image) if halve else image
     bgr = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     found = die_candidates(bgr, RASTER_PPM, threshold=threshold, die_mm=geometry.die_size_mm)
-    return [(*canonical.px_to_mm(c.u, c.v), c.p) for c in found[:limit]]
+    return within_budget([(*canonical.px_to_mm(c.u, c.v), c.p) for c in found], geometry,
+                         limit=limit)
 
 
 def hybrid_candidates(image: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
