@@ -171,7 +171,10 @@ def random_dice_scene(seed: int, *, hard: bool = True, cocked_rate: float = 0.3,
         yaw = float(rng.uniform(0, 360))
         mode = rng.random()
         this_half = half if rng.random() > 0.05 else ("left" if half == "right" else "right")
-        on_board = [s for s in spots if s[2] >= 0]
+        # a checker the other die does not already lie on or beside (two dice dropped on one
+        # checker overlapped: a scene no reader can get right)
+        on_board = [s for s in spots if s[2] >= 0 and all(
+            math.hypot(s[0] - d.x_mm, s[1] - d.y_mm) > 2 * die_r for d in dice)]
         if mode < on_checker_rate and on_board:
             cx, cy, _ = on_board[int(rng.integers(0, len(on_board)))]
             x = cx + float(rng.uniform(-4, 4))
