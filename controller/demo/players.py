@@ -69,22 +69,23 @@ def thrown_dice(geometry: BoardGeometry, player: int, dice: tuple[int, int],
     x2, y2 = x + rng.uniform(38.0, 55.0), y + rng.uniform(-6.0, 6.0)
     second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90))
     if invalid == "cocked":
-        # a cocked die rests against something: a checker of the thrower's half if there is
-        # one (as dice come to rest in play), else it stays tilted where it fell
+        # a cocked die rests against something (a die cannot stay tilted on the open board):
+        # a checker of the thrower's half if there is one (as dice come to rest in play), else
+        # the rail of that half
         lean = leaning_spot(geometry, contents, half, rng, COCKED_TILT_DEG)
-        if lean is not None:
-            second = _die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
-                          tilt_deg=COCKED_TILT_DEG, tilt_axis_deg=lean[2])
-        else:
-            second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90), tilt_deg=COCKED_TILT_DEG,
-                          tilt_axis_deg=rng.uniform(0, 180))
+        if lean is None:
+            lean = rail_spot(geometry, half, rng, COCKED_TILT_DEG)
+        second = _die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
+                      tilt_deg=COCKED_TILT_DEG, tilt_axis_deg=lean[2])
     elif invalid == "on-checker" and contents is not None:
         spot = checker_spot(geometry, contents, right_half(player), rng)
         if spot is not None:
             second = _die(spot[0], spot[1], dice[1], yaw_deg=rng.uniform(0, 90),
-                             elevation_mm=geometry.checker_thickness_mm)
+                          elevation_mm=geometry.checker_thickness_mm)
         else:  # no checker in that half: the die lands cocked against the rail instead
-            second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90), tilt_deg=28.0)
+            lean = rail_spot(geometry, right_half(player), rng, COCKED_TILT_DEG)
+            second = _die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
+                          tilt_deg=COCKED_TILT_DEG, tilt_axis_deg=lean[2])
     return (first, second)
 
 
@@ -139,6 +140,21 @@ def leaning_spot(geometry: BoardGeometry, contents: BoardContents | None, half: 
     toward = (0.0, -dy)
     axis = math.degrees(math.atan2(toward[0], -toward[1]))
     return cx, y, axis
+
+
+def rail_spot(geometry: BoardGeometry, half: Half, rng: random.Random,
+              tilt_deg: float = COCKED_TILT_DEG) -> tuple[float, float, float]:
+    """Where a cocked die leans against the rail (the frame's inner side, top or bottom) of
+    ``half``, tipped towards it: (x mm, y mm, tilt axis degrees). Only where no checker lies
+    at that edge (the caller's half holds none)."""
+    x0, x1 = _half_x(geometry, half)
+    size = geometry.die_size_mm
+    x = rng.uniform(x0 + size, x1 - size)
+    top = rng.random() < 0.5
+    reach = 0.5 * size * (math.cos(math.radians(tilt_deg)) + math.sin(math.radians(tilt_deg)))
+    y = reach + 0.5 if top else geometry.height_mm - reach - 0.5
+    # tipped towards the rail as leaning_spot tips a die towards a checker above or below it
+    return x, y, (0.0 if top else 180.0)
 
 
 def hand(geometry: BoardGeometry, player: int, target: tuple[float, float],

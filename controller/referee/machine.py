@@ -293,6 +293,18 @@ class Referee:
             return True
         return stage == "move" and self._pending == "move"
 
+    @property
+    def throw_unsure(self) -> bool:
+        """Whether the last still frame shows a throw that cannot be judged yet: new dice on
+        the board while a throw is due, but not two of them each read surely or surely cocked
+        (a die of the throw not found, or read unsurely). The runtime then reads a still frame
+        of the scene whole once, rather than only where it changed (``vision.dice.reuse``):
+        a die the incremental read missed is not missed for good."""
+        if self._over or self.stage != "decide":
+            return False
+        fresh = self._fresh()
+        return bool(fresh) and not self._judgeable(fresh)
+
     def begin(self) -> list[Command]:
         """Journal the match's start (done by the first :meth:`handle` if not called)."""
         self._out = []

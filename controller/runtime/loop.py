@@ -45,14 +45,38 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                          gate=gate if gate is not None else StillnessGate(reader.config.stillness),
                          reread_ms=reread_ms, observer=observer)
         self.dice_always = dice_always
+        self._read_whole = False  # this still scene's dice were read whole once (whole_due)
 
-    def read_mode(self) -> bool:
-        """Whether this still frame's dice are read (a reading without them is not reused for
-        one that wants them)."""
-        return self.dice_wanted()
+    def scene_moved(self) -> None:
+        self._read_whole = False
+
+    def read_mode(self) -> tuple[bool, bool]:
+        """Whether this still frame's dice are read, and whether whole (a reading without them,
+        or from the dice memory, is not reused for one that wants them whole)."""
+        return self.dice_wanted(), self.whole_due()
 
     def read_still(self, image: np.ndarray, t: int) -> FrameSeen:
+        if self.whole_due():
+            self._read_whole = True
+            memory = getattr(self.reader, "dice_memory", None)
+            if memory is not None:
+                memory.forget()
         return self.reader.read(image, t, with_dice=self.dice_wanted())
+
+    def whole_due(self) -> bool:
+        """Whether the next still frame's dice are read whole rather than only where the
+        picture changed (``vision.dice.reuse``), once per still scene: when the referee sees a
+        throw it cannot judge yet (``throw_unsure``: a die of it not found, or read unsurely),
+        since a die the incremental read missed would else stay missed while the scene is
+        still; and at a move's press, where the referee learns what lies on the board before
+        the next throw (phantom dice): as a whole read sees it, so that a whole read after the
+        throw shows nothing the referee has not seen before it."""
+        if self._read_whole or not self.dice_wanted():
+            return False
+        referee = self.referee
+        if getattr(referee, "stage", None) == "move" and getattr(referee, "dice_due", False):
+            return True
+        return bool(getattr(referee, "throw_unsure", False))
 
     def dice_wanted(self) -> bool:
         """Whether a still picture's dice are read. Reading dice is the slowest reader, and

@@ -149,6 +149,7 @@ class TablePipeline(Generic[SeenT, EventT]):
                 self._common(MotionSeen(t_ms=t))
             self._still = False
             self._last_read_key = None
+            self.scene_moved()
         else:
             fresh = not self._still
             due = self._last_read_ms is None or t - self._last_read_ms >= self.reread_ms
@@ -174,6 +175,10 @@ class TablePipeline(Generic[SeenT, EventT]):
         seen = self.read_still(image, t)
         self._read_cache = (key, mode, seen) if key is not None else None
         return seen
+
+    def scene_moved(self) -> None:
+        """A frame with motion in it: a game's pipeline forgets what it kept about the still
+        scene (nothing here)."""
 
     def read_mode(self) -> Hashable:
         """What the reader is asked for besides the picture (a reading is reused only for the

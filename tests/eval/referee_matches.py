@@ -9,6 +9,10 @@ also counts what went wrong elsewhere: "throw again" flags nobody planted, rolls
 numbers (the director set the dice), "cannot read" announcements, matches that stalled.
 
     .venv/bin/python -m tests.eval.referee_matches [--count 20] [--illegal 2] [--invalid 3]
+    .venv/bin/python -m tests.eval.referee_matches --match 969418 --match 4908862
+
+``--match`` plays only the named matches (a number or a file name of :data:`MATCHES`), each
+with the seed it has in the whole run, so a match's row is the same either way.
 
 Columns: illegal moves flagged/planted; invalid throws flagged/planted per kind; ``acc``
 planted invalid throws counted as a valid roll (the dice reader saw nothing wrong); ``false``
@@ -34,10 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.demo.harness import DemoStalled
 from controller.demo.script import INVALID_KINDS, InvalidKind, build_script
-from controller.demo.table import DemoOptions, DemoStalled, DemoTable
+from controller.demo.table import DemoOptions, DemoTable
 from controller.records.journal import read_journal
 from engine.backgammon.position import Position
+from engine.errors import InvalidInputError
 from tests.conftest import SHARED_DATA
 from tests.controller.referee.gnubg_compare import gnubg_facts
 
@@ -172,14 +178,35 @@ def compare_with_gnubg(results: list[MatchResult], folder: Path) -> None:
         r.mat_equal = source is not None and written is not None and source == written
 
 
+def match_seed(name: str) -> int:
+    """The seed a match is played with: its index in :data:`MATCHES` (the same whether it is
+    played alone or with the others)."""
+    if name not in MATCHES:
+        raise InvalidInputError(f"unknown match {name!r}: not one of the evaluation's MATCHES")
+    return MATCHES.index(name)
+
+
+def pick_matches(wanted: list[str]) -> tuple[str, ...]:
+    """The matches of :data:`MATCHES` named by number (``969418``), stem (``match969418``) or
+    file name, in the order given."""
+    out = []
+    for want in wanted:
+        stem = Path(want).stem
+        name = f"{stem}.txt" if stem.startswith("match") else f"match{stem}.txt"
+        match_seed(name)
+        out.append(name)
+    return tuple(out)
+
+
 def evaluate(names: tuple[str, ...] = MATCHES, *, folder: Path, illegal: int = 2,
              invalid: int = 3, kinds: tuple[InvalidKind, ...] = INVALID_KINDS,
              gnubg: bool = True, progress: Any = None) -> list[MatchResult]:
-    """Play ``names`` (seed = the match's index) and compare their records through gnubg."""
+    """Play ``names`` (seed = the match's index in :data:`MATCHES`) and compare their records
+    through gnubg."""
     results = []
-    for i, name in enumerate(names):
-        r = run_match(SHARED / name, folder / Path(name).stem, seed=i, illegal=illegal,
-                      invalid=invalid, kinds=kinds)
+    for name in names:
+        r = run_match(SHARED / name, folder / Path(name).stem, seed=match_seed(name),
+                      illegal=illegal, invalid=invalid, kinds=kinds)
         results.append(r)
         if progress is not None:
             stall = f"  STALLED: {r.stalled}" if r.stalled else ""
@@ -234,6 +261,8 @@ def table(results: list[MatchResult]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=len(MATCHES), help="the first N matches")
+    parser.add_argument("--match", action="append", default=[],
+                        help="only this match (number or file name; repeatable)")
     parser.add_argument("--illegal", type=int, default=2, help="illegal moves per match")
     parser.add_argument("--invalid", type=int, default=3, help="invalid throws per match")
     parser.add_argument("--kinds", default=",".join(INVALID_KINDS),
@@ -243,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kinds = tuple(k for k in INVALID_KINDS if k in args.kinds.split(","))
     folder = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="hakem-eval-"))
-    results = evaluate(MATCHES[: args.count], folder=folder, illegal=args.illegal,
+    names = pick_matches(args.match) if args.match else MATCHES[: args.count]
+    results = evaluate(names, folder=folder, illegal=args.illegal,
                        invalid=args.invalid, kinds=kinds,
                        gnubg=not args.no_gnubg, progress=sys.stderr)
     print(table(results))

@@ -70,8 +70,8 @@ class Table:
         half = self.config.right_half(player)
         if kw.get("wrong_half"):
             half = "left" if half == "right" else "right"
-        return DieSeen(pips, half, bool(kw.get("flat", True)), bool(kw.get("on_checker", False)),
-                       0.95)  # type: ignore[arg-type]
+        return DieSeen(pips, half,  # type: ignore[arg-type]
+                       bool(kw.get("flat", True)), bool(kw.get("on_checker", False)), 0.95)
 
     # --- what players do ------------------------------------------------------------------------
 

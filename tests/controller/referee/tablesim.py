@@ -392,7 +392,7 @@ class TableSim:
         dice: tuple[int, int] | None,
         moves: tuple[object, ...],
         cannot_move: bool,
-        later: list[object],
+        later: Sequence[object],
     ) -> MatchState:
         assert dice is not None
         if state.phase is Phase.OPENING:

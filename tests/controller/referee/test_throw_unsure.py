@@ -1,0 +1,66 @@
+"""``Referee.throw_unsure``: a throw is on the board but cannot be judged yet (BG-ROLL-2 needs
+both dice: each read surely, or surely cocked). The runtime then reads a still frame whole once
+(``controller.runtime.loop``), so a die the dice memory's incremental read missed is found."""
+
+from __future__ import annotations
+
+from controller.referee.resume import resume
+from tests.controller.referee.harness import entries_of
+from tests.controller.referee.test_phantom_dice import PHANTOM, _phantom_from_the_move, _started
+
+
+def test_a_throw_with_one_die_found_is_unsure_until_both_are() -> None:
+    table = _started()
+    table.play_first_legal()  # player 1 plays the opening roll; player 0 is to throw
+    referee = table.referee
+    assert referee.stage == "decide" and not referee.throw_unsure  # the old dice lie still
+    table.motion()
+    first = table.die(4, 0)
+    table.dice = (first,)  # the second die of the throw is not found
+    out = table.frames(2)
+    assert referee.throw_unsure
+    assert table.entries(out, "roll") == [] and table.entries(out, "invalid_throw") == []
+    table.dice = (first, table.die(2, 0))  # read whole: both dice
+    out = table.frames(1)
+    assert [e["dice"] for e in table.entries(out, "roll")] == [[4, 2]]
+    assert not referee.throw_unsure  # a roll: the mover's stage now
+
+
+def test_a_die_read_unsurely_leaves_the_throw_unsure_a_cocked_one_does_not() -> None:
+    table = _started()
+    table.play_first_legal()
+    referee = table.referee
+    table.motion()
+    table.dice = (table.die(4, 0), table.die(2, 0, confidence=0.3))  # too unsure for a face
+    table.frames(2)
+    assert referee.throw_unsure
+    table.motion()
+    table.dice = (table.die(4, 0), table.die(2, 0, flat=False, confidence=0.6))
+    out = table.frames(1)
+    assert not referee.throw_unsure
+    assert len(table.entries(out, "invalid_throw")) == 1  # BG-ROLL-2: cocked, throw again
+
+
+def test_a_known_phantom_alone_is_no_unsure_throw() -> None:
+    """What the dice reader keeps seeing where nothing was thrown (a phantom) is no die of a
+    throw, so it does not ask for whole reads while the player has not thrown."""
+    table = _phantom_from_the_move(_started())
+    assert table.referee.stage == "decide"
+    table.frames(3)
+    assert PHANTOM in table.dice and not table.referee.throw_unsure
+
+
+def test_throw_unsure_comes_from_the_frames_only_so_a_restart_agrees() -> None:
+    """The journal does not hold it: a referee rebuilt from the journal, shown the same frame,
+    says the same."""
+    table = _started()
+    table.play_first_legal()
+    table.motion()
+    table.dice = (table.die(5, 0),)
+    table.frames(2)
+    assert table.referee.throw_unsure
+    referee, commands = resume(table.journal())
+    assert entries_of(commands) == []
+    assert not referee.throw_unsure  # no frame seen yet
+    referee.handle(table.events[-1])
+    assert referee.throw_unsure

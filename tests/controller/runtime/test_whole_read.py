@@ -1,0 +1,127 @@
+"""Backgammon's pipeline reads a still scene's dice whole once when the referee sees a throw it
+cannot judge yet (``Referee.throw_unsure``): the dice memory (``vision.dice.reuse``) reads a
+frame only where it changed, and a die it missed there would stay missed while the scene is
+still (the demo's pictures repeat exactly, a live camera's nearly so). And at a move's press,
+where the referee learns what lies on the board before the next throw (phantoms): read whole
+there too, a whole read after the throw shows no "die" the referee has not seen before it (a
+phantom the incremental reads had never reported made a false "throw again", BG-ROLL-2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from controller.runtime.loop import Pipeline
+from tests.controller.runtime.test_table_pipeline import Bench, picture, show
+from vision.config import StillnessConfig
+from vision.stillness import StillnessGate
+
+
+@dataclass(frozen=True)
+class Seen:
+    t_ms: int
+    whole: bool  # read right after the memory was forgotten
+
+
+class Memory:
+    """The dice memory's part the pipeline uses: forget (the next read is whole)."""
+
+    def __init__(self) -> None:
+        self.forgotten = 0
+        self.whole_next = True
+
+    def forget(self) -> None:
+        self.forgotten += 1
+        self.whole_next = True
+
+
+class Reader:
+    def __init__(self) -> None:
+        self.dice_memory = Memory()
+        self.reads: list[Seen] = []
+
+    def read(self, image: np.ndarray, t_ms: int, *, with_dice: bool = True) -> Seen:
+        seen = Seen(t_ms, with_dice and self.dice_memory.whole_next)
+        self.dice_memory.whole_next = False
+        self.reads.append(seen)
+        return seen
+
+
+class Referee:
+    """A referee in the throw stage; the test says whether the throw seen is judgeable."""
+
+    def __init__(self) -> None:
+        self.stage = "decide"
+        self.dice_due = True
+        self.throw_unsure = False
+        self.events: list[Any] = []
+
+    def handle(self, event: Any) -> list[Any]:
+        self.events.append(event)
+        return []
+
+
+@pytest.fixture
+def bench(tmp_path: Path) -> Any:
+    b = Bench(tmp_path)
+    yield b
+    b.close()
+
+
+def _pipeline(bench: Bench) -> tuple[Pipeline, Reader, Referee]:
+    reader, referee = Reader(), Referee()
+    pipeline = Pipeline(referee, reader, bench.executor, bench.time,  # type: ignore[arg-type]
+                        gate=StillnessGate(StillnessConfig()), reread_ms=400)
+    return pipeline, reader, referee
+
+
+def test_an_unsure_throw_gets_one_whole_read_per_still_scene(bench: Bench) -> None:
+    pipeline, reader, referee = _pipeline(bench)
+    show(bench, pipeline, picture(1), 6, key="before")
+    assert reader.dice_memory.forgotten == 0 and len(reader.reads) == 1  # the same picture
+    show(bench, pipeline, picture(2), 1, key="hand")  # motion: a throw
+    show(bench, pipeline, picture(3), 4, key="thrown")
+    assert len(reader.reads) == 2 and not reader.reads[-1].whole
+    referee.throw_unsure = True  # the referee found one die of the throw in that reading
+    show(bench, pipeline, picture(3), 2, key="thrown")
+    # the same picture is read again (not the reading of it reused), whole
+    assert reader.dice_memory.forgotten == 1
+    assert len(reader.reads) == 3 and reader.reads[-1].whole
+    show(bench, pipeline, picture(3), 8, key="thrown")  # still unsure: no more whole reads
+    assert reader.dice_memory.forgotten == 1
+    assert not any(s.whole for s in reader.reads[3:])
+    before = len(reader.reads)
+    show(bench, pipeline, picture(4), 1, key="hand-2")  # the scene moves, then is still
+    show(bench, pipeline, picture(5), 8, key="thrown-2")
+    # still unsure from the last scene: the new scene's first reading is whole, and only it
+    assert reader.dice_memory.forgotten == 2
+    assert [s.whole for s in reader.reads[before:]] == [True, False]
+
+
+def test_no_whole_read_while_the_throw_is_judgeable_or_no_dice_are_wanted(
+        bench: Bench) -> None:
+    pipeline, reader, referee = _pipeline(bench)
+    show(bench, pipeline, picture(1), 12, key=None)  # a live camera: re-read every 400 ms
+    assert len(reader.reads) > 3 and reader.dice_memory.forgotten == 0
+    referee.dice_due = False  # the mover's turn: no dice read at all
+    referee.throw_unsure = True
+    show(bench, pipeline, picture(1), 12, key=None)
+    assert reader.dice_memory.forgotten == 0
+
+
+def test_the_press_scene_is_read_whole_once(bench: Bench) -> None:
+    pipeline, reader, referee = _pipeline(bench)
+    referee.stage, referee.dice_due = "move", False  # the mover moves: no dice read
+    show(bench, pipeline, picture(1), 8, key="moving")
+    assert reader.dice_memory.forgotten == 0
+    referee.dice_due = True  # pressed: the dice are wanted until the verdict
+    show(bench, pipeline, picture(1), 8, key="moving")
+    assert reader.dice_memory.forgotten == 1
+    assert reader.reads[1].whole and not any(s.whole for s in reader.reads[2:])
+    referee.stage = "decide"  # the verdict: the opponent is to throw; nothing unsure yet
+    show(bench, pipeline, picture(1), 8, key="moving")
+    assert reader.dice_memory.forgotten == 1
