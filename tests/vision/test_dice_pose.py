@@ -27,6 +27,7 @@ from vision.dice.pose import (
     cocked_probability,
     cocked_threshold,
     pose_features,
+    second_chance_threshold,
 )
 from vision.dice.render import DieProp
 from vision.dice.side_faces import PROFILE_COUNT
@@ -187,3 +188,20 @@ def test_training_sees_the_second_chances_and_leaves_the_reader_as_it_was() -> N
     with pytest.raises(RuntimeError), _second_chances(kept):
         raise RuntimeError("restored on errors too")
     assert board.__dict__["_second_chance"] is before[0]
+
+
+def test_training_sets_the_second_chance_bar_aside_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader whose second chances read their own, stricter bar (BG-ROLL-2: a second chance
+    on board texture is a phantom die) has it set to 0 while training collects them, and
+    given back afterwards; the shipped bar is no looser than the reading threshold."""
+    assert second_chance_threshold() >= cocked_threshold()
+
+    def own_bar() -> float:
+        return 0.99
+
+    monkeypatch.setattr(board, "second_chance_threshold", own_bar, raising=False)
+    kept: list[FaceFinding] = []
+    with _second_chances(kept):
+        assert board.__dict__["second_chance_threshold"]() == 0.0
+        assert board.__dict__["cocked_threshold"]() == 0.0
+    assert board.__dict__["second_chance_threshold"] is own_bar

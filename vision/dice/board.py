@@ -6,7 +6,7 @@ stages after them. The referee (on settled throws) and the board's dice and cube
 (``spots=False``, the default), several times faster than the whole-frame spot candidates
 (``spots=True``, kept for training and comparison). On 200 synthetic throws
 (``tests.eval.dice``, seeds 0-199) the raster candidates find 96.0% of the dice and read
-98.4% right, catch 88.8% of cocked dice, call 0.4% of flat dice cocked and get on-checker
+98.4% right, catch 91.4% of cocked dice, call 0.0% of flat dice cocked and get on-checker
 right for all of them; they take ~20-30 ms of one thread per fresh frame
 (``tests.bench.dice``), which is why the table reads a die again only where the picture
 changed (``vision.dice.reuse``). Phantom dice (8 over 200 throws) matter most to the
@@ -29,7 +29,9 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
    A candidate no hypothesis reads gets a second chance as a tilted die
    (``vision.dice.tilted``: a ring of face centres about it, the face squashed or larger, as
    a die tipped against a checker or the rail shows it), kept only if both models call it a
-   cocked die and its pips sit in one body colour (``vision.dice.solid``: not board texture).
+   cocked die (above ``pose.second_chance_threshold``, stricter than the reading's threshold:
+   fewer phantom dice) and its pips sit in one body colour (``vision.dice.solid``: not board
+   texture).
 3. Pose: a patch aligned with that face gives the face colour, the outline's edges and the
    bands just outside each side (board texture, whose "face" is far from uniform, is dropped
    by that spread alone before the rest is computed); small networks (``cocked_model.json``,
@@ -72,6 +74,7 @@ from vision.dice.pose import (
     p_cocked,
     p_die,
     pose_features,
+    second_chance_threshold,
 )
 from vision.dice.render import PIP_OFFSET
 from vision.dice.solid import solid_die
@@ -221,7 +224,7 @@ def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx
                                 read.pip_points(die), read.score, 0.16 * die, 0.0, die, found,
                                 False, SECOND_MAX_SPREAD)
         if finding is None or p_die(finding) < SECOND_P_DIE \
-                or p_cocked(finding) < cocked_threshold():
+                or p_cocked(finding) < second_chance_threshold():
             continue
         if not solid_die(colour, from_mm, finding, read.pip_points(die), die):
             continue

@@ -153,7 +153,8 @@ def _models() -> dict[str, dict[str, np.ndarray]]:
         return {}
     data = json.loads(COCKED_MODEL.read_text())
     return {name: {k: np.asarray(v, np.float64) for k, v in data[name].items()
-                   if k in ("mean", "scale", "w1", "b1", "w2", "b2", "threshold")}
+                   if k in ("mean", "scale", "w1", "b1", "w2", "b2", "threshold",
+                            "second_threshold")}
             for name in ("die", "cocked") if name in data}
 
 
@@ -218,6 +219,16 @@ def cocked_certainty(p: float, threshold: float) -> float:
 def cocked_threshold() -> float:
     """The probability above which a die is called cocked (chosen at training time)."""
     return _threshold("cocked")
+
+
+def second_chance_threshold() -> float:
+    """The probability above which the reader keeps a second chance's tilted face (a die the
+    usual read missed, ``board._second_chance``): the cocked threshold, or the stricter bar
+    chosen at training time on dice-free boards (a second chance on board texture is a phantom
+    die, a false "throw again" under BG-ROLL-2)."""
+    model = _models().get("cocked")
+    second = float(model["second_threshold"]) if model and "second_threshold" in model else 0.0
+    return max(cocked_threshold(), second)
 
 
 def detection_features(face: FaceFinding) -> np.ndarray:
