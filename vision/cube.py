@@ -14,7 +14,7 @@ the doubler puts it, BG-CUBE-3) or ``off-board`` (beside the board, the Crawford
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
@@ -311,19 +311,28 @@ def _square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float) -> lis
     return out
 
 
-def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float
-                             ) -> list[np.ndarray]:
+def light_levels(bgr: np.ndarray) -> tuple[float, float]:
+    """The two light levels :func:`_light_square_candidates` takes from a raster: the median
+    brightness (HSV value) of a sample, and its 97th percentile."""
+    value = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)[:, :, 2]
+    return float(np.median(value[::4, ::4])), float(np.percentile(value[::2, ::2], 97))
+
+
+def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float,
+                             levels: tuple[float, float] | None = None) -> list[np.ndarray]:
     """Rotated squares among the light, unsaturated parts of the raster (a standard cube is
     white or ivory with dark numbers): holes filled, then eroded so a cube touching a checker
     or the rail comes apart from it; a checker's core stays round, the cube's stays square.
 
     Two levels of light: above the board's median (a cube on a dark board), and near the
     lightest few percent of the raster, which keeps a white cube apart from a cream field or
-    point it lies on (on the bar it touches both halves' fields)."""
+    point it lies on (on the bar it touches both halves' fields). ``levels``: those two
+    levels (:func:`light_levels`) of the whole raster, when ``bgr`` is only part of it."""
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
     value, saturation = hsv[:, :, 2], hsv[:, :, 1]
-    board = (saturation < 70) & (value > max(70.0, float(np.median(value[::4, ::4])) + 15.0))
-    whitest = (saturation < 50) & (value > float(np.percentile(value[::2, ::2], 97)) - 20.0)
+    median, top = levels if levels is not None else light_levels(bgr)
+    board = (saturation < 70) & (value > max(70.0, median + 15.0))
+    whitest = (saturation < 50) & (value > top - 20.0)
     return (_light_squares(board, px_per_mm, size_mm)
             + _light_squares(whitest, px_per_mm, size_mm))
 
@@ -370,18 +379,35 @@ def find_cube_in_image(
     from a rectified patch taken from the full-resolution frame."""
     g = geometry or BoardGeometry()
     canonical = Canonical.whole_board(g, px_per_mm)
-    mm_to_can = np.array([[px_per_mm, 0, canonical.margin_mm[0] * px_per_mm],
-                          [0, px_per_mm, canonical.margin_mm[1] * px_per_mm], [0, 0, 1.0]])
-    raster = cv2.warpPerspective(image, mm_to_can @ to_mm, canonical.size, flags=cv2.INTER_AREA)
+    raster = cv2.warpPerspective(image, _mm_to_raster(canonical) @ to_mm, canonical.size,
+                                 flags=cv2.INTER_AREA)
     from_mm = np.linalg.inv(to_mm)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    quads = (_square_candidates(raster, px_per_mm, g.cube_size_mm)
+             + _light_square_candidates(raster, px_per_mm, g.cube_size_mm))
+    best = _best_face(quads, canonical, (0, 0), from_mm, gray)
+    return _reading(best, from_mm, g, darker_at_top)
+
+
+def _mm_to_raster(canonical: Canonical) -> np.ndarray:
+    """Board mm to the pixels of a top-down raster."""
+    s = canonical.px_per_mm
+    return np.array([[s, 0, canonical.margin_mm[0] * s], [0, s, canonical.margin_mm[1] * s],
+                     [0, 0, 1.0]])
+
+
+def _best_face(quads: Iterable[np.ndarray], canonical: Canonical, origin: tuple[int, int],
+               from_mm: np.ndarray, gray: np.ndarray
+               ) -> tuple[float, int, np.ndarray] | None:
+    """The best face read in squares of a raster (pixels from ``origin`` of ``canonical``'s
+    grid), each warped from ``gray`` (board mm to its pixels: ``from_mm``): confidence, value
+    and the square's centre (mm)."""
     dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
                    np.float32)
     best: tuple[float, int, np.ndarray] | None = None
-    quads = (_square_candidates(raster, px_per_mm, g.cube_size_mm)
-             + _light_square_candidates(raster, px_per_mm, g.cube_size_mm))
     for quad in quads:
-        quad_mm = np.array([canonical.px_to_mm(float(u), float(v)) for u, v in _order(quad)])
+        quad_mm = np.array([canonical.px_to_mm(float(u) + origin[0], float(v) + origin[1])
+                            for u, v in _order(quad)])
         centre = quad_mm.mean(axis=0)
         inset = centre + (quad_mm - centre) * 0.88
         quad_img = cv2.perspectiveTransform(inset.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
@@ -392,6 +418,12 @@ def find_cube_in_image(
         value, confidence = read_face(face)
         if best is None or confidence > best[0]:
             best = (confidence, value, centre)
+    return best
+
+
+def _reading(best: tuple[float, int, np.ndarray] | None, from_mm: np.ndarray,
+             g: BoardGeometry, darker_at_top: bool | None) -> CubeReading | None:
+    """The cube of the best face read, if read at all."""
     if best is None or best[0] < 0.05:
         return None
     confidence, value, centre = best
@@ -400,6 +432,99 @@ def find_cube_in_image(
     place = cube_place(g, x_mm, y_mm)
     return CubeReading(value, (x_mm, y_mm), (float(p[0]), float(p[1])),
                        zone_for(place, darker_at_top), place, confidence)
+
+
+# a part searched reaches this many cube sides beyond what changed (a cube put down changes
+# the picture over the whole of it, shadow included); a square reaching within
+# PART_EDGE_PX of a part's edge inside the raster is not taken (it may be a region the edge
+# cut, which the whole raster shows larger: not a cube's)
+PART_PAD_CUBES = 0.5
+PART_EDGE_PX = 2
+
+
+def whole_raster_levels(canonical_bgr: np.ndarray, canonical: Canonical) -> tuple[float, float]:
+    """:func:`light_levels` of the raster :func:`find_cube` searches for this top-down raster
+    (a search of parts of it, :func:`find_cube_in_parts`, takes them)."""
+    whole = Canonical.whole_board(canonical.geometry, min(canonical.px_per_mm, 1.0))
+    if whole == canonical:  # the very raster searched
+        return light_levels(canonical_bgr)
+    to_mm = np.linalg.inv(_mm_to_raster(canonical))
+    raster = cv2.warpPerspective(canonical_bgr, _mm_to_raster(whole) @ to_mm, whole.size,
+                                 flags=cv2.INTER_AREA)
+    return light_levels(raster)
+
+
+def find_cube_in_parts(part: Callable[[tuple[int, int, int, int]], np.ndarray],
+                       canonical: Canonical, boxes_mm: Iterable[tuple[float, float, float, float]],
+                       levels: tuple[float, float], *, darker_at_top: bool | None = None
+                       ) -> CubeReading | None:
+    """:func:`find_cube` on parts of its raster only: about each box (x0, y0, x1, y1 mm;
+    where the picture changed since a search found no cube there), the cube found in it.
+
+    ``part(box)`` gives the pixels ``(u0, v0, u1, v1)`` (end exclusive) of the top-down
+    raster ``canonical`` describes, as :func:`find_cube` would be given it whole (at most
+    1 px/mm); ``levels`` are the whole raster's (:func:`whole_raster_levels`). A square is
+    taken only where its centre lies in a box, each part reaching :data:`PART_PAD_CUBES` cube
+    sides beyond it, so that it is seen as the whole raster shows it."""
+    g = canonical.geometry
+    s = canonical.px_per_mm
+    w, h = canonical.size
+    pad = PART_PAD_CUBES * g.cube_size_mm
+    to_px = _mm_to_raster(canonical)
+    from_mm = to_px
+    best: tuple[float, int, np.ndarray] | None = None
+    for inner, reach in _merged(list(boxes_mm), pad):
+        x0, y0, x1, y1 = reach
+        u0, v0 = (max(0, math.floor(a)) for a in canonical.mm_to_px(x0, y0))
+        u1, v1 = canonical.mm_to_px(x1, y1)
+        u1, v1 = min(w, math.ceil(u1) + 1), min(h, math.ceil(v1) + 1)
+        if u1 - u0 < 4 or v1 - v0 < 4:
+            continue
+        bgr = part((u0, v0, u1, v1))
+        gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if bgr.ndim == 3 else bgr
+        lo = np.array([PART_EDGE_PX if u0 > 0 else -np.inf, PART_EDGE_PX if v0 > 0 else -np.inf])
+        hi = np.array([u1 - u0 - 1 - PART_EDGE_PX if u1 < w else np.inf,
+                       v1 - v0 - 1 - PART_EDGE_PX if v1 < h else np.inf])
+        quads = [q for q in (_square_candidates(bgr, s, g.cube_size_mm)
+                             + _light_square_candidates(bgr, s, g.cube_size_mm, levels))
+                 if (q >= lo).all() and (q <= hi).all()
+                 and any(_inside(canonical.px_to_mm(float(q[:, 0].mean()) + u0,
+                                                    float(q[:, 1].mean()) + v0), box)
+                         for box in inner)]
+        shift = np.array([[1.0, 0, -u0], [0, 1.0, -v0], [0, 0, 1.0]])
+        found = _best_face(quads, canonical, (u0, v0), shift @ from_mm, gray)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+    return _reading(best, to_px, g, darker_at_top)
+
+
+def _merged(boxes: list[tuple[float, float, float, float]], pad: float
+            ) -> list[tuple[list[tuple[float, float, float, float]],
+                            tuple[float, float, float, float]]]:
+    """Boxes grouped where their surroundings (``pad`` about each) overlap: each group's
+    boxes and the extent of their surroundings (searched once)."""
+    groups = [([b], (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad)) for b in boxes]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                a, b = groups[i][1], groups[j][1]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    groups[i] = (groups[i][0] + groups[j][0],
+                                 (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]),
+                                  max(a[3], b[3])))
+                    del groups[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return groups
+
+
+def _inside(point: tuple[float, float], box: tuple[float, float, float, float]) -> bool:
+    x, y = point
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
 def find_cube(

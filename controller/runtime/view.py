@@ -10,6 +10,7 @@ restarted table still tells the sides apart by them.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Sequence
@@ -25,8 +26,8 @@ from engine.errors import ConfigError
 from vision.board_reader import BoardReading, prepare, read_prepared, start_colours, with_colours
 from vision.calibration import Calibration, from_corners, locate_board
 from vision.config import DEFAULT_CONFIG, VisionConfig
-from vision.cube import CubeReading, find_cube
-from vision.dice.reuse import CubeMemory, DiceMemory, frame_key
+from vision.cube import CubeReading, find_cube, find_cube_in_parts, whole_raster_levels
+from vision.dice.reuse import CubeMemory, DiceMemory, change_raster, frame_key
 from vision.geometry import Canonical
 from vision.scoring import hypothesis_log_likelihood
 
@@ -96,8 +97,9 @@ class FrameReader:
         self._corners = None if not corners else np.array(corners, np.float32).reshape(4, 2)
         self.calibration: Calibration | None = None
         self._to_mm: np.ndarray | None = None
-        # the cube is read on its own raster, finer than the checkers' (its digits are small)
-        self._cube_canonical = Canonical(config.geometry, CUBE_PX_PER_MM, (60.0, 60.0))
+        # the cube is read on its own raster of the whole case (trays and frame: the Crawford
+        # game's cube lies off the board), finer than the checkers' (its digits are small)
+        self._cube_canonical = Canonical.whole_board(config.geometry, CUBE_PX_PER_MM)
         self._cube_h = np.eye(3)
 
     def _calibrate(self, image: np.ndarray) -> Calibration:
@@ -139,30 +141,58 @@ class FrameReader:
                 if d.confidence >= (self.die_floor if d.flat else self.cocked_floor)
             )
         cube = None
-        found = self._cube(image, calibration,
-                           with_dice and self.dice_memory.stats.last == "unchanged")
+        raster = self.dice_memory.raster if with_dice else None
+        if raster is None and self.reuse and self._to_mm is not None:
+            raster = change_raster(image, np.linalg.inv(self._to_mm), self.config.geometry)
+        found = self._cube(image, calibration, raster)
         if found is not None:
             cube = CubeSeen(found.value, _zone(found.zone), found.confidence)
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
 
-    def _cube(self, image: np.ndarray, calibration: Calibration, unchanged: bool
-              ) -> CubeReading | None:
+    def _cube(self, image: np.ndarray, calibration: Calibration,
+              raster: tuple[Canonical, np.ndarray] | None = None) -> CubeReading | None:
         """The cube (BG-CUBE-*) on its own raster; the last one found is taken again while
-        its patch has not changed (between throws the cube lies still), and no cube while
-        nothing on the case has changed (``unchanged``, from the dice memory)."""
+        its patch has not changed (between throws the cube lies still); after a search that
+        found none, only where the picture changed is searched (``raster``: this frame's
+        ``vision.dice.reuse.change_raster``, which the dice memory has worked out)."""
         g = self.config.geometry
         key = frame_key(calibration.corners, g)
         from_mm = np.linalg.inv(self._to_mm) if self._to_mm is not None else np.eye(3)
+        memory = self.cube_memory
+        memory.stats.frames += 1
         if self.reuse:
-            if self.cube_memory.none_still(key, unchanged):
-                return None
-            before = self.cube_memory.reuse(key, image, from_mm, g.cube_size_mm)
+            before = memory.reuse(key, image, from_mm, g.cube_size_mm)
             if before is not None:
+                memory.stats.still += 1
                 return before
-        found = find_cube(cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size),
-                          self._cube_canonical, darker_at_top=self.darker_at_top)
-        self.cube_memory.keep(key, image, from_mm, g.cube_size_mm, found)
+            boxes = None if raster is None else memory.none_parts(key, *raster)
+            if boxes is not None and raster is not None and memory.none_levels is not None:
+                if not boxes:
+                    memory.stats.none_kept += 1
+                    return None
+                memory.stats.parts += 1
+                found = find_cube_in_parts(functools.partial(self._cube_part, image),
+                                           self._cube_canonical, boxes, memory.none_levels,
+                                           darker_at_top=self.darker_at_top)
+                if found is not None:
+                    memory.keep(key, image, from_mm, g.cube_size_mm, found, raster[1])
+                return found
+        memory.stats.whole += 1
+        bgr = cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size)
+        found = find_cube(bgr, self._cube_canonical, darker_at_top=self.darker_at_top)
+        levels = None
+        if found is None and self.reuse and raster is not None:
+            levels = whole_raster_levels(bgr, self._cube_canonical)
+        memory.keep(key, image, from_mm, g.cube_size_mm, found,
+                    None if raster is None else raster[1], levels)
         return found
+
+    def _cube_part(self, image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+        """Pixels (u0, v0, u1, v1; end exclusive) of the cube's raster, warped alone."""
+        u0, v0, u1, v1 = box
+        shift = np.array([[1.0, 0.0, -u0], [0.0, 1.0, -v0], [0.0, 0.0, 1.0]])
+        out: np.ndarray = cv2.warpPerspective(image, shift @ self._cube_h, (u1 - u0, v1 - v0))
+        return out
 
     def _adopt(self, colours: Colours) -> None:
         """Tell the sides apart by these colours (darker, lighter BGR) from now on."""

@@ -35,7 +35,14 @@ unchanged / read in part / read whole, and, reading every frame fresh as well (u
 "frames where reuse != fresh" (the same dice: pips, flat, on a checker, half, centres within
 ``SAME_MM``, confidence within ``SAME_CONFIDENCE``; the cube's value and zone), next to how
 often the fresh reader itself changed its reading of a scene read again under other noise
-(its own flicker, which the memory does not repeat).
+(its own flicker, which the memory does not repeat). Without live noise, the frames where the
+dice differ only where the picture changed, since the memory last read there, by a shift of
+a hair (the demo lays every checker again a few mm aside when one moves, and draws the dice
+lying still again; the memory sees no change there, the fresh reader reads a die there or
+not) are counted apart. Per stream also how the cube memory took each frame (a cube lying
+still taken again, no cube and nothing of a cube's size changed, searched in the changed
+parts, searched whole) and, on the synthetic streams, how often the cube lying on the case
+is read right with and without the memory. The fresh cube figure searches every frame.
 """
 
 from __future__ import annotations
@@ -62,10 +69,11 @@ from engine.backgammon.position import Position
 from engine.errors import ImageError
 from vision.board_reader import prepare, read_board
 from vision.calibration import locate_board
-from vision.cube import CubeReading
+from vision.cube import CubeProp, CubeReading, cube_place
 from vision.dice import board_pass
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.reading import image_to_mm
+from vision.dice.reuse import DiceMemory, change_mask
 from vision.dice.synth import random_dice_scene
 from vision.render.scene import BoardContents
 
@@ -84,10 +92,11 @@ def _thread_ms(fn: Callable[[], Any]) -> float:
 
 
 def _cube_reader() -> Callable[[Any], Any]:
-    """The cube half of the pass (``read_frame_cube``; before it existed, the same calls)."""
+    """The cube half of the pass (``read_frame_cube``; before it existed, the same calls),
+    searching every frame afresh (a cube found before is not taken again)."""
     reader = getattr(board_pass, "read_frame_cube", None)
     if reader is not None:
-        return reader  # type: ignore[no-any-return]
+        return functools.partial(reader, reuse=False)
     from vision.cube import find_cube_on_strips
 
     def read(frame: Any) -> Any:
@@ -135,12 +144,13 @@ def measure(frames: int, repeat: int, spots: bool = False) -> dict[str, float]:
 
 
 def table_stream(seed: int, steps: int, camera: DemoCamera, noise: float = LIVE_NOISE,
-                 noise_seed: int | None = None, rereads: int = 0
-                 ) -> Iterator[tuple[str, np.ndarray]]:
+                 noise_seed: int | None = None, rereads: int = 0,
+                 cubes: list[CubeProp] | None = None) -> Iterator[tuple[str, np.ndarray]]:
     """Still frames of one table, one event each (see the module docstring): (event, picture),
     each scene read ``rereads`` more times (the pipeline reads a still scene again every
     second). ``noise`` adds a live camera's noise, new every frame (0: the demo's fixed
-    pattern, so a scene shown again is the very same picture)."""
+    pattern, so a scene shown again is the very same picture). ``cubes`` is given the cube
+    each frame shows, before the frame."""
     rng = random.Random(seed)
     noisy = np.random.default_rng(seed if noise_seed is None else noise_seed)
     g = camera.geometry
@@ -191,6 +201,8 @@ def table_stream(seed: int, steps: int, camera: DemoCamera, noise: float = LIVE_
             if noise > 0:
                 image = np.clip(shown.astype(np.float32)
                                 + noisy.normal(0.0, noise, shown.shape), 0, 255).astype(np.uint8)
+            if cubes is not None:
+                cubes.append(cube)
             yield (kind if again == 0 else "reread"), image
 
 
@@ -233,11 +245,23 @@ def _into(out: list[Any], fn: Callable[..., Any], *args: Any) -> None:
     out.append(fn(*args))
 
 
+def _cube_right(seen: CubeReading | None, truth: CubeProp, geometry: Any) -> bool:
+    """The cube read with the value and at the place it has."""
+    return (seen is not None and seen.value == truth.value
+            and seen.place == cube_place(geometry, truth.x_mm, truth.y_mm))
+
+
 def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray,
-                   check: bool = True) -> dict[str, Any]:
+                   check: bool = True, shown: list[CubeProp] | None = None,
+                   exact: bool = True) -> dict[str, Any]:
     """Per-frame thread CPU ms of board, dice with reuse, cube with reuse (the table's
     ``FrameReader``: its ``DiceMemory`` and its cube reading); how the memory read each frame;
-    frames where reuse != fresh (when ``check``: a second reader with reuse off)."""
+    frames where reuse != fresh (when ``check``: a second reader with reuse off). ``shown``:
+    the cube each frame shows (``table_stream`` fills it), to count how often each reading
+    of the cube is right where it lies on the case (the cube beside it, BG-CUBE-1's place in
+    the demo, lies outside the rasters the reader looks at). ``exact``: a scene shown again
+    is the very same picture (no live noise), so a frame where the dice differ can be told to
+    differ only where checkers were laid again a hair aside (:func:`_aside`)."""
     from controller.runtime.view import FrameReader
 
     cv2.setNumThreads(1)
@@ -245,9 +269,12 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
     reader, fresh_reader = FrameReader(corners=flat), FrameReader(corners=flat, reuse=False)
     out: dict[str, Any] = {"board": [], "dice": [], "cube": [], "differ": 0, "cube_differ": 0,
                            "frames": 0, "kinds": {}, "events": [], "flicker": 0,
-                           "differ_flicker": 0, "cube_flicker": 0, "cube_differ_flicker": 0}
+                           "differ_flicker": 0, "cube_flicker": 0, "cube_differ_flicker": 0,
+                           "cube_shown": 0, "cube_right": 0, "cube_right_fresh": 0,
+                           "cube_kinds": {}, "differ_aside": 0}
     before: list[BoardDie] | None = None
     cube_before: CubeReading | None = None
+    aside: np.ndarray | None = None
     for kind, image in frames:
         calibration = reader._calibrate(image)
         fresh_reader._calibrate(image)
@@ -258,13 +285,20 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
         out["board"].append(_thread_ms(functools.partial(read_board, image, corners=corners,
                                                          dice=False)))
         found: list[list[BoardDie]] = []
+        ref_before = None if memory._reference is None else memory._reference.copy()
         out["dice"].append(_thread_ms(functools.partial(_into, found, memory.read, image,
                                                         corners, g)))
+        aside = _aside(aside, ref_before, memory) if exact else None
         cubes: list[CubeReading | None] = []
+        was = dataclasses.asdict(reader.cube_memory.stats)
         out["cube"].append(_thread_ms(functools.partial(
-            _into, cubes, reader._cube, image, calibration, memory.stats.last == "unchanged")))
+            _into, cubes, reader._cube, image, calibration, memory.raster)))
         out["frames"] += 1
         out["kinds"][memory.stats.last] = out["kinds"].get(memory.stats.last, 0) + 1
+        now = dataclasses.asdict(reader.cube_memory.stats)
+        for how in ("still", "none_kept", "parts", "whole"):
+            if now[how] != was[how]:
+                out["cube_kinds"][how] = out["cube_kinds"].get(how, 0) + 1
         if check:
             fresh = read_board_dice(image, image_to_mm(corners, g), g)
             differ = not same_dice(found[0], fresh)
@@ -274,8 +308,13 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
             out["flicker"] += flicker
             out["differ_flicker"] += differ and flicker
             out["differ"] += differ
-            fresh_cube = fresh_reader._cube(image, calibration, False)
+            fresh_cube = fresh_reader._cube(image, calibration)
             cube_differ = not same_cube(cubes[0], fresh_cube)
+            truth = shown[out["frames"] - 1] if shown is not None else None
+            if truth is not None and g.outer_rect.contains(truth.x_mm, truth.y_mm):
+                out["cube_shown"] += 1
+                out["cube_right"] += _cube_right(cubes[0], truth, g)
+                out["cube_right_fresh"] += _cube_right(fresh_cube, truth, g)
             cube_flicker = kind == "reread" and not same_cube(fresh_cube, cube_before)
             cube_before = fresh_cube
             out["cube_differ"] += cube_differ
@@ -283,18 +322,68 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
             out["cube_differ_flicker"] += cube_differ and cube_flicker
             if differ:
                 out["events"].append((out["frames"] - 1, kind, memory.stats.last))
+                out["differ_aside"] += _only_aside(found[0], fresh, memory, aside)
     return out
+
+
+def _aside(acc: np.ndarray | None, ref: np.ndarray | None, memory: DiceMemory
+           ) -> np.ndarray | None:
+    """Where the picture changed, since the memory last read there, only by shifts of a hair
+    (changed pixel by pixel, not beyond what its neighbours showed, ``change_mask``): the
+    last frame's such places and this frame's, but where the memory reads again."""
+    if ref is None or memory.raster is None or memory.stats.last == "full":
+        return None
+    now = memory.raster[1]
+    strict = change_mask(now, ref, np.ones(now.shape, bool))
+    kept = change_mask(now, ref)
+    if strict is None or kept is None:
+        return None
+    grown = cv2.dilate(kept.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    out: np.ndarray = ((strict & ~kept) if acc is None else (acc | (strict & ~kept))) & ~grown
+    return out
+
+
+def _only_aside(reused: list[BoardDie], fresh: list[BoardDie], memory: DiceMemory,
+                aside: np.ndarray | None) -> bool:
+    """Every die read otherwise with and without reuse lies where the picture changed, since
+    the memory last read there, only by a shift of a hair (:func:`_aside`): a checker laid
+    again a few mm aside, under which the fresh reader reads a die or not."""
+    if aside is None or memory.raster is None:
+        return False
+    canonical = memory.raster[0]
+    odd = ([d for d in reused if not any(same_dice([d], [f]) for f in fresh)]
+           + [f for f in fresh if not any(same_dice([d], [f]) for d in reused)])
+    reach = _die_reach(canonical)
+    for d in odd:
+        u, v = (round(c) for c in canonical.mm_to_px(*d.centre_mm))
+        box = (slice(max(0, v - reach), v + reach + 1), slice(max(0, u - reach), u + reach + 1))
+        if not aside[box].any():
+            return False
+    return bool(odd)
+
+
+def _die_reach(canonical: Any) -> int:
+    """Change-map pixels about a die's centre its reading looks at (a die's size)."""
+    return max(1, round(canonical.geometry.die_size_mm * canonical.px_per_mm))
 
 
 def _print_stream(title: str, m: dict[str, Any]) -> None:
     board, dice, cube = (np.array(m[k]) for k in ("board", "dice", "cube"))
-    print(f"{title}: {m['frames']} still frames, read as {m['kinds']}")
+    print(f"{title}: {m['frames']} still frames, dice read as {m['kinds']}, the cube as "
+          f"{m['cube_kinds']}")
     for name, fn in (("median", np.median), ("mean", np.mean)):
         b, d, c = float(fn(board)), float(fn(dice)), float(fn(cube))
         print(f"  {name:6s} per frame: board {b:6.2f} ms, dice with reuse {d:6.2f} ms, cube "
               f"with reuse {c:5.2f} ms: (dice + cube) / board {(d + c) / b:.2f} "
               f"(target at most {TARGET:.2f})")
     print(f"  frames where reuse != fresh: {m['differ']} (dice), {m['cube_differ']} (cube)")
+    if m["cube_shown"]:
+        print(f"  the cube lying on the case: read right (value and place) on {m['cube_right']} "
+              f"frames with reuse, {m['cube_right_fresh']} fresh, of {m['cube_shown']}")
+    if m["differ_aside"]:
+        print(f"  {m['differ_aside']} of the frames where the dice differ differ only by dice "
+              f"where the picture changed by a shift of a hair (checkers laid again a few mm "
+              f"aside; the memory reads no change there, the fresh reader reads dice or none)")
     if m["flicker"]:
         print(f"  the fresh reader itself changed its reading of an unchanged scene (other "
               f"noise) on {m['flicker']} rereads; {m['differ_flicker']} of the frames where "
@@ -327,12 +416,14 @@ def main(argv: list[str]) -> int:
     corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
     for seed in range(args.streams):
         for noise in (0.0, LIVE_NOISE):
-            frames = table_stream(seed, args.steps, camera, noise=noise, rereads=args.rereads)
+            shown: list[CubeProp] = []
+            frames = table_stream(seed, args.steps, camera, noise=noise, rereads=args.rereads,
+                                  cubes=shown)
             what = (f"live noise sigma {noise:g}" if noise else
                     "no live noise: a scene shown again is the same picture")
             _print_stream(f"stream {seed} (synthetic table, {what}; {args.steps} events, each "
                           f"scene read {args.rereads + 1} times)",
-                          measure_stream(frames, corners))
+                          measure_stream(frames, corners, shown=shown, exact=noise == 0))
     if args.recording is not None:
         from controller.runtime.recording import Recording
 

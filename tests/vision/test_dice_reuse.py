@@ -16,7 +16,7 @@ from engine.backgammon.position import Position
 from tests.bench.dice import same_dice, table_stream
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.reading import image_to_mm
-from vision.dice.reuse import CubeMemory, DiceMemory, frame_key
+from vision.dice.reuse import CubeMemory, DiceMemory, change_mask, change_raster, frame_key
 from vision.render.scene import BoardContents
 
 
@@ -74,6 +74,31 @@ def test_camera_noise_alone_reads_nothing_again(camera: DemoCamera) -> None:
     for seed in range(2, 6):
         assert memory.read(_noisy(image, seed), _corners(camera), g) == first
         assert memory.stats.last == "unchanged"
+
+
+def test_a_picture_a_hair_aside_or_in_flickering_light_is_no_change(camera: DemoCamera
+                                                                     ) -> None:
+    """What a real camera does between two still frames: the picture shifted by a fraction
+    of a millimetre (a jolt of the table; checkers laid again a hair aside), the exposure
+    flickering by a few percent. Neither is a change, except that about a die already read
+    every pixel is compared with itself (a die nudged by a millimetre, BG-MOVE-8)."""
+    g = camera.geometry
+    rng = __import__("random").Random(3)
+    image, _ = camera.render(Shot(_start(), pl.thrown_dice(g, 0, (5, 2), rng)))
+    from_mm = np.linalg.inv(image_to_mm(_corners(camera), g))
+    _canonical, ref = change_raster(image, from_mm, g)
+    aside = ref.copy()
+    aside[:, 1:] = ref[:, :-1]  # one change-map pixel (~2.9 mm) to the right
+    assert not change_mask(aside, ref).any()
+    assert change_mask(aside, ref, np.ones(ref.shape, bool)).any()
+    brighter = np.clip(image.astype(np.float32) * 1.04, 0, 255).astype(np.uint8)
+    assert not change_mask(change_raster(brighter, from_mm, g)[1], ref).any()
+    memory = DiceMemory()
+    first = memory.read(image, _corners(camera), g)
+    assert memory.read(brighter, _corners(camera), g) == first
+    assert memory.stats.last == "unchanged"
+    darker = (image.astype(np.int16) * 7 // 10).astype(np.uint8)  # the light itself changed
+    assert change_mask(change_raster(darker, from_mm, g)[1], ref) is None
 
 
 def test_a_nudged_die_is_read_again_where_it_lies(camera: DemoCamera) -> None:

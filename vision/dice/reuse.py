@@ -5,9 +5,13 @@ The camera and the board of a table do not move, and between throws the dice and
 as they lay, so most still frames the referee reads show them unchanged. :class:`DiceMemory`
 keeps a small grey top-down raster of the whole case (trays and frame included: a die thrown
 off the playing surface counts too, BG-ROLL-2) as it looked when each part was last read, and
-the dice read then. On a new frame a change map (the absolute difference with that raster,
-above :data:`CHANGE_LEVEL` grey levels after blurring away camera noise) says where anything
-changed:
+the dice read then. On a new frame a change map (:func:`change_mask`: the difference with that
+raster, blurred against camera noise and scaled to the frame's exposure) says where anything
+changed by more than :data:`CHANGE_LEVEL` grey levels. About the dice read every pixel is
+compared with itself; elsewhere a pixel changed only when it leaves the range its neighbours
+had (:data:`SHIFT_PX`) over a block of :data:`MIN_BLOCK_PX` pixels: the picture or a checker
+a few millimetres aside is no new die (a die, the cube or a checker put down or taken away
+changes its whole inside). Then:
 
 - nothing changed: the last dice, as they were;
 - a die whose neighbourhood (every pixel its face, pose and on-checker stages look at, half
@@ -19,11 +23,18 @@ changed:
   model's places about the strongest) is kept and updated only in the changed parts, so the
   same few places (the strongest peaks of the whole board, the most probable places) are
   read; every later stage is ``vision.dice.board.read_board_dice``'s own (:func:`read_dice_at`);
-- a change over more than :data:`MAX_CHANGED_SHARE` of the case (the light, a bump of the
-  camera) reads the frame whole.
+- a change of the light beyond :data:`MAX_FLICKER`, or over more than
+  :data:`MAX_CHANGED_SHARE` of the case (a bump of the camera), reads the frame whole.
+
+:class:`CubeMemory` takes a cube lying still again (its patch unchanged); after a search that
+found none it searches only where the same change map shows a change of a cube's size, and
+the whole case every :data:`NONE_WHOLE_EVERY`-th frame; a cube lost is looked for where the
+picture changed since it was found.
 
 On streams where a scene shown again is the very same picture, these readings equal a fresh
-read of each frame (``tests.vision.test_dice_reuse``; ``tests.bench.dice`` counts it). Under
+read of each frame (``tests.vision.test_dice_reuse``; ``tests.bench.dice`` counts it), but
+where a fresh read reads a die (or none) under a checker laid again a few millimetres aside
+(the demo lays every checker again when any moves): the memory sees no change there. Under
 live camera noise a fresh read itself flickers (a borderline die or board-texture candidate
 in one frame and not the next); the memory then keeps the reading of the frame it read.
 """
@@ -40,11 +51,11 @@ import numpy as np
 from vision.cube import CubeReading, cube_patch
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.candidates import (
-    MAX_RASTER_CANDIDATES,
     READ_THRESHOLD,
     SPOT_REACH_DIES,
     _local_scale,
     _raster_warp,
+    within_budget,
 )
 from vision.dice.pips import to_gray
 from vision.dice.raster import (
@@ -68,6 +79,23 @@ CHANGE_BLUR = 0.6  # Gaussian sigma (change-map px) against camera noise before 
 # blurred, downscaled raster by a few levels; a die's edge shifted by a millimetre, a pip, a
 # hand, a checker, by tens
 CHANGE_LEVEL = 10.0
+# away from the dice a change map pixel counts as changed only when it leaves the range of
+# grey its neighbours within this many change-map px (~2.9 mm each) had, both ways: a checker
+# or the board a hair's breadth aside (a player's sleeve, a jolt of the table, the demo's
+# checkers laid again) is no new die or cube, while a die, a cube or a checker put down or
+# taken away changes its whole inside. About a die already read every pixel is compared with
+# the same pixel (:func:`change_mask`): a die nudged by a millimetre is read again (BG-MOVE-8)
+SHIFT_PX = 1
+MIN_BLOCK_PX = 2  # ... and (away from the dice) changes a block of this many px square
+# the light of a whole frame may flicker by this share (a camera's exposure): the reference is
+# scaled by the frame's overall gain first; a larger change of the light reads the frame whole
+MAX_FLICKER = 0.06
+GAIN_FLOOR = 40.0  # grey levels: darker change-map pixels do not measure the gain
+# where the frame differs from the reference by more than this but by no change (a shift,
+# a speck), the reference takes the frame's picture: camera noise (a grey level or so on
+# the change map) will not carry it over CHANGE_LEVEL on a later frame
+ABSORB_LEVEL = 0.5 * CHANGE_LEVEL
+GAIN_STEADY = 0.005  # a gain closer to 1 than this is no flicker (the reference is not scaled)
 # the camera frame is halved first (its pixels averaged: less noise) while still this many
 # times finer than the change map (halving a 1280 x 720 frame costs more than the rest)
 HALVE_ABOVE = 4.0
@@ -80,6 +108,18 @@ SEARCH_DIES = 1.0
 MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is read whole
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
 NONE_SEARCH_EVERY = 4  # with no cube found and nothing changed, one frame in this many searches
+# with no cube found, a table's frames are searched only where the picture changed, but one in
+# this many whole (a cube a search missed on one frame's noise is not missed for long)
+NONE_WHOLE_EVERY = 12
+# a part where the picture changed is searched again on this many frames after (a search may
+# miss a cube on one frame's noise)
+PART_RETRIES = 0
+# a cube found and found no more (taken away, or missed on one frame's noise): where the
+# picture changed since it was found is searched on this many frames
+LOST_RETRIES = 8
+# a cube put down changes the picture over most of its face; a change narrower than this many
+# cube sides both ways (a die thrown or picked up: under half a cube's side) is no new cube
+MIN_CUBE_CHANGE = 0.7
 
 
 def frame_key(corners: np.ndarray, geometry: BoardGeometry) -> bytes:
@@ -119,6 +159,85 @@ def change_raster(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometr
     return canonical, cv2.GaussianBlur(gray.astype(np.float32), (0, 0), CHANGE_BLUR)
 
 
+def exposure_gain(now: np.ndarray, ref: np.ndarray) -> float:
+    """The light of ``now`` over that of ``ref`` (median ratio of their lit pixels, a sample
+    of them): 1.0 for the same light, whatever changed on a small part of the case."""
+    a, b = now[::3, ::3].reshape(-1), ref[::3, ::3].reshape(-1)
+    lit = b > GAIN_FLOOR
+    if int(np.count_nonzero(lit)) < 16:
+        return 1.0
+    return float(np.median(a[lit] / b[lit]))
+
+
+def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | None = None
+                ) -> np.ndarray | None:
+    """Where ``now`` changed from ``ref`` (two :func:`change_raster` outputs), after the
+    reference is scaled to the frame's light; None when the light itself changed by more than
+    :data:`MAX_FLICKER`. Inside ``strict`` (a bool mask: about the dice read) each pixel is
+    compared with the same pixel; elsewhere with the range of its neighbours within
+    :data:`SHIFT_PX` (see there)."""
+    level = np.float32(CHANGE_LEVEL)
+    same: np.ndarray = cv2.absdiff(now, ref) > level
+    if not same.any():  # the usual still frame: nothing moved, the light steady
+        return same
+    gain = exposure_gain(now, ref)
+    if abs(gain - 1.0) > MAX_FLICKER:
+        return None
+    scaled = ref
+    if abs(gain - 1.0) > GAIN_STEADY:
+        scaled = ref * np.float32(gain)
+        same = cv2.absdiff(now, scaled) > level
+    if strict is not None and strict.all():
+        return same
+    k = np.ones((2 * SHIFT_PX + 1, 2 * SHIFT_PX + 1), np.uint8)
+    shifted = ((now > cv2.dilate(scaled, k) + level) | (now < cv2.erode(scaled, k) - level)
+               | (scaled > cv2.dilate(now, k) + level) | (scaled < cv2.erode(now, k) - level))
+    # a speck of a change-map pixel or two is an edge that moved: whatever is new on the case
+    # (a die, the cube, a checker) changes a block of pixels at least this wide
+    speck = np.ones((MIN_BLOCK_PX, MIN_BLOCK_PX), np.uint8)
+    shifted = cv2.morphologyEx(shifted.astype(np.uint8), cv2.MORPH_OPEN, speck).astype(bool)
+    if strict is None:
+        return shifted
+    out: np.ndarray = np.where(strict, same, shifted)
+    return out
+
+
+def absorb(ref: np.ndarray, now: np.ndarray, changed: np.ndarray) -> None:
+    """The reference takes the frame's picture where the two differ by more than
+    :data:`ABSORB_LEVEL` but by what :func:`change_mask` counts as no change (a shift of a
+    hair, a speck, the exposure), so the next still frame compares with what the camera now
+    sees (and, nothing moving, costs no more than one difference). About the dice every
+    difference over :data:`CHANGE_LEVEL` counts as a change, so drift there still adds up
+    frame after frame."""
+    quiet = (cv2.absdiff(now, ref) > np.float32(ABSORB_LEVEL)) & ~changed
+    ref[quiet] = now[quiet]
+
+
+def _cube_boxes(changed: np.ndarray, canonical: Canonical
+                ) -> list[tuple[float, float, float, float]]:
+    """Boxes (x0, y0, x1, y1 board mm) of the parts of a change map at least
+    :data:`MIN_CUBE_CHANGE` of a cube's side across one way or the other."""
+    least = MIN_CUBE_CHANGE * canonical.geometry.cube_size_mm * canonical.px_per_mm
+    out = []
+    for x, y, w, h in _component_boxes(changed.astype(np.uint8)):
+        if w >= least or h >= least:
+            x0, y0 = canonical.px_to_mm(x - 0.5, y - 0.5)
+            x1, y1 = canonical.px_to_mm(x + w - 0.5, y + h - 0.5)
+            out.append((x0, y0, x1, y1))
+    return out
+
+
+def _component_boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """The bounding boxes (x, y, w, h px) of a mask's 8-connected parts (a part lying inside
+    another's hole is left out: its box lies in the other's)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        out.append((int(x), int(y), int(w), int(h)))
+    return out
+
+
 def _box(canonical: Canonical, shape: tuple[int, ...], x: float, y: float, half_mm: float
          ) -> tuple[int, int, int, int]:
     """Change-map pixels (u0, v0, u1, v1; end exclusive) of a square about (x, y) mm."""
@@ -142,18 +261,78 @@ class ReuseStats:
 
 
 @dataclass
+class CubeStats:
+    """How a table's cube was read, frame by frame: for benchmarks and evaluations."""
+
+    frames: int = 0
+    still: int = 0  # the cube found before, its patch unchanged: taken again
+    none_kept: int = 0  # no cube before and nothing changed: no search
+    parts: int = 0  # no cube before: searched only where the picture changed
+    whole: int = 0  # searched whole
+
+
+@dataclass
 class CubeMemory:
     """The last cube search at a table: the camera set-up, the patch about the cube found
-    and its reading, or that none was found (BG-CUBE-*: between throws the cube lies still)."""
+    and its reading, or that none was found, with the picture it was not found on and the
+    searched raster's light levels (BG-CUBE-*: between throws the cube lies still; where no
+    cube lay, one can only have been put where the picture changed)."""
 
     still: tuple[bytes, np.ndarray, CubeReading] | None = None
     none_for: bytes | None = None  # the set-up whose last search found no cube
     none_taken: int = 0  # frames since that search which took its "no cube" again
+    none_raster: np.ndarray | None = None  # the change raster no cube was found on
+    none_levels: tuple[float, float] | None = None  # the whole search's light levels
+    seen_raster: np.ndarray | None = None  # the change raster the cube was last found on
+    lost_from: np.ndarray | None = None  # that raster, when the cube has just been lost
+    # parts still to be searched again (board mm) and on how many more frames
+    pending: list[tuple[tuple[float, float, float, float], int]] = field(default_factory=list)
+    stats: CubeStats = field(default_factory=CubeStats)
 
     def forget(self) -> None:
         """The next frame is searched whole."""
         self.still = None
         self.none_for = None
+        self.none_raster = None
+        self.none_levels = None
+        self.seen_raster = None
+        self.lost_from = None
+        self.pending = []
+
+    def none_parts(self, key: bytes, canonical: Canonical, now: np.ndarray
+                   ) -> list[tuple[float, float, float, float]] | None:
+        """After a search that found no cube at this set-up: the boxes (x0, y0, x1, y1 board
+        mm) a new search need look at (``[]``: none, still no cube), or None: search whole
+        (no such search, another set-up, the light or most of the case changed, or every
+        :data:`NONE_WHOLE_EVERY`-th frame).
+
+        The boxes are where the picture (``now``, :func:`change_raster`'s, on ``canonical``)
+        changed since, over :data:`MIN_CUBE_CHANGE` of a cube's side, each looked at again on
+        the next :data:`PART_RETRIES` frames (a search missing a cube on one frame's noise),
+        and, once a cube found has been lost, where the picture changed since it was found,
+        on the next :data:`LOST_RETRIES` frames (wherever it was put, the picture changed)."""
+        ref = self.none_raster
+        if (self.none_for != key or ref is None or self.none_levels is None
+                or ref.shape != now.shape or self.none_taken + 1 >= NONE_WHOLE_EVERY):
+            return None
+        changed = change_mask(now, ref)
+        if changed is None or np.count_nonzero(changed) > MAX_CHANGED_SHARE * changed.size:
+            return None
+        self.none_taken += 1
+        absorb(ref, now, changed)
+        if self.lost_from is not None and self.lost_from.shape == now.shape:
+            since = change_mask(now, self.lost_from)
+            if since is not None:
+                self.pending += [(b, LOST_RETRIES) for b in _cube_boxes(since, canonical)]
+        self.lost_from = None
+        if changed.any():
+            self.pending += [(b, PART_RETRIES + 1) for b in _cube_boxes(changed, canonical)]
+            # the reference moves on where the parts are searched (or ruled out)
+            grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+            ref[grown] = now[grown]
+        out = [box for box, _left in self.pending]
+        self.pending = [(box, left - 1) for box, left in self.pending if left > 1]
+        return out
 
     def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float
               ) -> CubeReading | None:
@@ -178,10 +357,21 @@ class CubeMemory:
         return True
 
     def keep(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
-             found: CubeReading | None) -> None:
-        """Remember the cube just found (or that none was)."""
+             found: CubeReading | None, raster: np.ndarray | None = None,
+             levels: tuple[float, float] | None = None) -> None:
+        """Remember the cube just found (or that none was: on the change raster ``raster``,
+        by a whole search of a raster with the light ``levels``, for :meth:`none_parts`)."""
+        if found is not None:
+            self.seen_raster = None if raster is None else raster.copy()
+            self.lost_from, self.pending = None, []
+        elif self.still is not None:  # the cube found before is lost: where has it gone?
+            self.lost_from, self.seen_raster = self.seen_raster, None
         self.none_for = key if found is None else None
         self.none_taken = 0
+        if found is None and raster is not None and levels is not None:
+            self.none_raster, self.none_levels = raster.copy(), levels
+        else:
+            self.none_raster, self.none_levels = None, None
         self.still = None if found is None else (
             key, cube_patch(image, from_mm, found.centre_mm, size_mm), found)
 
@@ -198,9 +388,12 @@ class DiceMemory:
     _reference: np.ndarray | None = None
     _peaks: RasterPeaks | None = None
     _dice: list[BoardDie] = field(default_factory=list)
+    # the change raster of the last frame read (the cube memory's word on where it changed)
+    raster: tuple[Canonical, np.ndarray] | None = None
 
     def forget(self) -> None:
         """The next frame is read whole."""
+        self.raster = None
         self._key = None
         self._reference = None
         self._peaks = None
@@ -217,11 +410,22 @@ class DiceMemory:
         key = frame_key(corners, geometry)
         from_mm = np.linalg.inv(to_mm)
         canonical, now = change_raster(image, from_mm, geometry)
+        self.raster = (canonical, now)
         ref, known = self._reference, self._peaks
         if (not self.enabled or key != self._key or ref is None or known is None
                 or ref.shape != now.shape):
             return self._full(image, to_mm, geometry, key, now)
-        changed = cv2.absdiff(now, ref) > CHANGE_LEVEL
+        g = geometry
+        reach = NEIGHBOURHOOD_CHECKERS * g.checker_diameter_mm
+        about_dice = np.zeros(now.shape, bool)
+        for d in self._dice:
+            u0, v0, u1, v1 = _box(canonical, now.shape, *d.centre_mm, reach)
+            about_dice[v0:v1, u0:u1] = True
+        found = change_mask(now, ref, about_dice)
+        if found is None:  # the light changed
+            return self._full(image, to_mm, geometry, key, now)
+        changed = found
+        absorb(ref, now, changed)
         count = int(np.count_nonzero(changed))
         if count == 0:
             self.stats.unchanged += 1
@@ -229,8 +433,6 @@ class DiceMemory:
             return list(self._dice)
         if count > MAX_CHANGED_SHARE * changed.size:
             return self._full(image, to_mm, geometry, key, now)
-        g = geometry
-        reach = NEIGHBOURHOOD_CHECKERS * g.checker_diameter_mm
         kept: list[BoardDie] = []
         dropped: list[BoardDie] = []
         about_kept = np.zeros(changed.shape, bool)
@@ -270,9 +472,14 @@ class DiceMemory:
         self._dice = sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
-        # the reference moves on where the frame was read again (not about the dice kept:
-        # drift below the level, frame after frame, still adds up to a change there)
-        update = search.astype(bool) & ~about_kept
+        # the reference moves on where the frame was read again and about the dice read on it
+        # (each die is compared with the picture it was read on), not about the dice kept:
+        # drift below the level, frame after frame, still adds up to a change there
+        update = search.astype(bool)
+        for d in new:
+            u0, v0, u1, v1 = _box(canonical, update.shape, *d.centre_mm, reach)
+            update[v0:v1, u0:u1] = True
+        update &= ~about_kept
         ref[update] = now[update]
         self.stats.partial += 1
         self.stats.dice_read_again += len(dropped)
@@ -415,12 +622,11 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
     raster, m1, m2, src = _warp_for(image, from_mm, geometry)
     w, h = raster.size
     mask = np.ascontiguousarray(search, np.uint8)
-    count, _, boxes, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     pad = 2 * PEAK_PAD + 2
     crops: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int], np.ndarray]] = []
     drop = np.zeros(len(known.uv), bool)
     new_uv, new_strength = [], []
-    for x, y, bw, bh, _area in boxes[1:count]:
+    for x, y, bw, bh in sorted(_component_boxes(mask), key=lambda b: (b[1], b[0])):
         x0, y0 = canonical.px_to_mm(float(x), float(y))
         x1, y1 = canonical.px_to_mm(float(x + bw), float(y + bh))
         a0, b0 = raster.mm_to_px(x0, y0)
@@ -460,7 +666,8 @@ def ranked_places(peaks: RasterPeaks, geometry: BoardGeometry
         if any((u - a) ** 2 + (v - b) ** 2 < reach ** 2 for a, b, _ in out):
             continue
         out.append((u, v, p))
-    return out[:MAX_RASTER_CANDIDATES]
+    raster = Canonical.whole_board(geometry, RASTER_PPM)
+    return within_budget(out, geometry, lambda c: raster.px_to_mm(c[0], c[1]))
 
 
 def read_dice_at(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,

@@ -4,11 +4,15 @@ dice, BG-CUBE-*'s cube)."""
 
 from __future__ import annotations
 
+import random
+
+import numpy as np
 import pytest
 
 from controller.demo.camera import DemoCamera
 from controller.runtime.view import REUSE_ENV, FrameReader
 from tests.bench.dice import table_stream
+from vision.dice.reuse import LOST_RETRIES, NONE_WHOLE_EVERY
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +53,62 @@ def test_reuse_can_be_switched_off_for_comparisons(monkeypatch: pytest.MonkeyPat
     assert not FrameReader(corners=camera.corners_flat()).dice_memory.enabled
     monkeypatch.delenv(REUSE_ENV)
     assert FrameReader(corners=camera.corners_flat()).dice_memory.enabled
+
+
+def _shot(camera: DemoCamera, dice_seed: int, cube: object = None,
+          dice: bool = True) -> np.ndarray:
+    from controller.demo import players as pl
+    from controller.demo.camera import Shot, contents_from_counts
+    from controller.table_layout import DEFAULT_LAYOUT
+    from engine.backgammon.position import Position
+
+    c = DEFAULT_LAYOUT.counts(Position.initial())
+    contents = contents_from_counts(c.slots, c.bar, c.off)
+    rng = random.Random(dice_seed)
+    thrown = pl.thrown_dice(camera.geometry, 0, (rng.randint(1, 6), rng.randint(1, 6)), rng)
+    return camera.render(Shot(contents, thrown if dice else (), cube))[0]  # type: ignore[arg-type]
+
+
+def test_no_cube_is_looked_for_again_only_where_the_picture_changed(camera: DemoCamera
+                                                                    ) -> None:
+    """BG-CUBE-*: where no cube lay, one can only have been put where the picture changed.
+    Dice thrown again (a change narrower than a cube) search nothing; the cube put down is
+    found by searching only where it changed, as a search of the whole case finds it."""
+    from controller.demo import players as pl
+
+    reader = FrameReader(corners=camera.corners_flat())
+    fresh = FrameReader(corners=camera.corners_flat(), reuse=False)
+    stats = reader.cube_memory.stats
+    for t, seed in enumerate((1, 2, 3)):  # the dice thrown, thrown again: no cube anywhere
+        image = _shot(camera, seed)
+        assert reader.read(image, t * 1000).cube is None
+        assert fresh.read(image, t * 1000).cube is None
+    assert stats.whole == 1 and stats.none_kept == 2 and stats.parts == 0
+    offered = pl.offered_cube(camera.geometry, 1, 2)  # beside the dice thrown
+    image = _shot(camera, 3, offered)  # the cube put down (a double, BG-CUBE-3)
+    seen = reader.read(image, 4000).cube
+    assert stats.parts == 1 and stats.whole == 1
+    assert seen is not None and seen == fresh.read(image, 4000).cube
+    assert (seen.value, seen.zone) == (2, "offered")
+    assert reader.read(image, 5000).cube == seen and stats.still == 1  # lying still
+
+
+def test_a_cube_lost_is_looked_for_where_the_picture_changed_since(camera: DemoCamera
+                                                                   ) -> None:
+    """A cube found once and found no more (taken away, or missed by a search on one frame's
+    noise) is looked for where the picture changed since it was found, on the next
+    LOST_RETRIES frames; the whole case is searched again every NONE_WHOLE_EVERY-th frame."""
+    from controller.demo import players as pl
+
+    reader = FrameReader(corners=camera.corners_flat())
+    stats = reader.cube_memory.stats
+    image = _shot(camera, 5, pl.offered_cube(camera.geometry, 1, 4))
+    assert reader.read(image, 0).cube is not None
+    empty = _shot(camera, 5)  # the cube taken away
+    assert reader.read(empty, 1000).cube is None
+    assert stats.whole == 2 and stats.parts == 0
+    for t in range(2, 2 + NONE_WHOLE_EVERY):
+        assert reader.read(empty, t * 1000).cube is None
+    assert stats.parts == LOST_RETRIES
+    assert stats.none_kept == NONE_WHOLE_EVERY - 1 - LOST_RETRIES
+    assert stats.whole == 3
