@@ -767,14 +767,19 @@ def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_m
         looks like a number, every 7 degrees of a quarter turn, or a little aside."""
         tops: list[float] = []
 
-        def at(x: float, y: float, turns: tuple[float, ...]) -> bool:
+        def at(x: float, y: float, turns: tuple[float, ...], share: float = INK_FACE_SHARE
+               ) -> bool:
             for turn in turns:
                 quad = cv2.boxPoints(((x, y), (side, side), ang + turn))
-                if read_square(strip, quad, INK_FACE_SHARE, tops) >= SURE_CONFIDENCE:
+                if read_square(strip, quad, share, tops) >= SURE_CONFIDENCE:
                     return True
             return False
 
         if at(cx, cy, INK_TURNS[:3]):
+            return True
+        # a cube against a checker or the bar's edge: the wider face takes in their dark
+        # seams, the face itself alone reads
+        if at(cx, cy, INK_TURNS[:1], 1.0):
             return True
         if max(tops, default=0.0) >= PROMISING_MATCH:
             return at(cx, cy, INK_TURNS[3:])
