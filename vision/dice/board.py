@@ -5,11 +5,11 @@ stages after them. The referee (on settled throws) and the board's dice and cube
 (``vision.dice.board_pass``, behind ``hakem vision read``) both use the raster candidates
 (``spots=False``, the default), several times faster than the whole-frame spot candidates
 (``spots=True``, kept for training and comparison). On 200 synthetic throws
-(``tests.eval.dice``, seeds 0-199) the raster candidates find 96.0% of the dice and read
-98.4% right, catch 91.4% of cocked dice, call 0.0% of flat dice cocked and get on-checker
-right for all of them; they take ~20-30 ms of one thread per fresh frame
+(``tests.eval.dice``, seeds 0-199) the raster candidates find 96.25% of the dice and read
+all of them right, catch 91.4% of cocked dice, call 0.0% of flat dice cocked and get
+on-checker right for all of them; they take ~17-30 ms of one thread per fresh frame
 (``tests.bench.dice``), which is why the table reads a die again only where the picture
-changed (``vision.dice.reuse``). Phantom dice (8 over 200 throws) matter most to the
+changed (``vision.dice.reuse``). Phantom dice (10 over 200 throws) matter most to the
 referee; it also ignores a "die" that lay there before the throw. Stages:
 
 1. Candidates. Spots: pip-sized blobs in the camera frame (difference-of-Gaussians peaks
