@@ -914,7 +914,7 @@ class Referee:
         self._signal("throw_again", True)
         self._do(Buzz("throw_again"))
         self._do(TakeSnapshot(label))
-        self._say(f"Invalid throw by {self.config.players[player]}: {reason} ({rule})")
+        self._say(f"Invalid throw by {self.config.players[player]}: {_cited(reason, rule)}")
 
     def _snapshot_label(self) -> str:
         """The file name of the next flag's snapshot (numbered by the flags journalled)."""
@@ -1229,7 +1229,7 @@ class Referee:
         if reason is not None:
             self._emit("cube_refused", player=player, rule=rule, reason=reason)
             self._do(Buzz("illegal"))
-            self._say(f"{names[player]} may not double: {reason} ({rule})")
+            self._say(f"{names[player]} may not double: {_cited(reason, rule)}")
             return True
         offered = self._cube.value if self._cube is not None else m.cube.value * 2
         self._emit("double", player=player, cube=m.cube.value * 2)
@@ -1541,3 +1541,8 @@ __all__ = ["Referee", "closed_out", "diff_text", "signature"]
 def _conforms(referee: Referee) -> RefereeProtocol:
     """Type-checked proof that :class:`Referee` is what the runtime drives (mypy runs it)."""
     return referee
+
+
+def _cited(reason: str, rule: str) -> str:
+    """A reason with its rule named after it, once (a reason may name it already)."""
+    return reason if rule in reason else f"{reason} ({rule})"

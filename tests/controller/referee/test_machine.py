@@ -12,6 +12,7 @@ from controller.referee.api import (
     ClockCommand,
     CubeSeen,
     DieSeen,
+    Say,
     SetSignal,
     TakeSnapshot,
 )
@@ -102,6 +103,8 @@ def test_an_invalid_throw_is_flagged_and_thrown_again(bad: dict[str, bool], word
     assert SetSignal("throw_again", True) in out
     assert Buzz("throw_again") in out
     assert TakeSnapshot(flag["snapshot"]) in out
+    said = [c.text for c in out if isinstance(c, Say) and c.text.startswith("Invalid throw")]
+    assert len(said) == 1 and said[0].count("BG-ROLL-2") == 1  # the rule named once
     assert table.referee.stage == "decide"
     out = table.throw(0, 4, 2)
     assert table.entries(out, "roll")[0]["dice"] == [4, 2]
