@@ -14,7 +14,7 @@ from typing import Literal
 
 from controller.demo.script import InvalidKind
 from vision.cube import CubeProp
-from vision.dice.render import DieProp
+from vision.dice.render import DieProp, leaning_reach
 from vision.geometry import BoardGeometry
 from vision.render.scene import BoardContents, HandSpec
 
@@ -134,8 +134,7 @@ def leaning_spot(geometry: BoardGeometry, contents: BoardContents | None, half: 
     cx, cy = spot
     top = cy < geometry.height_mm / 2
     dy = 1.0 if top else -1.0  # away from the checker, towards the middle of the board
-    reach = 0.5 * geometry.die_size_mm * (math.cos(math.radians(tilt_deg))
-                                          + math.sin(math.radians(tilt_deg)))
+    reach = leaning_reach(geometry.die_size_mm, tilt_deg)
     y = cy + dy * (geometry.checker_diameter_mm / 2 + reach + 0.5)
     toward = (0.0, -dy)
     axis = math.degrees(math.atan2(toward[0], -toward[1]))
@@ -151,7 +150,7 @@ def rail_spot(geometry: BoardGeometry, half: Half, rng: random.Random,
     size = geometry.die_size_mm
     x = rng.uniform(x0 + size, x1 - size)
     top = rng.random() < 0.5
-    reach = 0.5 * size * (math.cos(math.radians(tilt_deg)) + math.sin(math.radians(tilt_deg)))
+    reach = leaning_reach(size, tilt_deg)
     y = reach + 0.5 if top else geometry.height_mm - reach - 0.5
     # tipped towards the rail as leaning_spot tips a die towards a checker above or below it
     return x, y, (0.0 if top else 180.0)

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from vision.dice.render import DieProp
+from vision.dice.render import DieProp, leaning_reach
 from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth
 from vision.geometry import BoardGeometry
 from vision.render import render_scene
@@ -51,7 +51,7 @@ def beside_checker_scene(seed: int, *, cocked: bool, tilt_range: tuple[float, fl
     rect = g.half_rect(half)  # type: ignore[arg-type]
     r = g.checker_diameter_mm / 2
     tilt = float(rng.uniform(*tilt_range)) if cocked else 0.0
-    reach = 0.5 * g.die_size_mm * (math.cos(math.radians(tilt)) + math.sin(math.radians(tilt)))
+    reach = leaning_reach(g.die_size_mm, tilt)
     gap = 0.5 if cocked else float(rng.uniform(0.5, 5.0))
     ends = _stack_ends(g, spec.contents, half)
     if ends and rng.random() < 0.85:
@@ -117,7 +117,7 @@ def table_throw_scene(seed: int, *, cocked: bool) -> DiceScene:
     first = DieProp(x1, y1, int(rng.integers(1, 7)), float(rng.uniform(0, 360)),
                     material=material, body_bgr=body, pip_bgr=pip)
     tilt = float(rng.uniform(18.0, 38.0)) if cocked else 0.0
-    reach = 0.5 * g.die_size_mm * (math.cos(math.radians(tilt)) + math.sin(math.radians(tilt)))
+    reach = leaning_reach(g.die_size_mm, tilt)
     ends = _stack_ends(g, spec.contents, half)
     where = rng.random()
     axis = float(rng.uniform(0, 360))

@@ -128,6 +128,14 @@ class DieProp:
         _draw_die(canvas_bgr, (cx, cy), side, self, rng)
 
 
+def leaning_reach(size_mm: float, tilt_deg: float) -> float:
+    """How far a die tilted by ``tilt_deg`` reaches from its centre towards what it leans on
+    (half its side along the board, rotated): where to put its centre to touch a checker or
+    the rail."""
+    t = math.radians(tilt_deg)
+    return 0.5 * size_mm * (math.cos(t) + math.sin(t))
+
+
 SS = 4  # supersampling factor of the local patch
 
 

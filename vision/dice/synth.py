@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.cube import CUBE_VALUES, CubeProp, cube_place
-from vision.dice.render import DieProp, Material
+from vision.dice.render import DieProp, Material, leaning_reach
 from vision.geometry import BoardGeometry
 from vision.render import RenderedFrame, render_scene
 from vision.render.scene import BoardContents, Prop, random_scene
@@ -92,7 +92,7 @@ def _leaning_spot(rng: np.random.Generator, g: BoardGeometry, half: str,
     on the board: BG-ROLL-2's "on a checker", so the truth must not say "not on a checker")."""
     rect = g.half_rect(half)  # type: ignore[arg-type]
     r = g.checker_diameter_mm / 2
-    reach = 0.5 * g.die_size_mm * (math.cos(math.radians(tilt)) + math.sin(math.radians(tilt)))
+    reach = leaning_reach(g.die_size_mm, tilt)
     for _ in range(60):
         leaned: tuple[float, float] | None = None
         if rng.random() < 0.6 and spots:
