@@ -8,7 +8,8 @@ from ``--seed0``, disjoint from the models' training seeds; ``--reader pass``, t
 read by the board's dice and cube pass, ``vision.dice.board_pass``, on the board reader's
 prepared frame; ``hybrid``: the dice alone by ``board.read_board_dice``, which that pass runs;
 ``spots``: the same with the older whole-frame spot candidates, for comparison): dice found,
-pips right (opaque and translucent separately), cocked dice caught and flat dice called
+pips right (opaque and translucent separately), cocked dice caught (of the cocked dice found,
+and ``cocked_of_all``: of every cocked die in the scenes, found or not) and flat dice called
 cocked, half and on-checker right, cube found, value and place right (``pass`` only), cubes
 reported where there is none, extra dice reported. ``--errors`` lists every found die read
 wrong: seed, true and read pips, style (index in ``synth.DICE_STYLES``), material, flat and
@@ -105,7 +106,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     ``board.read_board_dice`` with spot or raster candidates; no cube figures). Every found die
     read wrong is appended to ``errors`` when given."""
     c: dict[str, list[int]] = {k: [0, 0] for k in (
-        "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught",
+        "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught", "cocked_of_all",
         "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
         "cube_phantom", "extra_dice")}
     t_read = 0.0
@@ -129,6 +130,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
         used: set[int] = set()
         for truth in scene.dice:
             c["found"][1] += 1
+            c["cocked_of_all"][1] += not truth.flat
             near = [i for i, d in enumerate(dice) if i not in used and math.hypot(
                 d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10.0]
             if not near:
@@ -150,6 +152,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             else:
                 c["cocked_caught"][0] += not d.flat
                 c["cocked_caught"][1] += 1
+                c["cocked_of_all"][0] += not d.flat
             c["half"][0] += d.half == truth.half
             c["half"][1] += 1
             c["on_checker"][0] += d.on_checker == truth.on_checker
