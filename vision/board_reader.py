@@ -34,6 +34,7 @@ from vision.config import DEFAULT_CONFIG, CheckerConfig, VisionConfig
 from vision.geometry import BoardGeometry, Canonical
 from vision.imageio import check_image
 from vision.occlusion import Occlusion, find_occlusion, median_axis0
+from vision.remap import homography_maps
 
 CHECKERS_PER_SIDE = 15
 
@@ -83,23 +84,8 @@ def _reading_warp(corners: bytes, geometry: BoardGeometry, px_per_mm: float,
     halve = bool(img_width >= 2.0 * can_width and big_enough)
     if halve:
         hmat = hmat @ np.diag([2.0, 2.0, 1.0])
-    map1, map2 = _warp_maps(tuple(np.round(hmat, 9).reshape(-1).tolist()), canonical.size)
+    map1, map2 = homography_maps(tuple(np.round(hmat, 9).reshape(-1).tolist()), canonical.size)
     return canonical, halve, map1, map2
-
-
-@functools.lru_cache(maxsize=4)
-def _warp_maps(hmat: tuple[float, ...], size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Fixed-point remap tables for a homography (raster -> image), kept for the next frame:
-    the camera and the board stay put between frames, so the warp's geometry is computed once
-    and each frame costs only the interpolation."""
-    inv = np.linalg.inv(np.array(hmat, dtype=np.float64).reshape(3, 3))
-    w, h = size
-    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
-    den = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
-    mx = ((inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / den).astype(np.float32)
-    my = ((inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / den).astype(np.float32)
-    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
-    return np.asarray(m1), np.asarray(m2)
 
 
 @dataclass

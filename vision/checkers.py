@@ -26,6 +26,7 @@ import numpy as np
 
 from vision.config import CheckerConfig
 from vision.geometry import BoardGeometry, Canonical
+from vision.remap import homography_maps
 
 READ_MARGIN_MM = (12.0, 12.0)
 # The top and bottom arcs of a disc that are checked for rims, degrees from the x axis: wide
@@ -702,7 +703,8 @@ def read_off_zones(image: np.ndarray, image_to_mm: np.ndarray, geometry: BoardGe
             continue
         size = (max(4, round(tray.width * s)), max(8, round(tray.height * s)))
         shift = np.array([[s, 0.0, -tray.x0 * s], [0.0, s, -tray.y0 * s], [0.0, 0.0, 1.0]])
-        m1, m2 = _tray_maps(tuple(np.round(shift @ image_to_mm, 9).reshape(-1).tolist()), size)
+        hmat = tuple(np.round(shift @ image_to_mm, 9).reshape(-1).tolist())
+        m1, m2 = homography_maps(hmat, size)
         raster = cv2.remap(image, m1, m2, cv2.INTER_LINEAR)
         inset = max(1, round(config.off_inset_mm * s))
         rows = np.ascontiguousarray(raster[:, inset : max(inset + 1, size[0] - inset)])
@@ -739,17 +741,3 @@ def _stack_length(filled: np.ndarray, gap: int) -> int:
     stop = int(runs[0]) if len(runs) else n  # the first run of `gap` empty rows starts here
     taken = np.nonzero(filled[:stop])[0]
     return int(taken[-1]) + 1 if len(taken) else 0
-
-
-@functools.lru_cache(maxsize=8)
-def _tray_maps(hmat: tuple[float, ...], size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Remap tables of a tray's raster (image -> raster homography ``hmat``), kept while the
-    board and the camera stay put."""
-    inv = np.linalg.inv(np.array(hmat, dtype=np.float64).reshape(3, 3))
-    xs, ys = np.meshgrid(np.arange(size[0], dtype=np.float64),
-                         np.arange(size[1], dtype=np.float64))
-    den = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
-    mx = ((inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / den).astype(np.float32)
-    my = ((inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / den).astype(np.float32)
-    m1, m2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
-    return np.asarray(m1), np.asarray(m2)
