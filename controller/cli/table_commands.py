@@ -131,6 +131,7 @@ def _demo(args: argparse.Namespace) -> int:
         "director_dice": stats.director_dice,
         "misread_rolls": len(stats.misread_rolls),
         "other_flags": len(stats.unplanted_flags),
+        "reading_ms_per_frame": stats.reading,
         "press_to_verdict_ms": {
             "median": round(statistics.median(stats.press_ms), 1) if stats.press_ms else None,
             "worst": round(max(stats.press_ms), 1) if stats.press_ms else None,
@@ -144,6 +145,11 @@ def _demo(args: argparse.Namespace) -> int:
               f"planted faults flagged: {stats.planted_illegal_flagged}/{options.illegal} "
               f"illegal moves, {stats.planted_invalid_flagged}/{options.invalid_throws} "
               f"invalid throws; {summary['journal']}, {summary['match']}")
+        if stats.reading.get("frames"):
+            r = stats.reading
+            print(f"Reading per still frame (CPU ms): board {r['board_ms']}, dice {r['dice_ms']} "
+                  f"(read on {r['dice_frames']} of {r['frames']} frames), cube {r['cube_ms']}; "
+                  f"dice and cube add {r['ratio']:.2f}x the board's time")
     return 0
 
 

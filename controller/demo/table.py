@@ -93,6 +93,7 @@ class DemoStats:
     unplanted_flags: list[dict[str, Any]] = field(default_factory=list)
     misread_rolls: list[dict[str, Any]] = field(default_factory=list)
     press_ms: list[float] = field(default_factory=list)
+    reading: dict[str, object] = field(default_factory=dict)  # view.ReadCosts.as_json()
 
 
 @dataclass
@@ -193,6 +194,7 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.reads
         self.stats.press_ms = list(self.pipeline.timings.press_ms)
+        self.stats.reading = self.pipeline.reader.costs.as_json()
         return self.stats
 
     def write_records(self) -> Path:

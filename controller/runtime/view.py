@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,32 @@ CUBE_PX_PER_MM = 1.0
 REUSE_ENV = "HAKEM_DICE_REUSE"
 
 Colours = tuple[tuple[int, int, int], tuple[int, int, int]]
+
+
+@dataclass
+class ReadCosts:
+    """CPU time (of the reading thread) each reader took, summed over the still frames read:
+    what the dice and the cube add to the board's reading over a whole match, where the dice
+    are read only while a throw may come and again only where the picture changed."""
+
+    frames: int = 0
+    dice_frames: int = 0  # frames whose dice were read (the referee wanted them)
+    board_ms: float = 0.0  # calibration aside: warp, checkers, bar, trays, occlusion
+    dice_ms: float = 0.0
+    cube_ms: float = 0.0
+
+    def ratio(self) -> float | None:
+        """(dice + cube) / board over the frames read; None before any."""
+        return (self.dice_ms + self.cube_ms) / self.board_ms if self.board_ms > 0 else None
+
+    def as_json(self) -> dict[str, object]:
+        """Per still frame, ms (the demo's summary)."""
+        n = max(self.frames, 1)
+        ratio = self.ratio()
+        return {"frames": self.frames, "dice_frames": self.dice_frames,
+                "board_ms": round(self.board_ms / n, 2), "dice_ms": round(self.dice_ms / n, 2),
+                "cube_ms": round(self.cube_ms / n, 2),
+                "ratio": None if ratio is None else round(ratio, 3)}
 
 
 @dataclass(frozen=True)
@@ -101,6 +128,7 @@ class FrameReader:
         # game's cube lies off the board), finer than the checkers' (its digits are small)
         self._cube_canonical = Canonical.whole_board(config.geometry, CUBE_PX_PER_MM)
         self._cube_h = np.eye(3)
+        self.costs = ReadCosts()
 
     def _calibrate(self, image: np.ndarray) -> Calibration:
         if self.calibration is None:
@@ -117,6 +145,7 @@ class FrameReader:
     def read(self, image: np.ndarray, t_ms: int, *, with_dice: bool = True) -> FrameSeen:
         """The referee's event for one still frame."""
         calibration = self._calibrate(image)
+        t0 = time.thread_time()
         frame = prepare(image, calibration, self.config)
         reading = read_prepared(frame, dice=False)  # the dice and the cube are read below
         if self._learn and self.learned_colours is None:
@@ -125,6 +154,7 @@ class FrameReader:
                 self._adopt(learned)
                 if self._colours_file is not None:
                     _save_colours(self._colours_file, learned)
+        t1 = time.thread_time()
         dice: tuple[DieSeen, ...] = ()
         if with_dice and self._to_mm is not None:
             dice = tuple(
@@ -140,6 +170,7 @@ class FrameReader:
                                                self.config.geometry)
                 if d.confidence >= (self.die_floor if d.flat else self.cocked_floor)
             )
+        t2 = time.thread_time()
         cube = None
         raster = self.dice_memory.raster if with_dice else None
         if raster is None and self.reuse and self._to_mm is not None:
@@ -147,6 +178,14 @@ class FrameReader:
         found = self._cube(image, calibration, raster)
         if found is not None:
             cube = CubeSeen(found.value, _zone(found.zone), found.confidence)
+        t3 = time.thread_time()
+        costs = self.costs
+        costs.frames += 1
+        costs.board_ms += 1000.0 * (t1 - t0)
+        if with_dice and self._to_mm is not None:
+            costs.dice_frames += 1
+            costs.dice_ms += 1000.0 * (t2 - t1)
+        costs.cube_ms += 1000.0 * (t3 - t2)
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
 
     def _cube(self, image: np.ndarray, calibration: Calibration,

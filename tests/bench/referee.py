@@ -10,6 +10,10 @@ and prints:
   after the press, so this is bounded below by the camera's re-read interval) and as the
   computing time the pipeline spent on that press and those frames, median and worst;
 - frames per second: the whole demo (rendering included) and the pipeline alone;
+- what the dice and the cube add to the board's reading over the whole match: CPU ms per still
+  frame of each reader (``controller.runtime.view.ReadCosts``; OpenCV on one thread, as
+  ``tests.bench.dice``), where the pipeline reads the dice only while a throw may come and
+  again only where the picture changed, and (dice + cube) / board (issue 5 asks for <= 0.30);
 - planted faults flagged and missed, legal moves flagged;
 - with ``--corpus``: per match, whether the written ``match.mat`` equals the source match as the
   engine reads it.
@@ -27,9 +31,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cv2
+
 from controller.clock.messages import PressEvent
 from controller.demo.script import BUNDLED, load_match
 from controller.demo.table import DemoOptions, DemoTable
+from controller.runtime.view import ReadCosts
 from engine.backgammon.mat_reader import parse_mat_bytes
 from engine.backgammon.mat_replay import replay as replay_mat
 from engine.errors import HakemError
@@ -91,10 +98,11 @@ def _one(match: Path, seed: int, illegal: int, invalid: int) -> dict[str, Any]:
             stats = table.run()
             wall = time.perf_counter() - start
             busy = pipeline.timings.busy_s
+            costs = pipeline.reader.costs
         same = (out / "match.mat").is_file() and _same_record(out / "match.mat", match)
         return {
             "table_ms": table_ms, "compute_ms": compute_ms, "frames": stats.frames,
-            "wall": wall, "busy": busy, "stats": stats, "same": same,
+            "wall": wall, "busy": busy, "stats": stats, "same": same, "costs": costs,
         }
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -109,6 +117,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=int, default=0, metavar="N",
                         help="play the first N playable matches of ../shared/data/matches/")
     args = parser.parse_args()
+    cv2.setNumThreads(1)  # the readers' CPU time is taken on this thread
     runs: list[tuple[Path, int]] = [(args.match, seed) for seed in range(1, args.seeds + 1)]
     if args.corpus:
         runs = [(path, 1) for path in _playable(SHARED_DATA / "matches", args.corpus)]
@@ -118,6 +127,7 @@ def main() -> None:
     wall = busy = 0.0
     flagged_illegal = flagged_invalid = missed_illegal = missed_invalid = other = 0
     same = stalled = 0
+    costs = ReadCosts()
     for match, seed in runs:
         try:
             r = _one(match, seed, args.illegal, args.invalid_throws)
@@ -131,6 +141,8 @@ def main() -> None:
         frames += r["frames"]
         wall += r["wall"]
         busy += r["busy"]
+        for name in ("frames", "dice_frames", "board_ms", "dice_ms", "cube_ms"):
+            setattr(costs, name, getattr(costs, name) + getattr(r["costs"], name))
         s = r["stats"]
         flagged_illegal += s.planted_illegal_flagged
         flagged_invalid += s.planted_invalid_flagged
@@ -152,6 +164,11 @@ def main() -> None:
           f"worst {max(compute_ms):.1f} ms")
     print(f"frames per second: {frames / wall:.1f} for the whole demo (rendering included), "
           f"{frames / busy:.1f} for the pipeline alone")
+    n = max(costs.frames, 1)
+    print(f"reading per still frame (CPU ms, {costs.frames} frames): board "
+          f"{costs.board_ms / n:.2f}, dice {costs.dice_ms / n:.2f} (read on {costs.dice_frames}), "
+          f"cube {costs.cube_ms / n:.2f}; dice and cube add {costs.ratio() or 0.0:.2f} of the "
+          f"board's time over the match")
     print(f"planted illegal moves flagged {flagged_illegal}/{done * args.illegal} "
           f"(missed {missed_illegal}); planted invalid throws flagged "
           f"{flagged_invalid}/{done * args.invalid_throws} (missed {missed_invalid}); "

@@ -47,6 +47,24 @@ def test_frames_without_dice_leave_the_memory_alone(camera: DemoCamera) -> None:
     assert seen.dice == check.dice
 
 
+def test_the_reader_accounts_each_part_of_its_reading(camera: DemoCamera) -> None:
+    """``costs``: what the dice and the cube add to the board's reading over a match (the
+    demo's summary and ``tests.bench.referee`` print it); frames without dice cost no dice."""
+    reader = FrameReader(corners=camera.corners_flat())
+    frames = [image for _kind, image in table_stream(4, 3, camera, noise=0.0)]
+    reader.read(frames[0], 0)
+    dice_after_one = reader.costs.dice_ms
+    reader.read(frames[1], 1000, with_dice=False)
+    costs = reader.costs
+    assert (costs.frames, costs.dice_frames) == (2, 1)
+    assert costs.dice_ms == dice_after_one  # no dice were read in the second frame
+    assert costs.board_ms > 0 and dice_after_one > 0
+    ratio = costs.ratio()
+    assert ratio is not None
+    assert ratio == pytest.approx((costs.dice_ms + costs.cube_ms) / costs.board_ms)
+    assert costs.as_json()["frames"] == 2
+
+
 def test_reuse_can_be_switched_off_for_comparisons(monkeypatch: pytest.MonkeyPatch,
                                                    camera: DemoCamera) -> None:
     monkeypatch.setenv(REUSE_ENV, "0")
