@@ -32,7 +32,9 @@ class RecognitionSettings:
     (tall stacks get miscounted, even mis-coloured): it never makes a move illegal, and a legal
     candidate that differs from the reading only there still fits.
     ``cannot_read_ms``: how long after a press the referee waits for a readable frame before it
-    says "cannot read". ``dice_confidence``: dice read below this are not judged yet.
+    says "cannot read". ``throw_unread_ms``: how long new dice may lie still without a throw
+    that can be judged (a die not found, or read unsurely: perhaps cocked) before it says so.
+    ``dice_confidence``: dice read below this are not judged yet.
     ``dice_moved``: how far (in the unit of ``DieSeen.centre``) a die must lie from where it
     lay to count as thrown again (a die lying where it lay was not thrown, whatever face it is
     read with now). ``cocked_confidence``: a die read as cocked at least this surely makes the
@@ -48,6 +50,7 @@ class RecognitionSettings:
     confident: float = 0.9
     tall_stack: int = 6
     cannot_read_ms: int = 8_000
+    throw_unread_ms: int = 3_000
     dice_confidence: float = 0.5
     agree: int = 3
     dice_moved: float = 6.0
@@ -69,9 +72,10 @@ class RecognitionSettings:
         value = self.tall_stack
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"referee: tall_stack must be an integer >= 1, not {value!r}")
-        value = self.cannot_read_ms
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ConfigError(f"referee: cannot_read_ms must be an integer >= 0, not {value!r}")
+        for name in ("cannot_read_ms", "throw_unread_ms"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"referee: {name} must be an integer >= 0, not {value!r}")
 
 
 @dataclass(frozen=True)

@@ -240,6 +240,8 @@ class Referee:
         self._judged_frame = -1
         self._still: list[BoardView] = []  # readable still frames since the last motion
         self._said_cannot_read = False
+        self._unjudged_t: int | None = None  # since when new dice lie unjudged (a throw)
+        self._throw_unread_said = False  # and that it was said ("cannot read")
         self._lit: int | None = None
         self._signals: set[str] = set()
         # places where the dice reader sees a die that was not thrown (a phantom: part of the
@@ -857,7 +859,10 @@ class Referee:
             return
         fresh = self._fresh()
         if not self._judgeable(fresh):
+            self._unjudged_throw(ev.t_ms, player, fresh)
             return
+        self._unjudged_t = None
+        self._throw_unread_said = False
         seen = _sig_json(signature(self._dice))
         if closed_out(m.position) and all(
                 self._die_problem(d, 1 - player) is None for d in fresh):
@@ -879,6 +884,39 @@ class Referee:
         dice = (fresh[0].pips, fresh[1].pips)
         self._roll(player, dice, seen, thrown=fresh)
 
+    def _unjudged_throw(self, t_ms: int, player: int, fresh: Sequence[DieSeen]) -> None:
+        """New dice that lie still without a throw that can be judged (a die not found, or
+        read unsurely: perhaps cocked) for ``throw_unread_ms``: said once ("cannot read"),
+        rather than guessed, so that the players look before moving (BG-ROLL-2, BG-ROLL-4)."""
+        if not fresh:  # no new dice (picked up again): a new throw is judged afresh
+            self._unjudged_t = None
+            if self._throw_unread_said:
+                self._throw_unread_said = False
+                self._signal("cannot_read", False)
+            return
+        if self._unjudged_t is None:
+            self._unjudged_t = t_ms
+        waited = t_ms - self._unjudged_t
+        if (self._throw_unread_said or self._said_cannot_read
+                or waited < self.config.recognition.throw_unread_ms):
+            return
+        self._throw_unread_said = True
+        name = self.config.players[player]
+        sure = sum(1 for d in fresh if self._readable(d) or self._surely_cocked(d))
+        if len(fresh) < 2:
+            why = "only one of the two dice is seen"
+        elif len(fresh) > 2:
+            why = f"{len(fresh)} dice are seen where two were thrown"
+        else:
+            why = f"{2 - sure} of the two dice cannot be read surely"
+        self._announce_cannot_read(
+            player,
+            "BG-ROLL-2",
+            f"{name}'s throw cannot be judged ({why}): a cocked die means both dice are thrown"
+            " again; else the director sets the dice",
+            f"Cannot judge {name}'s throw: {why}; is a die cocked? (BG-ROLL-2)",
+        )
+
     def _thrown_field(self, seen: list[list[Any]], thrown: Sequence[DieSeen]) -> dict[str, Any]:
         """``thrown``: the throw's own dice, journalled when other dice lie there too (a pair
         each, a phantom) so that a restart knows which dice must lie still (_note_phantoms)."""
@@ -892,6 +930,7 @@ class Referee:
             extra.update(self._thrown_field(seen, thrown))
         self._emit("roll", player=player, dice=[dice[0], dice[1]], seen=seen, **extra)
         self._signal("throw_again", False)
+        self._signal("cannot_read", False)
         self._say(f"{self.config.players[player]} throws {dice[0]}{dice[1]}")
 
     def _invalid_throw(
@@ -912,6 +951,7 @@ class Referee:
             **self._thrown_field(seen, fresh),
         )
         self._signal("throw_again", True)
+        self._signal("cannot_read", False)
         self._do(Buzz("throw_again"))
         self._do(TakeSnapshot(label))
         self._say(f"Invalid throw by {self.config.players[player]}: {_cited(reason, rule)}")

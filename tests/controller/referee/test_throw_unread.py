@@ -1,0 +1,74 @@
+"""A throw that lies still but cannot be judged (a die not found, or read unsurely: perhaps
+cocked) is said once after ``throw_unread_ms``, with the LED, instead of a silent wait: the
+players look at the dice before they move (BG-ROLL-2, BG-ROLL-4)."""
+
+from __future__ import annotations
+
+from controller.referee.api import DieSeen, SetSignal
+from tests.controller.referee.test_phantom_dice import PHANTOM, _phantom_from_the_move, _started
+
+FRAME_MS = 150  # the test table's still frames
+
+
+def _frames_for(ms: int) -> int:
+    return ms // FRAME_MS + 1
+
+
+def test_one_die_of_a_throw_lying_unread_is_said_once_then_judged() -> None:
+    table = _started()
+    table.play_first_legal()  # player 1 played the opening roll; player 0 is to throw
+    wait = table.config.recognition.throw_unread_ms
+    table.motion()
+    first = table.die(4, 0)
+    table.dice = (first,)  # the second die is not found
+    out = table.frames(_frames_for(wait) - 2)
+    assert table.entries(out, "cannot_read") == []  # not yet: the reader may find it
+    out = table.frames(_frames_for(wait) * 2)
+    said = table.entries(out, "cannot_read")
+    assert len(said) == 1  # once, not frame after frame
+    assert said[0]["rule"] == "BG-ROLL-2" and said[0]["player"] == 0
+    assert "only one of the two dice" in said[0]["reason"]
+    assert SetSignal("cannot_read", True) in out
+    table.dice = (first, table.die(2, 0))  # found after all
+    out = table.frames(1)
+    assert [e["dice"] for e in table.entries(out, "roll")] == [[4, 2]]
+    assert SetSignal("cannot_read", False) in out
+
+
+def test_an_unsure_die_picked_up_and_thrown_again_is_judged_afresh() -> None:
+    table = _started()
+    table.play_first_legal()
+    wait = table.config.recognition.throw_unread_ms
+    table.motion()
+    table.dice = (table.die(4, 0), DieSeen(2, "right", True, False, 0.3))  # perhaps cocked
+    out = table.frames(_frames_for(wait) + 1)
+    said = table.entries(out, "cannot_read")
+    assert len(said) == 1 and "1 of the two dice cannot be read surely" in said[0]["reason"]
+    table.motion()
+    table.dice = ()  # both dice picked up to be thrown again
+    out = table.frames(1)
+    assert SetSignal("cannot_read", False) in out
+    table.motion()
+    table.dice = (table.die(6, 0), table.die(1, 0))
+    out = table.frames(1)
+    assert [e["dice"] for e in table.entries(out, "roll")] == [[6, 1]]
+
+
+def test_a_surely_cocked_die_is_flagged_at_once_not_said_unread() -> None:
+    table = _started()
+    table.play_first_legal()
+    table.motion()
+    table.dice = (table.die(4, 0), table.die(2, 0, flat=False))
+    out = table.frames(_frames_for(table.config.recognition.throw_unread_ms) + 1)
+    assert len(table.entries(out, "invalid_throw")) == 1
+    assert table.entries(out, "cannot_read") == []
+
+
+def test_a_known_phantom_alone_is_no_unread_throw() -> None:
+    """What the reader keeps seeing where nothing was thrown is no throw: nothing is said
+    while the player thinks about the cube."""
+    table = _phantom_from_the_move(_started())
+    assert table.referee.stage == "decide"
+    out = table.frames(_frames_for(table.config.recognition.throw_unread_ms) * 2)
+    assert PHANTOM in table.dice
+    assert table.entries(out, "cannot_read") == []
