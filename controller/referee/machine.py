@@ -36,6 +36,17 @@ from controller.referee.api import (
     TakeSnapshot,
 )
 from controller.referee.config import RefereeConfig
+from controller.referee.dice_places import (
+    Sig,
+    all_lie,
+    die_sig,
+    less,
+    sig_json,
+    sig_of_json,
+    signature,
+    unmatched,
+)
+from controller.referee.phantoms import Phantoms
 from controller.referee.recognition import (
     StillViews,
     contradicted,
@@ -64,99 +75,7 @@ from engine.backgammon.position import Position
 from engine.backgammon.scoring import WinKind
 from engine.errors import HakemError, InvalidInputError
 
-DieSig = tuple[int, str, bool, bool, float | None, float | None]
 SETUP_MOVES = 5  # BG-EQ-4: a set-up error is corrected only before the 5th move
-Sig = tuple[DieSig, ...]
-
-
-def _die_sig(d: DieSeen) -> DieSig:
-    cx, cy = d.centre if d.centre is not None else (None, None)
-    return (d.pips, d.half, d.flat, d.on_checker, cx, cy)
-
-
-def signature(dice: Sequence[DieSeen]) -> Sig:
-    """The dice on the board as compared between frames: a throw is a change of this."""
-    return tuple(sorted((_die_sig(d) for d in dice), key=lambda s: s[:4]))
-
-
-def _sig_json(sig: Sig) -> list[list[Any]]:
-    return [list(d[:4]) if d[4] is None else list(d) for d in sig]
-
-
-def _sig_of_json(value: Any) -> Sig:
-    if not isinstance(value, list):
-        return ()
-    out: list[DieSig] = []
-    for item in value:
-        if isinstance(item, list) and len(item) in (4, 6):
-            cx = float(item[4]) if len(item) == 6 and item[4] is not None else None
-            cy = float(item[5]) if len(item) == 6 and item[5] is not None else None
-            out.append((int(item[0]), str(item[1]), bool(item[2]), bool(item[3]), cx, cy))
-    return tuple(sorted(out, key=lambda s: s[:4]))
-
-
-def _same_die(a: DieSig, b: DieSig, tolerance: float) -> bool:
-    if a[:4] != b[:4]:
-        return False
-    if a[4] is None or b[4] is None or a[5] is None or b[5] is None:
-        return True
-    return (a[4] - b[4]) ** 2 + (a[5] - b[5]) ** 2 <= tolerance**2
-
-
-def _in_place(a: DieSig, b: DieSig, tolerance: float) -> bool:
-    """``a`` lies where ``b`` lay (both with centres): the same die not thrown again, whatever
-    face it is read with now (a die does not turn over by itself; a changed face there is a
-    misread, not a throw)."""
-    if a[4] is None or b[4] is None or a[5] is None or b[5] is None:
-        return False
-    return (a[4] - b[4]) ** 2 + (a[5] - b[5]) ** 2 <= tolerance**2
-
-
-def _all_lie(dice: Sequence[DieSeen], sigs: Sig, tolerance: float) -> bool:
-    """Every die of ``sigs`` still lies where it lay among ``dice`` (read alike, or so close
-    that a changed face is a misread): nobody has picked them up to throw."""
-    left = [_die_sig(d) for d in dice]
-    for sig in sigs:
-        match = next((s for s in left if _same_die(s, sig, tolerance)), None)
-        if match is None:
-            match = next((s for s in left if _in_place(s, sig, tolerance / 3)), None)
-        if match is None:
-            return False
-        left.remove(match)
-    return True
-
-
-def _less(sig: Sig, some: Sig) -> Sig:
-    """``sig`` without the dice of ``some`` (each taken once)."""
-    left = list(some)
-    out = []
-    for d in sig:
-        if d in left:
-            left.remove(d)
-        else:
-            out.append(d)
-    return tuple(out)
-
-
-def _at_place(sig: DieSig, place: DieSig, tolerance: float) -> bool:
-    """``sig`` is read as the phantom ``place`` was (pips, flat or cocked) where it was seen."""
-    return sig[0] == place[0] and sig[2] == place[2] and _in_place(sig, place, tolerance)
-
-
-def _unmatched(dice: Sequence[DieSeen], stale: Sig, tolerance: float) -> list[DieSeen]:
-    """The dice that are not one of ``stale`` lying where it lay."""
-    left = list(stale)
-    out = []
-    for die in dice:
-        sig = _die_sig(die)
-        match = next((s for s in left if _same_die(sig, s, tolerance)), None)
-        if match is None:  # a changed face where a die lay: a misread, if it lies very close
-            match = next((s for s in left if _in_place(sig, s, tolerance / 3)), None)
-        if match is None:
-            out.append(die)
-        else:
-            left.remove(match)
-    return out
 
 
 def closed_out(position: Position) -> bool:
@@ -248,8 +167,7 @@ class Referee:
         # board taken for a die), for the game: (as read, frame first seen). Learnt from still
         # frames in which nothing can have been thrown (journalled with the next press) and
         # from the dice lying beside a judged throw (rebuilt from the throw's entry)
-        self._phantoms: list[tuple[DieSig, int]] = []
-        self._unsaid: list[DieSig] = []  # learnt from frames, not journalled yet
+        self._phantoms = Phantoms(config.recognition.dice_moved)
 
     # --- public -----------------------------------------------------------------------------
 
@@ -375,7 +293,7 @@ class Referee:
             self._flag, self._undo, self._throw_again = None, None, False
             self._pending = None
             self._early = None  # the last dice may still lie on the board: keep them stale
-            self._phantoms, self._unsaid = [], []  # the set-up moved every checker
+            self._phantoms.clear()  # the set-up moved every checker
         elif kind == "opening_roll":
             dice = (int(f["dice"][0]), int(f["dice"][1]))
             if dice[0] != dice[1]:
@@ -386,31 +304,31 @@ class Referee:
                     self.match = dataclasses.replace(
                         self.match,
                         position=adopted if self.match.on_roll == 0 else adopted.swap())
-            self._stale = _sig_of_json(f.get("seen"))
-            self._thrown = _sig_of_json(f["thrown"]) if "thrown" in f else self._stale
+            self._stale = sig_of_json(f.get("seen"))
+            self._thrown = sig_of_json(f["thrown"]) if "thrown" in f else self._stale
             if dice[0] != dice[1]:
                 # the opening's were only guesses (see _note_phantoms)
-                self._phantoms, self._unsaid = [], []
+                self._phantoms.clear()
             self._learn_beside()
         elif kind == "roll":
             self._before_early_roll = m if f.get("early") else None
             self.match = apply(m, Roll((int(f["dice"][0]), int(f["dice"][1]))))
             self._throw_again = False
             self._pending = None
-            self._stale = _sig_of_json(f.get("seen"))
-            self._thrown = _sig_of_json(f["thrown"]) if "thrown" in f else self._stale
+            self._stale = sig_of_json(f.get("seen"))
+            self._thrown = sig_of_json(f["thrown"]) if "thrown" in f else self._stale
             self._early = None
             self._learn_beside()
         elif kind == "invalid_throw":
             self._flags += 1
             if not f.get("opening"):
                 self._throw_again = True
-            self._stale = _sig_of_json(f.get("seen"))
-            self._thrown = _sig_of_json(f["thrown"]) if "thrown" in f else self._stale
+            self._stale = sig_of_json(f.get("seen"))
+            self._thrown = sig_of_json(f["thrown"]) if "thrown" in f else self._stale
             self._learn_beside()
         elif kind == "early_throw":
             dice = (int(f["dice"][0]), int(f["dice"][1]))
-            self._early = (int(f["player"]), dice, _sig_of_json(f.get("seen")))
+            self._early = (int(f["player"]), dice, sig_of_json(f.get("seen")))
         elif kind == "move":
             result = Position.from_id(str(f["position_id"]))
             self._before_early_roll = None
@@ -482,9 +400,9 @@ class Referee:
             times = f.get("times_ms")
             if isinstance(times, list) and len(times) == 2:
                 self._times = (int(times[0]), int(times[1]))
-            for place in _sig_of_json(f.get("phantoms")):
-                self._remember_phantom(place, 0)
-            self._unsaid = []
+            for place in sig_of_json(f.get("phantoms")):
+                self._phantoms.remember(place, 0)
+            self._phantoms.unsaid = []
             means = f.get("means")
             if means in ("move", "double", "take", "drop", "unclear", "pass"):
                 self._pending = str(means)
@@ -593,24 +511,14 @@ class Referee:
 
     # --- phantoms: "dice" that were there before the throw -----------------------------------
 
-    def _remember_phantom(self, place: DieSig, frame: int) -> bool:
-        """Note ``place`` (a die as read, with its centre) as a phantom; False if known."""
-        if place[4] is None or place[5] is None:
-            return False
-        tolerance = self.config.recognition.dice_moved
-        if any(_at_place(place, known, tolerance) for known, _ in self._phantoms):
-            return False
-        self._phantoms.append((place, frame))
-        return True
-
     def _learn_beside(self) -> None:
         """The dice lying beside a judged throw (``_stale`` less ``_thrown``) were not thrown:
         with one shared pair (BG-EQ-2) nothing else lies on the board, so they are phantoms.
         Folded from the throw's entry, so a restart learns them again."""
         if self.config.rules.dice.value == "pair-each":
             return  # the other player's pair lies there too
-        for sig in _less(self._stale, self._thrown):
-            self._remember_phantom(sig, self._frame_no)
+        for sig in less(self._stale, self._thrown):
+            self._phantoms.remember(sig, self._frame_no)
 
     def _note_phantoms(self) -> None:
         """Remember where the dice reader sees a die while no throw can be under way: the dice
@@ -625,49 +533,20 @@ class Referee:
         stage = self.stage
         if stage == "opening":
             for die in dice:  # the opening takes every die lying (BG-OPEN-2), stale or not
-                self._remember_phantom(_die_sig(die), self._frame_no)
+                self._phantoms.remember(die_sig(die), self._frame_no)
             return
         if stage not in ("move", "correcting", "decide", "doubled"):
             return
-        if len(self._thrown) < 2 or not _all_lie(dice, self._thrown, tolerance):
+        if len(self._thrown) < 2 or not all_lie(dice, self._thrown, tolerance):
             return
-        extra = _unmatched(dice, self._stale, tolerance)
+        extra = unmatched(dice, self._stale, tolerance)
         if self.config.rules.dice.value == "pair-each" and (stage == "decide" or len(extra) != 1):
             # BG-EQ-2: a player throws their own pair while the last throw lies still; only a
             # lone die seen between the throw and the press is surely none (BG-ROLL-5: an
             # early throw is two dice)
             return
         for die in extra:
-            if self._remember_phantom(_die_sig(die), self._frame_no):
-                self._unsaid.append(_die_sig(die))
-
-    def _phantom(self, die: DieSeen) -> int | None:
-        """The frame the phantom ``die`` is read as was first seen in, or None."""
-        sig = _die_sig(die)
-        tolerance = self.config.recognition.dice_moved
-        return next((first for place, first in self._phantoms
-                     if _at_place(sig, place, tolerance)), None)
-
-    def _without_phantoms(self, dice: list[DieSeen], *, opening: bool) -> list[DieSeen]:
-        """``dice`` less those read alike where a phantom was seen. In the opening only while
-        more than two are left, the longest seen first (the set-up's phantoms were there
-        before anybody threw), and never below two dice."""
-        if not self._phantoms:
-            return dice
-        if not opening:
-            return [d for d in dice if self._phantom(d) is None]
-        out = list(dice)
-        while len(out) > 2:
-            ages = [(self._phantom(d), d) for d in out]
-            known = [(a, d) for a, d in ages if a is not None]
-            if not known:
-                break
-            oldest = min(a for a, _ in known)
-            drop = [d for a, d in known if a == oldest]
-            if len(out) - len(drop) < 2:
-                break
-            out = [d for d in out if not any(d is x for x in drop)]
-        return out
+            self._phantoms.remember(die_sig(die), self._frame_no, unsaid=True)
 
     def _fresh(self, *, whole: bool = False) -> tuple[DieSeen, ...]:
         """The dice of a new throw: nothing while the dice lie as last counted. With a pair of
@@ -678,22 +557,22 @@ class Referee:
         throws again, BG-OPEN-2)."""
         dice = self._dice
         tolerance = self.config.recognition.dice_moved
-        unmatched = _unmatched(dice, self._stale, tolerance)
-        if not unmatched and len(dice) == len(self._stale):
+        moved = unmatched(dice, self._stale, tolerance)
+        if not moved and len(dice) == len(self._stale):
             return ()
         fresh = list(dice)
         if self.config.rules.dice.value == "pair-each" or (
                 not whole and all(d.centre is not None for d in dice)):
             # with centres, what still lies where it lay was not thrown now (a die nobody
             # picked up, or something on the board the dice reader takes for a die)
-            fresh = unmatched
+            fresh = moved
             if (self._throw_again and not whole and self.config.rules.dice.value != "pair-each"
-                    and not _all_lie(dice, self._thrown, tolerance)):
+                    and not all_lie(dice, self._thrown, tolerance)):
                 # BG-ROLL-2: an invalid throw is thrown again with both dice; once one has
                 # moved, the other was thrown too even if it landed where it lay
-                fresh = _unmatched(dice, _less(self._stale, self._thrown), tolerance)
+                fresh = unmatched(dice, less(self._stale, self._thrown), tolerance)
         # nor is what was read alike where no throw could be under way (a phantom)
-        fresh = self._without_phantoms(fresh, opening=whole)
+        fresh = self._phantoms.without(fresh, opening=whole)
         if len(fresh) > 2:
             # a throw is two dice: more than two read, of which exactly two surely, is those two
             # and something else taken for a die (never the other way round: a cocked die is
@@ -744,7 +623,7 @@ class Referee:
             for p in (0, 1):
                 if die.half == cfg.right_half(p):
                     owners[p].append(die)
-        seen = _sig_json(signature(self._dice))
+        seen = sig_json(signature(self._dice))
         names = cfg.players
         bad: list[tuple[int, str]] = []
         if len(owners[0]) != 1 or len(owners[1]) != 1:
@@ -863,7 +742,7 @@ class Referee:
             return
         self._unjudged_t = None
         self._throw_unread_said = False
-        seen = _sig_json(signature(self._dice))
+        seen = sig_json(signature(self._dice))
         if closed_out(m.position) and all(
                 self._die_problem(d, 1 - player) is None for d in fresh):
             # BG-BAR-4: the closed-out player did not throw; the opponent's throw is theirs
@@ -920,7 +799,7 @@ class Referee:
     def _thrown_field(self, seen: list[list[Any]], thrown: Sequence[DieSeen]) -> dict[str, Any]:
         """``thrown``: the throw's own dice, journalled when other dice lie there too (a pair
         each, a phantom) so that a restart knows which dice must lie still (_note_phantoms)."""
-        own = _sig_json(signature(thrown))
+        own = sig_json(signature(thrown))
         return {} if own == seen else {"thrown": own}
 
     def _roll(self, player: int, dice: tuple[int, int], seen: list[list[Any]], *,
@@ -1002,8 +881,8 @@ class Referee:
         if early is not None:
             # thrown again at the mover's request (BG-ROLL-5): two dice that are not the early
             # throw lying where it lay
-            moved = _unmatched(self._dice, early[2], self.config.recognition.dice_moved)
-            moved = self._without_phantoms(moved, opening=False)
+            moved = unmatched(self._dice, early[2], self.config.recognition.dice_moved)
+            moved = self._phantoms.without(moved, opening=False)
             if len(moved) != 2 or not self._judgeable(moved):
                 return
             fresh: tuple[DieSeen, ...] = tuple(moved)
@@ -1027,7 +906,7 @@ class Referee:
             rule="BG-ROLL-5",
             reason=f"{names[1 - mover]} threw before {names[mover]} pressed the clock;"
             f" {names[mover]} may accept the roll or have it thrown again",
-            seen=_sig_json(signature(self._dice)),
+            seen=sig_json(signature(self._dice)),
             **again,
         )
         if early is not None:
@@ -1084,15 +963,10 @@ class Referee:
             running=1 - player,
             means=means,
             **_press_fields(ev.press, ev.recovered),
-            **self._phantoms_field(),
+            **self._phantoms.press_field(),
         )
         self._press_t = ev.t_ms
         self._said_cannot_read = False
-
-    def _phantoms_field(self) -> dict[str, Any]:
-        """``phantoms``: where dice were read while nothing was thrown since the last press,
-        journalled with this press so a restart before the next throw still knows them."""
-        return {"phantoms": _sig_json(tuple(self._unsaid))} if self._unsaid else {}
 
     def _unclear_press(self, t_ms: int) -> bool:
         """The player on roll pressed with neither a throw nor an offered cube seen: a double
@@ -1249,7 +1123,7 @@ class Referee:
             return True
         if self._early is not None and m.phase is Phase.DECIDE and m.on_roll == self._early[0]:
             player, dice, sig = self._early
-            self._roll(player, dice, _sig_json(sig), early=True)
+            self._roll(player, dice, sig_json(sig), early=True)
             return True
         return False
 
@@ -1460,7 +1334,7 @@ class Referee:
             if m.phase is Phase.DECIDE and m.on_roll is not None:
                 # the dice lying now are the throw the camera could not read: they (and
                 # anything taken for a die with them) are no part of the next throw
-                self._roll(m.on_roll, dice, _sig_json(signature(self._dice)),
+                self._roll(m.on_roll, dice, sig_json(signature(self._dice)),
                            thrown=self._entered(dice))
             elif m.phase is Phase.OPENING:
                 self._director_opening(dice)
@@ -1471,7 +1345,7 @@ class Referee:
         """The dice lying that a director's throw names: for each number, the new die read
         flat with it, surest first (a throw the director enters is a valid one). All the dice
         lying when they cannot all be found (then none is taken for a phantom)."""
-        fresh = _unmatched(self._dice, self._stale, self.config.recognition.dice_moved)
+        fresh = unmatched(self._dice, self._stale, self.config.recognition.dice_moved)
         pool = sorted((d for d in fresh if d.flat), key=lambda d: -d.confidence)
         out: list[DieSeen] = []
         for pips in dice:
@@ -1488,7 +1362,7 @@ class Referee:
         starter = 0 if dice[0] > dice[1] else 1
         self._signal("throw_again", False)
         self._emit("opening_roll", dice=[dice[0], dice[1]], player=starter,
-                   seen=_sig_json(signature(self._dice)))
+                   seen=sig_json(signature(self._dice)))
         names = self.config.players
         self._say(f"Opening throw set by the director: {names[0]} {dice[0]}, {names[1]} "
                   f"{dice[1]}: {names[starter]} starts (BG-OPEN-1, BG-OPEN-3)")
