@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.hub_commands",
     "controller.cli.record_commands",
     "controller.cli.table_commands",
+    "controller.cli.director_commands",
 )
 
 

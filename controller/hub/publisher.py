@@ -19,6 +19,7 @@ Message bodies (JSON, UTF-8):
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import threading
 import time
@@ -34,7 +35,7 @@ from controller.hub.link import LinkConfig, make_client, reason_failed
 from controller.hub.outbox import Outbox
 from controller.hub.topics import hub_presence_topic, table_topic
 from controller.records.journal import read_journal, utc_now_iso, validate_entry
-from engine.errors import DeviceError, InvalidInputError
+from engine.errors import DeviceError, HakemError, InvalidInputError
 
 ENVELOPE_VERSION = 1
 
@@ -59,8 +60,12 @@ class TablePublisher:
         match_id: str | None = None,
         snapshot_dir: str | Path | None = None,
         client_id: str | None = None,
+        director_folder: str | Path | None = None,
     ) -> None:
         self.config = config
+        # the table's journal folder: a match the hub's director ends is ended at the table
+        # too, through the referee (``controller.runtime.director_inbox``)
+        self.director_folder = Path(director_folder) if director_folder is not None else None
         self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
         self.outbox = Outbox(config.outbox)
         if match_id is not None:
@@ -298,6 +303,23 @@ class TablePublisher:
                 self._pump()
         else:
             self.director_messages.append(body)
+            self._to_referee(body)
+
+    def _to_referee(self, body: dict[str, Any]) -> None:
+        """A director's action on the hub that the table's referee must carry out: ending the
+        match with a winner (``end_match``). Acknowledging or overriding a flag is the hub's
+        record of the director's decision; the referee is overridden at the table (``hakem
+        director``), where the director sees the board."""
+        folder = self.director_folder
+        if folder is None or body.get("kind") != "end" or body.get("winner") not in (0, 1):
+            return
+        if body.get("match") != self.match_id:
+            return  # an earlier match of this table: nothing left to end here
+        from controller.runtime.director_inbox import post_request
+
+        with contextlib.suppress(HakemError, OSError):  # the network thread must not die
+            post_request(folder, "end_match", {"winner": int(body["winner"])},
+                         str(body.get("user") or "hub"))
 
     def _notify(self) -> None:
         with self._changed:

@@ -55,7 +55,7 @@ def run_mangala_table(
             table.live.say(f"Resumed the round from {journal.path} "
                            f"({len(journal.entries)} entries)")
         table.executor.run(startup)
-        drive(table, pipeline, lambda: referee.over)
+        drive(table, pipeline, lambda: referee.over, pipeline.handle)
         if referee.over:
             path = write_round_record(journal.entries, table.folder / RECORD_NAME)
             table.live.say(f"Wrote the round record {path}")

@@ -219,11 +219,13 @@ class TablePipeline(Generic[SeenT, EventT]):
         :class:`GameReferee`), which the type system cannot say of a type parameter."""
         self.handle(cast(EventT, event))
 
-    def handle(self, event: EventT) -> None:
-        """One event through the referee; its commands carried out in order."""
+    def handle(self, event: EventT) -> list[Command]:
+        """One event through the referee; its commands carried out in order (and returned)."""
         if self.observer is not None and not isinstance(event, MotionSeen):
             self.observer("event", event.t_ms, event)
-        self.executor.run(self.referee.handle(event))
+        commands = self.referee.handle(event)
+        self.executor.run(commands)
+        return commands
 
 
 __all__ = ["FrameSink", "GameReferee", "StillFrame", "StillReader", "TablePipeline", "Timings",

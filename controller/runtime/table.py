@@ -23,14 +23,15 @@ from controller.clock.timebase import FakeTime, MonotonicTime, TimeSource
 from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.journal import Journal
-from controller.referee.api import ClockCommand, Command
+from controller.referee.api import ClockCommand, Command, DirectorAction, JournalEntry, Say
+from controller.runtime.director_inbox import DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import Pipeline, press_event
 from controller.runtime.pipeline import FrameSink
 from controller.runtime.presses import Recovery, journalled_press, recover
 from controller.runtime.session import build_pipeline, colours_store, referee_config, start_referee
 from controller.signals import Signals
-from engine.errors import DeviceError
+from engine.errors import DeviceError, HakemError
 from vision.sources import FrameSource, PiCameraSource, VideoCaptureSource, open_source
 
 JOURNAL_NAME = "journal.jsonl"
@@ -155,11 +156,20 @@ def open_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> Iterator[
                            resuming=bool(journal.entries), stop=flag)
 
 
-def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool]) -> None:
-    """The table's loop, for any game: the clock's events, then a camera frame, then the LEDs'
-    timers, until the referee says it is over, the camera ends or the table is stopped."""
+Director = Callable[[DirectorAction], list[Command]]
+
+
+def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
+          director: Director | None = None) -> None:
+    """The table's loop, for any game: a director's requests (``hakem director``, through
+    ``director``: the pipeline's referee), the clock's events, then a camera frame, then the
+    LEDs' timers, until the referee says it is over, the camera ends or the table is
+    stopped."""
     flag = table.stop
+    inbox = DirectorInbox(table.folder) if director is not None else None
     while not flag.is_set and not over():
+        if inbox is not None and director is not None:
+            take_requests(table, inbox, director)
         for event in table.clock.poll():
             pipeline.on_clock(event)
         frame = table.camera.read()
@@ -170,6 +180,24 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool]) ->
         table.signals.tick()
     if flag.is_set:
         table.live.say("Stopped; the journal is complete up to here, `hakem run` resumes it")
+
+
+def take_requests(table: TableDevices, inbox: DirectorInbox, director: Director) -> None:
+    """Hand the director's new requests to the referee, in order, and answer each: taken
+    (the referee journalled it) or refused, with the referee's words."""
+    for request in inbox.poll():
+        event = DirectorAction(table.time.now_ms(), request.action, request.args,
+                               request.director or "director")
+        try:
+            commands = director(event)
+        except (HakemError, KeyError, TypeError, ValueError) as exc:  # refused by raising
+            text = f"Director action {request.action!r} refused: {exc}"
+            table.live.say(text)
+            inbox.answer(request.id, False, text)
+            continue
+        taken = any(isinstance(c, JournalEntry) and c.type == "director" for c in commands)
+        said = [c.text for c in commands if isinstance(c, Say)]
+        inbox.answer(request.id, taken, "; ".join(said) or ("taken" if taken else "refused"))
 
 
 def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
@@ -191,7 +219,8 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
         table.executor.run(startup)
         if recovery is not None:
             deliver_recovery(pipeline, recovery, timer, live)
-        drive(table, pipeline, lambda: bool(getattr(referee, "over", False)))
+        drive(table, pipeline, lambda: bool(getattr(referee, "over", False)),
+              pipeline.handle)
         return len(journal.entries)
 
 
@@ -240,6 +269,7 @@ def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:
     def make(folder: Path) -> Any:
         link = parse_broker_url(config.hub.url, LinkConfig(
             table=config.table.id, outbox=str(folder / "hub-outbox.sqlite")))
-        return TablePublisher(link, snapshot_dir=folder / "snapshots").start()
+        return TablePublisher(link, snapshot_dir=folder / "snapshots",
+                              director_folder=folder).start()
 
     return make

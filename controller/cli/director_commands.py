@@ -1,0 +1,148 @@
+"""``hakem director ACTION``: a tournament director's override for a running table, from the
+command line: accept a flagged move, reject an accepted one, correct the position, enter the
+dice the camera could not read, end the match... The request goes to the table's journal
+folder (``controller.runtime.director_inbox``); the running ``hakem run`` hands it to its
+referee between frames, which journals it or refuses it, and the answer is printed."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
+
+_EPILOG = """\
+examples (the table named by its configuration, as for hakem run):
+  hakem director accept --config table.toml          # the flagged move stands (TTB-4.8)
+  hakem director reject --reason "6/2 is blocked"    # the last accepted move was illegal
+  hakem director set-dice 5 3                        # the throw the camera could not read
+  hakem director set-position 4HPwATDgc/ABMA        # correct the position (GNU Backgammon ID)
+  hakem director end-match 1 --by "Ayse Kaya"
+A request not taken by a running table within 60 s expires.
+"""
+
+
+def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """Add ``director`` and its actions to ``hakem``."""
+    group = add_group(subparsers, "director",
+                      "a tournament director's override for a running table (hakem run)")
+
+    def action(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser = add_command(group, name, parents, help_text)
+        parser.epilog = _EPILOG
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        parser.add_argument("--config", metavar="FILE",
+                            help="the table's TOML configuration (its journal folder)")
+        parser.add_argument("--folder", metavar="DIR", help="the table's journal folder "
+                            "(instead of --config)")
+        parser.add_argument("--by", metavar="NAME", help="the director's name for the journal "
+                            "(default: the login name)")
+        parser.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
+                            help="how long to wait for the table's answer (default 10)")
+        return parser
+
+    p = action("accept", "the flagged move stands as played (backgammon); Mangala: the "
+               "sowing from PIT is accepted")
+    p.add_argument("pit", nargs="?", type=int, help="Mangala: the pit 1..6 that was sown")
+    p.set_defaults(func=_send, build=lambda a: {} if a.pit is None else {"pit": a.pit},
+                   kind="accept")
+    p = action("reject", "the last accepted move was illegal: it is flagged for correction "
+               "(TTB-4.9)")
+    p.add_argument("--reason", default="the director ruled the move illegal")
+    p.set_defaults(func=_send, build=lambda a: {"reason": a.reason}, kind="reject")
+    p = action("set-position", "correct the position: a GNU Backgammon Position ID, or a "
+               "Mangala position as JSON")
+    p.add_argument("position", metavar="POSITION")
+    p.set_defaults(func=_send, build=_position_args, kind="set_position")
+    p = action("set-dice", "the dice thrown, which the camera could not read (opening: player "
+               "0's die, then player 1's)")
+    p.add_argument("dice", nargs=2, type=_die, metavar="DIE")
+    p.set_defaults(func=_send, build=lambda a: {"dice": list(a.dice)}, kind="set_dice")
+    p = action("end-match", "end the match: WINNER is 0 or 1 (backgammon), a or b (Mangala)")
+    p.add_argument("winner")
+    p.set_defaults(func=_send, build=_winner_args, kind="end_match")
+    p = action("resign", "PLAYER (0 or 1) resigns a single game, a gammon or a backgammon")
+    p.add_argument("player", type=int, choices=(0, 1))
+    p.add_argument("--kind", type=int, choices=(1, 2, 3), default=1,
+                   help="1 single game, 2 gammon, 3 backgammon")
+    p.set_defaults(func=_send, build=lambda a: {"player": a.player, "kind": a.kind},
+                   kind="resign")
+    p = action("rethrow", "the mover has the opponent's early throw thrown again (BG-ROLL-5)")
+    p.set_defaults(func=_send, build=lambda a: {}, kind="rethrow")
+    p = action("warn", "Mangala: a warning to PLAYER (a or b, MG-T-4)")
+    p.add_argument("player", choices=("a", "b"))
+    p.add_argument("--reason", default="")
+    p.set_defaults(func=_send, build=lambda a: {"player": a.player, "reason": a.reason},
+                   kind="warn")
+    p = action("note", "a note in the journal")
+    p.add_argument("text", nargs="+")
+    p.set_defaults(func=_send, build=lambda a: {"text": " ".join(a.text)}, kind="note")
+
+
+def _die(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a die: {text!r}") from None
+    if not 1 <= value <= 6:
+        raise argparse.ArgumentTypeError(f"a die shows 1..6, not {value}")
+    return value
+
+
+def _position_args(args: argparse.Namespace) -> dict[str, Any]:
+    text = str(args.position).strip()
+    if text.startswith("{"):
+        try:
+            return {"position": json.loads(text)}
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"the position is not valid JSON: {exc.msg}") from None
+    return {"position_id": text}
+
+
+def _winner_args(args: argparse.Namespace) -> dict[str, Any]:
+    text = str(args.winner).strip().lower()
+    if text in ("0", "1"):
+        return {"winner": int(text)}
+    if text in ("a", "b"):
+        return {"winner": text}
+    raise CommandError(f"the winner is 0 or 1 (backgammon) or a or b (Mangala), not "
+                       f"{args.winner!r}")
+
+
+def _folder(args: argparse.Namespace) -> Path:
+    if args.folder:
+        return Path(args.folder)
+    from controller.config.table import load_table_config
+
+    return Path(load_table_config(args.config).journal.directory)
+
+
+def _send(args: argparse.Namespace) -> int:
+    from controller.runtime.director_inbox import REQUEST_TTL_S, post_request, read_answer
+
+    if args.wait < 0:
+        raise CommandError(f"--wait must be 0 or more seconds, not {args.wait}")
+    folder = _folder(args)
+    director = args.by or getpass.getuser()
+    request = post_request(folder, args.kind, args.build(args), director)
+    deadline = time.monotonic() + args.wait
+    answer = read_answer(folder, request.id)
+    while answer is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+        answer = read_answer(folder, request.id)
+    if answer is None:
+        raise CommandError(f"no answer from a table in {folder} within {args.wait:g} s: is "
+                           f"hakem run running with it? (the request is taken if it starts "
+                           f"within {REQUEST_TTL_S:.0f} s)")
+    if wants_json(args):
+        emit_json({"id": request.id, "action": args.kind, "ok": bool(answer.get("ok")),
+                   "text": answer.get("text", "")})
+    if not answer.get("ok"):
+        raise CommandError(str(answer.get("text") or "refused"))
+    if not wants_json(args):
+        print(f"taken: {answer.get('text', '')}")
+    return 0

@@ -1,0 +1,132 @@
+"""A tournament director's actions for a running table, from the command line
+(``hakem director``): requests appended to a file in the table's journal folder, taken by the
+table's loop between frames, and answered in a second file.
+
+Files rather than a socket: the journal folder is where a director already looks, a request
+survives the table restarting (it is taken when the table runs again, unless it has expired),
+and each request is applied once: the answers file says which were taken, also across a
+restart. Each line is appended and ``fsync``ed, like the journal. A request expires after
+:data:`REQUEST_TTL_S` so that an action typed for a situation long gone (dice set for a throw
+the players have since thrown again) is not applied to another.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import InvalidInputError
+
+INBOX_NAME = "director-inbox.jsonl"
+ANSWERS_NAME = "director-answers.jsonl"
+REQUEST_TTL_S = 60.0
+
+
+@dataclass(frozen=True)
+class DirectorRequest:
+    """One action asked of the table's referee (its ``DirectorAction``)."""
+
+    id: str
+    action: str
+    args: dict[str, Any]
+    director: str
+    posted: float  # wall-clock seconds (time.time) when asked
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "action": self.action, "args": self.args,
+                "director": self.director, "posted": self.posted}
+
+
+def _append(path: Path, obj: dict[str, Any]) -> None:
+    line = json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n"
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def post_request(folder: Path, action: str, args: dict[str, Any], director: str, *,
+                 now: Callable[[], float] = time.time) -> DirectorRequest:
+    """Ask the table whose journal is in ``folder``; returns the request (its id names the
+    answer). The folder must exist: it is the table's."""
+    if not folder.is_dir():
+        raise InvalidInputError(f"no table journal folder at {folder}")
+    request = DirectorRequest(uuid.uuid4().hex, action, dict(args), director, now())
+    _append(folder / INBOX_NAME, request.as_json())
+    return request
+
+
+def read_answer(folder: Path, request_id: str) -> dict[str, Any] | None:
+    """The table's answer to a request (``{"id", "ok", "text"}``), or None while it has none."""
+    for obj in _lines(folder / ANSWERS_NAME):
+        if obj.get("id") == request_id:
+            return obj
+    return None
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    """The complete JSON object lines of a file (a torn last line, or a bad one, is skipped)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in text.split("\n")[:-1]:  # the text after the last newline is not complete yet
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+class DirectorInbox:
+    """The table's side: the requests not taken yet, each taken once (the answers file, read
+    when the table opens, holds the ones taken before a restart)."""
+
+    def __init__(self, folder: Path, *, now: Callable[[], float] = time.time) -> None:
+        self.inbox = folder / INBOX_NAME
+        self.answers = folder / ANSWERS_NAME
+        self.now = now
+        self._size = -1  # the inbox's size when last read: unchanged, nothing new
+        self._answered = {str(a.get("id")) for a in _lines(self.answers)}
+
+    def poll(self) -> list[DirectorRequest]:
+        """The requests not answered yet, oldest first; expired ones are answered as such."""
+        try:
+            size = self.inbox.stat().st_size
+        except FileNotFoundError:
+            return []
+        if size == self._size:
+            return []
+        self._size = size
+        out = []
+        for obj in _lines(self.inbox):
+            rid = str(obj.get("id", ""))
+            if not rid or rid in self._answered:
+                continue
+            try:
+                request = DirectorRequest(rid, str(obj["action"]), dict(obj.get("args") or {}),
+                                          str(obj.get("director", "")), float(obj["posted"]))
+            except (KeyError, TypeError, ValueError):
+                self.answer(rid, False, "refused: the request is malformed")
+                continue
+            if self.now() - request.posted > REQUEST_TTL_S:
+                self.answer(rid, False, f"expired: not taken within {REQUEST_TTL_S:.0f} s "
+                                        "(was the table running?)")
+                continue
+            out.append(request)
+        return out
+
+    def answer(self, request_id: str, ok: bool, text: str) -> None:
+        """Say what became of a request (once)."""
+        self._answered.add(request_id)
+        _append(self.answers, {"id": request_id, "ok": ok, "text": text,
+                               "answered": self.now()})

@@ -1,0 +1,202 @@
+"""A director's override from the command line (``hakem director``) reaches the running
+table's referee: posted to the journal folder, taken between frames, journalled or refused,
+answered once (also across a restart), and never applied once expired."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.cli import main
+from controller.clock.timebase import FakeTime
+from controller.config.table import CameraSection, ClockSection, JournalSection, TableConfig
+from controller.demo.camera import DemoCamera, Shot, contents_from_counts
+from controller.records.journal import read_journal
+from controller.referee.api import Command, DirectorAction, JournalEntry, Say
+from controller.runtime.director_inbox import (
+    ANSWERS_NAME,
+    INBOX_NAME,
+    REQUEST_TTL_S,
+    DirectorInbox,
+    post_request,
+    read_answer,
+)
+from controller.runtime.table import drive, open_table, run_table
+from controller.table_layout import DEFAULT_LAYOUT
+from engine.backgammon.position import Position
+from engine.errors import InvalidInputError
+from tests.controller.runtime.test_live_table import Camera, Sink, config, connected
+from vision.sources import Frame
+
+
+class Wall:
+    """A wall clock a test moves (seconds)."""
+
+    def __init__(self) -> None:
+        self.t = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_a_request_is_taken_once_even_across_a_restart(tmp_path: Path) -> None:
+    wall = Wall()
+    first = post_request(tmp_path, "note", {"text": "a"}, "Ayse", now=wall)
+    inbox = DirectorInbox(tmp_path, now=wall)
+    assert [r.id for r in inbox.poll()] == [first.id]
+    assert inbox.poll() == []  # nothing new
+    inbox.answer(first.id, True, "noted")
+    second = post_request(tmp_path, "note", {"text": "b"}, "Ayse", now=wall)
+    assert [(r.id, r.args) for r in inbox.poll()] == [(second.id, {"text": "b"})]
+    # the table restarts before answering the second: it is taken then, the first is not
+    again = DirectorInbox(tmp_path, now=wall)
+    assert [r.id for r in again.poll()] == [second.id]
+    assert read_answer(tmp_path, first.id) == {"id": first.id, "ok": True, "text": "noted",
+                                               "answered": wall.t}
+    assert read_answer(tmp_path, second.id) is None
+
+
+def test_an_expired_request_is_answered_and_never_applied(tmp_path: Path) -> None:
+    wall = Wall()
+    old = post_request(tmp_path, "set_dice", {"dice": [5, 3]}, "Ayse", now=wall)
+    wall.t += REQUEST_TTL_S + 1
+    assert DirectorInbox(tmp_path, now=wall).poll() == []
+    answer = read_answer(tmp_path, old.id)
+    assert answer is not None and not answer["ok"] and "expired" in answer["text"]
+
+
+def test_torn_and_malformed_lines_do_not_stop_the_inbox(tmp_path: Path) -> None:
+    wall = Wall()
+    with (tmp_path / INBOX_NAME).open("w") as f:
+        f.write(json.dumps({"id": "bad", "action": "note"}) + "\n")  # no "posted"
+        f.write("not json\n")
+    good = post_request(tmp_path, "note", {}, "Ayse", now=wall)
+    with (tmp_path / INBOX_NAME).open("a") as f:
+        f.write('{"id": "half", "act')  # being written: not taken yet
+    assert [r.id for r in DirectorInbox(tmp_path, now=wall).poll()] == [good.id]
+    answer = read_answer(tmp_path, "bad")
+    assert answer is not None and not answer["ok"] and "malformed" in answer["text"]
+
+
+def test_posting_needs_the_tables_folder(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="no table journal folder"):
+        post_request(tmp_path / "nowhere", "note", {}, "Ayse")
+
+
+def test_a_referee_that_refuses_by_raising_does_not_stop_the_table(tmp_path: Path) -> None:
+    """Mangala's referee raises on a bad action: the loop answers "refused" and goes on."""
+    time = FakeTime(0)
+    seen: list[DirectorAction] = []
+
+    def director(event: DirectorAction) -> list[Command]:
+        seen.append(event)
+        if event.action == "warn":
+            raise InvalidInputError("warn needs args player a or b, not None")
+        return [JournalEntry("director", {"action": event.action}), Say("noted")]
+
+    bad = post_request(tmp_path, "warn", {}, "Ayse")
+    good = post_request(tmp_path, "note", {"text": "x"}, "Ayse")
+    sink = Sink()
+    with open_table(config(tmp_path), time=time, source=Camera(time, 3), clock=connected(time),
+                    pin_factory=MockFactory(), log=io.StringIO()) as table:
+        drive(table, sink, lambda: False, director)
+    assert [e.action for e in seen] == ["warn", "note"]
+    assert sink.seen == ["frame"] * 3  # the table read on
+    refused, taken = read_answer(tmp_path, bad.id), read_answer(tmp_path, good.id)
+    assert refused is not None and not refused["ok"] and "player a or b" in refused["text"]
+    assert taken is not None and taken["ok"] and taken["text"] == "noted"
+
+
+class StartCamera:
+    """The starting position, ``count`` frames, as the demo's camera draws it."""
+
+    def __init__(self, count: int) -> None:
+        self.camera = DemoCamera(seed=2)
+        c = DEFAULT_LAYOUT.counts(Position.initial())
+        self.image, _ = self.camera.render(Shot(contents_from_counts(c.slots, c.bar, c.off)))
+        self.left = count
+
+    def read(self) -> Frame | None:
+        if self.left == 0:
+            return None
+        self.left -= 1
+        return Frame(self.image, float(self.left), f"f{self.left}")
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_live_backgammon_table_journals_a_director_note_and_refuses_a_bad_accept(
+        tmp_path: Path) -> None:
+    source = StartCamera(4)
+    cfg = TableConfig(camera=CameraSection(source="test", corners=source.camera.corners_flat()),
+                      clock=ClockSection(port="sim"),
+                      journal=JournalSection(directory=str(tmp_path)))
+    note = post_request(tmp_path, "note", {"text": "board checked"}, "Ayse Kaya")
+    accept = post_request(tmp_path, "accept", {}, "Ayse Kaya")  # no flagged move: refused
+    run_table(cfg, source=source, pin_factory=MockFactory(), log=io.StringIO())
+    entries = read_journal(tmp_path / "journal.jsonl").entries
+    directed = [e for e in entries if e["type"] == "director"]
+    assert [(e["action"], e["args"], e["director"]) for e in directed] == [
+        ("note", {"text": "board checked"}, "Ayse Kaya")]
+    taken, refused = read_answer(tmp_path, note.id), read_answer(tmp_path, accept.id)
+    assert taken is not None and taken["ok"]
+    assert refused is not None and not refused["ok"]
+    assert "no flagged move to accept" in refused["text"]
+    assert (tmp_path / ANSWERS_NAME).read_text().count("\n") == 2
+
+
+def _answering_table(folder: Path, ok: bool, text: str) -> threading.Thread:
+    """A table's loop in a thread: answers the first request it sees."""
+
+    def loop() -> None:
+        inbox = DirectorInbox(folder)
+        for _ in range(200):
+            requests = inbox.poll()
+            if requests:
+                inbox.answer(requests[0].id, ok, text)
+                return
+            threading.Event().wait(0.02)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_the_command_prints_the_tables_answer(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    thread = _answering_table(tmp_path, True, "The director set the dice to 53")
+    code = main(["director", "set-dice", "5", "3", "--folder", str(tmp_path), "--by", "Ayse"])
+    thread.join()
+    assert code == 0
+    assert capsys.readouterr().out.strip() == "taken: The director set the dice to 53"
+    request = json.loads((tmp_path / INBOX_NAME).read_text().splitlines()[0])
+    assert (request["action"], request["args"], request["director"]) == (
+        "set_dice", {"dice": [5, 3]}, "Ayse")
+
+
+def test_a_refusal_or_no_table_is_one_line_and_exit_2(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    thread = _answering_table(tmp_path, False, "Director action 'accept' refused: no flagged "
+                                               "move to accept")
+    assert main(["director", "accept", "--folder", str(tmp_path)]) == 2
+    thread.join()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no flagged move to accept" in err
+    assert main(["director", "note", "hello", "--folder", str(tmp_path), "--wait", "0.2"]) == 2
+    assert "no answer from a table" in capsys.readouterr().err
+
+
+def test_the_command_checks_its_arguments(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["director", "set-dice", "7", "3", "--folder", str(tmp_path)])
+    assert exc.value.code == 2
+    assert main(["director", "end-match", "x", "--folder", str(tmp_path)]) == 2
+    assert "the winner is 0 or 1" in capsys.readouterr().err
+    assert not (tmp_path / INBOX_NAME).exists()  # nothing was asked
