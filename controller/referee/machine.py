@@ -616,7 +616,12 @@ class Referee:
     def _opening_frame(self, ev: FrameSeen) -> None:
         fresh = self._fresh(whole=True)
         if not self._judgeable(fresh):
+            self._unjudged_throw(ev.t_ms, None, fresh)
             return
+        self._unjudged_t = None
+        if self._throw_unread_said:
+            self._throw_unread_said = False
+            self._signal("cannot_read", False)
         cfg = self.config
         owners: dict[int, list[DieSeen]] = {0: [], 1: []}
         for die in fresh:
@@ -763,10 +768,14 @@ class Referee:
         dice = (fresh[0].pips, fresh[1].pips)
         self._roll(player, dice, seen, thrown=fresh)
 
-    def _unjudged_throw(self, t_ms: int, player: int, fresh: Sequence[DieSeen]) -> None:
+    def _unjudged_throw(self, t_ms: int, player: int | None, fresh: Sequence[DieSeen]) -> None:
         """New dice that lie still without a throw that can be judged (a die not found, or
         read unsurely: perhaps cocked) for ``throw_unread_ms``: said once ("cannot read"),
-        rather than guessed, so that the players look before moving (BG-ROLL-2, BG-ROLL-4)."""
+        rather than guessed, so that the players look before moving (BG-ROLL-2, BG-ROLL-4).
+        ``player`` None: the opening throw, where one die lying alone waits for the other
+        player's (BG-OPEN-1), so only two or more dice that cannot be judged are said."""
+        if player is None and len(fresh) < 2:
+            fresh = ()
         if not fresh:  # no new dice (picked up again): a new throw is judged afresh
             self._unjudged_t = None
             if self._throw_unread_said:
@@ -780,7 +789,8 @@ class Referee:
                 or waited < self.config.recognition.throw_unread_ms):
             return
         self._throw_unread_said = True
-        name = self.config.players[player]
+        names = self.config.players
+        name = "the opening" if player is None else f"{names[player]}'s"
         sure = sum(1 for d in fresh if self._readable(d) or self._surely_cocked(d))
         if len(fresh) < 2:
             why = "only one of the two dice is seen"
@@ -789,11 +799,11 @@ class Referee:
         else:
             why = f"{2 - sure} of the two dice cannot be read surely"
         self._announce_cannot_read(
-            player,
+            0 if player is None else player,
             "BG-ROLL-2",
-            f"{name}'s throw cannot be judged ({why}): a cocked die means both dice are thrown"
-            " again; else the director sets the dice",
-            f"Cannot judge {name}'s throw: {why}; is a die cocked? (BG-ROLL-2)",
+            f"{name} throw cannot be judged ({why}): a cocked die is thrown again; else the"
+            " director sets the dice",
+            f"Cannot judge {name} throw: {why}; is a die cocked? (BG-ROLL-2)",
         )
 
     def _thrown_field(self, seen: list[list[Any]], thrown: Sequence[DieSeen]) -> dict[str, Any]:

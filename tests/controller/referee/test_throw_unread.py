@@ -72,3 +72,27 @@ def test_a_known_phantom_alone_is_no_unread_throw() -> None:
     out = table.frames(_frames_for(table.config.recognition.throw_unread_ms) * 2)
     assert PHANTOM in table.dice
     assert table.entries(out, "cannot_read") == []
+
+
+def test_the_opening_waits_silently_for_the_second_die_but_says_two_it_cannot_judge() -> None:
+    """BG-OPEN-1: one die lying alone waits for the other player's throw, however long; two
+    dice of which one cannot be read are said, and the LED goes off once they are judged."""
+    from controller.referee.config import RefereeConfig
+    from tests.controller.referee.test_phantom_dice import PlacedTable
+
+    table = PlacedTable(RefereeConfig(players=("Ayse", "Mehmet"), length=5))
+    wait = table.config.recognition.throw_unread_ms
+    table.motion()
+    first = table.die(3, 0)
+    table.dice = (first,)
+    out = table.frames(_frames_for(wait) * 2)
+    assert table.entries(out, "cannot_read") == [] and table.entries(out, "opening_roll") == []
+    table.motion()
+    table.dice = (first, DieSeen(5, "left", True, False, 0.3))  # the second, read unsurely
+    out = table.frames(_frames_for(wait) + 1)
+    said = table.entries(out, "cannot_read")
+    assert len(said) == 1 and said[0]["reason"].startswith("the opening throw cannot be judged")
+    table.dice = (first, table.die(5, 1))
+    out = table.frames(1)
+    assert [e["dice"] for e in table.entries(out, "opening_roll")] == [[3, 5]]
+    assert SetSignal("cannot_read", False) in out
