@@ -15,7 +15,7 @@ import json
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -55,6 +55,9 @@ class ReadCosts:
     board_ms: float = 0.0  # calibration aside: warp, checkers, bar, trays, occlusion
     dice_ms: float = 0.0
     cube_ms: float = 0.0
+    # the dice's frames and ms by how the memory read them: "full" (the first frame, a move's
+    # press, a throw not judged yet: ``controller.runtime.loop``), "partial", "unchanged"
+    dice_by_read: dict[str, list[float]] = field(default_factory=dict)
 
     def ratio(self) -> float | None:
         """(dice + cube) / board over the frames read; None before any."""
@@ -67,7 +70,9 @@ class ReadCosts:
         return {"frames": self.frames, "dice_frames": self.dice_frames,
                 "board_ms": round(self.board_ms / n, 2), "dice_ms": round(self.dice_ms / n, 2),
                 "cube_ms": round(self.cube_ms / n, 2),
-                "ratio": None if ratio is None else round(ratio, 3)}
+                "ratio": None if ratio is None else round(ratio, 3),
+                "dice_by_read": {k: {"frames": int(c), "ms_each": round(ms / max(c, 1), 2)}
+                                 for k, (c, ms) in sorted(self.dice_by_read.items())}}
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,9 @@ class FrameReader:
         if with_dice and self._to_mm is not None:
             costs.dice_frames += 1
             costs.dice_ms += 1000.0 * (t2 - t1)
+            kind = costs.dice_by_read.setdefault(self.dice_memory.stats.last or "full", [0, 0.0])
+            kind[0] += 1
+            kind[1] += 1000.0 * (t2 - t1)
         costs.cube_ms += 1000.0 * (t3 - t2)
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
 

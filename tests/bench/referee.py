@@ -143,6 +143,10 @@ def main() -> None:
         busy += r["busy"]
         for name in ("frames", "dice_frames", "board_ms", "dice_ms", "cube_ms"):
             setattr(costs, name, getattr(costs, name) + getattr(r["costs"], name))
+        for kind, (count, ms) in r["costs"].dice_by_read.items():
+            total = costs.dice_by_read.setdefault(kind, [0, 0.0])
+            total[0] += count
+            total[1] += ms
         s = r["stats"]
         flagged_illegal += s.planted_illegal_flagged
         flagged_invalid += s.planted_invalid_flagged
@@ -169,6 +173,10 @@ def main() -> None:
           f"{costs.board_ms / n:.2f}, dice {costs.dice_ms / n:.2f} (read on {costs.dice_frames}), "
           f"cube {costs.cube_ms / n:.2f}; dice and cube add {costs.ratio() or 0.0:.2f} of the "
           f"board's time over the match")
+    print("  the dice by how they were read: " + "; ".join(
+        f"{kind} {int(count)} x {ms / max(count, 1):.1f} ms "
+        f"({100 * ms / max(costs.dice_ms, 1e-9):.0f}%)"
+        for kind, (count, ms) in sorted(costs.dice_by_read.items())))
     print(f"planted illegal moves flagged {flagged_illegal}/{done * args.illegal} "
           f"(missed {missed_illegal}); planted invalid throws flagged "
           f"{flagged_invalid}/{done * args.invalid_throws} (missed {missed_invalid}); "

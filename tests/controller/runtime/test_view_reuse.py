@@ -63,6 +63,7 @@ def test_the_reader_accounts_each_part_of_its_reading(camera: DemoCamera) -> Non
     assert ratio is not None
     assert ratio == pytest.approx((costs.dice_ms + costs.cube_ms) / costs.board_ms)
     assert costs.as_json()["frames"] == 2
+    assert sum(int(c) for c, _ms in costs.dice_by_read.values()) == 1  # the one dice frame
 
 
 def test_reuse_can_be_switched_off_for_comparisons(monkeypatch: pytest.MonkeyPatch,
