@@ -18,20 +18,29 @@ import pytest
 from controller.demo import players
 from controller.demo.camera import DemoCamera, Shot
 from controller.demo.script import InvalidKind
-from vision.dice import board
+from vision.dice import board, pose
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, FaceFinding, warp_patch
-from vision.dice.leaning import table_throw_scene
+from vision.dice.leaning import beside_checker_scene, table_throw_scene
 from vision.dice.pose import (
+    DIE_FEATURE_COUNT,
     FEATURE_COUNT,
+    cocked_inputs,
     cocked_probability,
     cocked_threshold,
     pose_features,
     second_chance_threshold,
 )
 from vision.dice.render import DieProp
-from vision.dice.side_faces import PROFILE_COUNT
-from vision.dice.train_cocked import _second_chances
+from vision.dice.side_faces import PROFILE_COUNT, SIDE_INPUTS, edge_logit, side_inputs
+from vision.dice.synth import DICE_STYLES
+from vision.dice.train_cocked import (
+    LOW_SEED0,
+    LOW_TILT,
+    TRANSLUCENT,
+    _scenes,
+    _second_chances,
+)
 from vision.geometry import BoardGeometry, Canonical
 from vision.render.scene import BoardContents, random_contents
 
@@ -205,3 +214,52 @@ def test_training_sets_the_second_chance_bar_aside_too(monkeypatch: pytest.Monke
         assert board.__dict__["second_chance_threshold"]() == 0.0
         assert board.__dict__["cocked_threshold"]() == 0.0
     assert board.__dict__["second_chance_threshold"] is own_bar
+
+
+def test_low_tilt_training_throws_hold_the_dice_asked_for() -> None:
+    """The cocked model's low-tilt training throws (``train_cocked``'s kind 3,
+    ``leaning.beside_checker_scene`` with a tilt range and a style): the leaning die tilts
+    within the range asked for and both dice wear the style asked for (BG-ROLL-2: 12 to 24
+    degrees is where cocked dice were called flat)."""
+    scene = beside_checker_scene(4_000_001, cocked=True, tilt_range=LOW_TILT, style=TRANSLUCENT[0])
+    assert scene.frame is not None
+    props = [p for p in scene.frame.spec.props if isinstance(p, DieProp)]
+    assert [p.flat for p in props] == [True, False]
+    assert LOW_TILT[0] <= props[1].tilt_deg <= LOW_TILT[1]
+    assert {(p.material, p.body_bgr) for p in props} == {DICE_STYLES[TRANSLUCENT[0]][:2]}
+    assert [d.flat for d in scene.dice] == [True, False]
+    kinds = [(kind, scene.dice[0].material) for kind, scene in _scenes(0, 0, 0, 1)]
+    assert kinds == [(3, "opaque" if LOW_SEED0 % 3 == 0 else "translucent"), (4, "translucent")]
+
+
+def test_cocked_inputs_hold_each_edges_profiles_and_the_die_features() -> None:
+    """Every edge row of the cocked network holds that edge's side-face profiles
+    (``side_faces.side_inputs``) and then the die model's pose features, the same on all four
+    rows (the constant left out)."""
+    f = np.random.default_rng(0).normal(size=FEATURE_COUNT)
+    rows = cocked_inputs(f)
+    assert rows.shape == (4, SIDE_INPUTS + DIE_FEATURE_COUNT - 1)
+    assert np.array_equal(rows[:, :SIDE_INPUTS], side_inputs(f[DIE_FEATURE_COUNT:]))
+    for row in rows:
+        assert np.array_equal(row[SIDE_INPUTS:], f[:DIE_FEATURE_COUNT - 1])
+
+
+@pytest.mark.parametrize("width", [SIDE_INPUTS, SIDE_INPUTS + DIE_FEATURE_COUNT - 1])
+def test_a_model_reads_the_inputs_it_was_trained_on(monkeypatch: pytest.MonkeyPatch,
+                                                    width: int) -> None:
+    """A cocked model of the side-face profiles alone (as shipped before) and one that also
+    sees the die features are each given their own inputs."""
+    rng = np.random.default_rng(1)
+    model = {"mean": np.zeros(width), "scale": np.ones(width),
+             "w1": rng.normal(0, 0.1, (2, width, 3)), "b1": np.zeros((2, 3)),
+             "w2": rng.normal(0, 1, (2, 3)), "b2": np.zeros(2), "threshold": np.array(0.5)}
+    monkeypatch.setattr(pose, "_models", lambda: {"cocked": model})
+    f = rng.normal(size=FEATURE_COUNT)
+    want = 1 / (1 + math.exp(-edge_logit(model, cocked_inputs(f)[:, :width])))
+    assert cocked_probability(f) == pytest.approx(want)
+    moved = f.copy()
+    moved[:DIE_FEATURE_COUNT - 1] += 5.0  # the die features: seen by the wider model only
+    if width == SIDE_INPUTS:
+        assert cocked_probability(moved) == pytest.approx(want)
+    else:
+        assert cocked_probability(moved) != pytest.approx(want)

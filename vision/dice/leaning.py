@@ -37,15 +37,17 @@ def _stack_ends(g: BoardGeometry, contents: BoardContents, half: str
 
 
 def beside_checker_scene(seed: int, *, cocked: bool, tilt_range: tuple[float, float] = (
-        12.0, 40.0)) -> DiceScene:
+        12.0, 40.0), style: int | None = None) -> DiceScene:
     """A throw of two dice in one half: one flat in the middle of the board, the other beside
     the outermost checker of a stack (towards the board's middle), cocked against it by a tilt
     drawn from ``tilt_range`` when ``cocked``, else flat 0.5 to 5 mm from it; with no checker
-    in that half, against (or beside) the rail."""
+    in that half, against (or beside) the rail. ``style``: the dice's look (index in
+    ``synth.DICE_STYLES``), else drawn (the tournament's white dice 40% of the time)."""
     rng = np.random.default_rng(seed + 11_000_000)
     spec = random_scene(seed, hand_probability=0.0, hard=bool(rng.random() < 0.6), max_stack=5)
     g = spec.geometry
-    style = WHITE_RED if rng.random() < 0.4 else int(rng.integers(0, len(DICE_STYLES)))
+    if style is None:
+        style = WHITE_RED if rng.random() < 0.4 else int(rng.integers(0, len(DICE_STYLES)))
     material, body, pip = DICE_STYLES[style]
     half = "right" if rng.random() < 0.5 else "left"
     rect = g.half_rect(half)  # type: ignore[arg-type]

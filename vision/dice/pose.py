@@ -5,7 +5,8 @@ them (BG-ROLL-2: a cocked die means both dice are thrown again).
 The die network looks at the face's evidence and the first :data:`DIE_FEATURE_COUNT` pose
 features (bands beside each side, sorted); the cocked network at the side-face profiles after
 them (``vision.dice.side_faces``: what lies beyond each edge of the face, scored edge by edge
-and pooled, so which edge a side face shows beyond does not matter)."""
+and pooled, so which edge a side face shows beyond does not matter), each edge's row also
+holding those first features (:func:`cocked_inputs`)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,13 @@ import numpy as np
 
 from vision.dice.face_fit import ALIGNED_PX_PER_MM, FaceFinding
 from vision.dice.render import PIP_RADIUS
-from vision.dice.side_faces import PROFILE_COUNT, edge_logit, side_inputs, side_profiles
+from vision.dice.side_faces import (
+    PROFILE_COUNT,
+    SIDE_INPUTS,
+    edge_logit,
+    side_inputs,
+    side_profiles,
+)
 
 MAX_FACE_SPREAD = 48.0  # grey levels (10th to 90th percentile) inside the face, pips left out
 MIN_P_DIE = 0.5  # floor under the die model's trained threshold: fewer phantom dice
@@ -195,10 +202,23 @@ def cocked_probability(features: np.ndarray) -> float:
     model = _models().get("cocked")
     if model is None or len(features) != FEATURE_COUNT:
         return 0.0
-    rows = side_inputs(features[DIE_FEATURE_COUNT:])
+    rows = cocked_inputs(features)
+    if len(model["mean"]) == SIDE_INPUTS:  # a model of the side-face profiles alone
+        rows = rows[:, :SIDE_INPUTS]
     if len(model["mean"]) != rows.shape[1]:
         return 0.0
     return _sigmoid(edge_logit(model, rows))
+
+
+def cocked_inputs(features: np.ndarray) -> np.ndarray:
+    """The cocked network's four edge rows for a pose feature vector: each edge's side-face
+    profiles (``side_faces.side_inputs``) and, the same on every row, the pose features the die
+    model sees (bands beside each side and the side pips found beyond the face, sorted; the
+    constant left out). A side band of a low tilt (3 to 6 mm at 12 to 24 degrees) is faint in
+    either alone: with both, fewer such cocked dice are called flat (BG-ROLL-2)."""
+    rows = side_inputs(features[DIE_FEATURE_COUNT:])
+    die = np.broadcast_to(features[:DIE_FEATURE_COUNT - 1], (4, DIE_FEATURE_COUNT - 1))
+    return np.concatenate([rows, die], axis=1)
 
 
 def cocked_certainty(p: float, threshold: float) -> float:
