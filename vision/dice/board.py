@@ -5,8 +5,8 @@ stages after them. The referee (on settled throws) and the board's dice and cube
 (``vision.dice.board_pass``, behind ``hakem vision read``) both use the raster candidates
 (``spots=False``, the default), several times faster than the whole-frame spot candidates
 (``spots=True``, kept for training and comparison). On 200 synthetic throws
-(``tests.eval.dice``, seeds 0-199) the raster candidates find 96.25% of the dice and read
-all of them right, catch 91.4% of cocked dice, call 0.0% of flat dice cocked and get
+(``tests.eval.dice``, seeds 0-199) the raster candidates find 96.75% of the dice and read
+all of them right, catch 94.4% of cocked dice, call 0.7% of flat dice cocked and get
 on-checker right for all of them; they take ~17-30 ms of one thread per fresh frame
 (``tests.bench.dice``), which is why the table reads a die again only where the picture
 changed (``vision.dice.reuse``). Phantom dice (10 over 200 throws) matter most to the
@@ -28,10 +28,14 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
    pip grid; the hypothesis with the most pip evidence and the clearest outline is kept.
    A candidate no hypothesis reads gets a second chance as a tilted die
    (``vision.dice.tilted``: a ring of face centres about it, the face squashed or larger, as
-   a die tipped against a checker or the rail shows it), kept only if both models call it a
-   cocked die (above ``pose.second_chance_threshold``, stricter than the reading's threshold:
-   fewer phantom dice) and its pips sit in one body colour (``vision.dice.solid``: not board
-   texture).
+   a die tipped against a checker or the rail shows it), kept only if the cocked model calls
+   it cocked (above ``pose.second_chance_threshold``, stricter than the reading's threshold:
+   fewer phantom dice) and either the die model is sure of it and its pips sit in one body
+   colour (``vision.dice.solid``: not board texture) or a small acceptor
+   (``tilted.p_second_chance``) calls it a real die read right, weighing the die model, the
+   cocked model, the pip evidence, the outline, the face's spread and that solidity together
+   (the two gates alone turned away many of the cocked dice never found: dice leaning on the
+   rail at 30-40 degrees).
 3. Pose: a patch aligned with that face gives the face colour, the outline's edges and the
    bands just outside each side (board texture, whose "face" is far from uniform, is dropped
    by that spread alone before the rest is computed); small networks (``cocked_model.json``,
@@ -45,7 +49,7 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -77,18 +81,27 @@ from vision.dice.pose import (
     second_chance_threshold,
 )
 from vision.dice.render import PIP_OFFSET
-from vision.dice.solid import solid_die
-from vision.dice.tilted import TiltedRead, tilted_reads
+from vision.dice.solid import solidity
+from vision.dice.tilted import (
+    TiltedRead,
+    p_second_chance,
+    second_chance_acceptance,
+    second_chance_inputs,
+    tilted_reads,
+)
 from vision.geometry import BoardGeometry
 from vision.throw import DieSighting
 
 # Second chances (a cocked die whose foreshortened face the usual read missed): only inside a
 # half (a die on the bar, in a tray or on the frame is an invalid throw however it lies,
-# BG-ROLL-2, and their texture is where phantom dice came from), with twice the usual pip
-# evidence, and as a die both models are sure of.
+# BG-ROLL-2, and their texture is where phantom dice came from), with some pip evidence (the
+# acceptor, ``tilted.p_second_chance``, weighs it with the rest), as a die the cocked model is
+# sure of and that the acceptor calls a die read right or the die model is sure of.
 PLAYING = ("slot", "field")
-SECOND_MIN_SCORE = 0.09
-SECOND_P_DIE = 0.7
+SECOND_MIN_SCORE = 0.06
+SECOND_P_DIE = 0.7  # the die model's bar for a second chance whose pips are solid ...
+SECOND_SOLIDITY = 0.24  # ... by this bar (vision.dice.solid; on demo-style seeds the phantom
+# second chances 0.06, real cocked dice 0.42 and up)
 MAX_SECOND_CANDIDATES = 4  # candidates given a second chance per frame (time)
 MAX_SECOND_TRIES = 4  # hypotheses judged per candidate, best first
 # a cocked die's foreshortened face, a few camera pixels across, takes in its outline and the
@@ -195,40 +208,76 @@ def _face_finding(colour: np.ndarray, from_mm: np.ndarray, x_mm: float, y_mm: fl
     return FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore), feats, gscore)
 
 
-def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
-                   cy: float, usual: FaceRead | None, g: BoardGeometry,
-                   found: list[FaceFinding]) -> FaceFinding | None:
-    """A cocked die the usual face read missed (BG-ROLL-2): the tilted-face hypotheses around
-    a candidate (``vision.dice.tilted``), best first, kept only inside a half, with clear pip
-    evidence, as a die the models call a die and cocked and that looks like one solid die
-    (``vision.dice.solid``: no board texture such as a point's apex over a checker)."""
+@dataclass(frozen=True)
+class SecondTry:
+    """A face a second chance judges: the face, the die and cocked models' probabilities, its
+    pips' solidity (``vision.dice.solid``) and the acceptor's inputs."""
+
+    face: FaceFinding
+    p_die: float
+    p_cocked: float
+    solidity: float
+    inputs: np.ndarray
+
+    def accepted(self) -> bool:
+        """A cocked die read right (BG-ROLL-2): the cocked model sure of it (above
+        ``pose.second_chance_threshold``) and either the acceptor (``tilted.p_second_chance``)
+        calling it a die read right or, as before the acceptor, the die model sure of it
+        (:data:`SECOND_P_DIE`) and its pips in one body colour (:data:`SECOND_SOLIDITY`). The
+        acceptor alone, fitted on synthetic throws, turned away some of the demo camera's
+        cocked dice that the two gates keep."""
+        if self.p_cocked < second_chance_threshold():
+            return False
+        return p_second_chance(self.inputs) >= second_chance_acceptance() or (
+            self.p_die >= SECOND_P_DIE and self.solidity >= SECOND_SOLIDITY)
+
+
+def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
+                        cy: float, usual: FaceRead | None, g: BoardGeometry,
+                        found: list[FaceFinding]) -> Iterator[SecondTry]:
+    """The faces a second chance judges about a candidate, best first: the usual read's (its
+    face may be wider than a flat die's), then the tilted-face hypotheses
+    (``vision.dice.tilted``), at most :data:`MAX_SECOND_TRIES` with some pip evidence inside a
+    half."""
     die = g.die_size_mm
     if g.region_at(cx, cy).kind not in PLAYING or any(
             math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
-        return None
+        return
     reads = tilted_reads(gray, from_mm, cx, cy, die)
-    if usual is not None:  # the usual read first: its face may be wider than a flat die's
+    if usual is not None:
         reads.insert(0, TiltedRead(usual.score, usual.dx, usual.dy, usual.angle, usual.value,
                                    usual.mask, usual.edge, 0.0, (1.0, 1.0)))
     tried = 0
     for k, read in enumerate(reads):
-        if read.score < (MIN_GRID_SCORE if k == 0 and usual is not None else SECOND_MIN_SCORE):
+        first = k == 0 and usual is not None
+        if read.score < (MIN_GRID_SCORE if first else SECOND_MIN_SCORE):
             continue
         x_mm, y_mm = cx + read.dx, cy + read.dy
         if g.region_at(x_mm, y_mm).kind not in PLAYING:
             continue
         tried += 1
         if tried > MAX_SECOND_TRIES:
-            break
-        finding = _face_finding(colour, from_mm, x_mm, y_mm, read.angle, read.value,
-                                read.pip_points(die), read.score, 0.16 * die, 0.0, die, found,
-                                False, SECOND_MAX_SPREAD)
-        if finding is None or p_die(finding) < SECOND_P_DIE \
-                or p_cocked(finding) < second_chance_threshold():
+            return
+        pips = read.pip_points(die)
+        finding = _face_finding(colour, from_mm, x_mm, y_mm, read.angle, read.value, pips,
+                                read.score, 0.16 * die, 0.0, die, found, False,
+                                SECOND_MAX_SPREAD)
+        if finding is None:
             continue
-        if not solid_die(colour, from_mm, finding, read.pip_points(die), die):
-            continue
-        return finding
+        solid = solidity(colour, from_mm, finding, pips, die).enclosed
+        is_die, cocked = p_die(finding), p_cocked(finding)
+        yield SecondTry(finding, is_die, cocked, solid, second_chance_inputs(
+            read, is_die, cocked, solid, float(finding.features[0]) * 64.0, first))
+
+
+def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
+                   cy: float, usual: FaceRead | None, g: BoardGeometry,
+                   found: list[FaceFinding]) -> FaceFinding | None:
+    """A cocked die the usual face read missed (BG-ROLL-2): the first of
+    :func:`second_chance_tries` accepted (:meth:`SecondTry.accepted`)."""
+    for attempt in second_chance_tries(colour, gray, from_mm, cx, cy, usual, g, found):
+        if attempt.accepted():
+            return attempt.face
     return None
 
 

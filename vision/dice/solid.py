@@ -7,7 +7,11 @@ read can take for a die, such as the apex of a dark point meeting a checker's ri
 (the phantom cocked die of the reverted "second chances", which the referee then saw in every
 frame, BG-ROLL-2), has no such compact patch: the region of the "face" colour runs on past a
 die's width or is a triangle narrowing to a tip. The measurements here work on a face-aligned
-patch at ``ALIGNED_PX_PER_MM`` (``vision.dice.face_fit``).
+patch at ``ALIGNED_PX_PER_MM`` (``vision.dice.face_fit``). The second chances' acceptor
+(``vision.dice.tilted.p_second_chance``) weighs the solidity with the die and cocked models'
+judgements; the reader's gate on it (``board.SECOND_SOLIDITY``) turns away some synthetic
+cocked dice leaning on the rail, whose foreshortened face leaves the outer pips' surround on
+the side face, which the acceptor then keeps.
 """
 
 from __future__ import annotations
@@ -24,8 +28,6 @@ RING_RADII = (1.7, 2.1)  # where around each pip its surround is sampled (pip ra
 RING_SAMPLES = 16  # per radius
 BODY_CHROMA = 0.05  # chromaticity distance (sum over channels) of a body-coloured sample
 BODY_LEVEL = (0.75, 1.25)  # and its brightness as a share of the face's body colour
-MIN_BODY_AROUND = 0.24  # share of body-coloured samples around the least enclosed pip (on fresh
-# demo-style seeds: the phantom second chances 0.06, real cocked dice 0.42 and up)
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,6 @@ class Solidity:
     ring around it that have the face's body colour; the least of them."""
 
     enclosed: float
-
-    def solid(self) -> bool:
-        """Every pip a spot in the face's body colour."""
-        return self.enclosed >= MIN_BODY_AROUND
 
 
 def solidity(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding, pips: np.ndarray,
@@ -79,8 +77,3 @@ def solidity(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding, pips: n
         least = min(least, float(like.mean()))
     return Solidity(least)
 
-
-def solid_die(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding, pips: np.ndarray,
-              die_mm: float) -> bool:
-    """Whether ``face`` looks like one solid die (see the module docstring)."""
-    return solidity(colour, from_mm, face, pips, die_mm).solid()

@@ -9,12 +9,23 @@ face and the side face, whose grey spread then fails the face test. Here faces a
 on a ring of centres around the candidate, square or squashed/stretched along the board's axes
 (the top-down patch is rescaled so that the hypothesised face is square there, and the shared
 outline search and pip-grid read of ``face_fit`` run on it unchanged).
+
+Which hypothesis is a real cocked die read right is weighed by a small logistic acceptor
+(:func:`p_second_chance`, fitted on the training throws' second chances by
+``vision.dice.train_raster --second-chances`` and kept in ``raster_model.json`` under
+``second_chance``): the die and cocked models' probabilities, the pip evidence, the outline
+step, the face's grey spread, the solidity of its pips (``vision.dice.solid``) and the kind of
+hypothesis. The reader (``board.SecondTry.accepted``) keeps what the acceptor passes besides
+what the two gates before it pass (die model >= 0.7 and solid pips): those had turned away
+real cocked dice leaning on the rail whose other figures were clear (BG-ROLL-2).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -31,6 +42,7 @@ from vision.dice.face_fit import (
     grid_read_many,
     warp_patch,
 )
+from vision.dice.raster import MODEL_PATH
 from vision.dice.render import PIP_OFFSET
 
 RING_MM = 3.5  # how far off the candidate the ring's face centres lie
@@ -116,3 +128,52 @@ def tilted_reads(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, di
                                   squash))
     out.sort(key=lambda r: -r.rank)
     return out
+
+
+# the acceptor's inputs, in order (second_chance_inputs)
+SECOND_CHANCE_INPUTS = ("logit p_die", "logit p_cocked", "solidity", "score x10", "log edge",
+                        "spread / 64", "squashed", "larger", "usual read")
+SECOND_CHANCE_KEY = "second_chance"  # the acceptor's entry in raster_model.json
+
+
+def _logit(p: float) -> float:
+    q = min(max(p, 1e-4), 1.0 - 1e-4)
+    return math.log(q / (1.0 - q))
+
+
+def second_chance_inputs(read: TiltedRead, p_die: float, p_cocked: float, solidity: float,
+                         spread: float, usual: bool) -> np.ndarray:
+    """The acceptor's inputs for one hypothesis (see :data:`SECOND_CHANCE_INPUTS`): the die and
+    cocked models' probabilities of its face, its pips' solidity, its pip evidence and outline
+    step, the face's grey spread (grey levels), its squash, and whether it is the usual read."""
+    return np.array([_logit(p_die), _logit(p_cocked), solidity, read.score * 10.0,
+                     math.log(max(read.edge, 0.1)), min(spread, 200.0) / 64.0,
+                     float(read.squash == SQUASHES[1]), float(read.squash == SQUASHES[2]),
+                     float(usual)])
+
+
+@lru_cache(maxsize=1)
+def _acceptor() -> dict[str, np.ndarray] | None:
+    if not MODEL_PATH.exists():
+        return None
+    entry = json.loads(MODEL_PATH.read_text()).get(SECOND_CHANCE_KEY)
+    if entry is None:
+        return None
+    return {k: np.asarray(entry[k], np.float64) for k in ("mean", "scale", "w", "b",
+                                                          "threshold")}
+
+
+def p_second_chance(inputs: np.ndarray) -> float:
+    """Probability that a second chance's hypothesis is a real cocked die read right (the
+    logistic acceptor); without a fitted acceptor none is (0: no second chances)."""
+    m = _acceptor()
+    if m is None:
+        return 0.0
+    z = float(((inputs - m["mean"]) / m["scale"]) @ m["w"] + m["b"])
+    return 1.0 / (1.0 + math.exp(-min(max(z, -40.0), 40.0)))
+
+
+def second_chance_acceptance() -> float:
+    """The acceptor's bar (chosen at fitting time; 1 without a fitted acceptor)."""
+    m = _acceptor()
+    return 1.0 if m is None else float(m["threshold"])
