@@ -4,7 +4,10 @@ A real table's camera does not move, so the board, the camera model and the tabl
 drawn once; each frame only adds checkers, dice, the cube and hands, and is photographed
 through the cached lens maps and JPEG-compressed as a camera would. Every frame is a pure
 function of what it shows (the random details are seeded from its contents), so a rerun or a
-restart draws the very same pictures.
+restart draws the very same pictures; each point's spacing and jitter and each checker's grain
+are seeded by the point and the checker's place, so that, as at a real table, a checker lies
+where it lay while others move (:meth:`DemoCamera.column_end` says where a column ends, for
+the players' dice that rest against or on it).
 """
 
 from __future__ import annotations
@@ -21,7 +24,13 @@ from vision.cube import CubeProp
 from vision.dice.render import DieProp
 from vision.geometry import BoardGeometry, Canonical
 from vision.render import RENDER_PX_PER_MM
-from vision.render.board import checker_layout, draw_board, draw_checker, draw_off
+from vision.render.board import (
+    checker_layout,
+    draw_board,
+    draw_checker,
+    draw_off,
+    slot_layout,
+)
 from vision.render.camera import camera_model
 from vision.render.hands import draw_hand
 from vision.render.scene import SCHEMES, BoardContents, CameraSpec, ColourScheme, HandSpec
@@ -29,6 +38,8 @@ from vision.render.scene import SCHEMES, BoardContents, CameraSpec, ColourScheme
 IMAGE_SIZE = (1280, 720)
 JPEG_QUALITY = 90
 HINGE_HALF_MM = 25.0  # half the height of a hinge on the bar (vision.render.board)
+SLOT_KEY, GRAIN_KEY, CUBE_KEY = 1, 2, 3  # what a stable generator is for (with the camera's seed)
+OFFSET = 1_000_000  # keeps a place in 0.01 mm a non-negative seed (a bar checker may lie at x < 0)
 
 
 def demo_camera(size: tuple[int, int] = IMAGE_SIZE) -> CameraSpec:
@@ -107,25 +118,44 @@ class DemoCamera:
         draw_off(canvas, self.canonical, self.scheme, contents, darker_at_bottom=True)
         # a checker on the bar is put where there is room: not under the cube, and clear of
         # the bar's hinges (which the board reader can take for a checker beside a checker)
+        # a checker lies where it lay, looking as it looked, while others move: each point's
+        # spacing and jitter, and each checker's grain, come from generators of their own
         for attempt in range(100):
             rng = np.random.default_rng(seed + attempt)
-            layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True)
+            layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True,
+                                    slot_rng=self._slot_rng)
             if not self._bar_blocked(layout, cube):
                 break
         for layer in (0, 1, 2):
             for x, y, colour, lay in layout:
                 if lay != layer:
                     continue
+                grain = np.random.default_rng(
+                    [self.seed, GRAIN_KEY, round(100 * x) + OFFSET, round(100 * y) + OFFSET,
+                     layer, colour])
                 draw_checker(canvas, self.canonical, x, y,
-                             self.scheme.darker if colour == 0 else self.scheme.lighter, rng,
+                             self.scheme.darker if colour == 0 else self.scheme.lighter, grain,
                              marbled=self.scheme.marbled and colour == 0,
                              pearl=self.scheme.pearl, lift_mm=8.0 * layer)
         if cube is not None:
-            cube.draw(canvas, self.canonical, rng)
+            cube_digest = hashlib.sha1(repr(cube).encode("utf-8")).digest()
+            cube.draw(canvas, self.canonical, np.random.default_rng(
+                [self.seed, CUBE_KEY, int.from_bytes(cube_digest[:8], "big")]))
         self._checkers[key] = canvas
         while len(self._checkers) > self.cache_size:
             self._checkers.popitem(last=False)
         return canvas
+
+    def column_end(self, slot: int, n: int) -> tuple[float, float]:
+        """Where this camera draws the outermost column checker of ``slot`` holding ``n``
+        (x, y mm): what a die thrown there comes to rest against or on."""
+        places = slot_layout(self.geometry, slot, n, 0, self._slot_rng(slot))
+        column = [(x, y) for x, y, _c, layer in places if layer == 0]
+        return column[-1]
+
+    def _slot_rng(self, slot: int) -> np.random.Generator:
+        """The generator of one point's spacing and jitter (the same for every scene)."""
+        return np.random.default_rng([self.seed, SLOT_KEY, slot])
 
     def _bar_blocked(self, layout: list[tuple[float, float, int, int]],
                      cube: CubeProp | None) -> bool:

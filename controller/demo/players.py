@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Literal
 
 from controller.demo.script import InvalidKind
@@ -19,6 +20,8 @@ from vision.geometry import BoardGeometry
 from vision.render.scene import BoardContents, HandSpec
 
 Half = Literal["left", "right"]
+# where a picture draws the outermost column checker of a slot holding n: (slot, n) -> (x, y) mm
+ColumnEnd = Callable[[int, int], tuple[float, float]]
 SKIN = ((125, 155, 210), (95, 125, 175))
 # White dice with red pips: the precision dice of a tournament, and easy to see on the board.
 DIE_STYLE: dict[str, tuple[int, int, int]] = {"body_bgr": (240, 240, 240),
@@ -59,8 +62,11 @@ def throw_spot(geometry: BoardGeometry, half: Half, rng: random.Random) -> tuple
 
 def thrown_dice(geometry: BoardGeometry, player: int, dice: tuple[int, int],
                 rng: random.Random, invalid: InvalidKind | None = None,
-                contents: BoardContents | None = None) -> tuple[DieProp, ...]:
-    """Two dice at rest after a throw by ``player``: valid, or landing as ``invalid`` says."""
+                contents: BoardContents | None = None,
+                column_end: ColumnEnd | None = None) -> tuple[DieProp, ...]:
+    """Two dice at rest after a throw by ``player``: valid, or landing as ``invalid`` says.
+    ``column_end(slot, n)``: where the picture draws a column's outermost checker (else the
+    geometry's nominal place), so that a die rests against or on the checker drawn."""
     half = right_half(player)
     if invalid == "wrong-half":
         half = "left" if half == "right" else "right"
@@ -72,13 +78,13 @@ def thrown_dice(geometry: BoardGeometry, player: int, dice: tuple[int, int],
         # a cocked die rests against something (a die cannot stay tilted on the open board):
         # a checker of the thrower's half if there is one (as dice come to rest in play), else
         # the rail of that half
-        lean = leaning_spot(geometry, contents, half, rng, COCKED_TILT_DEG)
+        lean = leaning_spot(geometry, contents, half, rng, COCKED_TILT_DEG, column_end)
         if lean is None:
             lean = rail_spot(geometry, half, rng, COCKED_TILT_DEG)
         second = _die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
                       tilt_deg=COCKED_TILT_DEG, tilt_axis_deg=lean[2])
     elif invalid == "on-checker" and contents is not None:
-        spot = checker_spot(geometry, contents, right_half(player), rng)
+        spot = checker_spot(geometry, contents, right_half(player), rng, column_end)
         if spot is not None:
             second = _die(spot[0], spot[1], dice[1], yaw_deg=rng.uniform(0, 90),
                           elevation_mm=geometry.checker_thickness_mm)
@@ -111,24 +117,27 @@ def rolling_dice(dice: tuple[DieProp, ...], rng: random.Random, k: int) -> tuple
 
 
 def checker_spot(geometry: BoardGeometry, contents: BoardContents, half: Half,
-                 rng: random.Random) -> tuple[float, float] | None:
+                 rng: random.Random, column_end: ColumnEnd | None = None
+                 ) -> tuple[float, float] | None:
     """The centre of the outermost checker of a stack in ``half`` (a die may land on it)."""
     slots = [i for i in range(24) if geometry.slot_half(i) == half and sum(contents.slots[i]) > 0]
     if not slots:
         return None
     slot = slots[rng.randrange(len(slots))]
+    if column_end is not None:
+        return column_end(slot, sum(contents.slots[slot]))
     n = min(sum(contents.slots[slot]), geometry.column_capacity())
     return geometry.checker_centre_mm(slot, n - 1)
 
 
 def leaning_spot(geometry: BoardGeometry, contents: BoardContents | None, half: Half,
-                 rng: random.Random, tilt_deg: float = 30.0
-                 ) -> tuple[float, float, float] | None:
+                 rng: random.Random, tilt_deg: float = 30.0,
+                 column_end: ColumnEnd | None = None) -> tuple[float, float, float] | None:
     """Where a cocked die leans against the outermost checker of a stack in ``half``, tipped
     towards it: (x mm, y mm, tilt axis degrees), as dice come to rest against a checker."""
     if contents is None:
         return None
-    spot = checker_spot(geometry, contents, half, rng)
+    spot = checker_spot(geometry, contents, half, rng, column_end)
     if spot is None:
         return None
     cx, cy = spot

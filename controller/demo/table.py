@@ -338,7 +338,7 @@ class DemoTable(SimulatedTable[Pipeline]):
             rng = self._rng("throw", g, a, attempt)
             bad = planted if attempt == 0 else None
             dice = pl.thrown_dice(self.geometry, act.player, act.dice, rng, bad,
-                                  self.scene.contents)
+                                  self.scene.contents, self.camera.column_end)
             spot = (dice[0].x_mm, dice[0].y_mm)
             # the thrower picks the dice up, shakes them and throws (a hand over the board)
             self._reach(act.player, spot, rng, dice=(), frames=1)

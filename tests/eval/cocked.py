@@ -3,19 +3,18 @@
 Run ``.venv/bin/python -m tests.eval.cocked [--demo N] [--synthetic N] [--phantom N]
 [--seed0 S]``.
 
-Demo-style throws: the demo's own camera (``controller.demo.camera.DemoCamera``, 1280x720, a
-small die) and its players' throws (``controller.demo.players.thrown_dice``): half of them
-planted cocked (one die tilted by ``COCKED_TILT_DEG`` against the outermost checker of a stack
-of the thrower's half, or against the rail) and half valid (both dice flat), on random board
+Demo-style throws: the demo's own camera (``controller.demo.camera.DemoCamera``, 1280x720, a small
+die) and its players' throws (``controller.demo.players.thrown_dice``): half of them planted cocked
+(one die tilted by ``COCKED_TILT_DEG`` against the outermost checker of a stack of the thrower's
+half as the camera draws it, or against the rail) and half valid (both dice flat), on random board
 contents. Synthetic throws: ``vision.dice.synth``'s random throws (the evaluation's seeds, as
 ``tests.eval.dice``; the models are trained on seeds from 1,000,000 up). Both are read as the
 referee reads them, by ``vision.dice.board.read_board_dice``; a die counts when a reading lies
-within 10 mm of it (flat and cocked dice found are counted apart: a cocked die the reader does
-not find at all is no pose model's miss). Phantoms: demo-style boards with NO dice (the demo's
-camera; checkers in many positions, stacks up to eight, so that white checkers lie over the
-apexes of dark points and on the bar), where every die the reader reports is a phantom (a false
-"throw again" for the referee); printed per frame. Also printed: the mean time of the pose stage
-per call.
+within 10 mm of it (flat and cocked dice found are counted apart: a cocked die the reader does not
+find at all is no pose model's miss). Phantoms: demo-style boards with NO dice (the demo's camera;
+checkers in many positions, stacks up to eight, so that white checkers lie over the apexes of dark
+points and on the bar), where every die the reader reports is a phantom (a false "throw again" for
+the referee); printed per frame. Also printed: the mean time of the pose stage per call.
 """
 
 from __future__ import annotations
@@ -55,7 +54,7 @@ def demo_throws(n: int, seed0: int) -> Iterator[Throw]:
         contents = random_contents(np.random.default_rng(k), 5)
         invalid: InvalidKind | None = "cocked" if k % 2 == 0 else None
         dice = players.thrown_dice(g, k // 2 % 2, (rng.randint(1, 6), rng.randint(1, 6)), rng,
-                                   invalid, contents)
+                                   invalid, contents, camera.column_end)
         image, _ = camera.render(Shot(contents, dice))
         yield image, to_mm, g, [(d.x_mm, d.y_mm, d.flat) for d in dice]
 

@@ -122,13 +122,17 @@ def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None
     """Whether a die rests on a checker (BG-ROLL-2) depends on the checkers about it: a
     checker put down next to a die has that die read again."""
     g = camera.geometry
-    die = pl._die(g.checker_centre_mm(0, 1)[0], g.height_mm / 2, 4)
-    other = pl._die(die.x_mm - 60.0, g.height_mm / 2, 1)
     start = _start()
+    slots = [list(s) for s in start.slots]
+    point = next(i for i, s in enumerate(slots) if 0 < sum(s) < g.column_capacity())
+    n = sum(slots[point]) + 1  # one more checker on the point, put down beside the die
+    x, y = camera.column_end(point, n)  # where the camera draws it
+    away = 1.0 if y < g.height_mm / 2 else -1.0  # towards the middle of the board
+    die = pl._die(x, y + away * (g.checker_diameter_mm / 2 + g.die_size_mm / 2 + 2.0), 4)
+    other = pl._die(die.x_mm - 60.0, g.height_mm / 2, 1)
     memory = DiceMemory()
     memory.read(camera.render(Shot(start, (die, other)))[0], _corners(camera), g)
-    slots = [list(s) for s in start.slots]
-    slots[0][0] += 1  # one more checker on the die's point: the column reaches the die
+    slots[point][0 if slots[point][0] else 1] += 1
     contents = BoardContents(tuple((a, b) for a, b in slots), start.bar, start.off)
     image = camera.render(Shot(contents, (die, other)))[0]
     after = memory.read(image, _corners(camera), g)

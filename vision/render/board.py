@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -121,42 +123,55 @@ def draw_checker(canvas: np.ndarray, canonical: Canonical, x: float, y: float, c
                     -1, cv2.LINE_AA, SHIFT)
 
 
+def slot_layout(g: BoardGeometry, slot: int, n: int, colour: int, rng: np.random.Generator
+                ) -> list[tuple[float, float, int, int]]:
+    """Where the ``n`` checkers of one slot go (as :func:`checker_layout`): the column's first
+    ``column_capacity()`` from the edge, in order, then the ones laid over them."""
+    out: list[tuple[float, float, int, int]] = []
+    cap = g.column_capacity()
+    d = g.checker_diameter_mm
+    pitch = d + float(rng.uniform(0.0, 1.2))
+    top = g.slot_is_top(slot)
+    xc = g.slot_centre_x(slot)
+    n0 = min(n, cap)
+    rest = n - n0
+    positions: list[tuple[float, int]] = [((k + 0.5) * pitch, 0) for k in range(n0)]
+    if rest:
+        # extra checkers are laid over the column from the edge inward, each between
+        # two column checkers (the sixth over the first two, the seventh next to it...)
+        n1 = min(rest, n0 - 1)
+        positions += [((j + 1.0) * pitch, 1) for j in range(n1)]
+        rest -= n1
+        for k in range(rest):  # a third layer, rare in play
+            positions.append(((k % max(1, n1) + 1.5) * pitch, 2))
+    for along, layer in positions:
+        jx = float(rng.uniform(-1.0, 1.0))
+        jy = float(rng.uniform(-0.8, 0.8))
+        y = along + jy if top else g.height_mm - along - jy
+        out.append((xc + jx, y, colour, layer))
+    return out
+
+
 def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Generator,
-                   *, darker_at_bottom: bool) -> list[tuple[float, float, int, int]]:
+                   *, darker_at_bottom: bool,
+                   slot_rng: Callable[[int], np.random.Generator] | None = None
+                   ) -> list[tuple[float, float, int, int]]:
     """Where every checker on the board goes: (x mm, y mm, colour 0 darker/1 lighter, layer).
 
     A slot's first ``column_capacity()`` checkers form a touching column from the edge; the
     rest are laid over them from the edge inward, each between two column checkers (layer 1,
     then layer 2), as players do with a sixth or later checker. Bar checkers sit along the
-    bar without overlapping.
+    bar without overlapping. ``slot_rng(slot)``, when given, draws each slot's spacing and
+    jitter from a generator of its own: a checker then stays where it lay while others move
+    (a scene played move by move, as at a real table), and one added to a slot goes on top.
     """
     out: list[tuple[float, float, int, int]] = []
-    cap = g.column_capacity()
-    d = g.checker_diameter_mm
     for slot, (a, b) in enumerate(contents.slots):
         n = a or b
-        colour = 0 if a else 1
-        if n == 0:
-            continue
-        pitch = d + float(rng.uniform(0.0, 1.2))
-        top = g.slot_is_top(slot)
-        xc = g.slot_centre_x(slot)
-        n0 = min(n, cap)
-        rest = n - n0
-        positions: list[tuple[float, int]] = [((k + 0.5) * pitch, 0) for k in range(n0)]
-        if rest:
-            # extra checkers are laid over the column from the edge inward, each between
-            # two column checkers (the sixth over the first two, the seventh next to it...)
-            n1 = min(rest, n0 - 1)
-            positions += [((j + 1.0) * pitch, 1) for j in range(n1)]
-            rest -= n1
-            for k in range(rest):  # a third layer, rare in play
-                positions.append(((k % max(1, n1) + 1.5) * pitch, 2))
-        for along, layer in positions:
-            jx = float(rng.uniform(-1.0, 1.0))
-            jy = float(rng.uniform(-0.8, 0.8))
-            y = along + jy if top else g.height_mm - along - jy
-            out.append((xc + jx, y, colour, layer))
+        if n:
+            out += slot_layout(g, slot, n, 0 if a else 1,
+                               rng if slot_rng is None else slot_rng(slot))
+    d = g.checker_diameter_mm
     # the bar: checkers along it, clear of each other and, where there is room, of the
     # neighbouring columns (otherwise as clear as possible, drawn over them)
     bar_x = g.bar.centre[0]

@@ -9,14 +9,16 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
 
 from controller.demo import players as pl
-from controller.demo.camera import contents_from_counts
+from controller.demo.camera import DemoCamera, contents_from_counts
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
-from vision.dice.render import DieProp
+from vision.dice.render import DieProp, leaning_reach
 from vision.geometry import BoardGeometry
+from vision.render.board import checker_layout
 from vision.render.scene import BoardContents
 
 G = BoardGeometry()
@@ -84,3 +86,18 @@ def test_a_valid_throw_is_two_flat_dice_in_the_band_across_the_middle() -> None:
             assert die.tilt_deg == 0.0 and die.elevation_mm == 0.0
             assert abs(die.y_mm - G.height_mm / 2) <= pl.THROW_BAND_MM + 6.0
             assert G.half_at(die.x_mm, die.y_mm) == "right"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_cocked_die_leans_on_the_checker_the_camera_draws(seed: int) -> None:
+    """The camera lays each point's checkers a little apart (a column's outer checker up to
+    5 mm beyond its nominal place): the cocked die leans on the drawn checker, not inside it."""
+    camera = DemoCamera(seed=seed)
+    contents = _initial()
+    rng = random.Random(seed)
+    die = pl.thrown_dice(G, 0, (3, 5), rng, "cocked", contents, camera.column_end)[1]
+    drawn = checker_layout(G, contents, np.random.default_rng(0),
+                           darker_at_bottom=True, slot_rng=camera._slot_rng)
+    gap = min(math.hypot(x - die.x_mm, y - die.y_mm) for x, y, _c, _l in drawn)
+    touching = G.checker_diameter_mm / 2 + leaning_reach(G.die_size_mm, pl.COCKED_TILT_DEG)
+    assert touching <= gap <= touching + 1.0
