@@ -309,7 +309,7 @@ class DemoTable(SimulatedTable[Pipeline]):
         self._reach(0, (mid[0] - 120, mid[1] + 60), rng, dice=())
         self._reach(1, (mid[0] + 120, mid[1] - 60), rng, dice=())
         self.scene.dice = ()
-        self.still(3)
+        self.still()  # the set-up lies still (phantoms seen now are no throw)
         self.new_entries()
         throw = pl.opening_dice(self.geometry, game.opening, rng)
         self._reach(0, (throw[0].x_mm, throw[0].y_mm), rng, dice=pl.rolling_dice(throw, rng, 0))
