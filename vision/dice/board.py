@@ -234,11 +234,14 @@ class SecondTry:
 
 def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
                         cy: float, usual: FaceRead | None, g: BoardGeometry,
-                        found: list[FaceFinding]) -> Iterator[SecondTry]:
+                        found: list[FaceFinding], *, cocked_only: bool = False
+                        ) -> Iterator[SecondTry]:
     """The faces a second chance judges about a candidate, best first: the usual read's (its
     face may be wider than a flat die's), then the tilted-face hypotheses
     (``vision.dice.tilted``), at most :data:`MAX_SECOND_TRIES` with some pip evidence inside a
-    half."""
+    half. ``cocked_only``: leave out the faces the cocked model does not pass (none of them is
+    accepted) before their solidity and the acceptor's inputs are worked out (the reader's
+    way; training judges every face)."""
     die = g.die_size_mm
     if g.region_at(cx, cy).kind not in PLAYING or any(
             math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
@@ -264,8 +267,11 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
                                 SECOND_MAX_SPREAD)
         if finding is None:
             continue
+        cocked = p_cocked(finding)
+        if cocked_only and cocked < second_chance_threshold():
+            continue
         solid = solidity(colour, from_mm, finding, pips, die).enclosed
-        is_die, cocked = p_die(finding), p_cocked(finding)
+        is_die = p_die(finding)
         yield SecondTry(finding, is_die, cocked, solid, second_chance_inputs(
             read, is_die, cocked, solid, float(finding.features[0]) * 64.0, first))
 
@@ -275,7 +281,8 @@ def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx
                    found: list[FaceFinding]) -> FaceFinding | None:
     """A cocked die the usual face read missed (BG-ROLL-2): the first of
     :func:`second_chance_tries` accepted (:meth:`SecondTry.accepted`)."""
-    for attempt in second_chance_tries(colour, gray, from_mm, cx, cy, usual, g, found):
+    for attempt in second_chance_tries(colour, gray, from_mm, cx, cy, usual, g, found,
+                                       cocked_only=True):
         if attempt.accepted():
             return attempt.face
     return None
