@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -242,31 +243,31 @@ def _write(key: str | None, entry: dict[str, object]) -> None:
     MODEL_PATH.write_text(json.dumps(new) + "\n")
 
 
+def _rows(collect_rows: Callable[[int], dict[str, np.ndarray]], argv: list[str],
+          default_n: int) -> dict[str, np.ndarray]:
+    """The training rows of ``argv`` (``[N [CACHE]]``): loaded from CACHE when it exists, else
+    collected from N throws (and saved to CACHE when one is named)."""
+    n = int(argv[0]) if argv else default_n
+    cache = Path(argv[1]) if len(argv) > 1 else None
+    if cache is not None and cache.exists():
+        return dict(np.load(cache))
+    data = collect_rows(n)
+    if cache is not None:
+        np.savez(cache, **data)  # type: ignore[arg-type]
+    return data
+
+
 def main(argv: list[str]) -> int:
     """Render (or load the cache), fit the model, write the model file."""
     if argv and argv[0] == "--second-chances":
-        n = int(argv[1]) if len(argv) > 1 else 1200
-        cache = Path(argv[2]) if len(argv) > 2 else None
-        if cache is not None and cache.exists():
-            data = dict(np.load(cache))
-        else:
-            data = collect_second_chances(n)
-            if cache is not None:
-                np.savez(cache, **data)  # type: ignore[arg-type]
+        data = _rows(collect_second_chances, argv[1:], 1200)
         acceptor = fit_second_chances(data)
         _write("second_chance", acceptor)
         print(f"wrote {MODEL_PATH} (second_chance): {acceptor['rows']} hypotheses; held out, "
               f"passed: {acceptor['held_out_right']} cocked dice read right, "
               f"{acceptor['held_out_other']} other")
         return 0
-    n = int(argv[0]) if argv else 500
-    cache = Path(argv[1]) if len(argv) > 1 else None
-    if cache is not None and cache.exists():
-        data = dict(np.load(cache))
-    else:
-        data = collect(n)
-        if cache is not None:
-            np.savez(cache, **data)  # type: ignore[arg-type]
+    data = _rows(collect, argv, 500)
     g = BoardGeometry()
     raster = fit_raster(data, g.die_size_mm * RASTER_PPM)
     _write(None, raster)
