@@ -51,13 +51,28 @@ class ReadCosts:
     are read only while a throw may come and again only where the picture changed."""
 
     frames: int = 0
-    dice_frames: int = 0  # frames whose dice were read (the referee wanted them)
     board_ms: float = 0.0  # calibration aside: warp, checkers, bar, trays, occlusion
-    dice_ms: float = 0.0
     cube_ms: float = 0.0
-    # the dice's frames and ms by how the memory read them: "full" (the first frame, a move's
-    # press, a throw not judged yet: ``controller.runtime.loop``), "partial", "unchanged"
+    # the frames whose dice were read (the referee wanted them) and their ms, by how the memory
+    # read them: "full" (the first frame, a move's press, a throw not judged yet:
+    # ``controller.runtime.loop``), "partial", "unchanged"
     dice_by_read: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def dice_frames(self) -> int:
+        """Frames whose dice were read."""
+        return int(sum(count for count, _ms in self.dice_by_read.values()))
+
+    @property
+    def dice_ms(self) -> float:
+        """The dice's ms over those frames."""
+        return float(sum(ms for _count, ms in self.dice_by_read.values()))
+
+    def add_dice(self, kind: str, ms: float) -> None:
+        """One frame's dice, read as ``kind``."""
+        entry = self.dice_by_read.setdefault(kind, [0, 0.0])
+        entry[0] += 1
+        entry[1] += ms
 
     def ratio(self) -> float | None:
         """(dice + cube) / board over the frames read; None before any."""
@@ -188,11 +203,7 @@ class FrameReader:
         costs.frames += 1
         costs.board_ms += 1000.0 * (t1 - t0)
         if with_dice and self._to_mm is not None:
-            costs.dice_frames += 1
-            costs.dice_ms += 1000.0 * (t2 - t1)
-            kind = costs.dice_by_read.setdefault(self.dice_memory.stats.last or "full", [0, 0.0])
-            kind[0] += 1
-            kind[1] += 1000.0 * (t2 - t1)
+            costs.add_dice(self.dice_memory.stats.last or "full", 1000.0 * (t2 - t1))
         costs.cube_ms += 1000.0 * (t3 - t2)
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
 

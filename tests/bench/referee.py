@@ -141,7 +141,7 @@ def main() -> None:
         frames += r["frames"]
         wall += r["wall"]
         busy += r["busy"]
-        for name in ("frames", "dice_frames", "board_ms", "dice_ms", "cube_ms"):
+        for name in ("frames", "board_ms", "cube_ms"):
             setattr(costs, name, getattr(costs, name) + getattr(r["costs"], name))
         for kind, (count, ms) in r["costs"].dice_by_read.items():
             total = costs.dice_by_read.setdefault(kind, [0, 0.0])
