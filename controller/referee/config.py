@@ -54,7 +54,7 @@ class RecognitionSettings:
     dice_confidence: float = 0.5
     agree: int = 3
     dice_moved: float = 6.0
-    cocked_confidence: float = 0.35
+    cocked_confidence: float = 0.15
 
     def __post_init__(self) -> None:
         for name in ("margin", "fit_slack", "illegal_margin", "dice_moved"):

@@ -10,6 +10,7 @@ The same :class:`Pipeline` serves ``hakem run`` (camera and serial clock in real
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 
@@ -50,33 +51,38 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
     def scene_moved(self) -> None:
         self._read_whole = False
 
-    def read_mode(self) -> tuple[bool, bool]:
+    def read_mode(self) -> tuple[bool, str | None]:
         """Whether this still frame's dice are read, and whether whole (a reading without them,
         or from the dice memory, is not reused for one that wants them whole)."""
         return self.dice_wanted(), self.whole_due()
 
     def read_still(self, image: np.ndarray, t: int) -> FrameSeen:
-        if self.whole_due():
+        due = self.whole_due()
+        if due is not None:
             self._read_whole = True
             memory = getattr(self.reader, "dice_memory", None)
             if memory is not None:
-                memory.forget()
+                if due == "thorough":
+                    memory.read_thoroughly()
+                else:
+                    memory.forget()
         return self.reader.read(image, t, with_dice=self.dice_wanted())
 
-    def whole_due(self) -> bool:
-        """Whether the next still frame's dice are read whole rather than only where the
-        picture changed (``vision.dice.reuse``), once per still scene: when the referee sees a
-        throw it cannot judge yet (``throw_unsure``: a die of it not found, or read unsurely),
-        since a die the incremental read missed would else stay missed while the scene is
-        still; and at a move's press, where the referee learns what lies on the board before
-        the next throw (phantom dice): as a whole read sees it, so that a whole read after the
-        throw shows nothing the referee has not seen before it."""
+    def whole_due(self) -> Literal["whole", "thorough"] | None:
+        """How the next still frame's dice are read if not only where the picture changed
+        (``vision.dice.reuse``), once per still scene: "thorough" when the referee sees a throw
+        it cannot judge yet (``throw_unsure``: a die of it not found, or read unsurely), since
+        a die the incremental read missed would else stay missed while the scene is still, and
+        one the raster's candidates miss may lie among the whole frame's pip spots; "whole" at
+        a move's press, where the referee learns what lies on the board before the next throw
+        (phantom dice): as a whole read sees it, so that a whole read after the throw shows
+        nothing the referee has not seen before it."""
         if self._read_whole or not self.dice_wanted():
-            return False
+            return None
         referee = self.referee
         if getattr(referee, "stage", None) == "move" and getattr(referee, "dice_due", False):
-            return True
-        return bool(getattr(referee, "throw_unsure", False))
+            return "whole"
+        return "thorough" if getattr(referee, "throw_unsure", False) else None
 
     def dice_wanted(self) -> bool:
         """Whether a still picture's dice are read. Reading dice is the slowest reader, and

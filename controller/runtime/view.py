@@ -188,7 +188,7 @@ class FrameReader:
                 )
                 for d in self.dice_memory.read(image, calibration.corners,
                                                self.config.geometry)
-                if d.confidence >= (self.die_floor if d.flat else self.cocked_floor)
+                if kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)
             )
         t2 = time.thread_time()
         cube = None
@@ -275,6 +275,13 @@ class FrameReader:
                 if (x - centre[0]) ** 2 + (y - centre[1]) ** 2 < reach**2:
                     return True
         return False
+
+
+def kept_die(flat: bool, confidence: float, die_floor: float, cocked_floor: float) -> bool:
+    """Whether a table keeps a die read ``flat`` (or cocked) with ``confidence``: below its
+    floor a die is taken for a reflection (``camera.die_floor``; a tilted face reads less
+    surely, so one read cocked is kept down to ``camera.cocked_floor`` if that is lower)."""
+    return confidence >= (die_floor if flat else min(cocked_floor, die_floor))
 
 
 def _load_colours(path: Path) -> Colours:

@@ -28,9 +28,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from controller.config.table import CameraSection
 from controller.demo import players
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.demo.script import InvalidKind
+from controller.runtime.view import kept_die
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from vision.dice import board, pose
@@ -80,9 +82,16 @@ def phantom_boards(n: int, seed0: int) -> Iterator[Throw]:
         yield image, to_mm, g, []
 
 
-def phantoms(boards: Iterator[Throw]) -> list[int]:
-    """Dice the reader reports on each dice-free board."""
-    return [len(read_board_dice(image, to_mm, g)) for image, to_mm, g, _ in boards]
+def phantoms(boards: Iterator[Throw]) -> list[tuple[int, int]]:
+    """Dice the reader reports on each dice-free board, and of them those a table keeps (its
+    camera floors: ``controller.runtime.view.kept_die``)."""
+    camera = CameraSection()
+    out = []
+    for image, to_mm, g, _ in boards:
+        read = read_board_dice(image, to_mm, g)
+        out.append((len(read), sum(kept_die(d.flat, d.confidence, camera.die_floor,
+                                            camera.cocked_floor) for d in read)))
+    return out
 
 
 def synthetic_throws(n: int, seed0: int) -> Iterator[Throw]:
@@ -94,24 +103,31 @@ def synthetic_throws(n: int, seed0: int) -> Iterator[Throw]:
 
 
 def score(throws: Iterator[Throw]) -> dict[str, list[int]]:
-    """Counters [hits, total]: flat and cocked dice found, cocked caught, flat called cocked."""
+    """Counters [hits, total]: flat and cocked dice found, cocked caught, flat called cocked;
+    ``table_cocked``: cocked dice found, called cocked and kept by a table's camera floors
+    (``controller.runtime.view.kept_die``), of every cocked die."""
+    camera = CameraSection()
     c = {k: [0, 0] for k in ("found_flat", "found_cocked", "cocked_caught",
-                             "flat_called_cocked")}
+                             "flat_called_cocked", "table_cocked")}
     for image, to_mm, g, dice in throws:
         read = read_board_dice(image, to_mm, g)
         used: set[int] = set()
         for x, y, flat in dice:
             found = "found_flat" if flat else "found_cocked"
             c[found][1] += 1
+            c["table_cocked"][1] += not flat
             near = [i for i, d in enumerate(read) if i not in used
                     and math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y) < 10.0]
             if not near:
                 continue
             used.add(near[0])
             c[found][0] += 1
+            die = read[near[0]]
             key = "flat_called_cocked" if flat else "cocked_caught"
-            c[key][0] += not read[near[0]].flat
+            c[key][0] += not die.flat
             c[key][1] += 1
+            c["table_cocked"][0] += not flat and not die.flat and kept_die(
+                False, die.confidence, camera.die_floor, camera.cocked_floor)
     return c
 
 
@@ -154,9 +170,12 @@ def main(argv: list[str]) -> int:
         if args.synthetic:
             _print("synthetic", score(synthetic_throws(args.synthetic, args.seed0)))
         if args.phantom:
-            counts = phantoms(phantom_boards(args.phantom, args.seed0))
+            pairs = phantoms(phantom_boards(args.phantom, args.seed0))
+            counts = [n for n, _ in pairs]
+            kept = [k for _, k in pairs]
             print(f"phantom    dice on {len(counts)} dice-free boards: {sum(counts)} "
-                  f"(boards with any: {sum(c > 0 for c in counts)})")
+                  f"(boards with any: {sum(c > 0 for c in counts)}); kept at the table's "
+                  f"camera floors: {sum(kept)} (boards with any: {sum(k > 0 for k in kept)})")
             print("phantom    per frame: " + " ".join(str(c) for c in counts))
     finally:
         setattr(board, "pose_features", timer._inner)  # noqa: B010

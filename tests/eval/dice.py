@@ -11,9 +11,13 @@ prepared frame; ``hybrid``: the dice alone by ``board.read_board_dice``, which t
 pips right (opaque and translucent separately), cocked dice caught (of the cocked dice found,
 and ``cocked_of_all``: of every cocked die in the scenes, found or not) and flat dice called
 cocked, half and on-checker right, cube found, value and place right (``pass`` only), cubes
-reported where there is none, extra dice reported. ``--errors`` lists every found die read
-wrong: seed, true and read pips, style (index in ``synth.DICE_STYLES``), material, flat and
-tilt, on a checker, the reader's confidence, place on the board.
+reported where there is none, extra dice reported. The ``table_`` figures count only the dice
+a table keeps (``controller.runtime.view.FrameReader`` drops a die read less surely than the
+camera section's ``die_floor``, or ``cocked_floor`` for one read cocked, as a reflection):
+dice found and kept, cocked dice caught and kept (of every cocked die), extra dice kept.
+``--errors`` lists every found die read wrong: seed, true and read pips, style (index in
+``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
+on the board.
 Photos (``../shared/data/dice_photos``, Train and Valid): dice found and found dice read right,
 with a detection matched to a labelled box by IoU >= 0.5, >= 0.3, >= 0.2, and by mutual centre
 containment (the labels' boxes for a one are drawn tight around the pip on some photos and
@@ -32,6 +36,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from controller.config.table import CameraSection
+from controller.runtime.view import kept_die
 from tests.eval.dice_photos import match
 from vision.board_reader import prepare
 from vision.calibration import Calibration
@@ -108,7 +114,9 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     c: dict[str, list[int]] = {k: [0, 0] for k in (
         "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught", "cocked_of_all",
         "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
-        "cube_phantom", "extra_dice")}
+        "cube_phantom", "extra_dice", "table_found", "table_cocked_of_all",
+        "table_extra_dice")}
+    camera = CameraSection()
     t_read = 0.0
     for seed in range(seed0, seed0 + n):
         scene = random_dice_scene(seed)
@@ -130,7 +138,9 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
         used: set[int] = set()
         for truth in scene.dice:
             c["found"][1] += 1
+            c["table_found"][1] += 1
             c["cocked_of_all"][1] += not truth.flat
+            c["table_cocked_of_all"][1] += not truth.flat
             near = [i for i, d in enumerate(dice) if i not in used and math.hypot(
                 d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10.0]
             if not near:
@@ -138,6 +148,8 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             d = dice[near[0]]
             used.add(near[0])
             c["found"][0] += 1
+            kept = _kept(d.flat, d.confidence, camera)
+            c["table_found"][0] += kept
             for key in ("pips", f"pips_{truth.material}"):
                 c[key][0] += d.pips == truth.pips
                 c[key][1] += 1
@@ -153,12 +165,16 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
                 c["cocked_caught"][0] += not d.flat
                 c["cocked_caught"][1] += 1
                 c["cocked_of_all"][0] += not d.flat
+                c["table_cocked_of_all"][0] += kept and not d.flat
             c["half"][0] += d.half == truth.half
             c["half"][1] += 1
             c["on_checker"][0] += d.on_checker == truth.on_checker
             c["on_checker"][1] += 1
         c["extra_dice"][0] += len(dice) - len(used)
         c["extra_dice"][1] += 1
+        c["table_extra_dice"][0] += sum(_kept(d.flat, d.confidence, camera)
+                                        for i, d in enumerate(dice) if i not in used)
+        c["table_extra_dice"][1] += 1
         if reader != "pass":
             continue
         if scene.cube is None:
@@ -174,6 +190,11 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
                 c["cube_place"][1] += 1
     print(f"synthetic ({reader}): {n} throws, reading {1000.0 * t_read / max(n, 1):.1f} ms/frame")
     return {k: (v[0], v[1]) for k, v in c.items()}
+
+
+def _kept(flat: bool, confidence: float, camera: CameraSection) -> bool:
+    """Whether a table with ``camera``'s floors keeps a die read so (``FrameReader``)."""
+    return kept_die(flat, confidence, camera.die_floor, camera.cocked_floor)
 
 
 def photos(split_dir: Path) -> dict[str, tuple[int, int, int]]:
@@ -214,7 +235,7 @@ def main(argv: list[str]) -> int:
         errors: list[Misread] | None = [] if args.errors else None
         figures = synthetic(args.synthetic, args.seed0, args.reader, errors)
         for key, (hit, total) in figures.items():
-            if key == "extra_dice":
+            if key in ("extra_dice", "table_extra_dice"):
                 print(f"  {key:20s} {hit} over {total} throws")
             elif key == "cube_phantom":
                 print(f"  {key:20s} {hit} cubes reported over {total} throws without one")

@@ -256,8 +256,9 @@ class ReuseStats:
     unchanged: int = 0  # nothing changed: the last dice, no reading at all
     partial: int = 0  # only the changed parts read
     full: int = 0  # read whole (first frame, another set-up, a change over most of the case)
+    thorough: int = 0  # read whole with the spot candidates as well (read_thoroughly)
     dice_read_again: int = 0  # dice dropped and read again in partial reads
-    last: str = ""  # what the last frame was: "unchanged", "partial" or "full"
+    last: str = ""  # what the last frame was: "unchanged", "partial", "full" or "thorough"
 
 
 @dataclass
@@ -388,6 +389,7 @@ class DiceMemory:
     _reference: np.ndarray | None = None
     _peaks: RasterPeaks | None = None
     _dice: list[BoardDie] = field(default_factory=list)
+    _thorough: bool = False  # the next whole read adds the spot candidates
     # the change raster of the last frame read (the cube memory's word on where it changed)
     raster: tuple[Canonical, np.ndarray] | None = None
 
@@ -398,6 +400,13 @@ class DiceMemory:
         self._reference = None
         self._peaks = None
         self._dice = []
+
+    def read_thoroughly(self) -> None:
+        """The next frame is read whole, with the whole frame's pip spots as candidates as
+        well as the raster's (:func:`thorough_dice`): for a throw whose dice the raster read
+        did not all find (a one, white on a light field, gives the raster little to go on)."""
+        self.forget()
+        self._thorough = True
 
     def read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry
              ) -> list[BoardDie]:
@@ -498,9 +507,28 @@ class DiceMemory:
         self._peaks = peaks
         self._key = key
         self._reference = now
-        self.stats.full += 1
-        self.stats.last = "full"
+        if self._thorough:
+            self._thorough = False
+            self._dice = thorough_dice(self._dice, image, to_mm, geometry)
+            self.stats.thorough += 1
+            self.stats.last = "thorough"
+        else:
+            self.stats.full += 1
+            self.stats.last = "full"
         return list(self._dice)
+
+
+def thorough_dice(dice: list[BoardDie], image: np.ndarray, to_mm: np.ndarray,
+                  geometry: BoardGeometry) -> list[BoardDie]:
+    """``dice`` (a raster read of ``image``) with the dice a read from the whole frame's pip
+    spots finds elsewhere (``read_board_dice(spots=True)``: several times slower, and it finds
+    some dice the raster never offers), most confident four, in ``read_board_dice``'s order."""
+    near = 0.7 * geometry.die_size_mm
+    more = [d for d in read_board_dice(image, to_mm, geometry, spots=True)
+            if all(math.hypot(d.centre_mm[0] - k.centre_mm[0], d.centre_mm[1] - k.centre_mm[1])
+                   >= near for k in dice)]
+    out = sorted([*dice, *more], key=lambda d: -d.confidence)[:4]
+    return sorted(out, key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
 
 
 PEAK_PAD = 11  # raster px about a peak its response and ray features depend on (3 + 5 + 3)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.referee.api import DieSeen, SetSignal
-from controller.referee.config import RefereeConfig
+from controller.referee.config import RecognitionSettings, RefereeConfig
 from controller.referee.resume import resume
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.rules import DiceSetup, Rules
@@ -291,7 +291,8 @@ def test_a_die_lying_beside_a_counted_throw_is_remembered_for_the_game() -> None
     table = _started()
     table.play_first_legal()
     table.motion()
-    dim = DieSeen(2, "right", False, False, 0.3, PHANTOM.centre)  # too unsure to judge
+    unsure = RecognitionSettings().cocked_confidence / 2  # too unsure to judge
+    dim = DieSeen(2, "right", False, False, unsure, PHANTOM.centre)
     table.dice = (table.die(4, 0), table.die(2, 0), dim)
     out = table.frames()
     assert [e["dice"] for e in table.entries(out, "roll")] == [[4, 2]]

@@ -1,7 +1,8 @@
-"""Backgammon's pipeline reads a still scene's dice whole once when the referee sees a throw it
-cannot judge yet (``Referee.throw_unsure``): the dice memory (``vision.dice.reuse``) reads a
-frame only where it changed, and a die it missed there would stay missed while the scene is
-still (the demo's pictures repeat exactly, a live camera's nearly so). And at a move's press,
+"""Backgammon's pipeline reads a still scene's dice whole once, thoroughly (the whole frame's pip
+spots as candidates too), when the referee sees a throw it cannot judge yet
+(``Referee.throw_unsure``): the dice memory (``vision.dice.reuse``) reads a frame only where it
+changed, and a die it missed there would stay missed while the scene is still (the demo's
+pictures repeat exactly, a live camera's nearly so). And at a move's press,
 where the referee learns what lies on the board before the next throw (phantoms): read whole
 there too, a whole read after the throw shows no "die" the referee has not seen before it (a
 phantom the incremental reads had never reported made a false "throw again", BG-ROLL-2)."""
@@ -25,18 +26,27 @@ from vision.stillness import StillnessGate
 class Seen:
     t_ms: int
     whole: bool  # read right after the memory was forgotten
+    thorough: bool = False  # ... and told to read thoroughly
 
 
 class Memory:
-    """The dice memory's part the pipeline uses: forget (the next read is whole)."""
+    """The dice memory's part the pipeline uses: forget (the next read is whole) and
+    read_thoroughly (whole, with the spot candidates too)."""
 
     def __init__(self) -> None:
         self.forgotten = 0
+        self.thorough = 0
         self.whole_next = True
+        self.thorough_next = False
 
     def forget(self) -> None:
         self.forgotten += 1
         self.whole_next = True
+
+    def read_thoroughly(self) -> None:
+        self.forget()
+        self.thorough += 1
+        self.thorough_next = True
 
 
 class Reader:
@@ -45,8 +55,9 @@ class Reader:
         self.reads: list[Seen] = []
 
     def read(self, image: np.ndarray, t_ms: int, *, with_dice: bool = True) -> Seen:
-        seen = Seen(t_ms, with_dice and self.dice_memory.whole_next)
-        self.dice_memory.whole_next = False
+        memory = self.dice_memory
+        seen = Seen(t_ms, with_dice and memory.whole_next, with_dice and memory.thorough_next)
+        memory.whole_next = memory.thorough_next = False
         self.reads.append(seen)
         return seen
 
@@ -79,7 +90,7 @@ def _pipeline(bench: Bench) -> tuple[Pipeline, Reader, Referee]:
     return pipeline, reader, referee
 
 
-def test_an_unsure_throw_gets_one_whole_read_per_still_scene(bench: Bench) -> None:
+def test_an_unsure_throw_gets_one_thorough_read_per_still_scene(bench: Bench) -> None:
     pipeline, reader, referee = _pipeline(bench)
     show(bench, pipeline, picture(1), 6, key="before")
     assert reader.dice_memory.forgotten == 0 and len(reader.reads) == 1  # the same picture
@@ -88,9 +99,9 @@ def test_an_unsure_throw_gets_one_whole_read_per_still_scene(bench: Bench) -> No
     assert len(reader.reads) == 2 and not reader.reads[-1].whole
     referee.throw_unsure = True  # the referee found one die of the throw in that reading
     show(bench, pipeline, picture(3), 2, key="thrown")
-    # the same picture is read again (not the reading of it reused), whole
-    assert reader.dice_memory.forgotten == 1
-    assert len(reader.reads) == 3 and reader.reads[-1].whole
+    # the same picture is read again (not the reading of it reused), whole and thoroughly
+    assert reader.dice_memory.forgotten == 1 and reader.dice_memory.thorough == 1
+    assert len(reader.reads) == 3 and reader.reads[-1].whole and reader.reads[-1].thorough
     show(bench, pipeline, picture(3), 8, key="thrown")  # still unsure: no more whole reads
     assert reader.dice_memory.forgotten == 1
     assert not any(s.whole for s in reader.reads[3:])
@@ -98,7 +109,7 @@ def test_an_unsure_throw_gets_one_whole_read_per_still_scene(bench: Bench) -> No
     show(bench, pipeline, picture(4), 1, key="hand-2")  # the scene moves, then is still
     show(bench, pipeline, picture(5), 8, key="thrown-2")
     # still unsure from the last scene: the new scene's first reading is whole, and only it
-    assert reader.dice_memory.forgotten == 2
+    assert reader.dice_memory.forgotten == 2 and reader.dice_memory.thorough == 2
     assert [s.whole for s in reader.reads[before:]] == [True, False]
 
 
@@ -122,6 +133,7 @@ def test_the_press_scene_is_read_whole_once(bench: Bench) -> None:
     show(bench, pipeline, picture(1), 8, key="moving")
     assert reader.dice_memory.forgotten == 1
     assert reader.reads[1].whole and not any(s.whole for s in reader.reads[2:])
+    assert reader.dice_memory.thorough == 0  # the press's read is the raster's, as after a throw
     referee.stage = "decide"  # the verdict: the opponent is to throw; nothing unsure yet
     show(bench, pipeline, picture(1), 8, key="moving")
     assert reader.dice_memory.forgotten == 1
