@@ -7,10 +7,11 @@ stages after them. The referee (on settled throws) and the board's dice and cube
 (``spots=True``, kept for training and comparison). On 200 synthetic throws
 (``tests.eval.dice``, seeds 0-199) the raster candidates find 96.75% of the dice and read
 all of them right, catch 94.4% of cocked dice, call 0.7% of flat dice cocked and get
-on-checker right for all of them; they take ~17-30 ms of one thread per fresh frame
-(``tests.bench.dice``), which is why the table reads a die again only where the picture
-changed (``vision.dice.reuse``). Phantom dice (10 over 200 throws) matter most to the
-referee; it also ignores a "die" that lay there before the throw. Stages:
+on-checker right for all of them; they take ~16 ms of one thread per fresh frame
+(``tests.bench.dice``; ~28 ms before the exact speed-ups of issue 5), which is why the
+table reads a die again only where the picture changed (``vision.dice.reuse``). Phantom
+dice (10 over 200 throws) matter most to the referee; it also ignores a "die" that lay
+there before the throw. Stages:
 
 1. Candidates. Spots: pip-sized blobs in the camera frame (difference-of-Gaussians peaks
    whose Hessian is not an edge's), clustered at die size; a quick look at each cluster
@@ -157,6 +158,7 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
              else hybrid_candidates(colour, gray, to_mm, from_mm, g,
                                     lambda: [(f.x_mm, f.y_mm) for f in found], places=places))
     pending: list[tuple[float, float, FaceRead | None]] = []
+    memo: dict[tuple[object, ...], tuple[float | None, np.ndarray]] = {}
     for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
@@ -168,7 +170,7 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
                         for i, j in zip(*np.nonzero(read.mask), strict=True)]).reshape(-1, 2)
         finding = _face_finding(colour, from_mm, cx + read.dx, cy + read.dy, read.angle,
                                 read.value, pts, read.score, read.residual, read.contrast,
-                                die, found, all_candidates)
+                                die, found, all_candidates, memo=memo)
         if finding is not None and (all_candidates or p_die(finding) >= max(
                 _threshold("die"), MIN_P_DIE)):
             found.append(finding)
@@ -177,7 +179,7 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     if not all_candidates:
         # after every candidate's usual read (never in a die's place), the most probable first
         for cx, cy, read in pending[:MAX_SECOND_CANDIDATES]:
-            finding = _second_chance(colour, gray, from_mm, cx, cy, read, g, found)
+            finding = _second_chance(colour, gray, from_mm, cx, cy, read, g, found, memo)
             if finding is not None:
                 found.append(finding)
     return found
@@ -186,23 +188,36 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
 def _face_finding(colour: np.ndarray, from_mm: np.ndarray, x_mm: float, y_mm: float,
                   angle: float, value: int, pts: np.ndarray, gscore: float, residual: float,
                   contrast: float, die: float, found: list[FaceFinding], all_candidates: bool,
-                  max_spread: float = MAX_FACE_SPREAD) -> FaceFinding | None:
+                  max_spread: float = MAX_FACE_SPREAD,
+                  memo: dict[tuple[object, ...], tuple[float | None, np.ndarray]] | None = None
+                  ) -> FaceFinding | None:
     """A face read at (x_mm, y_mm) with its pose features (``pts``: its pips in the aligned
     patch, mm), or None when a face was already found there or (unless ``all_candidates``)
-    the face is not uniform enough for a die's (board texture)."""
+    the face is not uniform enough for a die's (board texture). ``memo``: the spread and
+    pose features of faces already worked out (a candidate the die model turned away is
+    judged again as a second chance, first at the very same face)."""
     if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
         return None
-    aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM, angle)
-    aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
-    spread = face_spread(aligned_gray, die, pts)
-    if spread is not None and spread * 64.0 > max_spread and not all_candidates:
-        return None  # board texture: the same test as below, before the costly features
-    others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM)
-              if p.contrast >= 0.5 * gscore]
-    side = np.array([[p.x, p.y] for p in others
-                     if max(abs(p.x), abs(p.y)) > 0.56 * die
-                     and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
-    feats = pose_features(aligned, die, pts, side)
+    key = (x_mm, y_mm, angle, gscore, pts.shape, pts.tobytes())
+    kept = memo.get(key) if memo is not None else None
+    if kept is not None:
+        spread, feats = kept
+        if spread is not None and spread * 64.0 > max_spread and not all_candidates:
+            return None
+    else:
+        aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM, angle)
+        aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
+        spread = face_spread(aligned_gray, die, pts)
+        if spread is not None and spread * 64.0 > max_spread and not all_candidates:
+            return None  # board texture: the same test as below, before the costly features
+        others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM)
+                  if p.contrast >= 0.5 * gscore]
+        side = np.array([[p.x, p.y] for p in others
+                         if max(abs(p.x), abs(p.y)) > 0.56 * die
+                         and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
+        feats = pose_features(aligned, die, pts, side, aligned_gray=aligned_gray)
+        if memo is not None:
+            memo[key] = (spread, feats)
     if feats[0] * 64.0 > max_spread and not all_candidates:
         return None
     return FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore), feats, gscore)
@@ -234,8 +249,9 @@ class SecondTry:
 
 def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
                         cy: float, usual: FaceRead | None, g: BoardGeometry,
-                        found: list[FaceFinding], *, cocked_only: bool = False
-                        ) -> Iterator[SecondTry]:
+                        found: list[FaceFinding], *, cocked_only: bool = False,
+                        memo: dict[tuple[object, ...], tuple[float | None, np.ndarray]]
+                        | None = None) -> Iterator[SecondTry]:
     """The faces a second chance judges about a candidate, best first: the usual read's (its
     face may be wider than a flat die's), then the tilted-face hypotheses
     (``vision.dice.tilted``), at most :data:`MAX_SECOND_TRIES` with some pip evidence inside a
@@ -264,7 +280,7 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
         pips = read.pip_points(die)
         finding = _face_finding(colour, from_mm, x_mm, y_mm, read.angle, read.value, pips,
                                 read.score, 0.16 * die, 0.0, die, found, False,
-                                SECOND_MAX_SPREAD)
+                                SECOND_MAX_SPREAD, memo)
         if finding is None:
             continue
         cocked = p_cocked(finding)
@@ -278,11 +294,13 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
 
 def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
                    cy: float, usual: FaceRead | None, g: BoardGeometry,
-                   found: list[FaceFinding]) -> FaceFinding | None:
+                   found: list[FaceFinding],
+                   memo: dict[tuple[object, ...], tuple[float | None, np.ndarray]] | None = None
+                   ) -> FaceFinding | None:
     """A cocked die the usual face read missed (BG-ROLL-2): the first of
     :func:`second_chance_tries` accepted (:meth:`SecondTry.accepted`)."""
     for attempt in second_chance_tries(colour, gray, from_mm, cx, cy, usual, g, found,
-                                       cocked_only=True):
+                                       cocked_only=True, memo=memo):
         if attempt.accepted():
             return attempt.face
     return None

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import cv2
 import numpy as np
 
-from vision.dice.raster import RASTER_PPM, die_candidates, topdown_maps
+from vision.dice.raster import RASTER_PPM, die_candidates, nonzero_2d, topdown_maps
 from vision.dice.render import PIP_RADIUS
 from vision.geometry import BoardGeometry, Canonical
 
@@ -118,7 +118,7 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     b1 = cv2.GaussianBlur(roi, (0, 0), s1)
     dog = np.abs(b1 - cv2.GaussianBlur(roi, (0, 0), s1 * 2.5))
     strong = (dog > SPOT_THRESHOLD) & (dog >= cv2.dilate(dog, np.ones((3, 3), np.uint8)))
-    ys, xs = np.nonzero(strong)
+    ys, xs = nonzero_2d(strong)
     if len(xs) == 0 or len(xs) > MAX_SPOTS:
         return []
     # Hessian ratio test only where needed: blobs, not edges

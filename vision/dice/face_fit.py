@@ -10,6 +10,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from vision.dice.raster import nonzero_2d
 from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET, PIP_RADIUS
 
 PATCH_PX_PER_MM = 4.0
@@ -81,19 +82,26 @@ def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float
 
     The residual is the worst distance between a pip and its layout place, or a layout place
     and its nearest pip, so a missing or extra pip shows."""
-    n = len(pts)
     centre = pts.mean(axis=0)
+    return _fit_about(pts, float(centre[0]), float(centre[1]), die_mm)
+
+
+def _fit_about(pts: np.ndarray, cx: float, cy: float, die_mm: float
+               ) -> tuple[float, float, float, float]:
+    """:func:`fit_face` with the pips' mean (cx, cy) already worked out."""
+    n = len(pts)
     if n == 1:
-        return 0.0, float(centre[0]), float(centre[1]), 0.0
-    z = (pts[:, 0] - centre[0]) + 1j * (pts[:, 1] - centre[1])  # pips as complex numbers
+        return 0.0, cx, cy, 0.0
+    z = (pts[:, 0] - cx) + 1j * (pts[:, 1] - cy)  # pips as complex numbers
     i, j = _pairs(n)
-    base = np.angle(z[j] - z[i])
+    pair = z[j] - z[i]
+    base = np.arctan2(pair.imag, pair.real)  # (np.angle)
     angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
     turned = np.exp(-1j * angles)[:, None] * z[None, :]  # into the face frame
     d = np.abs(turned[:, :, None] - _layout_complex(n, die_mm)[None, None, :])
     residual = np.maximum(d.min(axis=2).max(axis=1), d.min(axis=1).max(axis=1))
     k = int(np.argmin(residual))
-    return float(residual[k]), float(centre[0]), float(centre[1]), float(angles[k])
+    return float(residual[k]), cx, cy, float(angles[k])
 
 
 @lru_cache(maxsize=16)
@@ -109,17 +117,38 @@ def _fit_or_reject(pts: np.ndarray, die_mm: float, limit: float
     of a layout place lies within ``limit`` of that place's distance from the centre, and
     a place within ``limit`` of a pip likewise (an exact test, in plain Python since groups
     hold at most six pips; most groups a patch offers fail it)."""
-    xy = pts.tolist()
+    return _fit_or_reject_xy(pts.tolist(), die_mm, limit)
+
+
+def _fit_or_reject_xy(xy: list[list[float]], die_mm: float, limit: float
+                      ) -> tuple[float, float, float, float]:
+    """:func:`_fit_or_reject` of pips given as [x, y] lists (an array is made only to fit)."""
     n = len(xy)
-    cx = sum(p[0] for p in xy) / n
-    cy = sum(p[1] for p in xy) / n
+    cx = cy = 0.0
+    for x, y in xy:  # added in order from 0, as numpy's mean over so few pips adds them
+        cx += x
+        cy += y
+    cx /= n
+    cy /= n
     if n > 1:
         radii = [math.hypot(x - cx, y - cy) for x, y in xy]
         places = _layout_radii(n, die_mm)
         if (any(min(abs(r - q) for q in places) >= limit for r in radii)
                 or any(min(abs(r - q) for r in radii) >= limit for q in places)):
             return math.inf, cx, cy, 0.0
-    return fit_face(pts, die_mm)
+    # (the pips' mean added in order from 0 and divided as pts.mean(axis=0) does it)
+    return _fit_about(np.array(xy, np.float64), cx, cy, die_mm)
+
+
+def _mean_of(values: list[float]) -> float:
+    """``float(np.mean(values))`` of a few numbers: fewer than eight are added one after the
+    other from 0, as numpy adds them, so the result is the same to the last bit."""
+    if len(values) >= 8:
+        return float(np.mean(values))
+    total = 0.0
+    for v in values:
+        total += v
+    return total / len(values)
 
 
 def choose_face(pips: list[PatchPip], die_mm: float
@@ -137,7 +166,8 @@ def choose_face(pips: list[PatchPip], die_mm: float
             continue
         top = max(p.contrast for p in seeds)
         strong = [p for p in pips if p.dark == dark and p.contrast >= 0.55 * top]
-        xy = np.array([[p.x, p.y] for p in strong])
+        places = [[p.x, p.y] for p in strong]
+        xy = np.array(places)
         close = (np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
                  < 0.78 * die_mm).tolist()  # pips close enough to share a face
         index = {id(p): i for i, p in enumerate(strong)}
@@ -158,7 +188,7 @@ def choose_face(pips: list[PatchPip], die_mm: float
             while True:
                 key = tuple(group)
                 if key not in fits:
-                    fits[key] = _fit_or_reject(xy[group], die_mm, limit)
+                    fits[key] = _fit_or_reject_xy([places[i] for i in group], die_mm, limit)
                 residual, cx, cy, angle = fits[key]
                 if residual < limit or len(group) == 1:
                     break
@@ -169,7 +199,7 @@ def choose_face(pips: list[PatchPip], die_mm: float
             if residual >= limit:
                 continue
             members = [strong[i] for i in group]
-            strength = float(np.mean([p.contrast for p in members]))
+            strength = _mean_of([p.contrast for p in members])
             score = strength * (1.0 - residual / limit) + 0.02 * len(members)
             if best is None or score > best[0]:
                 best = (score, members, residual, cx, cy, angle)
@@ -195,6 +225,7 @@ def _patterns() -> list[tuple[int, np.ndarray]]:
 PATTERNS = _patterns()
 _MASKS = np.array([m.reshape(-1) for _, m in PATTERNS])
 _OFF_Y, _OFF_X = (a.reshape(9, 1) for a in np.mgrid[-1:2, -1:2])
+_STEPS = np.array([-1, 0, 1])
 
 
 def _body_centre(gray: np.ndarray, die_mm: float, ppm: float, f: int = 4
@@ -248,7 +279,6 @@ def grid_read(dog: np.ndarray, cx: float, cy: float, angle: float, die_mm: float
     return PATTERNS[int(k[0])][0], float(score[0]), PATTERNS[int(k[0])][1]
 
 
-_ON = np.concatenate([_MASKS, _MASKS])  # dark-pip patterns, then light-pip patterns
 _NPAT = len(PATTERNS)
 _ONE = next(i for i, (v, _) in enumerate(PATTERNS) if v == 1)
 ONE_RING = (0.2, 0.38)  # per face side: the ring around a one's pip that must hold no pip
@@ -274,38 +304,70 @@ def grid_read_many(dog: np.ndarray, centres: np.ndarray, angle: float, die_mm: f
     (:data:`ONE_RING`), not only the other eight grid places: any pip reads as a one on its
     own, and a tilted die's foreshortened three, four or five, its outer pips off the grid,
     read as ones before (cocked dice on 400 training throws)."""
-    n = dog.shape[0]
-    ca, sa = math.cos(angle), math.sin(angle)
+    return grid_read_turned(dog, centres, math.cos(angle), math.sin(angle), die_mm, ppm)
+
+
+@lru_cache(maxsize=4)
+def _grid_places(die_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """The nine grid places of a face (mm, face frame, row by row)."""
     step = PIP_OFFSET * die_mm
-    u = np.tile(np.arange(3) - 1.0, 3) * step  # grid places, row by row
-    v = np.repeat(np.arange(3) - 1.0, 3) * step
+    return np.tile(np.arange(3) - 1.0, 3) * step, np.repeat(np.arange(3) - 1.0, 3) * step
+
+
+def _pattern_penalties() -> tuple[np.ndarray, np.ndarray]:
+    """Added to the 18 evidence values (dark then light places) per pattern (dark patterns,
+    then light ones): 0 at the pattern's places (+inf elsewhere), for the weakest pip's
+    minimum; 0 at its empty places of its polarity (-inf elsewhere), for the strongest empty
+    place's maximum."""
+    on = np.full((2 * _NPAT, 18), np.inf, np.float32)  # the DoG's type: adding 0 keeps it
+    off = np.full((2 * _NPAT, 18), -np.inf, np.float32)
+    for k, mask in enumerate(_MASKS):
+        for half, row in ((0, k), (9, _NPAT + k)):
+            on[row, half:half + 9][mask] = 0.0
+            off[row, half:half + 9][~mask] = 0.0
+    return on, off
+
+
+def grid_read_turned(dog: np.ndarray, centres: np.ndarray, ca: float | np.ndarray,
+                     sa: float | np.ndarray, die_mm: float, ppm: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`grid_read_many` with the face's turn given as its cosine and sine: numbers, or
+    one per centre (arrays of shape (k, 1)), so faces at several angles are read at once."""
+    n, w = dog.shape
+    u, v = _grid_places(die_mm)
     cx, cy = centres[:, 0:1], centres[:, 1:2]
-    xs = np.round((cx + u * ca - v * sa) * ppm + n / 2).astype(int)  # (k, 9)
-    ys = np.round((cy + u * sa + v * ca) * ppm + n / 2).astype(int)
-    yy = np.clip(ys[:, None, :] + _OFF_Y[None], 0, n - 1)  # (k, 9 around, 9 places)
-    xx = np.clip(xs[:, None, :] + _OFF_X[None], 0, n - 1)
-    stack = dog[yy, xx]
-    evidence = np.concatenate([-stack.min(axis=1), stack.max(axis=1)], axis=1)  # (k, 18)
-    dark, light = evidence[:, None, :9], evidence[:, None, 9:]
-    masks = _MASKS[None]
-    on = np.concatenate([np.where(masks, dark, np.inf).min(axis=2),
-                         np.where(masks, light, np.inf).min(axis=2)], axis=1)
-    off = np.concatenate([np.where(~masks, dark, -np.inf).max(axis=2),
-                          np.where(~masks, light, -np.inf).max(axis=2)], axis=1)
-    scores = (on - off) / 255.0  # (k, 2 * patterns)
+    half = n / 2
+    xs = np.rint((cx + u * ca - v * sa) * ppm + half).astype(int)[:, None, :]  # (k, 1, 9)
+    ys = np.rint((cy + u * sa + v * ca) * ppm + half).astype(int)[:, None, :]
+    # each place's 3x3 pixels (rows, then columns, as :data:`_OFF_Y`, :data:`_OFF_X`), the
+    # places last: numpy takes minima and maxima over an outer axis much faster
+    rows = np.minimum(np.maximum(ys + _STEPS[:, None], 0), n - 1) * w  # (k, 3, 9)
+    cols = np.minimum(np.maximum(xs + _STEPS[:, None], 0), n - 1)
+    stack = dog.reshape(-1)[rows[:, :, None, :] + cols[:, None, :, :]].reshape(len(centres), 9, 9)
+    evidence = np.concatenate([-stack.min(axis=1), stack.max(axis=1)], axis=1)[:, :, None]
+    on = np.add(evidence, _ON_PENALTY_T).min(axis=1)  # (k, 2 * patterns)
+    off = np.add(evidence, _OFF_PENALTY_T).max(axis=1)
+    scores = (on - off) / 255.0
     best = np.argmax(scores, axis=1)
     ones = np.nonzero(best % _NPAT == _ONE)[0]
     if len(ones):
         # a one: nothing pip-like anywhere around its pip, not only at the other eight places
         # (only where a one wins: the ring can only lower a one's score)
         ru, rv = _ring_offsets(die_mm)
-        rx = np.clip(np.round((cx[ones] + ru[None]) * ppm + n / 2).astype(int), 0, n - 1)
-        ry = np.clip(np.round((cy[ones] + rv[None]) * ppm + n / 2).astype(int), 0, n - 1)
-        ring = dog[ry, rx]  # (ones, m)
-        for col, ring_off in ((_ONE, -ring.min(axis=1)), (_NPAT + _ONE, ring.max(axis=1))):
-            scores[ones, col] = (on[ones, col] - np.maximum(off[ones, col], ring_off)) / 255.0
+        rx = np.rint((cx[ones] + ru[None]) * ppm + half).astype(int)
+        ry = np.rint((cy[ones] + rv[None]) * ppm + half).astype(int)
+        ring = dog.reshape(-1)[np.minimum(np.maximum(ry, 0), n - 1) * w
+                               + np.minimum(np.maximum(rx, 0), n - 1)]  # (ones, m)
+        rows, cols = ones[:, None], _ONE_COLUMNS  # a dark one, a light one
+        ring_off = np.stack([-ring.min(axis=1), ring.max(axis=1)], axis=1)
+        scores[rows, cols] = (on[rows, cols] - np.maximum(off[rows, cols], ring_off)) / 255.0
         best[ones] = np.argmax(scores[ones], axis=1)
     return best % _NPAT, scores[np.arange(len(best)), best]
+
+
+_ON_PENALTY, _OFF_PENALTY = _pattern_penalties()
+_ON_PENALTY_T, _OFF_PENALTY_T = (np.ascontiguousarray(a.T) for a in (_ON_PENALTY, _OFF_PENALTY))
+_ONE_COLUMNS = np.array([_ONE, _NPAT + _ONE])
 
 
 def _outline_angle(gray: np.ndarray, angle: float, die_mm: float, ppm: float,
@@ -361,37 +423,109 @@ def _pips_from_dog(dog: np.ndarray, radius: float, ppm: float, reach_mm: float
     the patch centre only."""
     centre = dog.shape[0] / 2
     win = int(radius * 2.2) | 1
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win))
     out: list[PatchPip] = []
     lo, hi = max(0, int(centre - reach_mm * ppm)), int(centre + reach_mm * ppm) + 1
     for dark in (True, False):
         resp = -dog if dark else dog
-        peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > 16.0)
-        ys, xs = np.nonzero(peaks[lo:hi, lo:hi])
-        for x, y in zip((xs + lo).tolist(), (ys + lo).tolist(), strict=True):
-            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm,
-                                float(resp[y, x]) / 255.0, dark))
+        ys, xs = _peaks(resp, win, lo, hi, 16.0)
+        for x, y, value in zip(xs.tolist(), ys.tolist(), resp[ys, xs].tolist(), strict=True):
+            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm, value / 255.0, dark))
     return out
+
+
+@lru_cache(maxsize=8)
+def _disc(win: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The elliptic structuring element of side ``win``, its offsets (rows, columns) from its
+    centre, and whether it holds the whole 3x3 square around its centre."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win))
+    dy, dx = np.nonzero(kernel)
+    c = win // 2
+    return kernel, dy - c, dx - c, bool(kernel[max(0, c - 1):c + 2, max(0, c - 1):c + 2].all())
+
+
+def _peaks(resp: np.ndarray, win: int, lo: int, hi: int, floor: float
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns (row by row) inside [lo, hi) on both axes where ``resp`` is above
+    ``floor`` and no lower than anywhere within the elliptic element of side ``win`` around
+    it: what ``resp >= cv2.dilate(resp, element)`` finds there, found faster. Only the 3x3
+    local maxima (the element holds that square) are checked against the whole element."""
+    kernel, dy, dx, holds_square = _disc(win)
+    if not holds_square:
+        peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > floor)
+        ys, xs = nonzero_2d(peaks[lo:hi, lo:hi])
+        return ys + lo, xs + lo
+    near = cv2.dilate(resp, _SQUARE3)
+    ys, xs = nonzero_2d((resp[lo:hi, lo:hi] >= near[lo:hi, lo:hi])
+                        & (resp[lo:hi, lo:hi] > floor))
+    ys += lo
+    xs += lo
+    if len(ys) == 0:
+        return ys, xs
+    # the whole element around each 3x3 maximum, outside the patch as low as can be (as
+    # cv2.dilate takes it)
+    c = win // 2
+    w = resp.shape[1]
+    padded = cv2.copyMakeBorder(resp, c, c, c, c, cv2.BORDER_CONSTANT, value=-np.inf)
+    at = (ys[:, None] + (dy + c)[None]) * (w + 2 * c) + (xs[:, None] + (dx + c)[None])
+    keep = resp[ys, xs] >= padded.reshape(-1)[at].max(axis=1)
+    return ys[keep], xs[keep]
+
+
+_SQUARE3 = np.ones((3, 3), np.uint8)
+
+
+@lru_cache(maxsize=4)
+def _outline_frame(die_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Sample places of a square outline in face coordinates (mm; 4 sides x 11 along each
+    side, shaped (1, 4, 11)) and the sides' normals (shaped (1, 4, 1))."""
+    half = die_mm / 2
+    t = np.linspace(-0.7, 0.7, 11) * half
+    nu = np.array([1.0, -1.0, 0.0, 0.0])[None, :, None]
+    nv = np.array([0.0, 0.0, 1.0, -1.0])[None, :, None]
+    tt = t[None, None, :]
+    return nu * half + (nu == 0) * tt, nv * half + (nv == 0) * tt, nu, nv
+
+
+@lru_cache(maxsize=8)
+def _search_turns(search_deg: float) -> np.ndarray:
+    """The turns (radians) an outline search tries either way of its angle, 3 degrees apart."""
+    out: np.ndarray = np.radians(np.arange(-search_deg, search_deg + 0.1, 3.0))
+    return out
+
+
+@lru_cache(maxsize=64)
+def _outline_turns(die_mm: float, search_deg: float, angle: float
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A square outline's sample places (mm from the face centre, turns x 4 sides x 11) and
+    its sides' normals at every turn an outline search tries about ``angle``, and those
+    turns: the same for every search at that angle (most start at 0)."""
+    eu, ev, nu, nv = _outline_frame(die_mm)
+    angles = angle + _search_turns(search_deg)
+    ca, sa = np.cos(angles)[:, None, None], np.sin(angles)[:, None, None]
+    return (eu * ca - ev * sa, eu * sa + ev * ca, nu * ca - nv * sa, nu * sa + nv * ca,
+            angles)
+
+
+def _outline_steps(gx: np.ndarray, gy: np.ndarray, ox: float | np.ndarray,
+                   oy: float | np.ndarray, angle: float, die_mm: float, ppm: float,
+                   search_deg: float) -> tuple[np.ndarray, np.ndarray]:
+    """The mean edge step along a square outline at each turn searched (:func:`_outline_step`)
+    and those turns; ``ox``, ``oy`` may be arrays of shape (k, 1, 1, 1) (k centres at once:
+    the steps then (k, turns))."""
+    n, w = gx.shape
+    su, sv, nx, ny, angles = _outline_turns(die_mm, search_deg, angle)
+    px = np.minimum(np.maximum(((su + ox) * ppm + n / 2).astype(int), 0), n - 1)
+    py = np.minimum(np.maximum(((sv + oy) * ppm + n / 2).astype(int), 0), n - 1)
+    at = py * w + px
+    step = np.abs(gx.reshape(-1)[at] * nx + gy.reshape(-1)[at] * ny).mean(axis=(-2, -1))
+    return step, angles
 
 
 def _outline_step(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
                   die_mm: float, ppm: float, search_deg: float) -> tuple[float, float]:
     """:func:`_outline_angle` on gradients already computed, for a face centred (ox, oy) mm
     from the patch centre."""
-    n = gx.shape[0]
-    half = die_mm / 2
-    t = np.linspace(-0.7, 0.7, 11) * half
-    angles = angle + np.radians(np.arange(-search_deg, search_deg + 0.1, 3.0))
-    ca, sa = np.cos(angles)[:, None, None], np.sin(angles)[:, None, None]
-    nu = np.array([1.0, -1.0, 0.0, 0.0])[None, :, None]
-    nv = np.array([0.0, 0.0, 1.0, -1.0])[None, :, None]
-    tt = t[None, None, :]
-    eu = nu * half + (nu == 0) * tt
-    ev = nv * half + (nv == 0) * tt
-    px = np.clip(((eu * ca - ev * sa + ox) * ppm + n / 2).astype(int), 0, n - 1)
-    py = np.clip(((eu * sa + ev * ca + oy) * ppm + n / 2).astype(int), 0, n - 1)
-    nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
-    step = np.abs(gx[py, px] * nx + gy[py, px] * ny).mean(axis=(1, 2))
+    step, angles = _outline_steps(gx, gy, ox, oy, angle, die_mm, ppm, search_deg)
     k = int(np.argmax(step))
     return float(step[k]), float(angles[k])
 
@@ -430,19 +564,33 @@ def _recentre(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float
     (x, y, mean edge step there). A centre taken from a wrong pip layout (a pip of a two and a
     spot beside the die) or from a candidate off the die lies a few mm off the die; its
     outline finds the die."""
-    n = gx.shape[0]
+    return _recentre_many(gx, gy, [(ox, oy, angle)], die_mm, ppm)[0]
+
+
+def _recentre_many(gx: np.ndarray, gy: np.ndarray, hypotheses: list[tuple[float, float, float]],
+                   die_mm: float, ppm: float) -> list[tuple[float, float, float]]:
+    """:func:`_recentre` of several hypotheses (centre x, y mm and angle) at once."""
+    if not hypotheses:
+        return []
+    n, w = gx.shape
     (eu, ev), (nu, nv), a, b = _outline_offsets(die_mm, RECENTRE_MM)
-    ca, sa = math.cos(angle), math.sin(angle)
-    cu = ox + a * ca - b * sa  # candidate centres (k,)
+    ox = np.array([h[0] for h in hypotheses])[:, None]
+    oy = np.array([h[1] for h in hypotheses])[:, None]
+    ca = np.array([math.cos(h[2]) for h in hypotheses])[:, None]
+    sa = np.array([math.sin(h[2]) for h in hypotheses])[:, None]
+    cu = ox + a * ca - b * sa  # candidate centres (hypotheses, k)
     cv = oy + a * sa + b * ca
-    su = eu * ca - ev * sa  # outline samples around a centre (44,)
+    su = eu * ca - ev * sa  # outline samples around a centre (hypotheses, 44)
     sv = eu * sa + ev * ca
-    px = np.clip(((cu[:, None] + su[None]) * ppm + n / 2).astype(int), 0, n - 1)
-    py = np.clip(((cv[:, None] + sv[None]) * ppm + n / 2).astype(int), 0, n - 1)
-    nx, ny = nu * ca - nv * sa, nu * sa + nv * ca
-    step = np.abs(gx[py, px] * nx + gy[py, px] * ny).mean(axis=1)
-    k = int(np.argmax(step))
-    return float(cu[k]), float(cv[k]), float(step[k])
+    px = np.minimum(np.maximum(((cu[:, :, None] + su[:, None]) * ppm + n / 2).astype(int), 0),
+                    n - 1)
+    py = np.minimum(np.maximum(((cv[:, :, None] + sv[:, None]) * ppm + n / 2).astype(int), 0),
+                    n - 1)
+    nx, ny = (nu * ca - nv * sa)[:, None], (nu * sa + nv * ca)[:, None]
+    at = py * w + px
+    step = np.abs(gx.reshape(-1)[at] * nx + gy.reshape(-1)[at] * ny).mean(axis=2)
+    best = np.argmax(step, axis=1).tolist()
+    return [(float(cu[h, k]), float(cv[h, k]), float(step[h, k])) for h, k in enumerate(best)]
 
 
 def pips_agree(pips: list[PatchPip], read: FaceRead, die_mm: float) -> bool:
@@ -480,11 +628,11 @@ def face_spread(patch: np.ndarray, read: FaceRead, die_mm: float, ppm: float) ->
     levels) of the patch inside the face, away from its nine pip places. A die's face is one
     colour; a square outline drawn over a checker's rim and a point's apex is not."""
     n = patch.shape[0]
-    u, v, keep = _face_samples(die_mm)
+    u, v = _face_samples_kept(die_mm)
     ca, sa = math.cos(read.angle), math.sin(read.angle)
-    x = np.clip(((read.dx + u * ca - v * sa) * ppm + n / 2).astype(int), 0, n - 1)
-    y = np.clip(((read.dy + u * sa + v * ca) * ppm + n / 2).astype(int), 0, n - 1)
-    values = np.sort(patch[y, x][keep].astype(np.float32))
+    x = np.minimum(np.maximum(((read.dx + u * ca - v * sa) * ppm + n / 2).astype(int), 0), n - 1)
+    y = np.minimum(np.maximum(((read.dy + u * sa + v * ca) * ppm + n / 2).astype(int), 0), n - 1)
+    values = np.sort(patch[y, x].astype(np.float32))
     return _quantile(values, 0.9) - _quantile(values, 0.1)
 
 
@@ -494,6 +642,13 @@ def _quantile(ordered: np.ndarray, q: float) -> float:
     at = q * (len(ordered) - 1)
     i = min(int(at), len(ordered) - 2)
     return float(ordered[i] + (at - i) * (ordered[i + 1] - ordered[i]))
+
+
+@lru_cache(maxsize=4)
+def _face_samples_kept(die_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_face_samples` away from every pip place only."""
+    u, v, keep = _face_samples(die_mm)
+    return u[keep], v[keep]
 
 
 @lru_cache(maxsize=4)
@@ -519,6 +674,49 @@ def _read_at(dog: np.ndarray, x0: float, y0: float, angle: float, edge: float, d
                     angle, value, mask, edge, residual, contrast)
 
 
+def _outlines_at(gx: np.ndarray, gy: np.ndarray, places: list[tuple[float, float, float, float]],
+                 die_mm: float, ppm: float) -> list[tuple[float, float]]:
+    """:func:`_outline_step` at several (x, y, angle, search) at once (those of one search
+    together): (edge step, angle) each, the same numbers as one by one."""
+    out: list[tuple[float, float]] = [(0.0, 0.0)] * len(places)
+    for search in sorted({p[3] for p in places}):
+        at = [i for i, p in enumerate(places) if p[3] == search]
+        turns = [_outline_turns(die_mm, search, places[i][2]) for i in at]
+        su, sv, nx, ny = (np.stack([t[j] for t in turns]) for j in range(4))
+        ox = np.array([places[i][0] for i in at])[:, None, None, None]
+        oy = np.array([places[i][1] for i in at])[:, None, None, None]
+        n, w = gx.shape
+        px = np.minimum(np.maximum(((su + ox) * ppm + n / 2).astype(int), 0), n - 1)
+        py = np.minimum(np.maximum(((sv + oy) * ppm + n / 2).astype(int), 0), n - 1)
+        idx = py * w + px
+        steps = np.abs(gx.reshape(-1)[idx] * nx + gy.reshape(-1)[idx] * ny).mean(axis=(-2, -1))
+        best = np.argmax(steps, axis=1).tolist()
+        for row, (i, k) in enumerate(zip(at, best, strict=True)):
+            out[i] = (float(steps[row, k]), float(turns[row][4][k]))
+    return out
+
+
+def _reads_at(dog: np.ndarray, places: list[tuple[float, float, float, float]], die_mm: float,
+              ppm: float, residual: float, contrast: float) -> list[FaceRead]:
+    """:func:`_read_at` at several (x, y, angle, edge) at once, the same reads."""
+    if not places:
+        return []
+    xy = np.array([[p[0], p[1]] for p in places])
+    cos = np.repeat([math.cos(p[2]) for p in places], len(_SHIFTS))[:, None]
+    sin = np.repeat([math.sin(p[2]) for p in places], len(_SHIFTS))[:, None]
+    ks, scores = grid_read_turned(dog, (_SHIFTS[None] + xy[:, None]).reshape(-1, 2), cos, sin,
+                                  die_mm, ppm)
+    ks, scores = ks.reshape(len(places), -1), scores.reshape(len(places), -1)
+    out = []
+    for row, ((x0, y0, angle, edge), i) in enumerate(zip(places, np.argmax(scores, axis=1).tolist(),
+                                                         strict=True)):
+        value, mask = PATTERNS[int(ks[row, i])]
+        out.append(FaceRead(float(scores[row, i]), x0 + float(_SHIFTS[i, 0]),
+                            y0 + float(_SHIFTS[i, 1]), angle, value, mask, edge, residual,
+                            contrast))
+    return out
+
+
 def _rank(read: FaceRead, agree: bool, spread: float) -> float:
     """How much a face read is to be believed: its pip evidence, plus :data:`EDGE_WEIGHT` times
     the log of its outline's edge step, plus :data:`AGREE_WEIGHT` when the patch's pips bear it
@@ -527,6 +725,22 @@ def _rank(read: FaceRead, agree: bool, spread: float) -> float:
     reads as a one)."""
     return (read.score + EDGE_WEIGHT * math.log(max(read.edge, 0.3)) + AGREE_WEIGHT * agree
             - SPREAD_WEIGHT * spread / 255.0 - ONE_WEIGHT * (read.value == 1))
+
+
+def _ready_reads(gx: np.ndarray, gy: np.ndarray, dog: np.ndarray,
+                 starts: list[tuple[float, float, float, float]], first: int, die_mm: float,
+                 ppm: float, to_aligned: float, residual: float, contrast: float
+                 ) -> dict[int, tuple[float, float, FaceRead | None]]:
+    """For :func:`read_candidate`: the outline (edge step at the aligned scale, angle) of every
+    start from ``first`` on, and its read on the pip grid where the outline is clear enough
+    (None otherwise), all at once."""
+    outlines = _outlines_at(gx, gy, starts[first:], die_mm, ppm)
+    edges = [(edge * to_aligned, angle) for edge, angle in outlines]
+    clear = [i for i, (edge, _) in enumerate(edges) if edge >= MIN_EDGE]
+    reads = _reads_at(dog, [(starts[first + i][0], starts[first + i][1], edges[i][1],
+                             edges[i][0]) for i in clear], die_mm, ppm, residual, contrast)
+    got = dict(zip(clear, reads, strict=True))
+    return {first + i: (edge, angle, got.get(i)) for i, (edge, angle) in enumerate(edges)}
 
 
 def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
@@ -576,7 +790,7 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     if face is not None:
         members, residual, fx, fy, a0 = face
         fitted = len(members)
-        contrast = float(np.mean([p.contrast for p in members]))
+        contrast = _mean_of([p.contrast for p in members])
         starts.append((fx, fy, a0, 45.0 if fitted < 2 else 9.0))
     starts.append((0.0, 0.0, 0.0, 45.0))
     lone = None  # a fitted layout's strongest pip, as a one's centre (the layout may be wrong)
@@ -586,6 +800,9 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
             lone = (top.x, top.y, 0.0, 45.0)
     hypotheses: list[tuple[float, float, float]] = []  # centre and angle, to recentre later
     top_score = -math.inf  # the most pip evidence any hypothesis shows
+    # start -> (outline edge step, angle, read or None): worked out together for the starts
+    # every one of which is read (no decisive read can end the search among them)
+    ready: dict[int, tuple[float, float, FaceRead | None]] = {}
     k = 0
     while k < len(starts):
         x0, y0, a, search = starts[k]
@@ -597,11 +814,20 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
                 starts.append((bx, by, 0.0, 45.0))
             if lone is not None:
                 starts.append(lone)
-        edge, angle = _outline_step(gx, gy, x0, y0, a, die_mm, ppm, search)
-        edge *= to_aligned
-        if edge < MIN_EDGE and not (k == 1 and fitted >= 2):
-            continue
-        read = _read_at(dog, x0, y0, angle, edge, die_mm, ppm, residual, contrast)
+            if not (k == 1 and fitted >= 2):
+                ready = _ready_reads(gx, gy, dog, starts, k - 1, die_mm, ppm, to_aligned,
+                                     residual, contrast)
+        if k - 1 in ready:
+            edge, angle, found = ready[k - 1]
+            if found is None:
+                continue
+            read = found
+        else:
+            edge, angle = _outline_step(gx, gy, x0, y0, a, die_mm, ppm, search)
+            edge *= to_aligned
+            if edge < MIN_EDGE and not (k == 1 and fitted >= 2):
+                continue
+            read = _read_at(dog, x0, y0, angle, edge, die_mm, ppm, residual, contrast)
         top_score = max(top_score, read.score)
         hypotheses.append((x0, y0, angle))
         if (k == 1 and fitted >= 2 and read.value == fitted and read.score >= DECISIVE_SCORE
@@ -621,13 +847,14 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
             rank, best = r, read
     if best is None or top_score < RECENTRE_MIN_SCORE:
         return best  # no die here by its own hypotheses: an outline nearby is not one
-    for x0, y0, angle in hypotheses:
-        rx, ry, _ = _recentre(gx, gy, x0, y0, angle, die_mm, ppm)
-        if math.hypot(rx - x0, ry - y0) < 1.0:
-            continue  # the outline is where the hypothesis put it
-        edge, angle = _outline_step(gx, gy, rx, ry, angle, die_mm, ppm, RECENTRE_TURN_DEG)
-        edge *= to_aligned
-        read = _read_at(dog, rx, ry, angle, edge, die_mm, ppm, residual, contrast)
+    # every hypothesis moved to its outline (unless it is there already) is read again
+    moved = [(rx, ry, angle, RECENTRE_TURN_DEG) for (x0, y0, angle), (rx, ry, _) in
+             zip(hypotheses, _recentre_many(gx, gy, hypotheses, die_mm, ppm), strict=True)
+             if math.hypot(rx - x0, ry - y0) >= 1.0]
+    outlines = _outlines_at(gx, gy, moved, die_mm, ppm)
+    for read in _reads_at(dog, [(rx, ry, angle, edge * to_aligned) for (rx, ry, _, _), (edge, angle)
+                                in zip(moved, outlines, strict=True)],
+                          die_mm, ppm, residual, contrast):
         if (read.score < MIN_GRID_SCORE or _rank(read, True, 0.0) <= rank
                 or not pips_agree(pips, read, die_mm)):
             continue  # (a face's spread only lowers its rank)

@@ -26,6 +26,7 @@ from vision.dice.side_faces import (
     edge_logit,
     side_inputs,
     side_profiles,
+    sum_planes,
 )
 
 MAX_FACE_SPREAD = 48.0  # grey levels (10th to 90th percentile) inside the face, pips left out
@@ -39,7 +40,16 @@ FAR_MM = (14.5, 17.5)
 
 def _face_mask(n: int, die_mm: float, pip_pts: np.ndarray) -> tuple[int, int, np.ndarray]:
     """The middle of the upward face in a face-aligned patch of side ``n``, pips left out:
-    (first, end pixel of the square, mask over it)."""
+    (first, end pixel of the square, mask over it). The mask is shared (kept for the next
+    call with the same pips): read it, never write it."""
+    pts = np.asarray(pip_pts, np.float64).reshape(-1, 2)
+    return _face_mask_of(n, float(die_mm), pts.tobytes())
+
+
+@lru_cache(maxsize=32)
+def _face_mask_of(n: int, die_mm: float, pip_bytes: bytes) -> tuple[int, int, np.ndarray]:
+    """:func:`_face_mask` of the pips given as the bytes of an (N, 2) float64 array (the same
+    face is masked by the spread test, the pose features and the solidity in turn)."""
     ppm = ALIGNED_PX_PER_MM
     c = n / 2
     half = die_mm / 2
@@ -47,8 +57,9 @@ def _face_mask(n: int, die_mm: float, pip_pts: np.ndarray) -> tuple[int, int, np
     f1 = int(min(n, max(0, round(c + 0.75 * half * ppm))))
     yy, xx = np.mgrid[f0:f1, f0:f1]
     face = np.ones(yy.shape, bool)
-    for x, y in pip_pts:
+    for x, y in np.frombuffer(pip_bytes, np.float64).reshape(-1, 2):
         face &= np.hypot(xx - (c + x * ppm), yy - (c + y * ppm)) > PIP_RADIUS * die_mm * 1.9 * ppm
+    face.flags.writeable = False
     return f0, f1, face
 
 
@@ -60,12 +71,92 @@ def face_spread(aligned_gray: np.ndarray, die_mm: float, pip_pts: np.ndarray) ->
     gvals = aligned_gray[f0:f1, f0:f1].astype(np.float32)[face]
     if len(gvals) < 8:
         return None
-    lo, hi = np.percentile(gvals, [10, 90])
+    lo, hi = _percentiles(np.sort(gvals), (10, 90))
     return float(hi - lo) / 64.0
 
 
+def _percentile(ordered: np.ndarray, q: int) -> np.float32:
+    """``np.percentile(values, q)`` (linear, ``q`` a number) of float32 values given sorted,
+    worked out as numpy 2 works it out, in float32 (the same bits, without its overhead: it
+    runs on every face)."""
+    n = len(ordered)
+    at = (n - 1) * (q / 100)
+    if at >= n - 1:
+        last: np.float32 = ordered[-1]
+        return last
+    i = math.floor(at)
+    t = at - i
+    a, b = ordered[i], ordered[i + 1]
+    step = b - a
+    out: np.float32 = b - step * np.float32(1 - t) if t >= 0.5 else a + step * np.float32(t)
+    return out
+
+
+def _percentiles(ordered: np.ndarray, qs: tuple[int, ...]) -> list[float]:
+    """``np.percentile(values, list(qs))`` of float32 values given sorted, as numpy 2 works
+    it out for a list of percentiles (in float64: not :func:`_percentile`'s bits)."""
+    n = len(ordered)
+    out = []
+    for q in qs:
+        at = (n - 1) * (q / 100)
+        if at >= n - 1:
+            out.append(float(ordered[-1]))
+            continue
+        i = math.floor(at)
+        t = at - i
+        a, b = float(ordered[i]), float(ordered[i + 1])
+        step = float(ordered[i + 1] - ordered[i])  # the step in float32, as numpy takes it
+        out.append(b - step * (1 - t) if t >= 0.5 else a + step * t)
+    return out
+
+
+def _column_sums(block: np.ndarray) -> np.ndarray:
+    """Sums over axis 1 of a float32 (sides, rows, columns) block, added in the order numpy's
+    pairwise summation adds one column on its own (eight running sums over blocks of eight
+    rows, then the rest; halves first beyond 128 rows), so each equals that column's
+    ``sum()`` to the last bit, for all columns at once."""
+    rows = block.shape[1]
+    if rows < 8:
+        out = block[:, 0].copy()
+        for i in range(1, rows):
+            out += block[:, i]
+        return out
+    if rows <= 128:
+        r = block[:, :8].copy()
+        end = rows - rows % 8
+        for i in range(8, end, 8):
+            r += block[:, i:i + 8]
+        total: np.ndarray = ((r[:, 0] + r[:, 1]) + (r[:, 2] + r[:, 3])) + (
+            (r[:, 4] + r[:, 5]) + (r[:, 6] + r[:, 7]))
+        for i in range(end, rows):
+            total += block[:, i]
+        return total
+    half = rows // 2
+    half -= half % 8
+    both: np.ndarray = _column_sums(block[:, :half]) + _column_sums(block[:, half:])
+    return both
+
+
+def _column_means(block: np.ndarray) -> np.ndarray:
+    """Each column's ``mean()`` of a float32 (sides, rows, columns) block, to the last bit
+    (:func:`_column_sums` over the row count, divided as numpy divides a float32 sum)."""
+    out: np.ndarray = (_column_sums(block).astype(np.float64) / block.shape[1]).astype(np.float32)
+    return out
+
+
+def _dielike(f: np.ndarray, bright: float, chroma: np.ndarray) -> np.ndarray:
+    """Which pixels of a float32 BGR patch have the face's colour at any shade (0 or 1)."""
+    planes = [f[:, :, i] for i in range(3)]
+    fsum = planes[0] + planes[1] + planes[2] + 1.0  # as f.sum(axis=2): channel by channel
+    ratio = fsum / bright
+    cd = sum_planes([np.abs(planes[i] / fsum - chroma[i]) for i in range(3)])
+    out: np.ndarray = ((ratio > 0.3) & (ratio < 1.08) & (cd < 0.06)).astype(np.float32)
+    return out
+
+
 def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
-                  side_pips: np.ndarray | None = None) -> np.ndarray:
+                  side_pips: np.ndarray | None = None, *,
+                  aligned_gray: np.ndarray | None = None) -> np.ndarray:
     """Features of a face-aligned patch for the cocked/flat model.
 
     A cocked die shows a side face: a band of the die's own colour (shaded darker) beyond one
@@ -73,11 +164,14 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
     just outside the face and farther out, colour distance and brightness ratio of those
     bands to the face, the outline's edge step, and the side pips found there. Sides are
     sorted from most to least die-like so the model does not care which side shows.
-    ``pip_pts`` and ``side_pips`` are face-frame mm."""
+    ``pip_pts`` and ``side_pips`` are face-frame mm; ``aligned_gray``: the patch in grey
+    when the caller has it (``cv2.cvtColor`` of ``aligned``)."""
     ppm = ALIGNED_PX_PER_MM
     n = aligned.shape[0]
     f = aligned.astype(np.float32)
-    gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    if aligned_gray is None:
+        aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
+    gray = aligned_gray.astype(np.float32)
     c = n / 2
     half = die_mm / 2
 
@@ -91,62 +185,84 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
     colour = np.median(pixels, axis=0)
     bright = float(colour.sum()) + 1.0
     chroma = colour / bright
-    gvals = gray[f0:f1, f0:f1][face]
-    spread = float(np.percentile(gvals, 90) - np.percentile(gvals, 10)) / 64.0
-    fsum = f.sum(axis=2) + 1.0
-    ratio = fsum / bright
-    cdist = np.abs(f / fsum[:, :, None] - chroma).sum(axis=2)
-    dielike = ((ratio > 0.3) & (ratio < 1.08) & (cdist < 0.06)).astype(np.float32)
+    ordered = np.sort(gray[f0:f1, f0:f1][face])
+    spread = float(_percentile(ordered, 90) - _percentile(ordered, 10)) / 64.0
+    # the die-coloured pixels, worked out in the strips through the face that hold the side
+    # bands only (the rest is never read)
+    dielike = np.zeros((n, n), np.float32)
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     lat0, lat1 = px(-0.7 * half), px(0.7 * half)
+    if lat1 > lat0:
+        dielike[lat0:lat1] = _dielike(f[lat0:lat1], bright, chroma)
+        dielike[:, lat0:lat1] = _dielike(f[:, lat0:lat1], bright, chroma)
     sp = side_pips if side_pips is not None else np.zeros((0, 2))
-    sides = []
-    for k in range(4):
-        feats = []
-        for d0, d1 in (NEAR_MM, FAR_MM):
-            if k == 0:
-                sl: tuple[slice, slice] = (slice(lat0, lat1), slice(px(d0), px(d1)))
-            elif k == 1:
-                sl = (slice(lat0, lat1), slice(px(-d1), px(-d0)))
-            elif k == 2:
-                sl = (slice(px(d0), px(d1)), slice(lat0, lat1))
-            else:
-                sl = (slice(px(-d1), px(-d0)), slice(lat0, lat1))
-            band = f[sl].reshape(-1, 3)
+    # grey profiles outward from the face centre across each side (1 mm steps, 5..17 mm):
+    # each side turned to +x, the profile columns' means all at once
+    cols = [px(d) for d in range(5, 18)]
+    profiles = _column_means(np.stack([np.rot90(gray, k=(0, 2, 1, 3)[k])[lat0:lat1][:, cols]
+                                       for k in range(4)])) / np.float32(bright / 3.0)
+    # each profile's steps, for all four sides at once
+    grad = np.abs(np.diff(profiles, axis=1))
+    near_step, far_step = grad[:, 2:5].max(axis=1), grad[:, 5:].max(axis=1)
+    step_ratio = far_step / (near_step + 0.05)
+    mid = profiles[:, 4:8]
+    mid_std, mid_mean = mid.std(axis=1), mid.mean(axis=1)
+    # the side pips beyond each side (+x, -x, +y, -y)
+    beyond = [0, 0, 0, 0]
+    reach = half * 1.1
+    for x, y in sp.tolist():
+        if abs(y) < reach:
+            beyond[0] += x > half
+            beyond[1] += x < -half
+        if abs(x) < reach:
+            beyond[2] += y > half
+            beyond[3] += y < -half
+    # per side (+x, -x, +y, -y), the bands near and far beyond it: die-coloured share,
+    # brightness and colour distance against the face's
+    bands: list[list[float]] = [[], [], [], []]
+    for d0, d1 in (NEAR_MM, FAR_MM):
+        sls = [(slice(lat0, lat1), slice(px(d0), px(d1))),
+               (slice(lat0, lat1), slice(px(-d1), px(-d0))),
+               (slice(px(d0), px(d1)), slice(lat0, lat1)),
+               (slice(px(-d1), px(-d0)), slice(lat0, lat1))]
+        pixels_of = [f[sl].reshape(-1, 3) for sl in sls]
+        if len({len(b) for b in pixels_of}) == 1 and len(pixels_of[0]):
+            # the four bands' mean colours at once (the same row-by-row sums as each alone)
+            means = np.stack(pixels_of).mean(axis=1)
+            total = means.sum(axis=1).astype(np.float64) + 1.0  # as float(m.sum()) + 1.0
+            cdist = np.abs(means / total.astype(np.float32)[:, None] - chroma).sum(axis=1)
+            for k, sl in enumerate(sls):
+                bands[k] += [float(dielike[sl].mean()), float(total[k]) / bright,
+                             float(cdist[k]) * 10]
+            continue
+        for k, (sl, band) in enumerate(zip(sls, pixels_of, strict=True)):
             if band.size == 0:
-                feats += [0.0, 1.0, 0.0]
+                bands[k] += [0.0, 1.0, 0.0]
                 continue
             m = band.mean(axis=0)
             s = float(m.sum()) + 1.0
-            feats += [float(dielike[sl].mean()), s / bright,
-                      float(np.abs(m / s - chroma).sum()) * 10]
+            bands[k] += [float(dielike[sl].mean()), s / bright,
+                         float(np.abs(m / s - chroma).sum()) * 10]
+    sides = []
+    for k in range(4):
+        feats = bands[k]
         if k == 0:
             edge = float(np.abs(gx[lat0:lat1, px(half) - 1:px(half) + 2]).mean())
-            npips = int(((sp[:, 0] > half) & (np.abs(sp[:, 1]) < half * 1.1)).sum())
         elif k == 1:
             edge = float(np.abs(gx[lat0:lat1, px(-half) - 1:px(-half) + 2]).mean())
-            npips = int(((sp[:, 0] < -half) & (np.abs(sp[:, 1]) < half * 1.1)).sum())
         elif k == 2:
             edge = float(np.abs(gy[px(half) - 1:px(half) + 2, lat0:lat1]).mean())
-            npips = int(((sp[:, 1] > half) & (np.abs(sp[:, 0]) < half * 1.1)).sum())
         else:
             edge = float(np.abs(gy[px(-half) - 1:px(-half) + 2, lat0:lat1]).mean())
-            npips = int(((sp[:, 1] < -half) & (np.abs(sp[:, 0]) < half * 1.1)).sum())
-        feats += [edge / 10.0, min(npips, 3) / 3.0]
-        # grey profile outward from the face centre across this side (1 mm steps, 5..17 mm)
-        rot = np.rot90(gray, k=(0, 2, 1, 3)[k])  # this side to +x
-        rows = rot[lat0:lat1]
-        prof = np.array([rows[:, px(d)].mean() for d in range(5, 18)]) / (bright / 3.0)
-        grad = np.abs(np.diff(prof))
-        feats += [float(grad[2:5].max()), float(grad[5:].max()),
-                  float(grad[5:].max() / (grad[2:5].max() + 0.05)), float(prof[4:8].std()),
-                  float(prof[4:8].mean())]
+        feats += [edge / 10.0, min(beyond[k], 3) / 3.0]
+        feats += [float(near_step[k]), float(far_step[k]), float(step_ratio[k]),
+                  float(mid_std[k]), float(mid_mean[k])]
         sides.append(feats)
     sides.sort(key=lambda v: -(v[0] - v[3] + v[7] + v[10]))
     out = [spread] + [v for side in sides for v in side] + [1.0]
-    profiles = side_profiles(aligned, die_mm, pip_pts, ppm, colour, spread)
-    return np.concatenate([np.array(out, np.float64), profiles])
+    side = side_profiles(aligned, die_mm, pip_pts, ppm, colour, spread)
+    return np.concatenate([np.array(out, np.float64), side])
 
 
 DIE_FEATURE_COUNT = 1 + 4 * 13 + 1  # the pose features the die model looks at

@@ -47,6 +47,14 @@ class RasterCandidate:
     features: np.ndarray
 
 
+def nonzero_2d(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero`` of a 2-D mask (rows, columns, row by row), several times faster on the
+    mostly empty masks here."""
+    at = np.flatnonzero(mask)
+    ys, xs = np.divmod(at, mask.shape[1])
+    return ys, xs
+
+
 def topdown_maps(from_mm: np.ndarray, x0: float, y0: float, size: tuple[int, int],
                  ppm: float) -> tuple[np.ndarray, np.ndarray]:
     """Fixed-point remap tables for a top-down raster of the board: pixel (i, j) shows board
@@ -80,7 +88,7 @@ def peaks(gray: np.ndarray, max_peaks: int = MAX_PEAKS) -> np.ndarray:
     resp = cv2.boxFilter(corner, -1, (SUM_BOX, SUM_BOX))
     local = resp >= cv2.dilate(resp, np.ones((PEAK_WINDOW, PEAK_WINDOW), np.uint8))
     local &= resp > 1e-4
-    ys, xs = np.nonzero(local)
+    ys, xs = nonzero_2d(local)
     if len(xs) > max_peaks:
         vals = resp[ys, xs]
         keep = np.argpartition(-vals, max_peaks)[:max_peaks]

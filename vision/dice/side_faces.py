@@ -40,7 +40,6 @@ def side_profiles(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray, ppm: 
     """The four edges' outward profiles (``4 * BINS * CHANNELS`` values, edge after edge, bin
     after bin) and the :data:`GLOBALS` values, from a face-aligned BGR patch at ``ppm`` px/mm
     centred on the face; ``pip_pts`` are the face's pips (mm from its centre)."""
-    f = aligned.astype(np.float32)
     n = aligned.shape[0]
     c = n / 2
     bright = float(face_colour.sum()) + 1.0
@@ -48,13 +47,14 @@ def side_profiles(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray, ppm: 
     pips = []
     for x, y in pip_pts:
         u, v = round(c + x * ppm), round(c + y * ppm)
-        pips.append(f[max(0, v - r):v + r + 1, max(0, u - r):u + r + 1].reshape(-1, 3))
-    pip_colour = np.concatenate(pips).mean(axis=0) if pips else face_colour * 0.3
+        pips.append(aligned[max(0, v - r):v + r + 1, max(0, u - r):u + r + 1].reshape(-1, 3))
+    pip_colour = (np.concatenate(pips).astype(np.float32).mean(axis=0) if pips
+                  else face_colour * 0.3)
     # the four edges' strips (each turned so that its edge faces +x), centred on the face
     # centre's pixel so that the quarter turns keep it there
     ci = round(c)
     reach = min(ci, n - 1 - ci)
-    square = f[ci - reach:ci + reach + 1, ci - reach:ci + reach + 1]
+    square = aligned[ci - reach:ci + reach + 1, ci - reach:ci + reach + 1]
     lat = round(LATERAL * die_mm / 2 * ppm)
     step = round(ppm)  # pixels per 1 mm bin
     cols0 = reach + round(BIN0_MM * ppm)
@@ -65,19 +65,24 @@ def side_profiles(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray, ppm: 
         if m.shape[1] < width:  # the patch is too small for this die: pad with its edge
             m = np.concatenate([m, np.repeat(m[:, -1:], width - m.shape[1], axis=1)], axis=1)
         strips.append(m)
-    band = np.stack(strips)  # 4 x rows x width x 3
+    band = np.stack(strips).astype(np.float32)  # 4 x rows x width x 3
     body = face_colour.astype(np.float32)
-    fsum = band.sum(axis=3) + np.float32(1.0)
+    # per colour plane (the same sums as over the last axis, added channel after channel;
+    # numpy is slow at broadcasting over three channels)
+    planes = [band[..., i] for i in range(3)]
+    fsum = planes[0] + planes[1] + planes[2] + np.float32(1.0)
     level = fsum / np.float32(bright)
-    cdist = np.abs(band / fsum[..., None] - body / np.float32(bright)).sum(axis=3) * 10.0
+    chroma = body / np.float32(bright)
+    cdist = sum_planes([np.abs(planes[i] / fsum - chroma[i]) for i in range(3)]) * 10.0
     # the die's body colour, shaded (a side face is lit differently from the upward face)
     bodyish = ((cdist < 0.6) & (level > 0.3) & (level < 1.1)).astype(np.float32)
     # pips on it: pixels nearer the face's pip colour than its body colour, amid body colour
-    pipish = np.abs(band - pip_colour.astype(np.float32)).sum(axis=3) < np.abs(
-        band - body).sum(axis=3)
+    pip = pip_colour.astype(np.float32)
+    pipish = (sum_planes([np.abs(planes[i] - pip[i]) for i in range(3)])
+              < sum_planes([np.abs(planes[i] - body[i]) for i in range(3)]))
     amid = np.stack([cv2.blur(b, (POCKET_PX, POCKET_PX)) for b in bodyish]) > 0.35
     maps = np.stack([level, cdist, bodyish, (pipish & amid).astype(np.float32)], axis=3)
-    binned = maps.reshape(4, maps.shape[1], BINS, step, 4).mean(axis=3)  # 4 x rows x bins x 4
+    binned = _bin_means(maps.reshape(4, maps.shape[1], BINS, step, 4))  # 4 x rows x bins x 4
     out = np.empty((4, PER_EDGE), np.float32)
     prof = np.empty((4, BINS, CHANNELS), np.float32)
     prof[:, :, :4] = binned.mean(axis=1)
@@ -99,6 +104,28 @@ def side_profiles(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray, ppm: 
     pip_level = float(pip_colour.sum()) / bright
     glob = [spread, bright / 765.0, pip_level, len(pip_pts) / 6.0]
     return np.concatenate([out.reshape(-1), glob]).astype(np.float64)
+
+
+def sum_planes(planes: list[np.ndarray]) -> np.ndarray:
+    """The sum of three colour planes, added one after the other: ``a.sum(axis=-1)`` of the
+    array they are the channels of, to the same bits (numpy adds so few values in order),
+    without numpy's slow reduction over a short last axis."""
+    out: np.ndarray = planes[0] + planes[1] + planes[2]
+    return out
+
+
+def _bin_means(a: np.ndarray) -> np.ndarray:
+    """``a.mean(axis=3)`` of a float32 array: fewer than eight values are added in order (as
+    numpy does), then divided as numpy divides a float32 sum, the same bits faster."""
+    count = a.shape[3]
+    if count >= 8:
+        out: np.ndarray = a.mean(axis=3)
+        return out
+    total = a[:, :, :, 0].copy()
+    for j in range(1, count):
+        total += a[:, :, :, j]
+    np.true_divide(total, np.intp(count), out=total, casting="unsafe")
+    return total
 
 
 def side_inputs(profiles: np.ndarray) -> np.ndarray:
@@ -124,15 +151,38 @@ def pooled_logit(side_scores: np.ndarray) -> float:
     return top + math.log(float(np.exp(side_scores - top).sum()))
 
 
+_STACKED: dict[int, tuple[np.ndarray, int, int, np.ndarray]] = {}
+
+
+def _stacked_w1(w1: np.ndarray) -> tuple[int, int, np.ndarray]:
+    """The members' first-layer weights (members x inputs x hidden, or inputs x hidden for one
+    member) side by side as one inputs x (members * hidden) matrix: (members, hidden, it),
+    kept per weight array (the model's arrays are loaded once and never changed)."""
+    kept = _STACKED.get(id(w1))
+    if kept is None or kept[0] is not w1:
+        w = w1.reshape(-1, *w1.shape[-2:])
+        stacked = np.ascontiguousarray(w.transpose(1, 0, 2).reshape(w.shape[1], -1))
+        if len(_STACKED) >= 8:
+            _STACKED.clear()
+        kept = _STACKED[id(w1)] = (w1, w.shape[0], w.shape[2], stacked)
+    return kept[1], kept[2], kept[3]
+
+
 def edge_logit(model: dict[str, np.ndarray], rows: np.ndarray) -> float:
     """The cocked model's logit for one die's four edge rows (:func:`side_inputs`): each
     member network (one tanh hidden layer; ``w1`` members x inputs x hidden) scores every
     edge, the scores are pooled per member and the members' logits averaged."""
     z = (rows - model["mean"]) / model["scale"]
-    w1 = model["w1"].reshape(-1, *model["w1"].shape[-2:])
-    b1 = model["b1"].reshape(len(w1), -1)
-    w2 = model["w2"].reshape(len(w1), -1)
-    b2 = model["b2"].reshape(len(w1))
-    h = np.tanh(np.einsum("kd,edh->ekh", z, w1) + b1[:, None, :])
+    members, hidden, stacked = _stacked_w1(model["w1"])
+    b1 = model["b1"].reshape(members, -1)
+    w2 = model["w2"].reshape(members, -1)
+    b2 = model["b2"].reshape(members)
+    # every member's hidden layer from one matrix product (members side by side)
+    first = (z @ stacked).reshape(len(z), members, hidden).transpose(1, 0, 2)
+    h = np.tanh(first + b1[:, None, :])
     scores = np.einsum("ekh,eh->ek", h, w2) + b2[:, None]
-    return float(np.mean([pooled_logit(s) for s in scores]))
+    # :func:`pooled_logit` of every member at once (the same operations, row by row)
+    top = scores.max(axis=1)
+    total = np.exp(scores - top[:, None]).sum(axis=1)
+    return float(np.mean([t + math.log(s) for t, s in zip(top.tolist(), total.tolist(),
+                                                          strict=True)]))

@@ -38,8 +38,8 @@ from vision.dice.face_fit import (
     MIN_EDGE,
     PATTERNS,
     _dog,
-    _outline_step,
-    grid_read_many,
+    _outline_steps,
+    grid_read_turned,
     warp_patch,
 )
 from vision.dice.raster import MODEL_PATH
@@ -113,19 +113,31 @@ def tilted_reads(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, di
         sm = cv2.GaussianBlur(p, (3, 3), 0)
         gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
         gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-        for ox, oy in RING:
-            sx, sy = ox / squash[0], oy / squash[1]  # the centre in the rescaled patch
-            edge, angle = _outline_step(gx, gy, sx, sy, 0.0, die_mm, ppm, 45.0)
-            edge *= to_aligned
-            if edge < MIN_EDGE:
-                continue
-            ks, scores = grid_read_many(dog, _SHIFTS + np.array([sx, sy]), angle, die_mm, ppm)
-            i = int(np.argmax(scores))
-            value, mask = PATTERNS[int(ks[i])]
-            out.append(TiltedRead(float(scores[i]), (sx + float(_SHIFTS[i, 0])) * squash[0],
-                                  (sy + float(_SHIFTS[i, 1])) * squash[1], angle, value, mask,
-                                  edge, float(scores[i]) + EDGE_WEIGHT * math.log(edge),
-                                  squash))
+        # every ring centre's outline at once (in the rescaled patch), then the pip grid at
+        # once around those that show one, each at its own angle
+        centres = RING / np.array(squash)
+        steps, turns = _outline_steps(gx, gy, centres[:, 0, None, None, None],
+                                      centres[:, 1, None, None, None], 0.0, die_mm, ppm, 45.0)
+        best = np.argmax(steps, axis=1)
+        edges = steps[np.arange(len(RING)), best] * to_aligned
+        keep = [i for i in range(len(RING)) if edges[i] >= MIN_EDGE]
+        if not keep:
+            continue
+        angles = [float(turns[best[i]]) for i in keep]
+        cos = np.repeat([math.cos(a) for a in angles], len(_SHIFTS))[:, None]
+        sin = np.repeat([math.sin(a) for a in angles], len(_SHIFTS))[:, None]
+        ks, scores = grid_read_turned(dog, (_SHIFTS[None] + centres[keep][:, None]).reshape(-1, 2),
+                                      cos, sin, die_mm, ppm)
+        ks, scores = ks.reshape(len(keep), -1), scores.reshape(len(keep), -1)
+        shifts = np.argmax(scores, axis=1).tolist()
+        for row, (i, angle, j) in enumerate(zip(keep, angles, shifts, strict=True)):
+            sx, sy = float(centres[i, 0]), float(centres[i, 1])
+            value, mask = PATTERNS[int(ks[row, j])]
+            edge = float(edges[i])
+            score = float(scores[row, j])
+            out.append(TiltedRead(score, (sx + float(_SHIFTS[j, 0])) * squash[0],
+                                  (sy + float(_SHIFTS[j, 1])) * squash[1], angle, value, mask,
+                                  edge, score + EDGE_WEIGHT * math.log(edge), squash))
     out.sort(key=lambda r: -r.rank)
     return out
 

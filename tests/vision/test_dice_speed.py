@@ -1,0 +1,159 @@
+"""The dice reader's faster paths give what the plain numpy and OpenCV calls they stand in for
+give, to the last bit (issue 5: the dice read faster with the same readings, BG-ROLL-2)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.dice import face_fit, pose, side_faces
+from vision.dice.raster import nonzero_2d
+
+
+def _dog_like(seed: int, n: int) -> np.ndarray:
+    """A float32 patch with blobs of either sign on smooth noise (as a pip-scale DoG)."""
+    rng = np.random.default_rng(seed)
+    img = cv2.GaussianBlur(rng.normal(0.0, 40.0, (n, n)).astype(np.float32), (0, 0), 1.5)
+    for _ in range(12):
+        x, y = rng.integers(0, n, 2)
+        cv2.circle(img, (int(x), int(y)), int(rng.integers(2, 6)),
+                   float(rng.choice([-120.0, 120.0])), -1)
+    out: np.ndarray = cv2.GaussianBlur(img, (0, 0), 1.0)
+    return out
+
+
+@pytest.mark.parametrize("rows", [3, 8, 13, 44, 129, 300])
+def test_column_means_are_numpys_column_means(rows: int) -> None:
+    block = np.random.default_rng(rows).normal(100.0, 30.0, (4, rows, 13)).astype(np.float32)
+    want = np.array([[block[k, :, j].mean() for j in range(13)] for k in range(4)])
+    assert np.array_equal(pose._column_means(block), want)
+
+
+def test_bin_means_and_plane_sums_are_numpys() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.normal(0.5, 0.3, (4, 39, 12, 4, 4)).astype(np.float32)
+    assert np.array_equal(side_faces._bin_means(a), a.mean(axis=3))
+    b = rng.normal(100.0, 50.0, (4, 39, 48, 3)).astype(np.float32)
+    assert np.array_equal(side_faces.sum_planes([b[..., i] for i in range(3)]), b.sum(axis=3))
+
+
+def test_mean_of_a_few_is_numpys() -> None:
+    rng = np.random.default_rng(2)
+    for n in range(1, 10):
+        values = rng.random(n).tolist()
+        assert face_fit._mean_of(values) == float(np.mean(values))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_peaks_are_the_dilation_peaks(seed: int) -> None:
+    n = 96 if seed % 2 else 144
+    dog = _dog_like(seed, n)
+    for win in (3, 5, 11):
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win))
+        for lo, hi in ((0, n + 1), (8, n - 7)):
+            for resp in (dog, -dog):
+                peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > 16.0)
+                ys, xs = np.nonzero(peaks[lo:hi, lo:hi])
+                got_y, got_x = face_fit._peaks(resp, win, lo, hi, 16.0)
+                assert np.array_equal(got_y, ys + lo) and np.array_equal(got_x, xs + lo)
+
+
+def test_nonzero_2d_is_nonzero() -> None:
+    mask = np.random.default_rng(3).random((37, 53)) > 0.9
+    for m in (mask, mask[3:30, 5:40], np.zeros((4, 5), bool)):
+        ys, xs = np.nonzero(m)
+        got = nonzero_2d(m)
+        assert np.array_equal(got[0], ys) and np.array_equal(got[1], xs)
+
+
+def test_grid_reads_at_several_angles_at_once_are_each_read_alone() -> None:
+    dog = _dog_like(5, 96)
+    rng = np.random.default_rng(5)
+    centres = rng.uniform(-8.0, 8.0, (9, 2))
+    angles = rng.uniform(-1.0, 1.0, 9).tolist()
+    cos = np.array([math.cos(a) for a in angles])[:, None]
+    sin = np.array([math.sin(a) for a in angles])[:, None]
+    ks, scores = face_fit.grid_read_turned(dog, centres, cos, sin, 16.0, 2.0)
+    for i, a in enumerate(angles):
+        k1, s1 = face_fit.grid_read_many(dog, centres[i:i + 1], a, 16.0, 2.0)
+        assert ks[i] == k1[0] and scores[i] == s1[0]
+
+
+def test_outline_steps_for_several_centres_are_each_found_alone() -> None:
+    patch = _dog_like(6, 96)
+    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    centres = np.random.default_rng(6).uniform(-6.0, 6.0, (7, 2))
+    steps, turns = face_fit._outline_steps(gx, gy, centres[:, 0, None, None, None],
+                                           centres[:, 1, None, None, None], 0.0, 16.0, 2.0,
+                                           45.0)
+    for i, (ox, oy) in enumerate(centres.tolist()):
+        edge, angle = face_fit._outline_step(gx, gy, ox, oy, 0.0, 16.0, 2.0, 45.0)
+        k = int(np.argmax(steps[i]))
+        assert (float(steps[i, k]), float(turns[k])) == (edge, angle)
+
+
+def test_stacked_ensemble_scores_as_each_member_alone() -> None:
+    rng = np.random.default_rng(7)
+    members, inputs, hidden = 5, 12, 6
+    model = {"mean": rng.normal(size=inputs), "scale": rng.uniform(0.5, 2.0, inputs),
+             "w1": rng.normal(size=(members, inputs, hidden)),
+             "b1": rng.normal(size=(members, hidden)), "w2": rng.normal(size=(members, hidden)),
+             "b2": rng.normal(size=members)}
+    rows = rng.normal(size=(4, inputs))
+    z = (rows - model["mean"]) / model["scale"]
+    want = np.mean([side_faces.pooled_logit(
+        np.tanh(z @ model["w1"][e] + model["b1"][e]) @ model["w2"][e] + model["b2"][e])
+        for e in range(members)])
+    assert side_faces.edge_logit(model, rows) == pytest.approx(want, abs=1e-12)
+
+
+def test_recentring_several_hypotheses_at_once_is_each_alone() -> None:
+    patch = _dog_like(8, 96)
+    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    rng = np.random.default_rng(8)
+    hypotheses = [(float(x), float(y), float(a)) for x, y, a in
+                  zip(rng.uniform(-6, 6, 5), rng.uniform(-6, 6, 5), rng.uniform(-1, 1, 5),
+                      strict=True)]
+    together = face_fit._recentre_many(gx, gy, hypotheses, 16.0, 2.0)
+    for h, got in zip(hypotheses, together, strict=True):
+        assert face_fit._recentre(gx, gy, *h, 16.0, 2.0) == got
+
+
+def test_percentiles_are_numpys() -> None:
+    rng = np.random.default_rng(9)
+    for trial in range(300):
+        n = int(rng.integers(1, 1500))
+        values = (rng.integers(0, 256, n) if trial % 2 else rng.normal(120.0, 40.0, n)
+                  ).astype(np.float32)
+        ordered = np.sort(values)
+        for q in (10, 90):
+            want = np.percentile(values, q)
+            got = pose._percentile(ordered, q)
+            assert got == want and np.asarray(got).dtype == np.asarray(want).dtype
+        assert pose._percentiles(ordered, (10, 90)) == np.percentile(values, [10, 90]).tolist()
+
+
+def test_outlines_and_reads_at_several_places_are_each_alone() -> None:
+    dog = _dog_like(10, 96)
+    gx = cv2.Sobel(dog, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(dog, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    rng = np.random.default_rng(10)
+    places = [(float(x), float(y), float(a), float(s)) for x, y, a, s in
+              zip(rng.uniform(-6, 6, 6), rng.uniform(-6, 6, 6), rng.uniform(-1, 1, 6),
+                  [45.0, 9.0, 45.0, 9.0, 9.0, 45.0], strict=True)]
+    outlines = face_fit._outlines_at(gx, gy, places, 16.0, 2.0)
+    assert outlines == [face_fit._outline_step(gx, gy, x, y, a, 16.0, 2.0, s)
+                        for x, y, a, s in places]
+    at = [(x, y, angle, edge) for (x, y, _, _), (edge, angle) in zip(places, outlines,
+                                                                      strict=True)]
+    for got, (x, y, angle, edge) in zip(face_fit._reads_at(dog, at, 16.0, 2.0, 1.0, 0.2), at,
+                                        strict=True):
+        want = face_fit._read_at(dog, x, y, angle, edge, 16.0, 2.0, 1.0, 0.2)
+        assert (got.score, got.dx, got.dy, got.angle, got.value, got.edge) == (
+            want.score, want.dx, want.dy, want.angle, want.value, want.edge)
+        assert np.array_equal(got.mask, want.mask)
