@@ -10,8 +10,9 @@ prepared frame; ``hybrid``: the dice alone by ``board.read_board_dice``, which t
 ``spots``: the same with the older whole-frame spot candidates, for comparison): dice found,
 pips right (opaque and translucent separately), cocked dice caught (of the cocked dice found,
 and ``cocked_of_all``: of every cocked die in the scenes, found or not) and flat dice called
-cocked, half and on-checker right, cube found, value and place right (``pass`` only), cubes
-reported where there is none, extra dice reported. The ``table_`` figures (``pass`` only)
+cocked, half and on-checker right, pips right of the flat dice alone (a cocked die's face is
+never counted: the throw is thrown again, BG-ROLL-2), cube found, value and place right
+(``pass`` only), cubes reported where there is none, extra dice reported. The ``table_`` figures (``pass`` only)
 count the dice a table's referee gets: those its frame reader keeps (it drops a die read less
 surely than the camera section's ``die_floor``, or ``cocked_floor`` for one read cocked, as a
 reflection), after the one thorough read (raster and whole-frame pip spots) the table makes
@@ -116,8 +117,8 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     ``board.read_board_dice`` with spot or raster candidates; no cube figures). Every found die
     read wrong is appended to ``errors`` when given."""
     c: dict[str, list[int]] = {k: [0, 0] for k in (
-        "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught", "cocked_of_all",
-        "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
+        "found", "pips", "pips_opaque", "pips_translucent", "pips_flat", "cocked_caught",
+        "cocked_of_all", "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
         "cube_phantom", "extra_dice", "table_found", "table_cocked_of_all",
         "table_extra_dice", "table_thorough")}
     camera, recognition = CameraSection(), RecognitionSettings()
@@ -150,7 +151,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             d = dice[near[0]]
             used.add(near[0])
             c["found"][0] += 1
-            for key in ("pips", f"pips_{truth.material}"):
+            for key in ("pips", f"pips_{truth.material}", *(("pips_flat",) if truth.flat else ())):
                 c[key][0] += d.pips == truth.pips
                 c[key][1] += 1
             if errors is not None and d.pips != truth.pips:
