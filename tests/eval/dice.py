@@ -8,16 +8,17 @@ from ``--seed0``, disjoint from the models' training seeds; ``--reader pass``, t
 read by the board's dice and cube pass, ``vision.dice.board_pass``, on the board reader's
 prepared frame; ``hybrid``: the dice alone by ``board.read_board_dice``, which that pass runs;
 ``spots``: the same with the older whole-frame spot candidates, for comparison): dice found,
-pips right (opaque and translucent separately), cocked dice caught (of the cocked dice found,
-and ``cocked_of_all``: of every cocked die in the scenes, found or not) and flat dice called
-cocked, half and on-checker right, pips right of the flat dice alone (a cocked die's face is
-never counted: the throw is thrown again, BG-ROLL-2), cube found, value and place right
-(``pass`` only), cubes reported where there is none, extra dice reported. The ``table_`` figures (``pass`` only)
-count the dice a table's referee gets: those its frame reader keeps (it drops a die read less
-surely than the camera section's ``die_floor``, or ``cocked_floor`` for one read cocked, as a
-reflection), after the one thorough read (raster and whole-frame pip spots) the table makes
-when the referee cannot judge the dice kept as a throw (``table_thorough``: how often): dice
-found and kept, cocked dice caught and kept (of every cocked die), extra dice kept.
+pips right (opaque and translucent separately, and of the flat dice alone: a cocked die's
+face is never counted, the throw is thrown again, BG-ROLL-2), cocked dice caught (of the
+cocked dice found, and ``cocked_of_all``: of every cocked die in the scenes, found or not) and
+flat dice called cocked, half and on-checker right, cube found, value and place right
+(``pass`` only), cubes reported where there is none, extra dice reported.
+The ``table_`` figures (``pass`` only) count the dice a table's referee gets: those its frame
+reader keeps (it drops a die read less surely than the camera section's ``die_floor``, or
+``cocked_floor`` for one read cocked, as a reflection), after the one thorough read (raster
+and whole-frame pip spots) the table makes when the referee cannot judge the dice kept as a
+throw (``table_thorough``: how often): dice found and kept, cocked dice caught and kept (of
+every cocked die), extra dice kept.
 ``--errors`` lists every found die read wrong: seed, true and read pips, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
 on the board.
@@ -118,9 +119,9 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     read wrong is appended to ``errors`` when given."""
     c: dict[str, list[int]] = {k: [0, 0] for k in (
         "found", "pips", "pips_opaque", "pips_translucent", "pips_flat", "cocked_caught",
-        "cocked_of_all", "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
-        "cube_phantom", "extra_dice", "table_found", "table_cocked_of_all",
-        "table_extra_dice", "table_thorough")}
+        "cocked_of_all", "flat_called_cocked", "half", "on_checker", "cube_found",
+        "cube_value", "cube_place", "cube_phantom", "extra_dice", "table_found",
+        "table_cocked_of_all", "table_extra_dice", "table_thorough")}
     camera, recognition = CameraSection(), RecognitionSettings()
     t_read = 0.0
     for seed in range(seed0, seed0 + n):
