@@ -179,7 +179,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             if table is None:  # the referee could not judge these: read thoroughly
                 c["table_thorough"][0] += 1
                 g = scene.geometry
-                dice = thorough_dice(dice, scene.image, image_to_mm(scene.corners, g), g)
+                dice = thorough_dice(scene.image, image_to_mm(scene.corners, g), g)
                 table = _table_dice(dice, camera, recognition, judge=False)
             _count_table(c, scene, table or [])
         if reader != "pass":
