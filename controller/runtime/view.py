@@ -28,6 +28,8 @@ from vision.board_reader import BoardReading, prepare, read_prepared, start_colo
 from vision.calibration import Calibration, from_corners, locate_board
 from vision.config import DEFAULT_CONFIG, VisionConfig
 from vision.cube import CubeReading, find_cube, find_cube_in_parts, whole_raster_levels
+from vision.dice.board import BoardDie
+from vision.dice.reading import settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, DiceMemory, change_raster, frame_key
 from vision.geometry import Canonical
 from vision.scoring import hypothesis_log_likelihood
@@ -175,29 +177,24 @@ class FrameReader:
                 if self._colours_file is not None:
                     _save_colours(self._colours_file, learned)
         t1 = time.thread_time()
-        dice: tuple[DieSeen, ...] = ()
+        read: list[BoardDie] = []
         if with_dice and self._to_mm is not None:
-            dice = tuple(
-                DieSeen(
-                    pips=d.pips,
-                    half=_half(d.half),
-                    flat=d.flat,
-                    on_checker=d.on_checker or self._over_checker(reading, _centre(d)),
-                    confidence=d.confidence,
-                    centre=_centre(d),
-                )
-                for d in self.dice_memory.read(image, calibration.corners,
-                                               self.config.geometry)
-                if kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)
-            )
+            read = [d for d in self.dice_memory.read(image, calibration.corners,
+                                                     self.config.geometry)
+                    if kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)]
         t2 = time.thread_time()
-        cube = None
         raster = self.dice_memory.raster if with_dice else None
         if raster is None and self.reuse and self._to_mm is not None:
             raster = change_raster(image, np.linalg.inv(self._to_mm), self.config.geometry)
         found = self._cube(image, calibration, raster)
-        if found is not None:
-            cube = CubeSeen(found.value, _zone(found.zone), found.confidence)
+        # the cube's number read as a die's pips (a thorough read's spots find it): one of
+        # the two readings of its face stays, as ``hakem vision read`` settles it
+        read, found = settle_dice_and_cube(read, found, self.config.geometry)
+        cube = None if found is None else CubeSeen(found.value, _zone(found.zone),
+                                                   found.confidence)
+        dice = tuple(DieSeen(pips=d.pips, half=_half(d.half), flat=d.flat,
+                             on_checker=d.on_checker or self._over_checker(reading, _centre(d)),
+                             confidence=d.confidence, centre=_centre(d)) for d in read)
         t3 = time.thread_time()
         costs = self.costs
         costs.frames += 1

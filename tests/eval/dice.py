@@ -8,13 +8,17 @@ from ``--seed0``, disjoint from the models' training seeds; ``--reader pass``, t
 read by the board's dice and cube pass, ``vision.dice.board_pass``, on the board reader's
 prepared frame; ``hybrid``: the dice alone by ``board.read_board_dice``, which that pass runs;
 ``spots``: the same with the older whole-frame spot candidates, for comparison): dice found,
-pips right (opaque and translucent separately), cocked dice caught (of the cocked dice found,
-and ``cocked_of_all``: of every cocked die in the scenes, found or not) and flat dice called
-cocked, half and on-checker right, cube found, value and place right (``pass`` only), cubes
-reported where there is none, extra dice reported. The ``table_`` figures count only the dice
-a table keeps (``controller.runtime.view.FrameReader`` drops a die read less surely than the
-camera section's ``die_floor``, or ``cocked_floor`` for one read cocked, as a reflection):
-dice found and kept, cocked dice caught and kept (of every cocked die), extra dice kept.
+pips right (opaque and translucent separately, and of the flat dice alone: a cocked die's
+face is never counted, the throw is thrown again, BG-ROLL-2), cocked dice caught (of the
+cocked dice found, and ``cocked_of_all``: of every cocked die in the scenes, found or not) and
+flat dice called cocked, half and on-checker right, cube found, value and place right
+(``pass`` only), cubes reported where there is none, extra dice reported.
+The ``table_`` figures (``pass`` only) count the dice a table's referee gets: those its frame
+reader keeps (it drops a die read less surely than the camera section's ``die_floor``, or
+``cocked_floor`` for one read cocked, as a reflection), after the one thorough read (raster
+and whole-frame pip spots) the table makes when the referee cannot judge the dice kept as a
+throw (``table_thorough``: how often): dice found and kept, cocked dice caught and kept (of
+every cocked die), extra dice kept.
 ``--errors`` lists every found die read wrong: seed, true and read pips, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
 on the board.
@@ -37,15 +41,17 @@ import cv2
 import numpy as np
 
 from controller.config.table import CameraSection
+from controller.referee.config import RecognitionSettings
 from controller.runtime.view import kept_die
 from tests.eval.dice_photos import match
 from vision.board_reader import prepare
 from vision.calibration import Calibration
-from vision.dice.board import read_board_dice
+from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.board_pass import read_frame
 from vision.dice.detect import find_dice
 from vision.dice.reading import image_to_mm
 from vision.dice.render import DieProp
+from vision.dice.reuse import thorough_dice
 from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth, random_dice_scene
 from vision.dice.train import read_labels
 
@@ -112,11 +118,11 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     ``board.read_board_dice`` with spot or raster candidates; no cube figures). Every found die
     read wrong is appended to ``errors`` when given."""
     c: dict[str, list[int]] = {k: [0, 0] for k in (
-        "found", "pips", "pips_opaque", "pips_translucent", "cocked_caught", "cocked_of_all",
-        "flat_called_cocked", "half", "on_checker", "cube_found", "cube_value", "cube_place",
-        "cube_phantom", "extra_dice", "table_found", "table_cocked_of_all",
-        "table_extra_dice")}
-    camera = CameraSection()
+        "found", "pips", "pips_opaque", "pips_translucent", "pips_flat", "cocked_caught",
+        "cocked_of_all", "flat_called_cocked", "half", "on_checker", "cube_found",
+        "cube_value", "cube_place", "cube_phantom", "extra_dice", "table_found",
+        "table_cocked_of_all", "table_extra_dice", "table_thorough")}
+    camera, recognition = CameraSection(), RecognitionSettings()
     t_read = 0.0
     for seed in range(seed0, seed0 + n):
         scene = random_dice_scene(seed)
@@ -138,9 +144,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
         used: set[int] = set()
         for truth in scene.dice:
             c["found"][1] += 1
-            c["table_found"][1] += 1
             c["cocked_of_all"][1] += not truth.flat
-            c["table_cocked_of_all"][1] += not truth.flat
             near = [i for i, d in enumerate(dice) if i not in used and math.hypot(
                 d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10.0]
             if not near:
@@ -148,9 +152,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             d = dice[near[0]]
             used.add(near[0])
             c["found"][0] += 1
-            kept = _kept(d.flat, d.confidence, camera)
-            c["table_found"][0] += kept
-            for key in ("pips", f"pips_{truth.material}"):
+            for key in ("pips", f"pips_{truth.material}", *(("pips_flat",) if truth.flat else ())):
                 c[key][0] += d.pips == truth.pips
                 c[key][1] += 1
             if errors is not None and d.pips != truth.pips:
@@ -165,16 +167,21 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
                 c["cocked_caught"][0] += not d.flat
                 c["cocked_caught"][1] += 1
                 c["cocked_of_all"][0] += not d.flat
-                c["table_cocked_of_all"][0] += kept and not d.flat
             c["half"][0] += d.half == truth.half
             c["half"][1] += 1
             c["on_checker"][0] += d.on_checker == truth.on_checker
             c["on_checker"][1] += 1
         c["extra_dice"][0] += len(dice) - len(used)
         c["extra_dice"][1] += 1
-        c["table_extra_dice"][0] += sum(_kept(d.flat, d.confidence, camera)
-                                        for i, d in enumerate(dice) if i not in used)
-        c["table_extra_dice"][1] += 1
+        if reader == "pass":
+            c["table_thorough"][1] += 1
+            table = _table_dice(dice, camera, recognition)
+            if table is None:  # the referee could not judge these: read thoroughly
+                c["table_thorough"][0] += 1
+                g = scene.geometry
+                dice = thorough_dice(scene.image, image_to_mm(scene.corners, g), g)
+                table = _table_dice(dice, camera, recognition, judge=False)
+            _count_table(c, scene, table or [])
         if reader != "pass":
             continue
         if scene.cube is None:
@@ -192,9 +199,35 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     return {k: (v[0], v[1]) for k, v in c.items()}
 
 
-def _kept(flat: bool, confidence: float, camera: CameraSection) -> bool:
-    """Whether a table with ``camera``'s floors keeps a die read so (``FrameReader``)."""
-    return kept_die(flat, confidence, camera.die_floor, camera.cocked_floor)
+def _table_dice(dice: list[BoardDie], camera: CameraSection, recognition: RecognitionSettings,
+                *, judge: bool = True) -> list[BoardDie] | None:
+    """The dice a table keeps of a reading (``FrameReader``: its camera floors), or None when
+    ``judge`` and the referee could not judge them as a throw (not two dice, each read surely
+    or surely cocked: ``Referee.throw_unsure``), so that the table reads the frame again
+    thoroughly (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
+    kept = [d for d in dice if kept_die(d.flat, d.confidence, camera.die_floor,
+                                        camera.cocked_floor)]
+    sure = [d for d in kept if d.confidence >= (recognition.dice_confidence if d.flat
+                                                else recognition.cocked_confidence)]
+    if judge and (len(kept) != 2 or len(sure) != 2):
+        return None
+    return kept
+
+
+def _count_table(c: dict[str, list[int]], scene: DiceScene, dice: list[BoardDie]) -> None:
+    """The ``table_`` counters: dice found and kept, cocked dice caught, extra dice."""
+    used: set[int] = set()
+    for truth in scene.dice:
+        c["table_found"][1] += 1
+        c["table_cocked_of_all"][1] += not truth.flat
+        near = [i for i, d in enumerate(dice) if i not in used and math.hypot(
+            d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10.0]
+        if near:
+            used.add(near[0])
+            c["table_found"][0] += 1
+            c["table_cocked_of_all"][0] += not truth.flat and not dice[near[0]].flat
+    c["table_extra_dice"][0] += len(dice) - len(used)
+    c["table_extra_dice"][1] += 1
 
 
 def photos(split_dir: Path) -> dict[str, tuple[int, int, int]]:

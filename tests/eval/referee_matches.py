@@ -10,6 +10,7 @@ numbers (the director set the dice), "cannot read" announcements, matches that s
 
     .venv/bin/python -m tests.eval.referee_matches [--count 20] [--illegal 2] [--invalid 3]
     .venv/bin/python -m tests.eval.referee_matches --match 969418 --match 4908862
+    .venv/bin/python -m tests.eval.referee_matches --seed0 100   # other faults, other throws
 
 ``--match`` plays only the named matches (a number or a file name of :data:`MATCHES`), each
 with the seed it has in the whole run, so a match's row is the same either way.
@@ -200,12 +201,13 @@ def pick_matches(wanted: list[str]) -> tuple[str, ...]:
 
 def evaluate(names: tuple[str, ...] = MATCHES, *, folder: Path, illegal: int = 2,
              invalid: int = 3, kinds: tuple[InvalidKind, ...] = INVALID_KINDS,
-             gnubg: bool = True, progress: Any = None) -> list[MatchResult]:
-    """Play ``names`` (seed = the match's index in :data:`MATCHES`) and compare their records
-    through gnubg."""
+             gnubg: bool = True, progress: Any = None, seed0: int = 0) -> list[MatchResult]:
+    """Play ``names`` (seed = ``seed0`` + the match's index in :data:`MATCHES`: another
+    ``seed0`` plants other faults and throws other dice) and compare their records through
+    gnubg."""
     results = []
     for name in names:
-        r = run_match(SHARED / name, folder / Path(name).stem, seed=match_seed(name),
+        r = run_match(SHARED / name, folder / Path(name).stem, seed=seed0 + match_seed(name),
                       illegal=illegal, invalid=invalid, kinds=kinds)
         results.append(r)
         if progress is not None:
@@ -269,13 +271,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="invalid throw kinds: cocked,wrong-half,on-checker")
     parser.add_argument("--out", help="keep each match's journal and match.mat here")
     parser.add_argument("--no-gnubg", action="store_true", help="skip the gnubg comparison")
+    parser.add_argument("--seed0", type=int, default=0,
+                        help="added to every match's seed (other faults, other throws)")
     args = parser.parse_args(argv)
     kinds = tuple(k for k in INVALID_KINDS if k in args.kinds.split(","))
     folder = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="hakem-eval-"))
     names = pick_matches(args.match) if args.match else MATCHES[: args.count]
     results = evaluate(names, folder=folder, illegal=args.illegal,
                        invalid=args.invalid, kinds=kinds,
-                       gnubg=not args.no_gnubg, progress=sys.stderr)
+                       gnubg=not args.no_gnubg, progress=sys.stderr, seed0=args.seed0)
     print(table(results))
     press = sorted(ms for r in results for ms in r.press_ms)
     if press:

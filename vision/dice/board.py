@@ -105,6 +105,16 @@ SECOND_SOLIDITY = 0.24  # ... by this bar (vision.dice.solid; on demo-style seed
 # second chances 0.06, real cocked dice 0.42 and up)
 MAX_SECOND_CANDIDATES = 4  # candidates given a second chance per frame (time)
 MAX_SECOND_TRIES = 4  # hypotheses judged per candidate, best first
+# a thorough read (the referee could not judge a throw: vision.dice.reuse.DiceMemory
+# .read_thoroughly) gives this many candidates a second chance, and where one finds nothing at
+# the candidate, centred at 8 places this far around it as well: the visible face of a die
+# leaning on a checker may lie farther from the raster's place than the tilted-face
+# hypotheses reach (vision.dice.tilted.RING_MM)
+MAX_THOROUGH_CANDIDATES = 8
+THOROUGH_RING_MM = 4.0
+# a frame's spread and pose features per face hypothesis (find_faces: a candidate the die model
+# turned away is judged again as its own second chance, first at the very same face)
+FaceMemo = dict[tuple[object, ...], tuple[float | None, np.ndarray]]
 # a cocked die's foreshortened face, a few camera pixels across, takes in its outline and the
 # side face's edge: its grey spread may pass the flat face's limit (MAX_FACE_SPREAD)
 SECOND_MAX_SPREAD = 80.0
@@ -143,11 +153,13 @@ class BoardDie:
 def find_faces(image: np.ndarray, to_mm: np.ndarray,
                geometry: BoardGeometry | None = None, *,
                all_candidates: bool = False, spots: bool = True,
-               places: Sequence[tuple[float, float, float]] | None = None) -> list[FaceFinding]:
+               places: Sequence[tuple[float, float, float]] | None = None,
+               thorough: bool = False) -> list[FaceFinding]:
     """Every die face on or beside the board, with its pose features (pose not yet judged).
 
     Candidates the die model calls board texture are left out unless ``all_candidates``;
-    ``places`` replace the raster candidates (see ``candidates.hybrid_candidates``)."""
+    ``places`` replace the raster candidates (see ``candidates.hybrid_candidates``);
+    ``thorough``: more second chances, also around each candidate (several times slower)."""
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = to_gray(colour)
@@ -158,7 +170,7 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
              else hybrid_candidates(colour, gray, to_mm, from_mm, g,
                                     lambda: [(f.x_mm, f.y_mm) for f in found], places=places))
     pending: list[tuple[float, float, FaceRead | None]] = []
-    memo: dict[tuple[object, ...], tuple[float | None, np.ndarray]] = {}
+    memo: FaceMemo = {}
     for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
@@ -178,18 +190,37 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
             pending.append((cx, cy, read))
     if not all_candidates:
         # after every candidate's usual read (never in a die's place), the most probable first
-        for cx, cy, read in pending[:MAX_SECOND_CANDIDATES]:
+        budget = MAX_THOROUGH_CANDIDATES if thorough else MAX_SECOND_CANDIDATES
+        for cx, cy, read in pending[:budget]:
             finding = _second_chance(colour, gray, from_mm, cx, cy, read, g, found, memo)
+            if finding is None and thorough:
+                finding = _second_chance_around(colour, gray, from_mm, cx, cy, g, found, memo)
             if finding is not None:
                 found.append(finding)
     return found
+
+
+def _second_chance_around(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray,
+                          cx: float, cy: float, g: BoardGeometry, found: list[FaceFinding],
+                          memo: FaceMemo | None = None) -> FaceFinding | None:
+    """A thorough read's second chance centred :data:`THOROUGH_RING_MM` around a candidate
+    (the first of 8 places, clockwise from +x, whose second chance is accepted)."""
+    die = g.die_size_mm
+    for k in range(8):
+        a = k * math.pi / 4
+        x, y = cx + THOROUGH_RING_MM * math.cos(a), cy + THOROUGH_RING_MM * math.sin(a)
+        finding = _second_chance(colour, gray, from_mm, x, y,
+                                 read_candidate(gray, from_mm, x, y, die), g, found, memo)
+        if finding is not None:
+            return finding
+    return None
 
 
 def _face_finding(colour: np.ndarray, from_mm: np.ndarray, x_mm: float, y_mm: float,
                   angle: float, value: int, pts: np.ndarray, gscore: float, residual: float,
                   contrast: float, die: float, found: list[FaceFinding], all_candidates: bool,
                   max_spread: float = MAX_FACE_SPREAD,
-                  memo: dict[tuple[object, ...], tuple[float | None, np.ndarray]] | None = None
+                  memo: FaceMemo | None = None
                   ) -> FaceFinding | None:
     """A face read at (x_mm, y_mm) with its pose features (``pts``: its pips in the aligned
     patch, mm), or None when a face was already found there or (unless ``all_candidates``)
@@ -250,7 +281,7 @@ class SecondTry:
 def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
                         cy: float, usual: FaceRead | None, g: BoardGeometry,
                         found: list[FaceFinding], *, cocked_only: bool = False,
-                        memo: dict[tuple[object, ...], tuple[float | None, np.ndarray]]
+                        memo: FaceMemo
                         | None = None) -> Iterator[SecondTry]:
     """The faces a second chance judges about a candidate, best first: the usual read's (its
     face may be wider than a flat die's), then the tilted-face hypotheses
@@ -295,7 +326,7 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
 def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
                    cy: float, usual: FaceRead | None, g: BoardGeometry,
                    found: list[FaceFinding],
-                   memo: dict[tuple[object, ...], tuple[float | None, np.ndarray]] | None = None
+                   memo: FaceMemo | None = None
                    ) -> FaceFinding | None:
     """A cocked die the usual face read missed (BG-ROLL-2): the first of
     :func:`second_chance_tries` accepted (:meth:`SecondTry.accepted`)."""
@@ -318,8 +349,8 @@ def on_marker(geometry: BoardGeometry, x: float, y: float) -> bool:
 
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
                     geometry: BoardGeometry | None = None, *, spots: bool = False,
-                    places: Sequence[tuple[float, float, float]] | None = None
-                    ) -> list[BoardDie]:
+                    places: Sequence[tuple[float, float, float]] | None = None,
+                    thorough: bool = False) -> list[BoardDie]:
     """Every die on (or beside) the board in a camera frame, most confident first, at most 4.
 
     ``to_mm`` is the 3x3 homography from image pixels to board millimetres (the playing
@@ -327,14 +358,16 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     the small raster, several times faster, finding more dice and reading more of them right;
     ``spots``: from pip spots over the whole frame instead (slow; for training and comparison;
     see the module docstring's figures); ``places``: raster candidates the caller has already
-    (``vision.dice.reuse`` reads only where the picture changed).
+    (``vision.dice.reuse`` reads only where the picture changed); ``thorough``: more second
+    chances for cocked dice, also around the candidates (:func:`find_faces`; slower, for a
+    throw the referee could not judge).
     """
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     from_mm = np.linalg.inv(to_mm)
     out: list[BoardDie] = []
     threshold = cocked_threshold()
-    for f in find_faces(colour, to_mm, g, spots=spots, places=places):
+    for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
         p = p_cocked(f)

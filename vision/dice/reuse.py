@@ -402,9 +402,11 @@ class DiceMemory:
         self._dice = []
 
     def read_thoroughly(self) -> None:
-        """The next frame is read whole, with the whole frame's pip spots as candidates as
-        well as the raster's (:func:`thorough_dice`): for a throw whose dice the raster read
-        did not all find (a one, white on a light field, gives the raster little to go on)."""
+        """The next frame is read whole and thoroughly (:func:`thorough_dice`: more second
+        chances, and the whole frame's pip spots as candidates as well as the raster's): for
+        a throw whose dice the usual read did not all find (a one, white on a light field,
+        gives the raster little to go on; the face of a die leaning on a checker may lie
+        farther from the raster's place than a second chance looks)."""
         self.forget()
         self._thorough = True
 
@@ -501,15 +503,17 @@ class DiceMemory:
         peaks = raster_peaks(image, np.linalg.inv(to_mm), geometry)
         ranked = ranked_places(peaks, geometry)
         raster = Canonical.whole_board(geometry, RASTER_PPM)
-        self._dice = read_board_dice(image, to_mm, geometry,
-                                     places=[(*raster.px_to_mm(u, v), p) for u, v, p in ranked])
+        places = [(*raster.px_to_mm(u, v), p) for u, v, p in ranked]
+        if self._thorough:
+            self._dice = thorough_dice(image, to_mm, geometry, places)
+        else:
+            self._dice = read_board_dice(image, to_mm, geometry, places=places)
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
         self._key = key
         self._reference = now
         if self._thorough:
             self._thorough = False
-            self._dice = thorough_dice(self._dice, image, to_mm, geometry)
             self.stats.thorough += 1
             self.stats.last = "thorough"
         else:
@@ -518,11 +522,13 @@ class DiceMemory:
         return list(self._dice)
 
 
-def thorough_dice(dice: list[BoardDie], image: np.ndarray, to_mm: np.ndarray,
-                  geometry: BoardGeometry) -> list[BoardDie]:
-    """``dice`` (a raster read of ``image``) with the dice a read from the whole frame's pip
-    spots finds elsewhere (``read_board_dice(spots=True)``: several times slower, and it finds
-    some dice the raster never offers), most confident four, in ``read_board_dice``'s order."""
+def thorough_dice(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
+                  places: list[tuple[float, float, float]] | None = None) -> list[BoardDie]:
+    """A thorough read: ``read_board_dice`` with its raster candidates (or ``places``) and more
+    second chances, around them too (``thorough``), and the dice a read from the whole frame's
+    pip spots finds elsewhere (``spots``: it finds some dice the raster never offers); the
+    most confident four, in ``read_board_dice``'s order. Several times slower than a read."""
+    dice = read_board_dice(image, to_mm, geometry, places=places, thorough=True)
     near = 0.7 * geometry.die_size_mm
     more = [d for d in read_board_dice(image, to_mm, geometry, spots=True)
             if all(math.hypot(d.centre_mm[0] - k.centre_mm[0], d.centre_mm[1] - k.centre_mm[1])
