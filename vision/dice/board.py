@@ -281,8 +281,7 @@ class SecondTry:
 def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
                         cy: float, usual: FaceRead | None, g: BoardGeometry,
                         found: list[FaceFinding], *, cocked_only: bool = False,
-                        memo: FaceMemo
-                        | None = None) -> Iterator[SecondTry]:
+                        memo: FaceMemo | None = None) -> Iterator[SecondTry]:
     """The faces a second chance judges about a candidate, best first: the usual read's (its
     face may be wider than a flat die's), then the tilted-face hypotheses
     (``vision.dice.tilted``), at most :data:`MAX_SECOND_TRIES` with some pip evidence inside a
