@@ -45,6 +45,7 @@ from controller.demo.script import (
 )
 from controller.records.mat_export import export_match
 from controller.referee.api import DirectorAction
+from controller.referee.config import RecognitionSettings
 from controller.runtime.loop import Pipeline
 from controller.runtime.recording import Recorder
 from controller.runtime.session import build_pipeline, colours_store, referee_config, start_referee
@@ -57,6 +58,10 @@ from vision.render.scene import BoardContents
 MOTION_MS = 100  # simulated time between frames while something moves
 STILL_MS = 250  # ... and while the scene is still
 STILL_FRAMES = 5  # frames of a still scene shown before the player acts
+# a throw it cannot judge, the referee says so once the dice have lain still for
+# throw_unread_ms (BG-ROLL-2): the players wait that long for its verdict (and the stillness
+# gate's few frames more) before the director looks
+THROW_WAIT_FRAMES = RecognitionSettings().throw_unread_ms // STILL_MS + 8
 # still frames a player waits for a verdict after pressing (the referee says "cannot read"
 # after 8 s)
 VERDICT_FRAMES = 48
@@ -86,6 +91,7 @@ class DemoStats:
     reads: int = 0
     seconds: float = 0.0
     director_dice: int = 0
+    director_rethrows: int = 0  # planted invalid throws the director had thrown again
     planted_illegal_flagged: int = 0
     planted_invalid_flagged: int = 0
     planted_illegal_missed: list[dict[str, Any]] = field(default_factory=list)
@@ -344,25 +350,28 @@ class DemoTable(SimulatedTable[Pipeline]):
             self._reach(act.player, spot, rng, dice=(), frames=1)
             self._reach(act.player, spot, rng, dice=pl.rolling_dice(dice, rng, 1), frames=1)
             self.scene.dice = dice
-            entry = self._await(("roll", "invalid_throw"), 6)
+            entry = self._await(("roll", "invalid_throw", "cannot_read"), THROW_WAIT_FRAMES)
+            roll = entry if entry is not None and entry["type"] == "roll" else None
             if entry is not None and entry["type"] == "invalid_throw":
                 if bad is not None:
                     self.stats.planted_invalid_flagged += 1
                 else:
                     self.stats.unplanted_flags.append(entry)
             elif bad is not None:
-                # the planted fault went unnoticed (counted as a roll, or not read at all)
+                # the planted fault went unflagged: counted as a roll, or the referee said it
+                # cannot judge the throw (the director looks and has it thrown again)
                 self.stats.planted_invalid_missed.append(
                     {"kind": bad, "dice": list(act.dice), "read": entry})
-                self.log.say(f"(demo: the planted {bad} throw was not flagged)")
-                if entry is not None:
-                    self._check_roll(entry, act)
+                if roll is not None:
+                    self.log.say(f"(demo: the planted {bad} throw was not flagged)")
+                    self._check_roll(roll, act)
                     return
-            elif entry is None:
-                self._director_dice(act)
+                self._director_rethrow(bad, said=entry is not None)
+            elif roll is not None:
+                self._check_roll(roll, act)
                 return
-            else:
-                self._check_roll(entry, act)
+            else:  # a valid throw the referee could not judge: the director enters it
+                self._director_dice(act)
                 return
             attempt += 1
             if attempt > 4:
@@ -378,6 +387,17 @@ class DemoTable(SimulatedTable[Pipeline]):
                      f"{entry['dice'][0]}{entry['dice'][1]}; the director sets them)")
         self.pipeline.handle(DirectorAction(self.time.now_ms(), "set_dice",
                                             {"dice": list(act.dice)}, "demo-director"))
+        self.new_entries()
+
+    def _director_rethrow(self, kind: InvalidKind, *, said: bool) -> None:
+        """A planted invalid throw the referee did not flag: the director, called by its
+        "cannot judge" (``said``) or by the players, has it thrown again (BG-ROLL-2)."""
+        self.stats.director_rethrows += 1
+        why = "the referee could not judge" if said else "the referee said nothing of"
+        self.log.say(f"(demo: {why} the planted {kind} throw; the director has it thrown again)")
+        self.pipeline.handle(DirectorAction(self.time.now_ms(), "note",
+                                            {"text": f"{kind} throw: thrown again (BG-ROLL-2)"},
+                                            "demo-director"))
         self.new_entries()
 
     def _director_dice(self, act: Act) -> None:

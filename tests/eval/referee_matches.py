@@ -18,9 +18,10 @@ with the seed it has in the whole run, so a match's row is the same either way.
 Columns: illegal moves flagged/planted; invalid throws flagged/planted per kind; ``acc``
 planted invalid throws counted as a valid roll (the dice reader saw nothing wrong); ``false``
 "throw again" nobody planted; ``legal!`` legal moves flagged; ``misread`` rolls counted with
-other numbers (the director set the dice); ``dir`` throws nobody could read (the director
-entered them); ``cantread`` "cannot read" announcements; ``mat=gnubg`` the written record
-imports in GNU Backgammon exactly like the source.
+other numbers (the director set the dice); ``dir`` throws the referee could not judge, where
+the director stepped in (entered the dice of a valid throw, or had a planted invalid one thrown
+again: that fault also counts as not flagged); ``cantread`` "cannot read" announcements;
+``mat=gnubg`` the written record imports in GNU Backgammon exactly like the source.
 
 The matches are the shortest complete real matches of ``../shared/data/matches/`` (MIT) that a
 table can see (no resignation, no opening double): :data:`MATCHES`, in that order.
@@ -152,7 +153,7 @@ def run_match(path: Path, out: Path, *, seed: int, illegal: int, invalid: int,
         if isinstance(m.get("read"), dict) and m["read"].get("type") == "roll")
     result.false_throw_again = len(stats.unplanted_flags)
     result.misread_rolls = len(stats.misread_rolls)
-    result.director_dice = stats.director_dice
+    result.director_dice = stats.director_dice + stats.director_rethrows
     entries = read_journal(out / "journal.jsonl").entries
     result.cannot_read = sum(1 for e in entries if e["type"] == "cannot_read")
     result.illegal_in_time = _illegal_in_time(entries)
