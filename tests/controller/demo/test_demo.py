@@ -5,6 +5,7 @@ process killed at random moments that resumes and ends with the same record."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -135,9 +136,11 @@ def test_every_planted_fault_is_flagged_and_no_legal_move_is(
     assert seen <= planted
     assert stats.planted_illegal_flagged == ILLEGAL, stats.planted_illegal_missed
     # a planted invalid throw is flagged, or, when the dice reader reads no die of it surely,
-    # not judged at all (thrown again); never counted as a valid roll (BG-ROLL-2). How often the
-    # reader reads them is its own figure (tests.eval.referee_matches prints it).
-    unread = [m for m in stats.planted_invalid_missed if m["read"] is None]
+    # not judged at all (the referee says it cannot judge it; the director has it thrown
+    # again); never counted as a valid roll (BG-ROLL-2). How often the reader reads them is its
+    # own figure (tests.eval.referee_matches prints it).
+    unread = [m for m in stats.planted_invalid_missed
+              if m["read"] is None or m["read"]["type"] == "cannot_read"]
     assert stats.planted_invalid_flagged + len(unread) == INVALID, stats.planted_invalid_missed
     # each flag came before the opponent's next throw (TTB-4.8): the next roll after an
     # illegal_move is by the same player's opponent only after a correction and a move
@@ -224,3 +227,33 @@ def test_killed_at_random_moments_it_resumes_to_the_same_record(
     assert (out / "match.mat").read_text() == (demo[0] / "match.mat").read_text()
     summary = json.loads((out / "summary.json").read_text())
     assert summary == json.loads((demo[0] / "summary.json").read_text())
+
+
+def test_a_throw_the_referee_cannot_judge_waits_for_the_director(tmp_path: Path) -> None:
+    """A reader that never sees a cocked die (as when the dice reader misses one): the referee
+    says it cannot judge the planted cocked throw (BG-ROLL-2, after ``throw_unread_ms``), the
+    players wait for that, the director has the throw made again, and the match goes on to
+    the same record."""
+    options = DemoOptions(match=MATCH, out=tmp_path, illegal=0, invalid_throws=1, seed=SEED,
+                          invalid_kinds=("cocked",))
+    with DemoTable(options, log=open(os.devnull, "w")) as table:
+        reader = table.pipeline.reader
+        read = reader.read
+
+        def blind(image: Any, t_ms: int, **kw: Any) -> Any:
+            seen = read(image, t_ms, **kw)
+            return dataclasses.replace(seen, dice=tuple(d for d in seen.dice if d.flat))
+
+        reader.read = blind  # type: ignore[method-assign]
+        stats = table.run()
+    assert stats.planted_invalid_flagged == 0 and stats.director_rethrows == 1
+    (missed,) = stats.planted_invalid_missed
+    assert missed["kind"] == "cocked" and missed["read"]["type"] == "cannot_read"
+    entries = read_journal(tmp_path / "journal.jsonl").entries
+    said = next(i for i, e in enumerate(entries) if e["type"] == "cannot_read")
+    assert entries[said]["rule"] == "BG-ROLL-2"
+    note = entries[said + 1]
+    assert note["type"] == "director" and note["args"]["text"].startswith("cocked throw")
+    thrown_again = next(e for e in entries[said:] if e["type"] == "roll")
+    assert thrown_again["player"] == entries[said]["player"]
+    _same_match(tmp_path / "match.mat", MATCH)
