@@ -5,13 +5,28 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from controller.referee.api import Side
 from controller.table_layout import DEFAULT_LAYOUT, TableLayout
 from engine.backgammon.rules import Rules
 from engine.errors import ConfigError
+
+
+class DieReading(Protocol):
+    """What the dice thresholds look at in a die as read (the referee's ``DieSeen``; vision's
+    ``BoardDie`` in the evaluations, which ask what the referee would judge)."""
+
+    @property
+    def pips(self) -> int: ...
+
+    @property
+    def flat(self) -> bool: ...
+
+    @property
+    def confidence(self) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -76,6 +91,20 @@ class RecognitionSettings:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"referee: {name} must be an integer >= 0, not {value!r}")
+
+    def readable(self, die: DieReading) -> bool:
+        """A die read surely enough to judge (a face 1..6 with ``dice_confidence``)."""
+        return (isinstance(die.pips, int) and 1 <= die.pips <= 6
+                and die.confidence >= self.dice_confidence)
+
+    def surely_cocked(self, die: DieReading) -> bool:
+        """A die seen cocked surely enough to make the throw invalid (BG-ROLL-2): its tilted
+        face need not be readable, the throw does not count whatever it shows."""
+        return not die.flat and die.confidence >= self.cocked_confidence
+
+    def judgeable(self, dice: Sequence[DieReading]) -> bool:
+        """Two dice of a throw, each read surely or surely cocked (BG-ROLL-2)."""
+        return len(dice) == 2 and all(self.readable(d) or self.surely_cocked(d) for d in dice)
 
 
 @dataclass(frozen=True)

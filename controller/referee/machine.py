@@ -223,7 +223,7 @@ class Referee:
         if self._over or self.stage != "decide":
             return False
         fresh = self._fresh()
-        return bool(fresh) and not self._judgeable(fresh)
+        return bool(fresh) and not self.config.recognition.judgeable(fresh)
 
     def begin(self) -> list[Command]:
         """Journal the match's start (done by the first :meth:`handle` if not called)."""
@@ -577,29 +577,11 @@ class Referee:
             # a throw is two dice: more than two read, of which exactly two surely, is those two
             # and something else taken for a die (never the other way round: a cocked die is
             # read unsurely, so a throw with one stays unjudged rather than misjudged)
-            sure = [d for d in fresh if self._readable(d)]
-            if len(sure) == 2 and not any(self._surely_cocked(d) for d in fresh):
+            rec = self.config.recognition
+            sure = [d for d in fresh if rec.readable(d)]
+            if len(sure) == 2 and not any(rec.surely_cocked(d) for d in fresh):
                 fresh = sure
         return tuple(fresh)
-
-    def _readable(self, die: DieSeen) -> bool:
-        """A die read surely enough to judge (a face 1..6 with enough confidence)."""
-        return (
-            isinstance(die.pips, int)
-            and 1 <= die.pips <= 6
-            and die.confidence >= self.config.recognition.dice_confidence
-        )
-
-    def _surely_cocked(self, die: DieSeen) -> bool:
-        """A die seen cocked surely enough to make the throw invalid (BG-ROLL-2): its tilted
-        face need not be readable, the throw does not count whatever it shows."""
-        return not die.flat and die.confidence >= self.config.recognition.cocked_confidence
-
-    def _judgeable(self, dice: Sequence[DieSeen]) -> bool:
-        """Two dice of a throw, each read surely or surely cocked."""
-        return len(dice) == 2 and all(
-            self._readable(d) or self._surely_cocked(d) for d in dice
-        )
 
     def _die_problem(self, die: DieSeen, player: int) -> str | None:
         name = self.config.players[player]
@@ -615,7 +597,7 @@ class Referee:
 
     def _opening_frame(self, ev: FrameSeen) -> None:
         fresh = self._fresh(whole=True)
-        if not self._judgeable(fresh):
+        if not self.config.recognition.judgeable(fresh):
             self._unjudged_throw(ev.t_ms, None, fresh)
             return
         self._unjudged_t = None
@@ -742,7 +724,7 @@ class Referee:
         if player is None or m.phase is not Phase.DECIDE:
             return
         fresh = self._fresh()
-        if not self._judgeable(fresh):
+        if not self.config.recognition.judgeable(fresh):
             self._unjudged_throw(ev.t_ms, player, fresh)
             return
         self._unjudged_t = None
@@ -791,7 +773,8 @@ class Referee:
         self._throw_unread_said = True
         names = self.config.players
         name = "the opening" if player is None else f"{names[player]}'s"
-        sure = sum(1 for d in fresh if self._readable(d) or self._surely_cocked(d))
+        rec = self.config.recognition
+        sure = sum(1 for d in fresh if rec.readable(d) or rec.surely_cocked(d))
         if len(fresh) < 2:
             why = "only one of the two dice is seen"
         elif len(fresh) > 2:
@@ -893,7 +876,7 @@ class Referee:
             # throw lying where it lay
             moved = unmatched(self._dice, early[2], self.config.recognition.dice_moved)
             moved = self._phantoms.without(moved, opening=False)
-            if len(moved) != 2 or not self._judgeable(moved):
+            if len(moved) != 2 or not self.config.recognition.judgeable(moved):
                 return
             fresh: tuple[DieSeen, ...] = tuple(moved)
             if any(d.half != self.config.right_half(1 - mover) for d in fresh):

@@ -141,7 +141,7 @@ class FrameReader:
             self._adopt(_load_colours(self._colours_file))
         self.die_floor = die_floor
         # a die called cocked is kept down to this confidence (None: the same floor as any die)
-        self.cocked_floor = die_floor if cocked_floor is None else min(cocked_floor, die_floor)
+        self.cocked_floor = die_floor if cocked_floor is None else cocked_floor  # see kept_die
         self.darker_at_top = darker_at_top
         self._corners = None if not corners else np.array(corners, np.float32).reshape(4, 2)
         self.calibration: Calibration | None = None

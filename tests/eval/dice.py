@@ -34,6 +34,7 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,16 +142,12 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
                                    spots=reader == "spots")
             t_read += time.perf_counter() - t
             cube = None
-        used: set[int] = set()
-        for truth in scene.dice:
+        pairs, extra = _pairs(scene.dice, dice)
+        for truth, d in pairs:
             c["found"][1] += 1
             c["cocked_of_all"][1] += not truth.flat
-            near = [i for i, d in enumerate(dice) if i not in used and math.hypot(
-                d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10.0]
-            if not near:
+            if d is None:
                 continue
-            d = dice[near[0]]
-            used.add(near[0])
             c["found"][0] += 1
             for key in ("pips", f"pips_{truth.material}", *(("pips_flat",) if truth.flat else ())):
                 c[key][0] += d.pips == truth.pips
@@ -171,19 +168,18 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             c["half"][1] += 1
             c["on_checker"][0] += d.on_checker == truth.on_checker
             c["on_checker"][1] += 1
-        c["extra_dice"][0] += len(dice) - len(used)
+        c["extra_dice"][0] += extra
         c["extra_dice"][1] += 1
-        if reader == "pass":
-            c["table_thorough"][1] += 1
-            table = _table_dice(dice, camera, recognition)
-            if table is None:  # the referee could not judge these: read thoroughly
-                c["table_thorough"][0] += 1
-                g = scene.geometry
-                dice = thorough_dice(scene.image, image_to_mm(scene.corners, g), g)
-                table = _table_dice(dice, camera, recognition, judge=False)
-            _count_table(c, scene, table or [])
         if reader != "pass":
             continue
+        c["table_thorough"][1] += 1
+        table = _table_dice(dice, camera, recognition)
+        if table is None:  # the referee could not judge these: read thoroughly
+            c["table_thorough"][0] += 1
+            g = scene.geometry
+            dice = thorough_dice(scene.image, image_to_mm(scene.corners, g), g)
+            table = _table_dice(dice, camera, recognition, judge=False)
+        _count_table(c, scene, table or [])
         if scene.cube is None:
             c["cube_phantom"][0] += cube is not None
             c["cube_phantom"][1] += 1
@@ -199,34 +195,42 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     return {k: (v[0], v[1]) for k, v in c.items()}
 
 
-def _table_dice(dice: list[BoardDie], camera: CameraSection, recognition: RecognitionSettings,
-                *, judge: bool = True) -> list[BoardDie] | None:
-    """The dice a table keeps of a reading (``FrameReader``: its camera floors), or None when
-    ``judge`` and the referee could not judge them as a throw (not two dice, each read surely
-    or surely cocked: ``Referee.throw_unsure``), so that the table reads the frame again
-    thoroughly (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
-    kept = [d for d in dice if kept_die(d.flat, d.confidence, camera.die_floor,
-                                        camera.cocked_floor)]
-    sure = [d for d in kept if d.confidence >= (recognition.dice_confidence if d.flat
-                                                else recognition.cocked_confidence)]
-    if judge and (len(kept) != 2 or len(sure) != 2):
-        return None
-    return kept
-
-
-def _count_table(c: dict[str, list[int]], scene: DiceScene, dice: list[BoardDie]) -> None:
-    """The ``table_`` counters: dice found and kept, cocked dice caught, extra dice."""
+def _pairs(truths: Sequence[DieTruth], dice: Sequence[BoardDie]
+           ) -> tuple[list[tuple[DieTruth, BoardDie | None]], int]:
+    """Each die thrown with the die read within 10 mm of it (or None), each reading used once,
+    and how many readings are left over (extra dice)."""
     used: set[int] = set()
-    for truth in scene.dice:
-        c["table_found"][1] += 1
-        c["table_cocked_of_all"][1] += not truth.flat
+    pairs: list[tuple[DieTruth, BoardDie | None]] = []
+    for truth in truths:
         near = [i for i, d in enumerate(dice) if i not in used and math.hypot(
             d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10.0]
         if near:
             used.add(near[0])
+        pairs.append((truth, dice[near[0]] if near else None))
+    return pairs, len(dice) - len(used)
+
+
+def _table_dice(dice: list[BoardDie], camera: CameraSection, recognition: RecognitionSettings,
+                *, judge: bool = True) -> list[BoardDie] | None:
+    """The dice a table keeps of a reading (``FrameReader``: its camera floors), or None when
+    ``judge`` and the referee could not judge them as a throw (``RecognitionSettings
+    .judgeable``: ``Referee.throw_unsure``), so that the table reads the frame again
+    thoroughly (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
+    kept = [d for d in dice if kept_die(d.flat, d.confidence, camera.die_floor,
+                                        camera.cocked_floor)]
+    return None if judge and not recognition.judgeable(kept) else kept
+
+
+def _count_table(c: dict[str, list[int]], scene: DiceScene, dice: list[BoardDie]) -> None:
+    """The ``table_`` counters: dice found and kept, cocked dice caught, extra dice."""
+    pairs, extra = _pairs(scene.dice, dice)
+    for truth, d in pairs:
+        c["table_found"][1] += 1
+        c["table_cocked_of_all"][1] += not truth.flat
+        if d is not None:
             c["table_found"][0] += 1
-            c["table_cocked_of_all"][0] += not truth.flat and not dice[near[0]].flat
-    c["table_extra_dice"][0] += len(dice) - len(used)
+            c["table_cocked_of_all"][0] += not truth.flat and not d.flat
+    c["table_extra_dice"][0] += extra
     c["table_extra_dice"][1] += 1
 
 

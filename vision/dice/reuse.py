@@ -506,19 +506,17 @@ class DiceMemory:
         places = [(*raster.px_to_mm(u, v), p) for u, v, p in ranked]
         if self._thorough:
             self._dice = thorough_dice(image, to_mm, geometry, places)
+            self.stats.thorough += 1
+            self.stats.last = "thorough"
         else:
             self._dice = read_board_dice(image, to_mm, geometry, places=places)
+            self.stats.full += 1
+            self.stats.last = "full"
+        self._thorough = False
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
         self._key = key
         self._reference = now
-        if self._thorough:
-            self._thorough = False
-            self.stats.thorough += 1
-            self.stats.last = "thorough"
-        else:
-            self.stats.full += 1
-            self.stats.last = "full"
         return list(self._dice)
 
 
