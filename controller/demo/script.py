@@ -15,7 +15,7 @@ from typing import Literal
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat_bytes
 from engine.backgammon.mat_replay import Replay, Turn, replay
 from engine.backgammon.match import EndHow
-from engine.backgammon.moves import result_boards
+from engine.backgammon.moves import closed_out, result_boards
 from engine.backgammon.position import Position
 from engine.errors import InvalidInputError, PositionError, RecordFormatError
 
@@ -174,10 +174,11 @@ def _plant(games: list[GameScript], illegal: int, invalid: int, rng: random.Rand
         raise InvalidInputError(
             f"--illegal {illegal}: this match has room for at most {len(candidates)} illegal moves")
     # a game's first move is played with the opening dice: no throw of two dice to spoil
-    throws = [(g, a) for g, a in moves if a > 0]
+    throws = [(g, a) for g, a in moves if a > 0 and _plantable(games[g].acts[a], kinds)]
     if invalid > len(throws):
         raise InvalidInputError(
-            f"--invalid-throws {invalid}: this match has only {len(throws)} throws")
+            f"--invalid-throws {invalid}: this match has room for at most {len(throws)} "
+            f"invalid throws of {', '.join(kinds)}")
     chosen_illegal = set(rng.sample(candidates, illegal))
     chosen_invalid = set(rng.sample(throws, invalid))
     out: list[GameScript] = []
@@ -185,7 +186,7 @@ def _plant(games: list[GameScript], illegal: int, invalid: int, rng: random.Rand
         acts = list(game.acts)
         for a, act in enumerate(acts):
             bad = illegal_result(act, rng) if (g, a) in chosen_illegal else None
-            kind = rng.choice(kinds) if (g, a) in chosen_invalid else None
+            kind = rng.choice(_plantable(act, kinds)) if (g, a) in chosen_invalid else None
             if bad is not None or kind is not None:
                 acts[a] = Act(act.kind, act.player, act.before, act.after, act.dice, act.move,
                               act.cube, bad, kind)
@@ -193,6 +194,18 @@ def _plant(games: list[GameScript], illegal: int, invalid: int, rng: random.Rand
                               game.opening_invalid, tuple(acts), game.winner, game.points,
                               game.dropped))
     return out
+
+
+def _plantable(act: Act, kinds: tuple[InvalidKind, ...]) -> tuple[InvalidKind, ...]:
+    """The invalid throws that can be planted on ``act``: a player closed out (BG-BAR-4) who
+    throws anyway into the wrong half throws where the opponent's own valid throw lands, which
+    a table cannot tell apart from the opponent throwing (the closed-out player need not
+    throw), so that player never plants a wrong-half throw (none at all when that is the only
+    kind)."""
+    mover = act.before if act.player == 0 else act.before.swap()
+    if not closed_out(mover):
+        return kinds
+    return tuple(k for k in kinds if k != "wrong-half")
 
 
 def illegal_result(act: Act, rng: random.Random) -> Position | None:

@@ -69,20 +69,13 @@ from engine.backgammon.match import (
     may_double,
     new_match,
 )
-from engine.backgammon.moves import result_boards
+from engine.backgammon.moves import closed_out, result_boards
 from engine.backgammon.notation import format_steps
 from engine.backgammon.position import Position
 from engine.backgammon.scoring import WinKind
 from engine.errors import HakemError, InvalidInputError
 
 SETUP_MOVES = 5  # BG-EQ-4: a set-up error is corrected only before the 5th move
-
-
-def closed_out(position: Position) -> bool:
-    """The player on roll (``position``'s view) has a checker on the bar and the opponent
-    holds all six points of their home board (BG-BAR-4, "tatil")."""
-    board = position.board
-    return board[25] > 0 and all(board[p] <= -2 for p in range(19, 25))
 
 
 def _press_fields(press: tuple[int, int] | None, recovered: bool) -> dict[str, Any]:
