@@ -65,7 +65,7 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                 if due == "thorough":
                     memory.read_thoroughly()
                 else:
-                    memory.forget()
+                    memory.read_before_throw()
         return self.reader.read(image, t, with_dice=self.dice_wanted())
 
     def whole_due(self) -> Literal["whole", "thorough"] | None:

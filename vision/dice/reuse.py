@@ -105,6 +105,10 @@ NEIGHBOURHOOD_CHECKERS = 1.15
 # changed pixels are widened by this many dice before candidates are looked for there: a die
 # only partly changed (nudged by less than its size) is still looked for whole
 SEARCH_DIES = 1.0
+# a thorough read keeps a die only if the picture changed since the board before the throw
+# within this many dice of its centre (half a square's side: the die itself, and the few mm a
+# tilted die's read centre may lie off)
+THROWN_REACH_DIES = 0.75
 MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is read whole
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
 NONE_SEARCH_EVERY = 4  # with no cube found and nothing changed, one frame in this many searches
@@ -258,6 +262,7 @@ class ReuseStats:
     full: int = 0  # read whole (first frame, another set-up, a change over most of the case)
     thorough: int = 0  # read whole with the spot candidates as well (read_thoroughly)
     dice_read_again: int = 0  # dice dropped and read again in partial reads
+    unthrown_dropped: int = 0  # dice a thorough read found where nothing changed since the press
     last: str = ""  # what the last frame was: "unchanged", "partial", "full" or "thorough"
 
 
@@ -390,6 +395,10 @@ class DiceMemory:
     _peaks: RasterPeaks | None = None
     _dice: list[BoardDie] = field(default_factory=list)
     _thorough: bool = False  # the next whole read adds the spot candidates
+    _mark_before: bool = False  # the next whole read's picture is the board before a throw
+    # the change raster (and frame key) of the board before the throw: what a thorough read
+    # keeps dice against (only where the picture changed since, a die can have been thrown)
+    _before: tuple[bytes, np.ndarray] | None = None
     # the change raster of the last frame read (the cube memory's word on where it changed)
     raster: tuple[Canonical, np.ndarray] | None = None
 
@@ -400,6 +409,16 @@ class DiceMemory:
         self._reference = None
         self._peaks = None
         self._dice = []
+
+    def read_before_throw(self) -> None:
+        """The next frame is read whole, and its picture kept as the board before the next
+        throw (the table calls this at a move's press, where the referee learns what lies on
+        the board): a later thorough read keeps only the dice where the picture changed
+        since. A die where nothing changed was not thrown; one the thorough read finds there
+        that the whole read did not is board texture (checkers' highlights and gaps read as a
+        die's pips), which would otherwise count as a cocked die of the throw (BG-ROLL-2)."""
+        self.forget()
+        self._mark_before = True
 
     def read_thoroughly(self) -> None:
         """The next frame is read whole and thoroughly (:func:`thorough_dice`: more second
@@ -425,7 +444,7 @@ class DiceMemory:
         ref, known = self._reference, self._peaks
         if (not self.enabled or key != self._key or ref is None or known is None
                 or ref.shape != now.shape):
-            return self._full(image, to_mm, geometry, key, now)
+            return self._full(image, to_mm, geometry, key, now, canonical)
         g = geometry
         reach = NEIGHBOURHOOD_CHECKERS * g.checker_diameter_mm
         about_dice = np.zeros(now.shape, bool)
@@ -434,7 +453,7 @@ class DiceMemory:
             about_dice[v0:v1, u0:u1] = True
         found = change_mask(now, ref, about_dice)
         if found is None:  # the light changed
-            return self._full(image, to_mm, geometry, key, now)
+            return self._full(image, to_mm, geometry, key, now, canonical)
         changed = found
         absorb(ref, now, changed)
         count = int(np.count_nonzero(changed))
@@ -443,7 +462,7 @@ class DiceMemory:
             self.stats.last = "unchanged"
             return list(self._dice)
         if count > MAX_CHANGED_SHARE * changed.size:
-            return self._full(image, to_mm, geometry, key, now)
+            return self._full(image, to_mm, geometry, key, now, canonical)
         kept: list[BoardDie] = []
         dropped: list[BoardDie] = []
         about_kept = np.zeros(changed.shape, bool)
@@ -498,14 +517,15 @@ class DiceMemory:
         return list(self._dice)
 
     def _full(self, image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry, key: bytes,
-              now: np.ndarray) -> list[BoardDie]:
+              now: np.ndarray, canonical: Canonical) -> list[BoardDie]:
         # the raster stage once: its places are the ones a fresh read_board_dice would take
         peaks = raster_peaks(image, np.linalg.inv(to_mm), geometry)
         ranked = ranked_places(peaks, geometry)
         raster = Canonical.whole_board(geometry, RASTER_PPM)
         places = [(*raster.px_to_mm(u, v), p) for u, v, p in ranked]
         if self._thorough:
-            self._dice = thorough_dice(image, to_mm, geometry, places)
+            self._dice = self._thrown_since(thorough_dice(image, to_mm, geometry, places), key,
+                                            now, canonical)
             self.stats.thorough += 1
             self.stats.last = "thorough"
         else:
@@ -513,11 +533,36 @@ class DiceMemory:
             self.stats.full += 1
             self.stats.last = "full"
         self._thorough = False
+        if self._mark_before:
+            self._before = (key, now.copy())
+            self._mark_before = False
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
         self._key = key
         self._reference = now
         return list(self._dice)
+
+    def _thrown_since(self, dice: list[BoardDie], key: bytes, now: np.ndarray,
+                      canonical: Canonical) -> list[BoardDie]:
+        """The dice lying where the picture changed since the board before the throw
+        (:meth:`read_before_throw`): all of them when there is no such picture of this
+        camera pose, or the light changed since."""
+        if self._before is None or self._before[0] != key or self._before[1].shape != now.shape:
+            return dice
+        # each pixel against itself: a die thrown again to within a hair of where it lay
+        # still changes its own pixels
+        changed = change_mask(now, self._before[1], np.ones(now.shape, bool))
+        if changed is None:
+            return dice
+        half = THROWN_REACH_DIES * canonical.geometry.die_size_mm
+        out = []
+        for d in dice:
+            u0, v0, u1, v1 = _box(canonical, changed.shape, *d.centre_mm, half)
+            if changed[v0:v1, u0:u1].any():
+                out.append(d)
+            else:
+                self.stats.unthrown_dropped += 1
+        return out
 
 
 def thorough_dice(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,

@@ -30,18 +30,24 @@ class Seen:
 
 
 class Memory:
-    """The dice memory's part the pipeline uses: forget (the next read is whole) and
+    """The dice memory's part the pipeline uses: forget (the next read is whole),
+    read_before_throw (whole, its picture kept as the board before the throw) and
     read_thoroughly (whole, with the spot candidates too)."""
 
     def __init__(self) -> None:
         self.forgotten = 0
         self.thorough = 0
+        self.before_throw = 0
         self.whole_next = True
         self.thorough_next = False
 
     def forget(self) -> None:
         self.forgotten += 1
         self.whole_next = True
+
+    def read_before_throw(self) -> None:
+        self.forget()
+        self.before_throw += 1
 
     def read_thoroughly(self) -> None:
         self.forget()
@@ -101,6 +107,7 @@ def test_an_unsure_throw_gets_one_thorough_read_per_still_scene(bench: Bench) ->
     show(bench, pipeline, picture(3), 2, key="thrown")
     # the same picture is read again (not the reading of it reused), whole and thoroughly
     assert reader.dice_memory.forgotten == 1 and reader.dice_memory.thorough == 1
+    assert reader.dice_memory.before_throw == 0
     assert len(reader.reads) == 3 and reader.reads[-1].whole and reader.reads[-1].thorough
     show(bench, pipeline, picture(3), 8, key="thrown")  # still unsure: no more whole reads
     assert reader.dice_memory.forgotten == 1
@@ -134,6 +141,7 @@ def test_the_press_scene_is_read_whole_once(bench: Bench) -> None:
     assert reader.dice_memory.forgotten == 1
     assert reader.reads[1].whole and not any(s.whole for s in reader.reads[2:])
     assert reader.dice_memory.thorough == 0  # the press's read is the raster's, as after a throw
+    assert reader.dice_memory.before_throw == 1  # ... and its picture the board before the throw
     referee.stage = "decide"  # the verdict: the opponent is to throw; nothing unsure yet
     show(bench, pipeline, picture(1), 8, key="moving")
     assert reader.dice_memory.forgotten == 1

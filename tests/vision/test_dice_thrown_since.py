@@ -1,0 +1,75 @@
+"""A thorough read keeps only dice where the picture changed since the board before the throw
+(``DiceMemory.read_before_throw``, called at a move's press): board texture it reads as a
+cocked die there is no die of the throw, and must not make a valid throw invalid (BG-ROLL-2)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from controller.demo.camera import DemoCamera, Shot
+from vision.cube import CubeProp
+from vision.dice.board import BoardDie
+from vision.dice.render import DieProp
+from vision.dice.reuse import DiceMemory
+from vision.render.scene import BoardContents
+
+# A throw of the 20-match evaluation (match4525984 with --seed0 200, demo camera seed 212):
+# the new throw's one lands within 5 mm of where the opening throw's one lay, so the referee
+# sees one die thrown and has the frame read thoroughly; that read also finds a "cocked three"
+# on a column of white checkers (their highlights and the gaps between them), which was
+# flagged as an invalid throw.
+SLOTS = ((5, 0), (0, 0), (0, 0), (0, 0), (0, 4), (0, 0), (0, 5), (0, 0), (0, 0), (0, 0), (0, 0),
+         (2, 0), (0, 4), (0, 0), (0, 0), (0, 0), (3, 0), (0, 0), (5, 0), (0, 0), (0, 0), (0, 0),
+         (0, 1), (0, 1))
+CUBE = CubeProp(x_mm=-125.0, y_mm=257.5, value=64, yaw_deg=3.0, body_bgr=(238, 240, 240),
+                ink_bgr=(25, 25, 25), font=0, size_mm=33.0, occludes=False)
+
+
+def _die(x: float, y: float, value: int, yaw: float) -> DieProp:
+    return DieProp(x_mm=x, y_mm=y, value=value, yaw_deg=yaw, material="opaque",
+                   body_bgr=(240, 240, 240), pip_bgr=(40, 40, 190), alpha=0.6)
+
+
+# at the press before the throw: the opening dice, where they fell
+OPENING = (_die(481.8734048961693, 252.88207479290568, 1, 70.45976051979095),
+           _die(146.67283904451315, 252.66592278621258, 5, 67.38576459055423))
+# the throw: the five new, the one thrown again to 4.6 mm from where it lay
+THROWN = (_die(429.3661293728881, 250.06861789213292, 5, 68.85324036438996),
+          _die(483.882906770242, 249.15908006032208, 1, 76.65398841928875))
+PHANTOM_MM = (306.0, 137.0)
+
+
+def _near(dice: list[BoardDie], x: float, y: float) -> list[BoardDie]:
+    return [d for d in dice if math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y) < 8.0]
+
+
+def test_a_thorough_read_keeps_no_die_where_nothing_changed_since_the_press() -> None:
+    camera = DemoCamera(seed=212)
+    g = camera.geometry
+    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
+    press, _ = camera.render(Shot(BoardContents(slots=SLOTS), OPENING, CUBE))
+    throw, _ = camera.render(Shot(BoardContents(slots=SLOTS), THROWN, CUBE))
+
+    # read thoroughly with nothing to compare with, the checkers give a cocked die
+    alone = DiceMemory()
+    alone.read_thoroughly()
+    phantom = _near(alone.read(throw, corners, g), *PHANTOM_MM)
+    assert [d.flat for d in phantom] == [False]
+
+    # as at the table: the whole read at the press, the throw read, then thoroughly
+    memory = DiceMemory()
+    memory.read_before_throw()
+    assert len(memory.read(press, corners, g)) == 2 and memory.stats.last == "full"
+    memory.read(throw, corners, g)
+    memory.read_thoroughly()
+    dice = memory.read(throw, corners, g)
+    assert memory.stats.last == "thorough"
+    assert not _near(dice, *PHANTOM_MM) and memory.stats.unthrown_dropped == 1
+    # both dice of the throw are kept, the one too: its own pixels changed
+    assert sorted(d.pips for d in dice) == [1, 5] and all(d.flat for d in dice)
+    # the board before the throw is kept until the next press: another thorough read of the
+    # same picture drops the same texture
+    memory.read_thoroughly()
+    assert not _near(memory.read(throw, corners, g), *PHANTOM_MM)
