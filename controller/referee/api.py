@@ -40,6 +40,10 @@ class DieSeen:
     # between frames: a die thrown again never lands exactly where it lay, so with centres a
     # new throw of the same numbers into the same half is told from the dice lying there.
     centre: tuple[float, float] | None = None
+    # Whether the picture about it changed since the board at the last press (the camera's
+    # word, ``vision.dice.reuse``), or None when unknown: a die thrown again that landed
+    # where it lay is told from one nobody touched.
+    touched: bool | None = None
 
 
 @dataclass(frozen=True)

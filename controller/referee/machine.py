@@ -557,8 +557,8 @@ class Referee:
         if self.config.rules.dice.value == "pair-each" or (
                 not whole and all(d.centre is not None for d in dice)):
             # with centres, what still lies where it lay was not thrown now (a die nobody
-            # picked up, or something on the board the dice reader takes for a die)
-            fresh = moved
+            # picked up, or something on the board the dice reader takes for a die) ...
+            fresh = self._with_touched(dice, moved)
             if (self._throw_again and not whole and self.config.rules.dice.value != "pair-each"
                     and not all_lie(dice, self._thrown, tolerance)):
                 # BG-ROLL-2: an invalid throw is thrown again with both dice; once one has
@@ -575,6 +575,16 @@ class Referee:
             if len(sure) == 2 and not any(rec.surely_cocked(d) for d in fresh):
                 fresh = sure
         return tuple(fresh)
+
+    def _with_touched(self, dice: Sequence[DieSeen], moved: list[DieSeen]) -> list[DieSeen]:
+        """... unless the camera saw it touched since the press (``DieSeen.touched``) and,
+        with it, the throw is two dice: a die thrown again that landed where a die lay."""
+        if self.stage != "decide" or len(moved) >= 2:
+            return moved
+        touched = [d for d in dice if d.touched and not any(d is m for m in moved)]
+        if len(moved) + len(touched) != 2:
+            return moved
+        return [d for d in dice if d.touched or any(d is m for m in moved)]
 
     def _die_problem(self, die: DieSeen, player: int) -> str | None:
         name = self.config.players[player]

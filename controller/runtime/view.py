@@ -194,7 +194,9 @@ class FrameReader:
                                                    found.confidence)
         dice = tuple(DieSeen(pips=d.pips, half=_half(d.half), flat=d.flat,
                              on_checker=d.on_checker or self._over_checker(reading, _centre(d)),
-                             confidence=d.confidence, centre=_centre(d)) for d in read)
+                             confidence=d.confidence, centre=_centre(d),
+                             touched=self.dice_memory.changed_since_press(d.centre_mm))
+                     for d in read)
         t3 = time.thread_time()
         costs = self.costs
         costs.frames += 1

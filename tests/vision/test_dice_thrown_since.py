@@ -63,6 +63,11 @@ def test_a_thorough_read_keeps_no_die_where_nothing_changed_since_the_press() ->
     memory.read_before_throw()
     assert len(memory.read(press, corners, g)) == 2 and memory.stats.last == "full"
     memory.read(throw, corners, g)
+    # the one landed 4.6 mm from where the opening's one lay: its own pixels changed, so the
+    # referee counts it thrown (DieSeen.touched); nothing changed on the checkers
+    assert memory.changed_since_press((THROWN[1].x_mm, THROWN[1].y_mm)) is True
+    assert memory.changed_since_press(PHANTOM_MM) is False
+    assert alone.changed_since_press(PHANTOM_MM) is None  # no press seen: unknown
     memory.read_thoroughly()
     dice = memory.read(throw, corners, g)
     assert memory.stats.last == "thorough"

@@ -401,6 +401,9 @@ class DiceMemory:
     _before: tuple[bytes, np.ndarray] | None = None
     # the change raster of the last frame read (the cube memory's word on where it changed)
     raster: tuple[Canonical, np.ndarray] | None = None
+    _last_key: bytes | None = None
+    # the last frame's change raster and its change map since the board before the throw
+    _since: tuple[np.ndarray, np.ndarray | None] | None = None
 
     def forget(self) -> None:
         """The next frame is read whole."""
@@ -441,10 +444,11 @@ class DiceMemory:
         from_mm = np.linalg.inv(to_mm)
         canonical, now = change_raster(image, from_mm, geometry)
         self.raster = (canonical, now)
+        self._last_key = key
         ref, known = self._reference, self._peaks
         if (not self.enabled or key != self._key or ref is None or known is None
                 or ref.shape != now.shape):
-            return self._full(image, to_mm, geometry, key, now, canonical)
+            return self._full(image, to_mm, geometry, key, now)
         g = geometry
         reach = NEIGHBOURHOOD_CHECKERS * g.checker_diameter_mm
         about_dice = np.zeros(now.shape, bool)
@@ -453,7 +457,7 @@ class DiceMemory:
             about_dice[v0:v1, u0:u1] = True
         found = change_mask(now, ref, about_dice)
         if found is None:  # the light changed
-            return self._full(image, to_mm, geometry, key, now, canonical)
+            return self._full(image, to_mm, geometry, key, now)
         changed = found
         absorb(ref, now, changed)
         count = int(np.count_nonzero(changed))
@@ -462,7 +466,7 @@ class DiceMemory:
             self.stats.last = "unchanged"
             return list(self._dice)
         if count > MAX_CHANGED_SHARE * changed.size:
-            return self._full(image, to_mm, geometry, key, now, canonical)
+            return self._full(image, to_mm, geometry, key, now)
         kept: list[BoardDie] = []
         dropped: list[BoardDie] = []
         about_kept = np.zeros(changed.shape, bool)
@@ -517,15 +521,19 @@ class DiceMemory:
         return list(self._dice)
 
     def _full(self, image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry, key: bytes,
-              now: np.ndarray, canonical: Canonical) -> list[BoardDie]:
+              now: np.ndarray) -> list[BoardDie]:
         # the raster stage once: its places are the ones a fresh read_board_dice would take
         peaks = raster_peaks(image, np.linalg.inv(to_mm), geometry)
         ranked = ranked_places(peaks, geometry)
         raster = Canonical.whole_board(geometry, RASTER_PPM)
         places = [(*raster.px_to_mm(u, v), p) for u, v, p in ranked]
         if self._thorough:
-            self._dice = self._thrown_since(thorough_dice(image, to_mm, geometry, places), key,
-                                            now, canonical)
+            self._dice = []
+            for d in thorough_dice(image, to_mm, geometry, places):
+                if self.changed_since_press(d.centre_mm) is False:
+                    self.stats.unthrown_dropped += 1
+                else:
+                    self._dice.append(d)
             self.stats.thorough += 1
             self.stats.last = "thorough"
         else:
@@ -542,27 +550,26 @@ class DiceMemory:
         self._reference = now
         return list(self._dice)
 
-    def _thrown_since(self, dice: list[BoardDie], key: bytes, now: np.ndarray,
-                      canonical: Canonical) -> list[BoardDie]:
-        """The dice lying where the picture changed since the board before the throw
-        (:meth:`read_before_throw`): all of them when there is no such picture of this
+    def changed_since_press(self, centre_mm: tuple[float, float]) -> bool | None:
+        """Whether the last frame read differs from the board before the throw
+        (:meth:`read_before_throw`) within :data:`THROWN_REACH_DIES` of a place (mm), each
+        pixel against itself: a die there was put down, picked up or thrown since, even if it
+        landed within a hair of where it lay. None when there is no such picture of this
         camera pose, or the light changed since."""
-        if self._before is None or self._before[0] != key or self._before[1].shape != now.shape:
-            return dice
-        # each pixel against itself: a die thrown again to within a hair of where it lay
-        # still changes its own pixels
-        changed = change_mask(now, self._before[1], np.ones(now.shape, bool))
+        if self.raster is None or self._before is None or self._before[0] != self._last_key:
+            return None
+        canonical, now = self.raster
+        before = self._before[1]
+        if self._since is None or self._since[0] is not now:
+            changed = None if before.shape != now.shape else change_mask(
+                now, before, np.ones(now.shape, bool))
+            self._since = (now, changed)
+        changed = self._since[1]
         if changed is None:
-            return dice
+            return None
         half = THROWN_REACH_DIES * canonical.geometry.die_size_mm
-        out = []
-        for d in dice:
-            u0, v0, u1, v1 = _box(canonical, changed.shape, *d.centre_mm, half)
-            if changed[v0:v1, u0:u1].any():
-                out.append(d)
-            else:
-                self.stats.unthrown_dropped += 1
-        return out
+        u0, v0, u1, v1 = _box(canonical, changed.shape, *centre_mm, half)
+        return bool(changed[v0:v1, u0:u1].any())
 
 
 def thorough_dice(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,

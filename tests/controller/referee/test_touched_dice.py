@@ -1,0 +1,62 @@
+"""A die thrown again that lands where a die lay (within ``dice_moved``) is told from one nobody
+picked up by the camera's word (``DieSeen.touched``: its picture changed since the press): the
+throw is judged rather than left to the director (BG-ROLL-2)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from controller.referee.api import DieSeen
+from engine.backgammon.moves import legal_plays
+from tests.controller.referee.test_phantom_dice import PlacedTable, _started
+
+
+def _moved_and_pressed() -> tuple[PlacedTable, DieSeen]:
+    """Player 1 plays the opening roll and presses; the opening dice lie where they fell.
+    Returns the table and player 0's opening die (in player 0's right half)."""
+    table = _started()
+    m = table.referee.match
+    assert m.on_roll == 1 and m.dice is not None
+    table.place(legal_plays(m.position, m.dice)[0].result, 1)
+    table.press(1)
+    assert table.referee.stage == "decide" and table.referee.match.on_roll == 0
+    own = [d for d in table.dice if d.half == table.config.right_half(0)]
+    assert len(own) == 1
+    return table, own[0]
+
+
+def _throw_onto(table: PlacedTable, old: DieSeen, touched: bool | None) -> list[object]:
+    """Player 0 throws 3 and 6: the three lands where their opening three lay."""
+    table.motion()
+    again = dataclasses.replace(old, touched=touched)
+    six = dataclasses.replace(table.die(6, 0), touched=touched)
+    table.dice = (again, six)
+    return list(table.frames(3))
+
+
+def test_a_die_thrown_again_onto_its_own_place_counts_when_the_camera_saw_it_touched() -> None:
+    table, old = _moved_and_pressed()
+    assert old.pips == 3
+    out = _throw_onto(table, old, touched=True)
+    assert [e["dice"] for e in table.entries(out, "roll")] == [[3, 6]]
+
+
+def test_without_the_cameras_word_the_die_lying_there_is_no_part_of_the_throw() -> None:
+    for touched in (False, None):
+        table, old = _moved_and_pressed()
+        out = _throw_onto(table, old, touched)
+        # one die of the throw: not judged (the director is called after throw_unread_ms)
+        assert table.entries(out, "roll") == [] and table.entries(out, "invalid_throw") == []
+        assert table.referee.throw_unsure
+
+
+def test_an_untouched_die_beside_a_throw_of_two_is_still_left_out() -> None:
+    # the camera says only what it saw: two dice thrown elsewhere are the throw, the die
+    # lying untouched is not (a third die there would make it unjudgeable)
+    table, old = _moved_and_pressed()
+    table.motion()
+    table.dice = (dataclasses.replace(old, touched=False),
+                  dataclasses.replace(table.die(4, 0), touched=True),
+                  dataclasses.replace(table.die(1, 0), touched=True))
+    out = table.frames(3)
+    assert [sorted(e["dice"]) for e in table.entries(out, "roll")] == [[1, 4]]
