@@ -9,13 +9,13 @@ gpiozero's background threads, so a pattern is exact and testable without sleepi
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from types import TracebackType
 from typing import Any
 
 from gpiozero import LED, DigitalOutputDevice
 
 from controller.clock.messages import Side
 from controller.clock.timebase import MonotonicTime, TimeSource
+from controller.closing import ClosedOnExit
 from engine.errors import ConfigError, DeviceError
 
 LAMPS = ("turn_left", "turn_right", "throw_again", "illegal_move", "cannot_read", "system_ok")
@@ -57,7 +57,7 @@ class SignalPins:
             seen[pin] = f.name
 
 
-class Signals:
+class Signals(ClosedOnExit):
     """The LEDs and the buzzer; a context manager, and ``close()`` may be called twice."""
 
     def __init__(
@@ -176,14 +176,3 @@ class Signals:
             if device is not None and not device.closed:
                 device.off()
                 device.close()
-
-    def __enter__(self) -> Signals:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

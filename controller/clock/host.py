@@ -14,11 +14,11 @@ import time as systime
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from types import TracebackType
 
 from controller.clock import messages as m
 from controller.clock.timebase import MonotonicTime, TimeSource
 from controller.clock.transport import Transport
+from controller.closing import ClosedOnExit
 from engine.errors import DeviceError, ProtocolError
 from firmware.link import Link
 from firmware.protocol import Frame
@@ -52,7 +52,7 @@ class ClockState:
         }
 
 
-class HostClock:
+class HostClock(ClosedOnExit):
     """The host's end of the clock link; usable as a context manager."""
 
     def __init__(
@@ -287,16 +287,6 @@ class HostClock:
         self._closed = True
         self.transport.close()
 
-    def __enter__(self) -> HostClock:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def wait_for(

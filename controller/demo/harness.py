@@ -10,7 +10,7 @@ import random
 import time as systime
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Generic, Self, TextIO, TypeVar
+from typing import Any, Generic, TextIO, TypeVar
 
 import numpy as np
 from gpiozero.pins.mock import MockFactory
@@ -18,6 +18,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.clock.messages import Button, ClockEvent, PressEvent
 from controller.clock.sim import LoopbackClock
 from controller.clock.timebase import FakeTime
+from controller.closing import ClosedOnExit
 from controller.records.journal import Journal
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.pipeline import FrameSink
@@ -37,7 +38,7 @@ class StopNow(Exception):
 P = TypeVar("P", bound=FrameSink)
 
 
-class SimulatedTable(Generic[P]):
+class SimulatedTable(ClosedOnExit, Generic[P]):
     """The devices and records of a demo table; a demo adds its camera, referee and pipeline
     (of type ``P``)."""
 
@@ -74,12 +75,6 @@ class SimulatedTable(Generic[P]):
         """Close everything; safe to call twice."""
         while self._closers:
             self._closers.pop()()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _connect(self) -> None:
         for _ in range(400):

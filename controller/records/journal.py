@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final
 
+from controller.closing import ClosedOnExit
 from engine.errors import RecordFormatError
 
 # The contract types of DESIGN.md; tables may add their own, but these are the ones others read.
@@ -120,7 +120,7 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContents:
     return JournalContents(entries=entries, torn_tail=torn, valid_bytes=offset)
 
 
-class Journal:
+class Journal(ClosedOnExit):
     """An append-only, fsynced journal file; reopening continues the sequence numbers.
 
     Use as a context manager; closing twice is harmless.
@@ -189,16 +189,6 @@ class Journal:
         """True once :meth:`close` has run."""
         return self._file is None
 
-    def __enter__(self) -> Journal:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _fsync_directory(directory: Path) -> None:
