@@ -44,6 +44,9 @@ class DieSeen:
     # word, ``vision.dice.reuse``), or None when unknown: a die thrown again that landed
     # where it lay is told from one nobody touched.
     touched: bool | None = None
+    # The dice reader's probability that it is cocked (its pose model; 0 when not given): a die
+    # read flat is judged flat only below ``RecognitionSettings.flat_doubt``.
+    p_cocked: float = 0.0
 
 
 @dataclass(frozen=True)

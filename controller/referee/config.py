@@ -28,6 +28,9 @@ class DieReading(Protocol):
     @property
     def confidence(self) -> float: ...
 
+    @property
+    def p_cocked(self) -> float: ...
+
 
 @dataclass(frozen=True)
 class RecognitionSettings:
@@ -54,6 +57,10 @@ class RecognitionSettings:
     lay to count as thrown again (a die lying where it lay was not thrown, whatever face it is
     read with now). ``cocked_confidence``: a die read as cocked at least this surely makes the
     throw invalid (BG-ROLL-2) although its tilted face cannot be read to ``dice_confidence``.
+    ``flat_doubt``: a die read flat whose cocked probability (the dice reader's pose model) is
+    at least this is not judged flat either: more likely cocked than not, yet not surely enough
+    to call the throw invalid, it is left unjudged (read again thoroughly, then "cannot judge"
+    for the director) rather than counted as a valid roll.
     ``agree``: how many readable still frames of the scene
     (since hands last moved) a verdict on a move needs; their evidence is pooled, so one misread
     slot in one frame cannot decide.
@@ -70,6 +77,7 @@ class RecognitionSettings:
     agree: int = 3
     dice_moved: float = 6.0
     cocked_confidence: float = 0.15
+    flat_doubt: float = 0.5
 
     def __post_init__(self) -> None:
         for name in ("margin", "fit_slack", "illegal_margin", "dice_moved"):
@@ -78,7 +86,7 @@ class RecognitionSettings:
                 raise ConfigError(f"referee: {name} must be a number >= 0, not {value!r}")
             if not math.isfinite(float(value)):
                 raise ConfigError(f"referee: {name} must be finite, not {value!r}")
-        for name in ("confident", "dice_confidence", "cocked_confidence"):
+        for name in ("confident", "dice_confidence", "cocked_confidence", "flat_doubt"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
                 raise ConfigError(f"referee: {name} must be between 0 and 1, not {value!r}")
@@ -92,19 +100,24 @@ class RecognitionSettings:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"referee: {name} must be an integer >= 0, not {value!r}")
 
-    def readable(self, die: DieReading) -> bool:
-        """A die read surely enough to judge (a face 1..6 with ``dice_confidence``)."""
+    def readable(self, die: DieReading, *, doubt: bool = True) -> bool:
+        """A die read surely enough to judge (a face 1..6 with ``dice_confidence``; read flat,
+        with a cocked probability under ``flat_doubt`` unless ``doubt`` is False)."""
         return (isinstance(die.pips, int) and 1 <= die.pips <= 6
-                and die.confidence >= self.dice_confidence)
+                and die.confidence >= self.dice_confidence
+                and not (doubt and die.flat and die.p_cocked >= self.flat_doubt))
 
     def surely_cocked(self, die: DieReading) -> bool:
         """A die seen cocked surely enough to make the throw invalid (BG-ROLL-2): its tilted
         face need not be readable, the throw does not count whatever it shows."""
         return not die.flat and die.confidence >= self.cocked_confidence
 
-    def judgeable(self, dice: Sequence[DieReading]) -> bool:
-        """Two dice of a throw, each read surely or surely cocked (BG-ROLL-2)."""
-        return len(dice) == 2 and all(self.readable(d) or self.surely_cocked(d) for d in dice)
+    def judgeable(self, dice: Sequence[DieReading], *, doubt: bool = True) -> bool:
+        """Two dice of a throw, each read surely or surely cocked (BG-ROLL-2); ``doubt``
+        False: a die read flat that may be cocked counts as read (for a throw that is invalid
+        whatever that die is)."""
+        return len(dice) == 2 and all(self.readable(d, doubt=doubt) or self.surely_cocked(d)
+                                      for d in dice)
 
 
 @dataclass(frozen=True)

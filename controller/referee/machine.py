@@ -216,7 +216,26 @@ class Referee:
         if self._over or self.stage != "decide":
             return False
         fresh = self._fresh()
-        return bool(fresh) and not self.config.recognition.judgeable(fresh)
+        return bool(fresh) and not self._throw_judgeable(fresh)
+
+    def _throw_judgeable(self, fresh: Sequence[DieSeen]) -> bool:
+        """Whether the throw of the player on roll can be judged (``judgeable``), or, when the
+        only doubt is a die read flat that may be cocked (``flat_doubt``), whether it is
+        invalid whatever that die is (another die off the half or on a checker, BG-ROLL-2).
+        The opponent's throw passing a closed-out player's turn (BG-BAR-4) is a roll: it is
+        judged only free of doubt."""
+        rec = self.config.recognition
+        player = self.match.on_roll
+        if rec.judgeable(fresh) or player is None or not rec.judgeable(fresh, doubt=False):
+            return rec.judgeable(fresh)
+        if self._opponents_throw(fresh, player):
+            return False
+        return any(self._die_problem(d, player) is not None for d in fresh)
+
+    def _opponents_throw(self, fresh: Sequence[DieSeen], player: int) -> bool:
+        """BG-BAR-4: ``player`` is closed out and the throw is a valid one of the opponent's."""
+        return closed_out(self.match.position) and all(
+            self._die_problem(d, 1 - player) is None for d in fresh)
 
     def begin(self) -> list[Command]:
         """Journal the match's start (done by the first :meth:`handle` if not called)."""
@@ -727,14 +746,13 @@ class Referee:
         if player is None or m.phase is not Phase.DECIDE:
             return
         fresh = self._fresh()
-        if not self.config.recognition.judgeable(fresh):
+        if not self._throw_judgeable(fresh):
             self._unjudged_throw(ev.t_ms, player, fresh)
             return
         self._unjudged_t = None
         self._throw_unread_said = False
         seen = sig_json(signature(self._dice))
-        if closed_out(m.position) and all(
-                self._die_problem(d, 1 - player) is None for d in fresh):
+        if self._opponents_throw(fresh, player):
             # BG-BAR-4: the closed-out player did not throw; the opponent's throw is theirs
             self._pass_turn("the opponent threw")
             self._roll(1 - player, (fresh[0].pips, fresh[1].pips), seen, thrown=fresh)

@@ -195,7 +195,8 @@ class FrameReader:
         dice = tuple(DieSeen(pips=d.pips, half=_half(d.half), flat=d.flat,
                              on_checker=d.on_checker or self._over_checker(reading, _centre(d)),
                              confidence=d.confidence, centre=_centre(d),
-                             touched=self.dice_memory.changed_since_press(d.centre_mm))
+                             touched=self.dice_memory.changed_since_press(d.centre_mm),
+                             p_cocked=d.p_cocked)
                      for d in read)
         t3 = time.thread_time()
         costs = self.costs

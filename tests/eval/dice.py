@@ -18,7 +18,9 @@ reader keeps (it drops a die read less surely than the camera section's ``die_fl
 ``cocked_floor`` for one read cocked, as a reflection), after the one thorough read (raster
 and whole-frame pip spots) the table makes when the referee cannot judge the dice kept as a
 throw (``table_thorough``: how often): dice found and kept, cocked dice caught and kept (of
-every cocked die), extra dice kept.
+every cocked die), extra dice kept; of the throws of two dice, those the referee judges (a roll
+or "throw again", ``table_judged``; the rest wait for the director), and of those with a cocked
+die, the ones it counts as a valid roll (``table_cocked_passed``: the silent misses).
 ``--errors`` lists every found die read wrong: seed, true and read pips, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
 on the board.
@@ -122,7 +124,8 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
         "found", "pips", "pips_opaque", "pips_translucent", "pips_flat", "cocked_caught",
         "cocked_of_all", "flat_called_cocked", "half", "on_checker", "cube_found",
         "cube_value", "cube_place", "cube_phantom", "extra_dice", "table_found",
-        "table_cocked_of_all", "table_extra_dice", "table_thorough")}
+        "table_cocked_of_all", "table_extra_dice", "table_thorough", "table_judged",
+        "table_cocked_passed")}
     camera, recognition = CameraSection(), RecognitionSettings()
     t_read = 0.0
     for seed in range(seed0, seed0 + n):
@@ -180,6 +183,13 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             dice = thorough_dice(scene.image, image_to_mm(scene.corners, g), g)
             table = _table_dice(dice, camera, recognition, judge=False)
         _count_table(c, scene, table or [])
+        if len(scene.dice) == 2:  # a throw: judged (a roll or "throw again"), or left unjudged
+            judged = recognition.judgeable(table or [])
+            c["table_judged"][0] += judged
+            c["table_judged"][1] += 1
+            if not all(t.flat for t in scene.dice):  # counted as a valid roll: a silent miss
+                c["table_cocked_passed"][0] += judged and all(d.flat for d in table or [])
+                c["table_cocked_passed"][1] += 1
         if scene.cube is None:
             c["cube_phantom"][0] += cube is not None
             c["cube_phantom"][1] += 1

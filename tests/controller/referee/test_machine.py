@@ -490,6 +490,8 @@ def test_config_errors_name_the_key() -> None:
         RecognitionSettings(confident=2.0)
     with pytest.raises(ConfigError, match="agree"):
         RecognitionSettings(agree=0)
+    with pytest.raises(ConfigError, match=r"flat_doubt must be between 0 and 1, not 1\.5"):
+        RecognitionSettings(flat_doubt=1.5)
 
 
 def test_config_round_trips_through_the_journal() -> None:

@@ -4,6 +4,8 @@ both dice: each read surely, or surely cocked). The runtime then reads a still f
 
 from __future__ import annotations
 
+import dataclasses
+
 from controller.referee.resume import resume
 from tests.controller.referee.harness import entries_of
 from tests.controller.referee.test_phantom_dice import PHANTOM, _phantom_from_the_move, _started
@@ -64,3 +66,41 @@ def test_throw_unsure_comes_from_the_frames_only_so_a_restart_agrees() -> None:
     assert not referee.throw_unsure  # no frame seen yet
     referee.handle(table.events[-1])
     assert referee.throw_unsure
+
+
+def test_a_die_read_flat_but_more_likely_cocked_is_not_judged_flat() -> None:
+    """BG-ROLL-2: a die the pose model thinks more likely cocked than not (``flat_doubt``),
+    though not surely enough to call it cocked, is no valid roll: the throw waits, is read
+    again, and is then said to be unjudgeable (the players look; the director decides)."""
+    table = _started()
+    table.play_first_legal()
+    referee = table.referee
+    doubt = table.config.recognition.flat_doubt
+    table.motion()
+    leaning = dataclasses.replace(table.die(2, 0), p_cocked=doubt + 0.04)  # read flat, 0.95
+    table.dice = (table.die(4, 0), leaning)
+    wait = table.config.recognition.throw_unread_ms
+    out = table.frames(wait // 150 + 2)
+    assert referee.throw_unsure
+    assert table.entries(out, "roll") == [] and table.entries(out, "invalid_throw") == []
+    said = table.entries(out, "cannot_read")
+    assert len(said) == 1 and "1 of the two dice cannot be read surely" in said[0]["reason"]
+    # the same die read surely flat is a roll
+    table.motion()
+    table.dice = (table.die(4, 0), dataclasses.replace(table.die(2, 0), p_cocked=doubt - 0.04))
+    out = table.frames(1)
+    assert [e["dice"] for e in table.entries(out, "roll")] == [[4, 2]]
+
+
+def test_a_throw_invalid_whatever_the_doubtful_die_is_is_flagged() -> None:
+    # the other die rests on a checker: the throw is thrown again, cocked die or not
+    table = _started()
+    table.play_first_legal()
+    doubt = table.config.recognition.flat_doubt
+    table.motion()
+    leaning = dataclasses.replace(table.die(2, 0), p_cocked=doubt + 0.04)
+    table.dice = (table.die(4, 0, on_checker=True), leaning)
+    out = table.frames(2)
+    flagged = table.entries(out, "invalid_throw")
+    assert len(flagged) == 1 and "on a checker" in flagged[0]["reason"]
+    assert not table.referee.throw_unsure
