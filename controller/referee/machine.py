@@ -226,11 +226,12 @@ class Referee:
         judged only free of doubt."""
         rec = self.config.recognition
         player = self.match.on_roll
-        if rec.judgeable(fresh) or player is None or not rec.judgeable(fresh, doubt=False):
-            return rec.judgeable(fresh)
-        if self._opponents_throw(fresh, player):
+        if rec.judgeable(fresh):
+            return True
+        if player is None or not rec.judgeable(fresh, doubt=False):
             return False
-        return any(self._die_problem(d, player) is not None for d in fresh)
+        return not self._opponents_throw(fresh, player) and any(
+            self._die_problem(d, player) is not None for d in fresh)
 
     def _opponents_throw(self, fresh: Sequence[DieSeen], player: int) -> bool:
         """BG-BAR-4: ``player`` is closed out and the throw is a valid one of the opponent's."""

@@ -105,9 +105,10 @@ NEIGHBOURHOOD_CHECKERS = 1.15
 # changed pixels are widened by this many dice before candidates are looked for there: a die
 # only partly changed (nudged by less than its size) is still looked for whole
 SEARCH_DIES = 1.0
-# a thorough read keeps a die only if the picture changed since the board before the throw
-# within this many dice of its centre (half a square's side: the die itself, and the few mm a
-# tilted die's read centre may lie off)
+# a die lies where the picture changed since the board before the throw when it changed within
+# this many dice of its centre (half a square's side: the die itself, and the few mm a tilted
+# die's read centre may lie off): a thorough read keeps only such dice, and the referee counts
+# such a die as thrown again even where a die lay (DiceMemory.changed_since_press)
 THROWN_REACH_DIES = 0.75
 MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is read whole
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
