@@ -29,11 +29,13 @@ def test_the_referee_is_told_the_same_with_and_without_reuse(camera: DemoCamera)
         a = reuse.read(image, t * 1000)
         b = fresh.read(image, t * 1000)
         # the same dice; a die kept is read from the same pixels, but a fresh read may start
-        # its fit from another raster place nearby: its confidence may differ in the 5th digit
+        # its fit from another raster place nearby: its confidence and cocked probability may
+        # differ in the 5th digit
         assert len(a.dice) == len(b.dice), t
         for x, y in zip(a.dice, b.dice, strict=True):
-            assert x == dataclasses.replace(y, confidence=x.confidence), t
+            assert x == dataclasses.replace(y, confidence=x.confidence, p_cocked=x.p_cocked), t
             assert x.confidence == pytest.approx(y.confidence, abs=1e-3), t
+            assert x.p_cocked == pytest.approx(y.p_cocked, abs=1e-3), t
         assert a.cube == b.cube, t
         assert a.board.best_counts() == b.board.best_counts()
         kinds.add(reuse.dice_memory.stats.last)
