@@ -118,6 +118,10 @@ FaceMemo = dict[tuple[object, ...], tuple[float | None, np.ndarray]]
 # a cocked die's foreshortened face, a few camera pixels across, takes in its outline and the
 # side face's edge: its grey spread may pass the flat face's limit (MAX_FACE_SPREAD)
 SECOND_MAX_SPREAD = 80.0
+# a face read with less pip evidence than this (its weakest pattern pip over its strongest
+# empty place; a six read right ~0.23, a column of it read as a three ~0.11) is read again from
+# its own centre (_recentred)
+WEAK_FACE_SCORE = 0.15
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,8 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
         read = read_candidate(gray, from_mm, cx, cy, die)
+        if read is not None and MIN_GRID_SCORE <= read.score < WEAK_FACE_SCORE:
+            cx, cy, read = _recentred(gray, from_mm, cx, cy, read, die)
         if read is None or read.score < MIN_GRID_SCORE:
             pending.append((cx, cy, read))
             continue
@@ -198,6 +204,19 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
             if finding is not None:
                 found.append(finding)
     return found
+
+
+def _recentred(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, read: FaceRead,
+               die: float) -> tuple[float, float, FaceRead]:
+    """A face read with little pip evidence (:data:`WEAK_FACE_SCORE`) read again from its own
+    centre, kept (with the place it was read from) when that one is not weak: a candidate a
+    few mm off a six's centre reads one column of it as a three's diagonal, which a read from
+    that three's centre does not. Board texture read weakly stays weak."""
+    x, y = cx + read.dx, cy + read.dy
+    again = read_candidate(gray, from_mm, x, y, die)
+    if again is not None and again.score >= WEAK_FACE_SCORE:
+        return x, y, again
+    return cx, cy, read
 
 
 def _second_chance_around(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray,
