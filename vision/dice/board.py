@@ -118,9 +118,9 @@ FaceMemo = dict[tuple[object, ...], tuple[float | None, np.ndarray]]
 # a cocked die's foreshortened face, a few camera pixels across, takes in its outline and the
 # side face's edge: its grey spread may pass the flat face's limit (MAX_FACE_SPREAD)
 SECOND_MAX_SPREAD = 80.0
-# a face read with less pip evidence than this (its weakest pattern pip over its strongest
-# empty place; a six read right ~0.23, a column of it read as a three ~0.11) is read again from
-# its own centre (_recentred)
+# a die's face found with less pip evidence than this (its weakest pattern pip over its
+# strongest empty place; a six read right ~0.23, a column of it read as a three ~0.11) is read
+# again from its own centre (_recentred)
 WEAK_FACE_SCORE = 0.15
 
 
@@ -179,18 +179,18 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
         read = read_candidate(gray, from_mm, cx, cy, die)
-        if read is not None and MIN_GRID_SCORE <= read.score < WEAK_FACE_SCORE:
-            cx, cy, read = _recentred(gray, from_mm, cx, cy, read, die)
         if read is None or read.score < MIN_GRID_SCORE:
             pending.append((cx, cy, read))
             continue
-        pts = np.array([[(j - 1) * PIP_OFFSET * die, (i - 1) * PIP_OFFSET * die]
-                        for i, j in zip(*np.nonzero(read.mask), strict=True)]).reshape(-1, 2)
+        pts = _pattern_points(read.mask, die)
         finding = _face_finding(colour, from_mm, cx + read.dx, cy + read.dy, read.angle,
                                 read.value, pts, read.score, read.residual, read.contrast,
                                 die, found, all_candidates, memo=memo)
         if finding is not None and (all_candidates or p_die(finding) >= max(
                 _threshold("die"), MIN_P_DIE)):
+            if finding.score < WEAK_FACE_SCORE:
+                finding = _recentred(colour, gray, from_mm, finding, g, found, all_candidates,
+                                     memo) or finding
             found.append(finding)
         elif not all_candidates:
             pending.append((cx, cy, read))
@@ -206,17 +206,31 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     return found
 
 
-def _recentred(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, read: FaceRead,
-               die: float) -> tuple[float, float, FaceRead]:
-    """A face read with little pip evidence (:data:`WEAK_FACE_SCORE`) read again from its own
-    centre, kept (with the place it was read from) when that one is not weak: a candidate a
-    few mm off a six's centre reads one column of it as a three's diagonal, which a read from
-    that three's centre does not. Board texture read weakly stays weak."""
-    x, y = cx + read.dx, cy + read.dy
-    again = read_candidate(gray, from_mm, x, y, die)
-    if again is not None and again.score >= WEAK_FACE_SCORE:
-        return x, y, again
-    return cx, cy, read
+def _pattern_points(mask: np.ndarray, die: float) -> np.ndarray:
+    """A read pattern's pips (3x3 mask) as places on the aligned face, mm from its centre."""
+    return np.array([[(j - 1) * PIP_OFFSET * die, (i - 1) * PIP_OFFSET * die]
+                     for i, j in zip(*np.nonzero(mask), strict=True)]).reshape(-1, 2)
+
+
+def _recentred(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, weak: FaceFinding,
+               g: BoardGeometry, found: list[FaceFinding], all_candidates: bool,
+               memo: FaceMemo) -> FaceFinding | None:
+    """A die's face found with little pip evidence (:data:`WEAK_FACE_SCORE`) read again from
+    that face's centre: the new face, when it is not weak and still a die (else None). A
+    candidate a few mm off a six's centre reads one column of it as a three's diagonal, which
+    a read from that three's centre does not."""
+    die = g.die_size_mm
+    read = read_candidate(gray, from_mm, weak.x_mm, weak.y_mm, die)
+    if read is None or read.score < WEAK_FACE_SCORE:
+        return None
+    pts = _pattern_points(read.mask, die)
+    finding = _face_finding(colour, from_mm, weak.x_mm + read.dx, weak.y_mm + read.dy,
+                            read.angle, read.value, pts, read.score, read.residual,
+                            read.contrast, die, found, all_candidates, memo=memo)
+    if finding is None or not (all_candidates or p_die(finding) >= max(_threshold("die"),
+                                                                       MIN_P_DIE)):
+        return None
+    return finding
 
 
 def _second_chance_around(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray,
