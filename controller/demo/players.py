@@ -35,8 +35,9 @@ COCKED_TILT_DEG = 28.0
 THROW_BAND_MM = 10.0
 
 
-def _die(x: float, y: float, value: int, *, yaw_deg: float = 0.0, tilt_deg: float = 0.0,
-         tilt_axis_deg: float = 0.0, elevation_mm: float = 0.0) -> DieProp:
+def demo_die(x: float, y: float, value: int, *, yaw_deg: float = 0.0, tilt_deg: float = 0.0,
+             tilt_axis_deg: float = 0.0, elevation_mm: float = 0.0) -> DieProp:
+    """One of the demo's dice (white, red pips: ``DIE_STYLE``) at rest at (x, y) mm."""
     return DieProp(x, y, value, yaw_deg=yaw_deg, tilt_deg=tilt_deg, tilt_axis_deg=tilt_axis_deg,
                    body_bgr=DIE_STYLE["body_bgr"], pip_bgr=DIE_STYLE["pip_bgr"],
                    elevation_mm=elevation_mm)
@@ -71,9 +72,9 @@ def thrown_dice(geometry: BoardGeometry, player: int, dice: tuple[int, int],
     if invalid == "wrong-half":
         half = "left" if half == "right" else "right"
     x, y = throw_spot(geometry, half, rng)
-    first = _die(x, y, dice[0], yaw_deg=rng.uniform(0, 90))
+    first = demo_die(x, y, dice[0], yaw_deg=rng.uniform(0, 90))
     x2, y2 = x + rng.uniform(38.0, 55.0), y + rng.uniform(-6.0, 6.0)
-    second = _die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90))
+    second = demo_die(x2, y2, dice[1], yaw_deg=rng.uniform(0, 90))
     if invalid == "cocked":
         # a cocked die rests against something (a die cannot stay tilted on the open board):
         # a checker of the thrower's half if there is one (as dice come to rest in play), else
@@ -81,16 +82,16 @@ def thrown_dice(geometry: BoardGeometry, player: int, dice: tuple[int, int],
         lean = leaning_spot(geometry, contents, half, rng, COCKED_TILT_DEG, column_end)
         if lean is None:
             lean = rail_spot(geometry, half, rng, COCKED_TILT_DEG)
-        second = _die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
+        second = demo_die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
                       tilt_deg=COCKED_TILT_DEG, tilt_axis_deg=lean[2])
     elif invalid == "on-checker" and contents is not None:
         spot = checker_spot(geometry, contents, right_half(player), rng, column_end)
         if spot is not None:
-            second = _die(spot[0], spot[1], dice[1], yaw_deg=rng.uniform(0, 90),
+            second = demo_die(spot[0], spot[1], dice[1], yaw_deg=rng.uniform(0, 90),
                           elevation_mm=geometry.checker_thickness_mm)
         else:  # no checker in that half: the die lands cocked against the rail instead
             lean = rail_spot(geometry, right_half(player), rng, COCKED_TILT_DEG)
-            second = _die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
+            second = demo_die(lean[0], lean[1], dice[1], yaw_deg=rng.uniform(0, 90),
                           tilt_deg=COCKED_TILT_DEG, tilt_axis_deg=lean[2])
     return (first, second)
 
@@ -101,7 +102,7 @@ def opening_dice(geometry: BoardGeometry, dice: tuple[int, int], rng: random.Ran
     out = []
     for player in (0, 1):
         x, y = throw_spot(geometry, right_half(player), rng)
-        out.append(_die(x + 20.0, y, dice[player], yaw_deg=rng.uniform(0, 90)))
+        out.append(demo_die(x + 20.0, y, dice[player], yaw_deg=rng.uniform(0, 90)))
     return tuple(out)
 
 
@@ -110,7 +111,7 @@ def rolling_dice(dice: tuple[DieProp, ...], rng: random.Random, k: int) -> tuple
     out = []
     for die in dice:
         dx = (2 - k) * rng.uniform(20.0, 40.0)
-        out.append(_die(die.x_mm - dx, die.y_mm + rng.uniform(-15, 15),
+        out.append(demo_die(die.x_mm - dx, die.y_mm + rng.uniform(-15, 15),
                            rng.randint(1, 6), yaw_deg=rng.uniform(0, 90),
                            tilt_deg=rng.uniform(20, 40), tilt_axis_deg=rng.uniform(0, 180)))
     return tuple(out)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from controller.demo.camera import DemoCamera, Shot
+from controller.demo.players import demo_die
 from vision.cube import CubeProp
 from vision.dice.board import read_board_dice
 from vision.dice.reading import image_to_mm
-from vision.dice.render import DieProp
 from vision.render.scene import BoardContents
 
 # match5879255 with --seed0 200 (demo camera seed 216), as its table reads it: with the
@@ -19,12 +19,8 @@ from vision.render.scene import BoardContents
 SLOTS = ((0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 2), (0, 3), (0, 2), (2, 0), (0, 3),
          (0, 3), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (2, 0), (2, 0), (3, 0), (2, 0), (2, 0),
          (2, 0), (0, 0))
-SIX = DieProp(x_mm=376.3237535107102, y_mm=256.6423954265683, value=6,
-              yaw_deg=51.70002079582868, material="opaque", body_bgr=(240, 240, 240),
-              pip_bgr=(40, 40, 190), alpha=0.6)
-FOUR = DieProp(x_mm=426.78714849488745, y_mm=259.5846918157426, value=4,
-               yaw_deg=7.839794449320645, material="opaque", body_bgr=(240, 240, 240),
-               pip_bgr=(40, 40, 190), alpha=0.6)
+SIX = demo_die(376.3237535107102, 256.6423954265683, 6, yaw_deg=51.70002079582868)
+FOUR = demo_die(426.78714849488745, 259.5846918157426, 4, yaw_deg=7.839794449320645)
 CUBE = CubeProp(x_mm=284.0, y_mm=-5.0, value=2, yaw_deg=5.0, body_bgr=(238, 240, 240),
                 ink_bgr=(25, 25, 25), font=0, size_mm=33.0, occludes=False)
 

@@ -128,8 +128,8 @@ def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None
     n = sum(slots[point]) + 1  # one more checker on the point, put down beside the die
     x, y = camera.column_end(point, n)  # where the camera draws it
     away = 1.0 if y < g.height_mm / 2 else -1.0  # towards the middle of the board
-    die = pl._die(x, y + away * (g.checker_diameter_mm / 2 + g.die_size_mm / 2 + 2.0), 4)
-    other = pl._die(die.x_mm - 60.0, g.height_mm / 2, 1)
+    die = pl.demo_die(x, y + away * (g.checker_diameter_mm / 2 + g.die_size_mm / 2 + 2.0), 4)
+    other = pl.demo_die(die.x_mm - 60.0, g.height_mm / 2, 1)
     memory = DiceMemory()
     memory.read(camera.render(Shot(start, (die, other)))[0], _corners(camera), g)
     slots[point][0 if slots[point][0] else 1] += 1

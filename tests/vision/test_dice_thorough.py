@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from controller.demo.camera import DemoCamera, Shot
+from controller.demo.players import demo_die
 from vision.cube import CubeProp
 from vision.dice.board import BoardDie
 from vision.dice.render import DieProp
@@ -22,12 +23,8 @@ SLOTS = ((4, 0), (0, 0), (0, 0), (0, 0), (0, 2), (0, 0), (0, 3), (0, 2), (0, 2),
          (0, 0), (0, 0))
 # (as thrown: rounded to 0.1 mm and 0.1 degree, the raster finds the one: it is a borderline
 # candidate, the case a thorough read is for)
-TWO = DieProp(x_mm=352.1953061099428, y_mm=250.62760680516033, value=2,
-              yaw_deg=82.07580477468228, material="opaque", body_bgr=(240, 240, 240),
-              pip_bgr=(40, 40, 190), alpha=0.6)
-ONE = DieProp(x_mm=398.40554958514423, y_mm=252.4139515249605, value=1,
-              yaw_deg=32.06917452334007, material="opaque", body_bgr=(240, 240, 240),
-              pip_bgr=(40, 40, 190), alpha=0.6)
+TWO = demo_die(352.1953061099428, 250.62760680516033, 2, yaw_deg=82.07580477468228)
+ONE = demo_die(398.40554958514423, 252.4139515249605, 1, yaw_deg=32.06917452334007)
 
 CUBE = CubeProp(x_mm=284.0, y_mm=520.0, value=4, yaw_deg=5.0, body_bgr=(238, 240, 240),
                 ink_bgr=(25, 25, 25), font=0, size_mm=33.0, occludes=False)
@@ -66,10 +63,8 @@ def test_a_thorough_read_finds_the_die_the_raster_does_not_offer() -> None:
 LEANING_SLOTS = ((0, 0), (0, 0), (1, 0), (1, 0), (0, 4), (0, 0), (0, 5), (0, 0), (0, 0), (0, 0),
                  (0, 0), (0, 0), (0, 3), (0, 0), (0, 0), (0, 0), (0, 0), (1, 0), (2, 0), (2, 0),
                  (2, 0), (2, 0), (2, 0), (2, 0))
-SIX = DieProp(x_mm=103.9, y_mm=264.3, value=6, yaw_deg=75.7, body_bgr=(240, 240, 240),
-              pip_bgr=(40, 40, 190))
-LEANING_TWO = DieProp(x_mm=247.9, y_mm=461.1, value=2, yaw_deg=52.0, tilt_deg=28.0,
-                      tilt_axis_deg=180.0, body_bgr=(240, 240, 240), pip_bgr=(40, 40, 190))
+SIX = demo_die(103.9, 264.3, 6, yaw_deg=75.7)
+LEANING_TWO = demo_die(247.9, 461.1, 2, yaw_deg=52.0, tilt_deg=28.0, tilt_axis_deg=180.0)
 CUBE_CRAWFORD_ROW = CubeProp(x_mm=284.0, y_mm=-5.0, value=2, yaw_deg=5.0,
                              body_bgr=(238, 240, 240), ink_bgr=(25, 25, 25), font=0,
                              size_mm=33.0, occludes=False)

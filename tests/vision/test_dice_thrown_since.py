@@ -9,9 +9,9 @@ import math
 import numpy as np
 
 from controller.demo.camera import DemoCamera, Shot
+from controller.demo.players import demo_die
 from vision.cube import CubeProp
 from vision.dice.board import BoardDie
-from vision.dice.render import DieProp
 from vision.dice.reuse import DiceMemory
 from vision.render.scene import BoardContents
 
@@ -26,18 +26,12 @@ SLOTS = ((5, 0), (0, 0), (0, 0), (0, 0), (0, 4), (0, 0), (0, 5), (0, 0), (0, 0),
 CUBE = CubeProp(x_mm=-125.0, y_mm=257.5, value=64, yaw_deg=3.0, body_bgr=(238, 240, 240),
                 ink_bgr=(25, 25, 25), font=0, size_mm=33.0, occludes=False)
 
-
-def _die(x: float, y: float, value: int, yaw: float) -> DieProp:
-    return DieProp(x_mm=x, y_mm=y, value=value, yaw_deg=yaw, material="opaque",
-                   body_bgr=(240, 240, 240), pip_bgr=(40, 40, 190), alpha=0.6)
-
-
 # at the press before the throw: the opening dice, where they fell
-OPENING = (_die(481.8734048961693, 252.88207479290568, 1, 70.45976051979095),
-           _die(146.67283904451315, 252.66592278621258, 5, 67.38576459055423))
+OPENING = (demo_die(481.8734048961693, 252.88207479290568, 1, yaw_deg=70.45976051979095),
+           demo_die(146.67283904451315, 252.66592278621258, 5, yaw_deg=67.38576459055423))
 # the throw: the five new, the one thrown again to 4.6 mm from where it lay
-THROWN = (_die(429.3661293728881, 250.06861789213292, 5, 68.85324036438996),
-          _die(483.882906770242, 249.15908006032208, 1, 76.65398841928875))
+THROWN = (demo_die(429.3661293728881, 250.06861789213292, 5, yaw_deg=68.85324036438996),
+          demo_die(483.882906770242, 249.15908006032208, 1, yaw_deg=76.65398841928875))
 PHANTOM_MM = (306.0, 137.0)
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 
 from controller.demo.camera import DemoCamera, Shot
+from controller.demo.players import demo_die
 from controller.runtime.view import FrameReader
 from vision.cube import CubeProp
-from vision.dice.render import DieProp
 from vision.render.scene import BoardContents
 
 # A throw of the evaluation (match6036606 with --seed0 100, camera seed 119): the cube, 2 up,
@@ -17,10 +17,8 @@ from vision.render.scene import BoardContents
 SLOTS = ((5, 0), (0, 0), (0, 2), (0, 1), (0, 3), (0, 2), (0, 3), (0, 0), (0, 0), (0, 2), (1, 0),
          (1, 0), (0, 0), (0, 0), (0, 0), (0, 0), (1, 0), (0, 0), (2, 0), (2, 0), (2, 0), (0, 2),
          (0, 0), (0, 0))
-THREE = DieProp(x_mm=456.7, y_mm=263.1, value=3, yaw_deg=1.8, body_bgr=(240, 240, 240),
-                pip_bgr=(40, 40, 190))
-ONE = DieProp(x_mm=511.5, y_mm=257.9, value=1, yaw_deg=29.3, body_bgr=(240, 240, 240),
-              pip_bgr=(40, 40, 190))
+THREE = demo_die(456.7, 263.1, 3, yaw_deg=1.8)
+ONE = demo_die(511.5, 257.9, 1, yaw_deg=29.3)
 CUBE = CubeProp(x_mm=284.0, y_mm=-5.0, value=2, yaw_deg=5.0, body_bgr=(238, 240, 240),
                 ink_bgr=(25, 25, 25), font=0, size_mm=33.0, occludes=False)
 
