@@ -182,12 +182,8 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         if read is None or read.score < MIN_GRID_SCORE:
             pending.append((cx, cy, read))
             continue
-        pts = _pattern_points(read.mask, die)
-        finding = _face_finding(colour, from_mm, cx + read.dx, cy + read.dy, read.angle,
-                                read.value, pts, read.score, read.residual, read.contrast,
-                                die, found, all_candidates, memo=memo)
-        if finding is not None and (all_candidates or p_die(finding) >= max(
-                _threshold("die"), MIN_P_DIE)):
+        finding = _die_face(colour, from_mm, cx, cy, read, die, found, all_candidates, memo)
+        if finding is not None:
             if finding.score < WEAK_FACE_SCORE:
                 finding = _recentred(colour, gray, from_mm, finding, g, found, all_candidates,
                                      memo) or finding
@@ -206,10 +202,20 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     return found
 
 
-def _pattern_points(mask: np.ndarray, die: float) -> np.ndarray:
-    """A read pattern's pips (3x3 mask) as places on the aligned face, mm from its centre."""
-    return np.array([[(j - 1) * PIP_OFFSET * die, (i - 1) * PIP_OFFSET * die]
-                     for i, j in zip(*np.nonzero(mask), strict=True)]).reshape(-1, 2)
+def _die_face(colour: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, read: FaceRead,
+              die: float, found: list[FaceFinding], all_candidates: bool,
+              memo: FaceMemo) -> FaceFinding | None:
+    """The face ``read`` from (cx, cy) with its pose features, when it is a die's (the die
+    model passes it, unless ``all_candidates``); else None."""
+    pts = np.array([[(j - 1) * PIP_OFFSET * die, (i - 1) * PIP_OFFSET * die]
+                    for i, j in zip(*np.nonzero(read.mask), strict=True)]).reshape(-1, 2)
+    finding = _face_finding(colour, from_mm, cx + read.dx, cy + read.dy, read.angle,
+                            read.value, pts, read.score, read.residual, read.contrast, die,
+                            found, all_candidates, memo=memo)
+    if finding is None or not (all_candidates or p_die(finding) >= max(_threshold("die"),
+                                                                       MIN_P_DIE)):
+        return None
+    return finding
 
 
 def _recentred(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, weak: FaceFinding,
@@ -223,14 +229,8 @@ def _recentred(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, weak: 
     read = read_candidate(gray, from_mm, weak.x_mm, weak.y_mm, die)
     if read is None or read.score < WEAK_FACE_SCORE:
         return None
-    pts = _pattern_points(read.mask, die)
-    finding = _face_finding(colour, from_mm, weak.x_mm + read.dx, weak.y_mm + read.dy,
-                            read.angle, read.value, pts, read.score, read.residual,
-                            read.contrast, die, found, all_candidates, memo=memo)
-    if finding is None or not (all_candidates or p_die(finding) >= max(_threshold("die"),
-                                                                       MIN_P_DIE)):
-        return None
-    return finding
+    return _die_face(colour, from_mm, weak.x_mm, weak.y_mm, read, die, found, all_candidates,
+                     memo)
 
 
 def _second_chance_around(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray,

@@ -402,7 +402,6 @@ class DiceMemory:
     _before: tuple[bytes, np.ndarray] | None = None
     # the change raster of the last frame read (the cube memory's word on where it changed)
     raster: tuple[Canonical, np.ndarray] | None = None
-    _last_key: bytes | None = None
     # the last frame's change raster and its change map since the board before the throw
     _since: tuple[np.ndarray, np.ndarray | None] | None = None
 
@@ -445,7 +444,6 @@ class DiceMemory:
         from_mm = np.linalg.inv(to_mm)
         canonical, now = change_raster(image, from_mm, geometry)
         self.raster = (canonical, now)
-        self._last_key = key
         ref, known = self._reference, self._peaks
         if (not self.enabled or key != self._key or ref is None or known is None
                 or ref.shape != now.shape):
@@ -523,6 +521,7 @@ class DiceMemory:
 
     def _full(self, image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry, key: bytes,
               now: np.ndarray) -> list[BoardDie]:
+        self._key = key  # this frame's pose, before a thorough read compares it (_before)
         # the raster stage once: its places are the ones a fresh read_board_dice would take
         peaks = raster_peaks(image, np.linalg.inv(to_mm), geometry)
         ranked = ranked_places(peaks, geometry)
@@ -547,7 +546,6 @@ class DiceMemory:
             self._mark_before = False
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
-        self._key = key
         self._reference = now
         return list(self._dice)
 
@@ -557,7 +555,8 @@ class DiceMemory:
         pixel against itself: a die there was put down, picked up or thrown since, even if it
         landed within a hair of where it lay. None when there is no such picture of this
         camera pose, or the light changed since."""
-        if self.raster is None or self._before is None or self._before[0] != self._last_key:
+        # after a read, _key is that frame's (a partial read needs it; a whole read sets it)
+        if self.raster is None or self._before is None or self._before[0] != self._key:
             return None
         canonical, now = self.raster
         before = self._before[1]
