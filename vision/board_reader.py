@@ -363,11 +363,13 @@ def _hypothesis_arrays(cap: int) -> tuple[np.ndarray, np.ndarray]:
     return shows, n0s
 
 
-def dice_and_cube(frame: PreparedFrame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Dice and cube on the board, in DESIGN.md's JSON shape (see ``vision.dice.board_pass``)."""
+def dice_and_cube(frame: PreparedFrame, slot_counts: list[tuple[int, int] | None] | None = None
+                  ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Dice and cube on the board, in DESIGN.md's JSON shape (see ``vision.dice.board_pass``;
+    ``slot_counts``: this frame's, for what a die could lean on)."""
     from vision.dice.board_pass import read_dice_and_cube  # late: board_pass imports this module
 
-    return read_dice_and_cube(frame)
+    return read_dice_and_cube(frame, slot_counts)
 
 
 def read_prepared(frame: PreparedFrame, name: str | None = None, *,
@@ -420,7 +422,7 @@ def read_prepared(frame: PreparedFrame, name: str | None = None, *,
     reading.off_source = functools.partial(_off_distribution, frame, colours)
     reading.slot_colours = slot_colour
     if dice:
-        reading.dice, reading.cube = dice_and_cube(frame)
+        reading.dice, reading.cube = dice_and_cube(frame, reading.slot_counts())
     return reading
 
 

@@ -31,6 +31,7 @@ from vision.cube import CubeReading, find_cube, find_cube_in_parts, whole_raster
 from vision.dice.board import BoardDie
 from vision.dice.reading import settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, DiceMemory, change_raster, frame_key
+from vision.dice.support import with_supports
 from vision.geometry import Canonical
 from vision.scoring import hypothesis_log_likelihood
 
@@ -190,6 +191,10 @@ class FrameReader:
         # the cube's number read as a die's pips (a thorough read's spots find it): one of
         # the two readings of its face stays, as ``hakem vision read`` settles it
         read, found = settle_dice_and_cube(read, found, self.config.geometry)
+        # a die with nothing within reach to lean on lies flat (BG-ROLL-2's "cocked" is
+        # tilted against the rail, a checker or the other die)
+        read = with_supports(read, self.config.geometry, reading.slot_counts(),
+                             None if found is None else found.centre_mm)
         cube = None if found is None else CubeSeen(found.value, _zone(found.zone),
                                                    found.confidence)
         dice = tuple(DieSeen(pips=d.pips, half=_half(d.half), flat=d.flat,

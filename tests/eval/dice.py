@@ -20,7 +20,8 @@ and whole-frame pip spots) the table makes when the referee cannot judge the dic
 throw (``table_thorough``: how often): dice found and kept, cocked dice caught and kept (of
 every cocked die), extra dice kept; of the throws of two dice, those the referee judges (a roll
 or "throw again", ``table_judged``; the rest wait for the director), and of those with a cocked
-die, the ones it counts as a valid roll (``table_cocked_passed``: the silent misses).
+die, the ones it counts as a valid roll (``table_cocked_passed``: the silent misses; a die read
+off the board or in the other half, or on a checker, makes the throw invalid as well).
 ``--errors`` lists every found die read wrong: seed, true and read pips, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
 on the board.
@@ -47,7 +48,7 @@ from controller.config.table import CameraSection
 from controller.referee.config import RecognitionSettings
 from controller.runtime.view import kept_die
 from tests.eval.dice_photos import match
-from vision.board_reader import prepare
+from vision.board_reader import prepare, read_prepared
 from vision.calibration import Calibration
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.board_pass import read_frame
@@ -55,8 +56,11 @@ from vision.dice.detect import find_dice
 from vision.dice.reading import image_to_mm
 from vision.dice.render import DieProp
 from vision.dice.reuse import thorough_dice
+from vision.dice.support import with_supports
 from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth, random_dice_scene
 from vision.dice.train import read_labels
+from vision.geometry import BoardGeometry
+from vision.throw import landing_problems
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
 
@@ -132,19 +136,22 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
         scene = random_dice_scene(seed)
         cal = Calibration(np.asarray(scene.corners, np.float32).reshape(4, 2), "corners",
                           scene.geometry)
+        slots = None
         if reader == "pass":
             frame = prepare(scene.image, cal)  # as the board reader does, once per frame
+            slots = read_prepared(frame, dice=False).slot_counts()  # what a die can lean on
             t = time.perf_counter()
             found = read_frame(frame)  # the pass hakem vision read runs
             t_read += time.perf_counter() - t
-            dice, cube = found.dice, found.cube
+            raw, cube = found.dice, found.cube
+            dice = read_frame(frame, slot_counts=slots).dice
         else:
             to_mm = image_to_mm(scene.corners, scene.geometry)
             t = time.perf_counter()
             dice = read_board_dice(scene.image, to_mm, scene.geometry,
                                    spots=reader == "spots")
             t_read += time.perf_counter() - t
-            cube = None
+            raw, cube = dice, None
         pairs, extra = _pairs(scene.dice, dice)
         for truth, d in pairs:
             c["found"][1] += 1
@@ -176,19 +183,20 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
         if reader != "pass":
             continue
         c["table_thorough"][1] += 1
-        table = _table_dice(dice, camera, recognition)
+        g = scene.geometry
+        cube_mm = None if cube is None else cube.centre_mm
+        table = _table_dice(raw, camera, recognition, g, slots, cube_mm)
         if table is None:  # the referee could not judge these: read thoroughly
             c["table_thorough"][0] += 1
-            g = scene.geometry
-            dice = thorough_dice(scene.image, image_to_mm(scene.corners, g), g)
-            table = _table_dice(dice, camera, recognition, judge=False)
+            raw = thorough_dice(scene.image, image_to_mm(scene.corners, g), g)
+            table = _table_dice(raw, camera, recognition, g, slots, cube_mm, judge=False)
         _count_table(c, scene, table or [])
         if len(scene.dice) == 2:  # a throw: judged (a roll or "throw again"), or left unjudged
             judged = recognition.judgeable(table or [])
             c["table_judged"][0] += judged
             c["table_judged"][1] += 1
             if not all(t.flat for t in scene.dice):  # counted as a valid roll: a silent miss
-                c["table_cocked_passed"][0] += judged and all(d.flat for d in table or [])
+                c["table_cocked_passed"][0] += judged and _valid_roll(table or [])
                 c["table_cocked_passed"][1] += 1
         if scene.cube is None:
             c["cube_phantom"][0] += cube is not None
@@ -221,14 +229,28 @@ def _pairs(truths: Sequence[DieTruth], dice: Sequence[BoardDie]
 
 
 def _table_dice(dice: list[BoardDie], camera: CameraSection, recognition: RecognitionSettings,
-                *, judge: bool = True) -> list[BoardDie] | None:
-    """The dice a table keeps of a reading (``FrameReader``: its camera floors), or None when
-    ``judge`` and the referee could not judge them as a throw (``RecognitionSettings
-    .judgeable``: ``Referee.throw_unsure``), so that the table reads the frame again
-    thoroughly (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
-    kept = [d for d in dice if kept_die(d.flat, d.confidence, camera.die_floor,
-                                        camera.cocked_floor)]
+                geometry: BoardGeometry, slots: list[tuple[int, int] | None] | None,
+                cube_mm: tuple[float, float] | None, *, judge: bool = True
+                ) -> list[BoardDie] | None:
+    """The dice a table keeps of a reading (``FrameReader``: its camera floors, then what a
+    die could lean on, ``vision.dice.support``), or None when ``judge`` and the referee could
+    not judge them as a throw (``RecognitionSettings.judgeable``: ``Referee.throw_unsure``),
+    so that the table reads the frame again thoroughly
+    (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
+    kept = with_supports([d for d in dice if kept_die(d.flat, d.confidence, camera.die_floor,
+                                                      camera.cocked_floor)],
+                         geometry, slots, cube_mm)
     return None if judge and not recognition.judgeable(kept) else kept
+
+
+def _valid_roll(dice: list[BoardDie]) -> bool:
+    """Whether the referee counts these dice as a valid roll (``vision.throw``'s landing check
+    finds nothing wrong) for a thrower whose right half they lie in: a die read off the board,
+    the dice read in both halves, on a checker or cocked make any throw invalid."""
+    halves = {d.half for d in dice}
+    if len(halves) != 1 or None in halves:
+        return False
+    return not landing_problems([d.sighting() for d in dice], halves.pop())  # type: ignore[arg-type]
 
 
 def _count_table(c: dict[str, list[int]], scene: DiceScene, dice: list[BoardDie]) -> None:

@@ -80,12 +80,15 @@ def test_json_fields_are_design_md(flat_scenes: list[DiceScene]) -> None:
 
 
 def test_the_board_reading_carries_the_dice_and_the_cube(flat_scenes: list[DiceScene]) -> None:
-    """``hakem vision read``'s object: the board reader runs the pass on its own frame, so
-    its ``dice`` and ``cube`` are the pass's, and they find the throw's dice."""
+    """``hakem vision read``'s object: the board reader runs the pass on its own frame (with
+    its own slot counts, for what a die could lean on), so its ``dice`` and ``cube`` are the
+    pass's, and they find the throw's dice."""
     found = total = 0
     for scene in flat_scenes[:4]:
-        out = read_board(scene.image, corners=scene.corners).to_json()
-        dice, cube = board_pass.read_dice_and_cube(_frame(scene))  # type: ignore[arg-type]
+        reading = read_board(scene.image, corners=scene.corners)
+        out = reading.to_json()
+        dice, cube = board_pass.read_dice_and_cube(
+            _frame(scene), reading.slot_counts())  # type: ignore[arg-type]
         assert out["dice"] == dice and out["cube"] == cube
         total += len(scene.dice)
         found += len(out["dice"])

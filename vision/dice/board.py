@@ -6,8 +6,9 @@ stages after them. The referee (on settled throws) and the board's dice and cube
 (``spots=False``, the default), several times faster than the whole-frame spot candidates
 (``spots=True``, kept for training and comparison). On 200 synthetic throws
 (``tests.eval.dice``, seeds 0-199) the raster candidates find 96.75% of the dice and read
-all of them right, catch 94.4% of cocked dice, call 0.7% of flat dice cocked and get
-on-checker right for all of them; they take ~16 ms of one thread per fresh frame
+all of them right, catch 94.4% of cocked dice, call 0.7% of flat dice cocked (none once
+the board reading's supports take a die with nothing to lean on as flat:
+``vision.dice.support``; all of those lay in the open) and get on-checker right for all of them; they take ~16 ms of one thread per fresh frame
 (``tests.bench.dice``; ~28 ms before the exact speed-ups of issue 5), which is why the
 table reads a die again only where the picture changed (``vision.dice.reuse``). Phantom
 dice (10 over 200 throws) matter most to the referee; it also ignores a "die" that lay

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import cv2
@@ -27,6 +27,7 @@ from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.raster import topdown_maps
 from vision.dice.reading import DiceAndCube, image_to_mm, settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, frame_key
+from vision.dice.support import with_supports
 from vision.geometry import BoardGeometry
 
 if TYPE_CHECKING:
@@ -152,11 +153,14 @@ def read_frame_cube(frame: PreparedFrame, *, darker_at_top: bool | None = None,
 _last: tuple[object, DiceAndCube] | None = None
 
 
-def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None) -> DiceAndCube:
+def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None,
+               slot_counts: Sequence[tuple[int, int] | None] | None = None) -> DiceAndCube:
     """Dice and cube of a prepared frame; the last frame's result is kept, so a caller asking
     again for the frame the board reader just read pays nothing. ``darker_at_top``: whether
     the darker checkers' player sits at the top of the picture (names the cube's side);
-    unknown is taken as the darker player at the bottom."""
+    unknown is taken as the darker player at the bottom. ``slot_counts``: the board reading's
+    (``BoardReading.slot_counts``), so that a die with nothing to lean on is taken as flat
+    (``vision.dice.support``); without them the dice are as the reader called them."""
     global _last
     if _last is not None and _last[0] is frame:
         found = _last[1]
@@ -165,6 +169,11 @@ def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None) -> Di
         cube = read_frame_cube(frame)
         found = DiceAndCube(*settle_dice_and_cube(dice, cube, frame.calibration.geometry))
         _last = (frame, found)
+    if slot_counts is not None:
+        g = frame.calibration.geometry
+        found = DiceAndCube(with_supports(found.dice, g, slot_counts,
+                                          None if found.cube is None else found.cube.centre_mm),
+                            found.cube)
     if found.cube is not None and darker_at_top is not None:
         zone = zone_for(found.cube.place, darker_at_top)
         if zone != found.cube.zone:
@@ -172,7 +181,10 @@ def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None) -> Di
     return found
 
 
-def read_dice_and_cube(frame: PreparedFrame) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Every die and the cube on a prepared frame, as DESIGN.md's ``dice`` and ``cube``."""
-    found = read_frame(frame)
+def read_dice_and_cube(frame: PreparedFrame,
+                       slot_counts: Sequence[tuple[int, int] | None] | None = None
+                       ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Every die and the cube on a prepared frame, as DESIGN.md's ``dice`` and ``cube``
+    (``slot_counts``: the board reading's, see :func:`read_frame`)."""
+    found = read_frame(frame, slot_counts=slot_counts)
     return found.dice_json(), found.cube_json()

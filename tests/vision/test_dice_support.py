@@ -1,0 +1,138 @@
+"""What a die could lean on (``vision.dice.support``, BG-ROLL-2: a cocked die rests tilted
+against the rail, a checker or the other die): a die read cocked with nothing within reach is
+taken as flat; one beside the rail, a checker (counted, hidden, or the outermost one the die
+may hide), the other die or the cube keeps the reader's call."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.board_reader import prepare, read_board
+from vision.calibration import Calibration
+from vision.dice import board_pass
+from vision.dice.board import BoardDie
+from vision.dice.render import DieProp, leaning_reach
+from vision.dice.support import (
+    LEAN_REACH_SIDES,
+    checker_places,
+    lean_gap_mm,
+    with_supports,
+)
+from vision.geometry import BoardGeometry
+from vision.render import render_scene
+from vision.render.scene import BoardContents, random_scene
+
+G = BoardGeometry()
+EMPTY: list[tuple[int, int] | None] = [(0, 0)] * 24
+RIGHT = G.half_rect("right")
+MIDDLE = ((RIGHT.x0 + RIGHT.x1) / 2, G.height_mm / 2)  # nothing within reach
+
+
+def _die(x: float, y: float, p: float = 0.95, **kw: object) -> BoardDie:
+    fields: dict[str, object] = dict(
+        pips=5, centre_px=(0.0, 0.0), centre_mm=(x, y), flat=p < 0.893, on_checker=False,
+        half=G.half_at(x, y), region=G.region_at(x, y).kind, confidence=0.6, p_cocked=p)
+    fields.update(kw)
+    return BoardDie(**fields)  # type: ignore[arg-type]
+
+
+def test_checker_places_count_one_more_and_every_place_of_a_hidden_slot() -> None:
+    counts: list[tuple[int, int] | None] = [(0, 0)] * 24
+    counts[0] = (2, 0)  # 2 counted: places 0, 1 and 2 (the die may hide the outermost)
+    counts[13] = (0, 9)  # more than a column's first layer: capped
+    counts[7] = None  # hidden: all five places
+    places = checker_places(counts, G)
+    cap = G.column_capacity()
+    assert len(places) == 3 + cap + cap
+    assert tuple(places[0]) == G.checker_centre_mm(0, 0)
+    assert tuple(places[2]) == G.checker_centre_mm(0, 2)
+    assert len(checker_places(EMPTY, G)) == 0
+
+
+def test_gap_to_rail_bar_checker_other_die_and_cube() -> None:
+    none = np.zeros((0, 2))
+    assert lean_gap_mm(MIDDLE, G, none) > 60
+    assert lean_gap_mm((MIDDLE[0], 9.0), G, none) == pytest.approx(9.0)
+    assert lean_gap_mm((G.bar.x1 + 7.0, MIDDLE[1]), G, none) == pytest.approx(7.0)
+    checker = np.array([[MIDDLE[0] + 30.0, MIDDLE[1]]])
+    assert lean_gap_mm(MIDDLE, G, checker) == pytest.approx(30.0 - G.checker_diameter_mm / 2)
+    other = (MIDDLE[0] - 20.0, MIDDLE[1])
+    assert lean_gap_mm(MIDDLE, G, none, [other]) == pytest.approx(20.0 - G.die_size_mm / 2)
+    cube = (MIDDLE[0], MIDDLE[1] + 35.0)
+    assert lean_gap_mm(MIDDLE, G, none, cube=cube) == pytest.approx(35.0 - G.cube_size_mm / 2)
+
+
+def test_a_die_read_cocked_with_nothing_to_lean_on_is_flat() -> None:
+    die = _die(*MIDDLE, p=0.95)
+    (out,) = with_supports([die], G, EMPTY)
+    assert out.flat and out.p_cocked == 0.0
+    assert out.confidence > die.confidence  # as sure of flat as the rest of the read allows
+    assert (out.pips, out.centre_mm, out.half) == (die.pips, die.centre_mm, die.half)
+    # a doubt below the cocked threshold goes too (the referee would call the director)
+    (doubt,) = with_supports([_die(*MIDDLE, p=0.7)], G, EMPTY)
+    assert doubt.flat and doubt.p_cocked == 0.0
+
+
+def test_a_die_with_something_within_reach_keeps_the_readers_call() -> None:
+    reach = LEAN_REACH_SIDES * G.die_size_mm
+    near_rail = _die(MIDDLE[0], reach - 1.0)
+    slot = next(s for s in range(12, 24) if G.slot_half(s) == "right")
+    cx, cy = G.checker_centre_mm(slot, 0)
+    beside = _die(cx, cy - G.checker_diameter_mm / 2 - 12.0)
+    counts = list(EMPTY)
+    counts[slot] = (1, 0)
+    for die, slots in ((near_rail, EMPTY), (beside, counts)):
+        assert with_supports([die], G, slots) == [die]
+    # the outermost checker the die may hide: one place beyond the counted ones
+    counts[slot] = (0, 1)
+    cx2, cy2 = G.checker_centre_mm(slot, 1)
+    hides = _die(cx2, cy2 - G.checker_diameter_mm / 2 - 12.0)
+    assert with_supports([hides], G, counts) == [hides]
+    hidden = list(EMPTY)
+    hidden[slot] = None
+    far_down = _die(cx, G.checker_centre_mm(slot, 4)[1] - G.checker_diameter_mm / 2 - 10.0)
+    assert with_supports([far_down], G, hidden) == [far_down]
+    assert with_supports([far_down], G, EMPTY)[0].flat
+    # on the other die, beside the cube, on a checker, or with the board unknown
+    pair = [_die(*MIDDLE), _die(MIDDLE[0] + 18.0, MIDDLE[1], p=0.0)]
+    assert with_supports(pair, G, EMPTY) == pair
+    cube = (MIDDLE[0], MIDDLE[1] + 34.0)
+    assert with_supports([_die(*MIDDLE)], G, EMPTY, cube) == [_die(*MIDDLE)]
+    on = _die(*MIDDLE, on_checker=True)
+    assert with_supports([on], G, EMPTY) == [on]
+    assert with_supports([_die(*MIDDLE)], G, None) == [_die(*MIDDLE)]
+
+
+def _tilted_scene(y: float) -> tuple[np.ndarray, np.ndarray]:
+    """A rendered board with a few checkers at the far ends and a die tilted 30 degrees at
+    ``y`` in the middle of the right half (a flat die beside it, farther than a die's reach)."""
+    spec = random_scene(3, hand_probability=0.0, hard=False, max_stack=5)
+    slots = [(0, 0)] * 24
+    slots[0], slots[23] = (3, 0), (0, 3)
+    spec.contents = BoardContents(tuple(slots))
+    x = MIDDLE[0]
+    spec.props = (DieProp(x, y, 5, 20.0, 30.0, 0.0), DieProp(x - 60.0, MIDDLE[1] + 5.0, 3, 40.0))
+    frame = render_scene(spec)
+    return frame.image, np.asarray(frame.corners, np.float32).reshape(4, 2)
+
+
+def _raw_and_read(y: float) -> tuple[list[BoardDie], list[dict[str, object]]]:
+    image, corners = _tilted_scene(y)
+    board_pass.forget_cube()
+    raw = board_pass.read_frame(prepare(image, Calibration(corners, "corners", G))).dice
+    return raw, read_board(image, corners=corners).dice
+
+
+def test_a_rendered_tilted_die_in_the_open_is_read_flat_by_the_board_reading() -> None:
+    raw, read = _raw_and_read(MIDDLE[1])
+    tilted = [d for d in raw if d.pips == 5]
+    assert tilted and not tilted[0].flat  # the dice reader alone calls it cocked
+    assert sorted((d["pips"], d["flat"]) for d in read) == [(3, True), (5, True)]
+
+
+def test_a_rendered_die_leaning_on_the_rail_stays_cocked() -> None:
+    y = leaning_reach(G.die_size_mm, 30.0) + 0.5  # tipped towards the top rail
+    raw, read = _raw_and_read(y)
+    assert [d.flat for d in raw if d.pips == 5] == [False]
+    assert sorted((d["pips"], d["flat"]) for d in read) == [(3, True), (5, False)]
