@@ -1,7 +1,7 @@
 """Evaluation of dice and cube vision: synthetic throws and the real dice photographs.
 
 Run ``.venv/bin/python -m tests.eval.dice [--synthetic N] [--seed0 S] [--reader R]
-[--photos DIR | --no-photos] [--errors]``.
+[--beside N] [--photos DIR | --no-photos] [--errors]``.
 
 Synthetic (``vision.dice.synth``: the board renderer's scenes with dice and cube props, seeds
 from ``--seed0``, disjoint from the models' training seeds; ``--reader pass``, the default:
@@ -25,6 +25,10 @@ off the board or in the other half, or on a checker, makes the throw invalid as 
 ``--errors`` lists every found die read wrong: seed, true and read pips, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
 on the board.
+Beside (``--beside``, seeds from :data:`BESIDE_SEED0`): the random throws keep their flat dice
+clear of checkers, so that their "flat dice called cocked" says nothing of a flat die that
+lands against one; these throws have a die 0.5 to 5 mm from a checker or the rail, or cocked
+against it (every other throw), read by the pass with the board reading's supports.
 Photos (``../shared/data/dice_photos``, Train and Valid): dice found and found dice read right,
 with a detection matched to a labelled box by IoU >= 0.5, >= 0.3, >= 0.2, and by mutual centre
 containment (the labels' boxes for a one are drawn tight around the pip on some photos and
@@ -53,6 +57,7 @@ from vision.calibration import Calibration
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.board_pass import read_frame
 from vision.dice.detect import find_dice
+from vision.dice.leaning import beside_checker_scene
 from vision.dice.reading import image_to_mm
 from vision.dice.render import DieProp
 from vision.dice.reuse import thorough_dice
@@ -213,6 +218,36 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
     return {k: (v[0], v[1]) for k, v in c.items()}
 
 
+BESIDE_SEED0 = 2_900_000  # beside-a-checker throws apart from the cocked model's training
+
+
+def beside(n: int, seed0: int = BESIDE_SEED0) -> dict[str, tuple[int, int]]:
+    """Counters (hits, total) over ``n`` throws with a die beside a checker or the rail
+    (``vision.dice.leaning.beside_checker_scene``: every other one cocked against it, the rest
+    flat 0.5 to 5 mm from it; the random throws keep their flat dice clear of checkers), read
+    as ``hakem vision read`` reads them (the pass, with the board reading's supports): that
+    die found, and called cocked when cocked (``beside_cocked_caught``) or when flat
+    (``beside_flat_called_cocked``)."""
+    c = {k: [0, 0] for k in ("beside_found", "beside_cocked_caught", "beside_flat_called_cocked")}
+    for seed in range(seed0, seed0 + n):
+        scene = beside_checker_scene(seed, cocked=seed % 2 == 0)
+        cal = Calibration(np.asarray(scene.corners, np.float32).reshape(4, 2), "corners",
+                          scene.geometry)
+        frame = prepare(scene.image, cal)
+        slots = read_prepared(frame, dice=False).slot_counts()
+        truth = scene.dice[1]  # the die beside the checker or the rail
+        pairs, _ = _pairs([truth], read_frame(frame, slot_counts=slots).dice)
+        near = pairs[0][1]
+        c["beside_found"][0] += near is not None
+        c["beside_found"][1] += 1
+        if near is None:
+            continue
+        key = "beside_flat_called_cocked" if truth.flat else "beside_cocked_caught"
+        c[key][0] += not near.flat
+        c[key][1] += 1
+    return {k: (v[0], v[1]) for k, v in c.items()}
+
+
 def _pairs(truths: Sequence[DieTruth], dice: Sequence[BoardDie]
            ) -> tuple[list[tuple[DieTruth, BoardDie | None]], int]:
     """Each die thrown with the die read within 10 mm of it (or None), each reading used once,
@@ -294,6 +329,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--reader", choices=READERS, default="pass",
                         help="synthetic: the board pass (with the cube), or read_board_dice "
                              "with spot or raster candidates")
+    parser.add_argument("--beside", type=int, default=200,
+                        help="throws with a die beside a checker or the rail (0: none)")
     parser.add_argument("--no-photos", action="store_true", help="skip the photographs")
     parser.add_argument("--errors", action="store_true",
                         help="synthetic: list every found die read wrong (seed, truth, read, "
@@ -314,6 +351,10 @@ def main(argv: list[str]) -> int:
             print(f"misread dice: {len(errors)}")
             for e in errors:
                 print(e.line())
+    if args.beside > 0:
+        print(f"beside a checker or the rail: {args.beside} throws from {BESIDE_SEED0}")
+        for key, (hit, total) in beside(args.beside).items():
+            print(f"  {key:25s} {_ratio(hit, total)}")
     if args.no_photos:
         pass
     elif args.photos.exists():
