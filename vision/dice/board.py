@@ -5,14 +5,15 @@ stages after them. The referee (on settled throws) and the board's dice and cube
 (``vision.dice.board_pass``, behind ``hakem vision read``) both use the raster candidates
 (``spots=False``, the default), several times faster than the whole-frame spot candidates
 (``spots=True``, kept for training and comparison). On 200 synthetic throws
-(``tests.eval.dice``, seeds 0-199) the raster candidates find 96.75% of the dice and read
-all of them right, catch 94.4% of cocked dice, call 0.7% of flat dice cocked (none once
-the board reading's supports take a die with nothing to lean on as flat:
-``vision.dice.support``; all of those lay in the open) and get on-checker right for all of them; they take ~16 ms of one thread per fresh frame
-(``tests.bench.dice``; ~28 ms before the exact speed-ups of issue 5), which is why the
-table reads a die again only where the picture changed (``vision.dice.reuse``). Phantom
-dice (10 over 200 throws) matter most to the referee; it also ignores a "die" that lay
-there before the throw. Stages:
+(``tests.eval.dice``, seeds 0-199) the raster candidates find 96.0% of the dice and read
+all of them right, catch 94.4% of cocked dice, call none of the flat dice cocked (0.7%
+before the board reading's supports took a die with nothing to lean on as flat,
+``vision.dice.support``: all of those lay in the open; 1.4% of flat dice lying 0.5 to 5 mm
+from a checker or the rail, ``--beside``) and get on-checker right for all of them; they
+take ~16 ms of one thread per fresh frame (``tests.bench.dice``; ~28 ms before the exact
+speed-ups of issue 5), which is why the table reads a die again only where the picture
+changed (``vision.dice.reuse``). Phantom dice (10 over 200 throws) matter most to the
+referee; it also ignores a "die" that lay there before the throw. Stages:
 
 1. Candidates. Spots: pip-sized blobs in the camera frame (difference-of-Gaussians peaks
    whose Hessian is not an edge's), clustered at die size; a quick look at each cluster

@@ -121,15 +121,16 @@ def _leaning_spot(rng: np.random.Generator, g: BoardGeometry, half: str,
 def _blocks(x: float, y: float, blocker: tuple[float, float, float],
             leaned: tuple[float, float] | None, radius: float, touch: float) -> bool:
     """Whether a blocker keeps a leaning die at (x, y) away. The other die: closer than its
-    radius and a bit. A checker (or a keep-clear place): for a die leaning on a checker, the
-    old allowance (it may come as close as touching); for a die leaning on the rail, closer
-    than the touching distance ``touch`` (else it would be drawn over that checker)."""
+    radius and a bit. The checker the die leans on (``leaned``) never. Any other checker (or a
+    keep-clear place): closer than the touching distance ``touch`` (else the die would be drawn
+    over that checker; a die leaning on a checker once ignored its neighbours in the column
+    and was drawn lying on one, labelled as not on a checker)."""
     bx, by, br = blocker
     d = math.hypot(x - bx, y - by)
     if br <= radius * 1.2:  # the other die
         return d < br + radius * 0.6
-    if leaned is not None:
-        return d < br + radius * 0.6 - (touch + 0.6)
+    if leaned is not None and (bx, by) == leaned:
+        return False
     return d < touch
 
 
