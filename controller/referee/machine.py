@@ -308,6 +308,7 @@ class Referee:
             self._early = None  # the last dice may still lie on the board: keep them stale
             self._phantoms.clear()  # the set-up moved every checker
         elif kind == "opening_roll":
+            self._throw_unread_said = False
             dice = (int(f["dice"][0]), int(f["dice"][1]))
             if dice[0] != dice[1]:
                 self.match = apply(m, OpeningRoll(dice))
@@ -324,6 +325,7 @@ class Referee:
                 self._phantoms.clear()
             self._learn_beside()
         elif kind == "roll":
+            self._throw_unread_said = False
             self._before_early_roll = m if f.get("early") else None
             self.match = apply(m, Roll((int(f["dice"][0]), int(f["dice"][1]))))
             self._throw_again = False
@@ -333,6 +335,7 @@ class Referee:
             self._early = None
             self._learn_beside()
         elif kind == "invalid_throw":
+            self._throw_unread_said = False
             self._flags += 1
             if not f.get("opening"):
                 self._throw_again = True
@@ -386,6 +389,9 @@ class Referee:
             self._pending = None
         elif kind in ("cannot_read", "setup_error"):
             self._flags += 1
+            if kind == "cannot_read":  # said once: not again after a restart
+                self._said_cannot_read = True
+                self._throw_unread_said = self._throw_unread_said or f.get("about") == "throw"
             if kind == "setup_error":
                 self._setup_checked = m.game
                 self._setup_open = True
@@ -410,6 +416,8 @@ class Referee:
             self._pending = None
             self._double_after = None
         elif kind == "clock":
+            if f.get("event") == "press":
+                self._said_cannot_read = False  # a new wait for what the press asks
             times = f.get("times_ms")
             if isinstance(times, list) and len(times) == 2:
                 self._times = (int(times[0]), int(times[1]))
@@ -809,6 +817,7 @@ class Referee:
             f"{name} throw cannot be judged ({why}): a cocked die is thrown again; else the"
             " director sets the dice",
             f"Cannot judge {name} throw: {why}; is a die cocked? (BG-ROLL-2)",
+            "throw",
         )
 
     def _thrown_field(self, seen: list[list[Any]], thrown: Sequence[DieSeen]) -> dict[str, Any]:
@@ -1004,6 +1013,7 @@ class Referee:
             f"{name} pressed the clock, but neither a throw nor a double of {name}'s was"
             " read: throw the dice into your right half, or the director sets them",
             f"{name} pressed the clock without a throw or a double that could be read",
+            "press",
         )
         return True
 
@@ -1261,14 +1271,20 @@ class Referee:
             "TTB-6.1",
             f"the board cannot be read ({why}); keep hands off the board, or call the director",
             f"Cannot read the board after {self.config.players[player]}'s move: {why}",
+            "board",
         )
         return True
 
-    def _announce_cannot_read(self, player: int, rule: str, reason: str, line: str) -> None:
-        """Say "cannot read" once (journal, LED, snapshot, log) instead of guessing a verdict."""
+    def _announce_cannot_read(self, player: int, rule: str, reason: str, line: str,
+                              about: str) -> None:
+        """Say "cannot read" once (journal, LED, snapshot, log) instead of guessing a verdict.
+        ``about``: "throw" (a throw that cannot be judged), "press" (a press with no throw or
+        double read) or "board" (the board after a press): journalled, so that a restarted
+        table does not say it again."""
         self._said_cannot_read = True
         label = self._snapshot_label()
-        self._emit("cannot_read", player=player, rule=rule, reason=reason, snapshot=label)
+        self._emit("cannot_read", player=player, rule=rule, reason=reason, snapshot=label,
+                   about=about)
         self._signal("cannot_read", True)
         self._do(TakeSnapshot(label))
         self._say(line)
@@ -1443,6 +1459,7 @@ class Referee:
         the restart knows better (DESIGN.md, Clock), so pass False and read its times instead.
         """
         self._out = []
+        kind = ""
         for entry in entries:
             kind = str(entry.get("type", ""))
             fields = {k: v for k, v in entry.items() if k not in ("seq", "time", "type")}
@@ -1452,6 +1469,8 @@ class Referee:
             self._signal("illegal_move", True)
         if self._throw_again:
             self._signal("throw_again", True)
+        if kind == "cannot_read":  # said last, and nothing has answered it yet
+            self._signal("cannot_read", True)
         if not self._over:
             self._signal("system_ok", True)
         if restore_clock and any(self._times):

@@ -104,3 +104,32 @@ def test_a_throw_invalid_whatever_the_doubtful_die_is_is_flagged() -> None:
     flagged = table.entries(out, "invalid_throw")
     assert len(flagged) == 1 and "on a checker" in flagged[0]["reason"]
     assert not table.referee.throw_unsure
+
+
+def test_a_throw_said_unjudgeable_is_not_said_again_after_a_restart() -> None:
+    """The "cannot judge" is journalled with what it is about: a referee rebuilt from the
+    journal lights the LED again and waits with the players (no second entry for the same
+    throw), puts it out when the dice are picked up, and takes the throw read surely then as
+    the roll."""
+    table = _started()
+    table.play_first_legal()
+    doubt = table.config.recognition.flat_doubt
+    wait = table.config.recognition.throw_unread_ms
+    table.motion()
+    leaning = dataclasses.replace(table.die(2, 0), p_cocked=doubt + 0.04)
+    table.dice = (table.die(4, 0), leaning)
+    said = table.entries(table.frames(wait // 150 + 2), "cannot_read")
+    assert len(said) == 1 and said[0]["about"] == "throw"
+    referee, commands = resume(table.journal())
+    assert any(getattr(c, "signal", None) == "cannot_read" and getattr(c, "on", None)
+               for c in commands)
+    table.referee = referee
+    assert table.entries(table.frames(2 * wait // 150), "cannot_read") == []
+    table.motion()
+    table.dice = ()  # picked up to be thrown again: the LED goes out
+    assert any(getattr(c, "signal", None) == "cannot_read" and getattr(c, "on", None) is False
+               for c in table.frames(1))
+    table.motion()
+    table.dice = (table.die(4, 0), dataclasses.replace(table.die(2, 0), p_cocked=doubt - 0.04))
+    assert [e["dice"] for e in table.entries(table.frames(1), "roll")] == [[4, 2]]
+
