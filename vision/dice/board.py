@@ -195,13 +195,28 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     if not all_candidates:
         # after every candidate's usual read (never in a die's place), the most probable first
         budget = MAX_THOROUGH_CANDIDATES if thorough else MAX_SECOND_CANDIDATES
-        for cx, cy, read in pending[:budget]:
+        for cx, cy, read in pending:
+            if not _may_be_cocked(cx, cy, g, found):
+                continue  # no die can be given a second chance there: it costs no budget
+            if budget == 0:
+                break
+            budget -= 1
             finding = _second_chance(colour, gray, from_mm, cx, cy, read, g, found, memo)
             if finding is None and thorough:
                 finding = _second_chance_around(colour, gray, from_mm, cx, cy, g, found, memo)
             if finding is not None:
                 found.append(finding)
     return found
+
+
+def _may_be_cocked(cx: float, cy: float, g: BoardGeometry, found: list[FaceFinding]) -> bool:
+    """Whether a candidate can be given a second chance: on the playing surface (a die on the
+    bar or off the board is invalid whatever its pose) and not where a die was found. The
+    second chances' budget was spent on candidates on the bar, which are never tried, and the
+    cocked dice leaning on the rail further down the list went without one."""
+    die = g.die_size_mm
+    return g.region_at(cx, cy).kind in PLAYING and not any(
+        math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found)
 
 
 def _die_face(colour: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, read: FaceRead,
@@ -324,8 +339,7 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
     accepted) before their solidity and the acceptor's inputs are worked out (the reader's
     way; training judges every face)."""
     die = g.die_size_mm
-    if g.region_at(cx, cy).kind not in PLAYING or any(
-            math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
+    if not _may_be_cocked(cx, cy, g, found):
         return
     reads = tilted_reads(gray, from_mm, cx, cy, die)
     if usual is not None:
