@@ -114,6 +114,20 @@ MAX_SECOND_TRIES = 4  # hypotheses judged per candidate, best first
 # hypotheses reach (vision.dice.tilted.RING_MM)
 MAX_THOROUGH_CANDIDATES = 8
 THOROUGH_RING_MM = 4.0
+# A die cocked against the top or bottom rail tips its top towards the rail: the upward face
+# lies nearer the rail than the side face beside it, which at 30-40 degrees shows nearly as
+# large and is often the face read. For a die read cocked within RAIL_REACH_SIDES of the rail,
+# faces are looked for half a side nearer the rail (vision.dice.tilted's hypotheses); the one
+# with the most pip evidence of those at least RAIL_NEARER_SIDES nearer gives the pips when it
+# reads better than the face read and its centre lies RAIL_FACE_MIN_SIDES from the rail: the
+# upward face of a die tilted up to 45 degrees lies at least cos 45 / 2 of a side plus its
+# 0.5 mm gap (6.2 mm of a 16 mm die) from it, and the best evidence nearer than that is a row
+# of the face read's own pips, beside the rail (the face read is then kept). (Seeds 1,000,000
+# to 1,000,599: 6 cocked dice at the rail read right instead of wrong, none the other way.)
+RAIL_REACH_SIDES = 1.375
+RAIL_LOOK_SIDES = 0.5
+RAIL_NEARER_SIDES = 0.2
+RAIL_FACE_MIN_SIDES = 0.34
 # a frame's spread and pose features per face hypothesis (find_faces: a candidate the die model
 # turned away is judged again as its own second chance, first at the very same face)
 FaceMemo = dict[tuple[object, ...], tuple[float | None, np.ndarray]]
@@ -154,6 +168,40 @@ class BoardDie:
             "on_checker": self.on_checker,
             "confidence": round(self.confidence, 3),
         }
+
+
+def _at_rail(face: FaceFinding, g: BoardGeometry) -> float | None:
+    """The way to the top (-1) or bottom (+1) rail when the face lies within
+    :data:`RAIL_REACH_SIDES` of it inside a half; else None."""
+    if g.region_at(face.x_mm, face.y_mm).kind not in PLAYING:
+        return None
+    reach = RAIL_REACH_SIDES * g.die_size_mm
+    if face.y_mm < reach:
+        return -1.0
+    if g.height_mm - face.y_mm < reach:
+        return 1.0
+    return None
+
+
+def upward_at_rail(gray: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
+                   g: BoardGeometry) -> int | None:
+    """The pips of the upward face of a die read cocked at the rail, when a face nearer the
+    rail reads with more pip evidence than ``face`` (see :data:`RAIL_REACH_SIDES`); else None."""
+    way = _at_rail(face, g)
+    if way is None:
+        return None
+    die = g.die_size_mm
+    cy = face.y_mm + way * RAIL_LOOK_SIDES * die
+    nearer = [r for r in tilted_reads(gray, from_mm, face.x_mm, cy, die)
+              if way * (cy + r.dy - face.y_mm) >= RAIL_NEARER_SIDES * die]
+    if not nearer:
+        return None
+    best = max(nearer, key=lambda r: r.score)
+    y = cy + best.dy
+    from_rail = y if way < 0 else g.height_mm - y
+    if from_rail < RAIL_FACE_MIN_SIDES * die or best.score <= face.score:
+        return None  # the best evidence there is a row of the face read's pips, or weaker
+    return best.value
 
 
 def find_faces(image: np.ndarray, to_mm: np.ndarray,
@@ -415,17 +463,22 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     from_mm = np.linalg.inv(to_mm)
     out: list[BoardDie] = []
     threshold = cocked_threshold()
+    gray: np.ndarray | None = None
     for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
         p = p_cocked(f)
+        pips = f.pips
+        if p >= threshold and _at_rail(f, g) is not None:
+            gray = to_gray(colour) if gray is None else gray
+            pips = upward_at_rail(gray, from_mm, f, g) or pips
         centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
         fit = 1.0 - f.residual / (0.16 * g.die_size_mm)
         certainty = cocked_certainty(p, threshold)
         confidence = float(np.clip(0.5 + 0.5 * fit, 0, 1) * np.clip(f.contrast * 5.0, 0.2, 1.0)
                            * (0.6 + 0.4 * certainty))
         out.append(BoardDie(
-            pips=f.pips,
+            pips=pips,
             centre_px=(float(centre_px[0]), float(centre_px[1])),
             centre_mm=(f.x_mm, f.y_mm),
             flat=p < threshold,
