@@ -44,7 +44,9 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
    by that spread alone before the rest is computed); small networks (``cocked_model.json``,
    trained on the raster candidates and second chances of synthetic and table-camera throws
    by ``vision.dice.train_cocked``) say whether it is a die at all and whether a side face
-   shows: cocked.
+   shows: cocked. A die called cocked at the top or bottom rail takes the pips of a face
+   nearer the rail that reads better (:func:`upward_at_rail`: its top tips towards the rail,
+   and the side face read instead looks nearly as large).
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 """
