@@ -172,6 +172,12 @@ class BoardDie:
         }
 
 
+def pose_factor(p_cocked: float, threshold: float) -> float:
+    """The share of a die's confidence that the flat/cocked call gives: 0.6 for a call on the
+    threshold, 1 for a sure one (``pose.cocked_certainty``)."""
+    return 0.6 + 0.4 * cocked_certainty(p_cocked, threshold)
+
+
 def _at_rail(face: FaceFinding, g: BoardGeometry) -> float | None:
     """The way to the top (-1) or bottom (+1) rail when the face lies within
     :data:`RAIL_REACH_SIDES` of it inside a half; else None."""
@@ -476,9 +482,8 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
             pips = upward_at_rail(gray, from_mm, f, g) or pips
         centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
         fit = 1.0 - f.residual / (0.16 * g.die_size_mm)
-        certainty = cocked_certainty(p, threshold)
         confidence = float(np.clip(0.5 + 0.5 * fit, 0, 1) * np.clip(f.contrast * 5.0, 0.2, 1.0)
-                           * (0.6 + 0.4 * certainty))
+                           * pose_factor(p, threshold))
         out.append(BoardDie(
             pips=pips,
             centre_px=(float(centre_px[0]), float(centre_px[1])),

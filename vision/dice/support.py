@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.dice.board import BoardDie
-from vision.dice.pose import cocked_certainty, cocked_threshold
+from vision.dice.board import BoardDie, pose_factor
+from vision.dice.pose import cocked_threshold
 from vision.geometry import BoardGeometry
 
 # how far (in die sides) a cocked die's read centre may lie from the surface it leans on: a
@@ -88,7 +88,7 @@ def with_supports(dice: Sequence[BoardDie], geometry: BoardGeometry,
         if die.p_cocked <= 0.0 or could_lean(die, geometry, checkers, dice, cube):
             out.append(die)
             continue
-        shown = 0.6 + 0.4 * cocked_certainty(die.p_cocked, threshold)
+        shown = pose_factor(die.p_cocked, threshold)
         out.append(dataclasses.replace(die, flat=True, p_cocked=0.0,
                                        confidence=min(1.0, die.confidence / shown)))
     return out
