@@ -34,12 +34,17 @@ LEAN_REACH_SIDES = 1.25
 def checker_places(slot_counts: Sequence[tuple[int, int] | None],
                    geometry: BoardGeometry) -> np.ndarray:
     """Board mm centres (N, 2) of every place a checker may stand that a die could lean on:
-    per slot, the counted checkers and one more (capped at a column's first layer); every
-    place of a hidden slot (``None``)."""
+    per slot with checkers, the counted ones and one more (capped at a column's first layer);
+    every place of a hidden slot (``None``); none of an empty slot."""
     cap = geometry.column_capacity()
     places: list[tuple[float, float]] = []
     for slot, counts in enumerate(slot_counts):
-        n = cap if counts is None else min(cap, sum(counts) + 1) if sum(counts) else 0
+        if counts is None:
+            n = cap
+        elif sum(counts):
+            n = min(cap, sum(counts) + 1)
+        else:
+            continue
         places.extend(geometry.checker_centre_mm(slot, i) for i in range(n))
     return np.asarray(places, np.float64).reshape(-1, 2)
 
