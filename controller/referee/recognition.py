@@ -186,7 +186,7 @@ class _Evidence:
         """Whether the reading at ``place`` may count against ``value``: countable, and not a
         tall stack ``value`` read with two or more checkers fewer (vision undercounts tall
         stacks: 10 has been read as 5). ``lenient``: a tall stack read even one short does not
-        decide either (see :meth:`contradiction`)."""
+        decide either (see :meth:`contradictions`)."""
         if place == BAR:
             return True
         read = self.own[0][place]
@@ -213,11 +213,11 @@ class _Evidence:
         """Checkers on the board (points and bar, both colours) that ``counts`` shows."""
         return sum(sum(s) for s in counts[0]) + sum(counts[1])
 
-    def contradiction(self, counts: Counts) -> tuple[float, int] | None:
-        """The strongest single-slot evidence against ``counts`` on a place that may decide
-        (:meth:`decides`): (nats per frame, place); place -1 when there is none."""
+    def contradictions(self, counts: Counts) -> list[tuple[float, int]] | None:
+        """Every single-slot evidence against ``counts`` on a place that may decide
+        (:meth:`decides`): (nats per frame, place), strongest first."""
         slots, bar = self.own
-        worst: tuple[float, int] = (0.0, -1)
+        found: list[tuple[float, int]] = []
         # a reading with fewer checkers on the board than ``counts`` may just have missed one
         # in a tall stack (the usual undercount): then a tall stack read one short does not
         # decide, and such a misread alone never makes a legal move "illegal" (a checker
@@ -230,9 +230,10 @@ class _Evidence:
             g = self.gap(place, theirs)
             if g is None:
                 return None
-            if g > worst[0]:
-                worst = (g, place)
-        return worst
+            if g > 0.0:
+                found.append((g, place))
+        found.sort(key=lambda item: (-item[0], item[1]))
+        return found
 
     def sureness(self, place: int, rivals: set[tuple[int, int]]) -> float | None:
         """P(the reading's count at ``place``) against the rivals and its neighbouring counts,
@@ -334,10 +335,9 @@ def _illegal(
         return None
     rivals: dict[int, set[tuple[int, int]]] = {}
     for counts in candidates:
-        worst = evidence.contradiction(counts)
-        if worst is None or worst[1] < 0 or worst[0] < settings.illegal_margin:
+        place = _sure_contradiction(evidence, own, frames, counts, settings)
+        if place is None:
             return None  # this legal result is not clearly ruled out
-        place = worst[1]
         rivals.setdefault(place, set()).add(counts[1] if place == BAR else counts[0][place])
     if not _sure(evidence, own, frames, rivals, settings):
         return None
@@ -371,6 +371,29 @@ def _sure(
     return True
 
 
+def _sure_contradiction(
+    evidence: _Evidence,
+    own: Counts,
+    frames: list[BoardView],
+    counts: Counts,
+    settings: RecognitionSettings,
+) -> int | None:
+    """The place, strongest evidence first, where vision surely rules ``counts`` out (by
+    ``illegal_margin`` nats per frame, read surely: :func:`_sure`), or None. Not only the
+    strongest: a lone checker read with a faint rim may be unsure while another place the
+    result needs differently is read beyond doubt."""
+    found = evidence.contradictions(counts)
+    if found is None:
+        return None
+    for gap, place in found:
+        if gap < settings.illegal_margin:
+            return None
+        rival = counts[1] if place == BAR else counts[0][place]
+        if _sure(evidence, own, frames, {place: {rival}}, settings):
+            return place
+    return None
+
+
 def contradicted(view: BoardView, counts: Counts, settings: RecognitionSettings) -> bool:
     """True when one slot of ``view`` surely rules ``counts`` out (as for an illegal move):
     vision's reading beats it there by ``illegal_margin`` nats per frame with probability
@@ -383,12 +406,7 @@ def contradicted(view: BoardView, counts: Counts, settings: RecognitionSettings)
     own: Counts = (read[0], read[1])
     frames = _frames(view)
     evidence = _Evidence(view, own, len(frames), settings.tall_stack)
-    worst = evidence.contradiction(counts)
-    if worst is None or worst[1] < 0 or worst[0] < settings.illegal_margin:
-        return False
-    place = worst[1]
-    rival = counts[1] if place == BAR else counts[0][place]
-    return _sure(evidence, own, frames, {place: {rival}}, settings)
+    return _sure_contradiction(evidence, own, frames, counts, settings) is not None
 
 
 __all__ = [

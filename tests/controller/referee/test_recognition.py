@@ -236,6 +236,25 @@ def test_a_slot_read_unsurely_is_never_flagged() -> None:
     assert found.verdict == "illegal" and found.result == wrong
 
 
+def test_a_result_ruled_out_surely_elsewhere_is_flagged_despite_an_unsure_slot() -> None:
+    """31 played as 13/8, the 8 point's four checkers read 70/30 against five (a faint rim):
+    every legal result differs there most, but each also differs on a slot read beyond doubt
+    (the 13 point, a 9, 10 or 5 point left empty), so the move is flagged (BG-MOVE-1); with the
+    unsure slot the only difference, the referee would wait (see the test above)."""
+    wrong = BEFORE.apply_steps([(13, 8)])
+    slots, bar = hypothesis(DEFAULT_LAYOUT, wrong.board, 0)
+    i = DEFAULT_LAYOUT.slot_of_point(8)
+    a, b = slots[i]
+    assert a + b == 4
+    five = (a + 1, b) if a else (a, b + 1)
+    view = ProbView(slots, bar, unsure={i: (five, 0.3)})
+    for frames in (1, 3, 6):
+        found = recognise(StillViews([view] * frames), BEFORE, DICE, 0, DEFAULT_LAYOUT,
+                          SETTINGS)
+        assert found.verdict == "illegal" and found.result == wrong, frames
+        assert found.rule.startswith("BG-MOVE")
+
+
 def test_a_single_misread_frame_cannot_veto_or_decide() -> None:
     """Most frames must read the deciding slot as the verdict does: two sure frames out of
     three decide; one sure frame out of three does not."""
