@@ -20,6 +20,7 @@ from vision.dice.face_fit import (
     PatchPip,
     _dog,
     _recentre,
+    choose_face,
     face_spread,
     fit_face,
     grid_read,
@@ -58,6 +59,23 @@ def test_fit_face_shows_a_missing_pip() -> None:
     pts = _turned(5, 0.4, 0.0, 0.0)[[0, 1, 2, 3]]  # a five without a corner pip is no four
     residual, *_ = fit_face(pts, DIE)
     assert residual > 0.16 * DIE
+
+
+def test_a_faint_spot_beside_a_six_does_not_take_a_pips_place() -> None:
+    """A six's six pips and, listed first, a fainter spot beside the die (its outline's corner,
+    a shadow; still within the strong pips' bar): the face is the six, not a three of one
+    column (the demo's 64 read as 34, draw 1300, match 9311372)."""
+    six = _turned(6, math.radians(31.0), 3.6, 2.2)
+    pips = [PatchPip(float(x), float(y), 0.18 + 0.002 * i, True) for i, (x, y) in enumerate(six)]
+    top = six[-1]  # the strongest pip, where the grouping starts
+    out = (top - (3.6, 2.2)) / np.linalg.norm(top - (3.6, 2.2))
+    spot = PatchPip(float(top[0] + 4.5 * out[0]), float(top[1] + 4.5 * out[1]), 0.105, True)
+    pips.insert(0, spot)
+    face = choose_face(pips, DIE)
+    assert face is not None
+    members, residual, cx, cy, _ = face
+    assert len(members) == 6 and spot not in members
+    assert residual < 0.05 and math.hypot(cx - 3.6, cy - 2.2) < 0.05
 
 
 def _read_of(value: int, angle: float, dx: float = 0.0, dy: float = 0.0) -> FaceRead:

@@ -171,33 +171,37 @@ def choose_face(pips: list[PatchPip], die_mm: float
         close = (np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
                  < 0.78 * die_mm).tolist()  # pips close enough to share a face
         index = {id(p): i for i, p in enumerate(strong)}
+        # a face holds at most six pips, so the group grown in the order listed (by place)
+        # may take in a faint spot beside the die (its outline's corner, a shadow) instead of
+        # a pip and fit only once pips are dropped: the group grown strongest first is taken
+        # instead when it keeps more pips
+        orders = [list(range(len(strong))),
+                  sorted(range(len(strong)), key=lambda i: -strong[i].contrast)]
         fits: dict[tuple[int, ...], tuple[float, float, float, float]] = {}  # group -> fit
         for seed in sorted(seeds, key=lambda p: -p.contrast)[:3]:
             if seed.contrast < 0.55 * top:
                 continue
-            group = [index[id(seed)]]
-            changed = True
-            while changed and len(group) < 6:
-                changed = False
-                for i in range(len(strong)):
-                    if len(group) >= 6 or i in group:
-                        continue
-                    if any(close[i][j] for j in group):
-                        group.append(i)
-                        changed = True
-            while True:
-                key = tuple(group)
-                if key not in fits:
-                    fits[key] = _fit_or_reject_xy([places[i] for i in group], die_mm, limit)
-                residual, cx, cy, angle = fits[key]
-                if residual < limit or len(group) == 1:
-                    break
-                far = max(group, key=lambda i: (strong[i] is not seed,
-                                                math.hypot(strong[i].x - cx, strong[i].y - cy)
-                                                - 3 * strong[i].contrast))
-                group = [i for i in group if i != far]
-            if residual >= limit:
+            kept: tuple[list[int], tuple[float, float, float, float]] | None = None
+            for order in orders:
+                group = _grown(index[id(seed)], order, close)
+                while True:
+                    key = tuple(group)
+                    if key not in fits:
+                        fits[key] = _fit_or_reject_xy([places[i] for i in group], die_mm,
+                                                      limit)
+                    fit = fits[key]
+                    if fit[0] < limit or len(group) == 1:
+                        break
+                    far = max(group, key=lambda i: (strong[i] is not seed,
+                                                    math.hypot(strong[i].x - fit[1],
+                                                               strong[i].y - fit[2])
+                                                    - 3 * strong[i].contrast))
+                    group = [i for i in group if i != far]
+                if fit[0] < limit and (kept is None or len(group) > len(kept[0])):
+                    kept = (group, fit)
+            if kept is None:
                 continue
+            group, (residual, cx, cy, angle) = kept
             members = [strong[i] for i in group]
             strength = _mean_of([p.contrast for p in members])
             score = strength * (1.0 - residual / limit) + 0.02 * len(members)
@@ -206,6 +210,22 @@ def choose_face(pips: list[PatchPip], die_mm: float
     if best is None:
         return None
     return best[1], best[2], best[3], best[4], best[5]
+
+
+def _grown(seed: int, order: list[int], close: list[list[bool]]) -> list[int]:
+    """The pips that can share a face with pip ``seed`` (each close to one already in), taken
+    in ``order``, at most six."""
+    group = [seed]
+    changed = True
+    while changed and len(group) < 6:
+        changed = False
+        for i in order:
+            if len(group) >= 6 or i in group:
+                continue
+            if any(close[i][j] for j in group):
+                group.append(i)
+                changed = True
+    return group
 
 
 def _patterns() -> list[tuple[int, np.ndarray]]:
