@@ -1,7 +1,9 @@
 """What a die could lean on (``vision.dice.support``, BG-ROLL-2: a cocked die rests tilted
 against the rail, a checker or the other die): a die read cocked with nothing within reach is
 taken as flat; one beside the rail, a checker (counted, hidden, or the outermost one the die
-may hide), the other die or the cube keeps the reader's call."""
+may hide), the other die or the cube keeps the reader's call; one that can lean on the rail
+alone is called cocked from a lower bar (no white checker's rim beside it to look like a side
+face)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from vision.dice.board import BoardDie
 from vision.dice.render import DieProp, leaning_reach
 from vision.dice.support import (
     LEAN_REACH_SIDES,
+    RAIL_COCKED_THRESHOLD,
     checker_places,
     lean_gap_mm,
     with_supports,
@@ -102,6 +105,38 @@ def test_a_die_with_something_within_reach_keeps_the_readers_call() -> None:
     on = _die(*MIDDLE, on_checker=True)
     assert with_supports([on], G, EMPTY) == [on]
     assert with_supports([_die(*MIDDLE)], G, None) == [_die(*MIDDLE)]
+
+
+def test_a_doubtful_die_that_can_lean_on_the_rail_alone_is_cocked() -> None:
+    reach = LEAN_REACH_SIDES * G.die_size_mm
+    p = (RAIL_COCKED_THRESHOLD + 0.893) / 2
+    at_rail = _die(MIDDLE[0], reach - 1.0, p=p)
+    assert at_rail.flat  # the reader's own bar
+    (out,) = with_supports([at_rail], G, EMPTY)
+    assert not out.flat and out.p_cocked == p
+    assert (out.pips, out.centre_mm, out.half) == (at_rail.pips, at_rail.centre_mm, at_rail.half)
+    assert 0.0 < out.confidence <= 1.0
+    # under the lower bar, or with nothing near, or as sure as the reader's own bar: as read
+    low = _die(MIDDLE[0], reach - 1.0, p=RAIL_COCKED_THRESHOLD - 0.05)
+    assert with_supports([low], G, EMPTY) == [low]
+    sure = _die(MIDDLE[0], reach - 1.0, p=0.95)
+    assert with_supports([sure], G, EMPTY) == [sure]
+    # a checker, the other die or the cube within reach as well: the reader's bar stands
+    slot = next(s for s in range(12) if G.slot_half(s) == "right")
+    cx, cy = G.checker_centre_mm(slot, 0)
+    assert cy < G.checker_diameter_mm  # the column's first checker, against the same rail
+    beside = _die(cx + G.checker_diameter_mm / 2 + 6.0, reach - 1.0, p=p)
+    counts = list(EMPTY)
+    counts[slot] = (1, 0)
+    assert with_supports([beside], G, counts) == [beside]
+    pair = [at_rail, _die(MIDDLE[0] + 18.0, reach - 1.0, p=0.0)]
+    assert with_supports(pair, G, EMPTY) == pair
+    cube = (MIDDLE[0] + 30.0, reach)
+    assert with_supports([at_rail], G, EMPTY, cube) == [at_rail]
+    assert with_supports([at_rail], G, None) == [at_rail]
+    # on a checker, or off the playing surface, the rail is not what it leans on
+    on = _die(MIDDLE[0], reach - 1.0, p=p, on_checker=True)
+    assert with_supports([on], G, EMPTY) == [on]
 
 
 def _tilted_scene(y: float) -> tuple[np.ndarray, np.ndarray]:
