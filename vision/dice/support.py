@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.dice.board import BoardDie, pose_factor
+from vision.dice.board import PLAYING, BoardDie, pose_factor
 from vision.dice.pose import cocked_threshold
 from vision.geometry import BoardGeometry
 
@@ -111,7 +111,7 @@ def only_rail(die: BoardDie, geometry: BoardGeometry, checkers: np.ndarray,
               others: Sequence[BoardDie] = (), cube: tuple[float, float] | None = None) -> bool:
     """Whether ``die``, on the playing surface and not on a checker, is within a cocked die's
     reach of the rail and of nothing else (see :data:`RAIL_COCKED_THRESHOLD`)."""
-    if die.on_checker or die.region not in ("slot", "field"):
+    if die.on_checker or die.region not in PLAYING:
         return False
     reach = LEAN_REACH_SIDES * geometry.die_size_mm
     rest = gap_but_rail_mm(die.centre_mm, geometry, checkers,
