@@ -579,7 +579,9 @@ class Referee:
         dice = self._dice
         tolerance = self.config.recognition.dice_moved
         moved = unmatched(dice, self._stale, tolerance)
-        if not moved and len(dice) == len(self._stale):
+        if not moved and len(dice) == len(self._stale) and len(self._with_touched(dice, [])) != 2:
+            # nothing moved (unless the camera saw two dice touched: the same numbers thrown
+            # again, landing where the last throw lay)
             return ()
         fresh = list(dice)
         if self.config.rules.dice.value == "pair-each" or (
@@ -606,7 +608,9 @@ class Referee:
 
     def _with_touched(self, dice: Sequence[DieSeen], moved: list[DieSeen]) -> list[DieSeen]:
         """... unless the camera saw it touched since the press (``DieSeen.touched``) and,
-        with it, the throw is two dice: a die thrown again that landed where a die lay."""
+        with it, the throw is two dice: a die thrown again that landed where a die lay (or
+        both, ``moved`` empty: the same numbers thrown onto the last throw's places; a die
+        lying untouched is never part of it, so a hand passing over the dice is no throw)."""
         if self.stage != "decide" or len(moved) >= 2:
             return moved
         touched = [d for d in dice if d.touched and not any(d is m for m in moved)]

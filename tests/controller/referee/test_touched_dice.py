@@ -60,3 +60,48 @@ def test_an_untouched_die_beside_a_throw_of_two_is_still_left_out() -> None:
                   dataclasses.replace(table.die(1, 0), touched=True))
     out = table.frames(3)
     assert [sorted(e["dice"]) for e in table.entries(out, "roll")] == [[1, 4]]
+
+
+def _rolled_moved_and_pressed() -> tuple[PlacedTable, tuple[DieSeen, DieSeen]]:
+    """Player 0 throws 4 and 2 after the opening, moves and presses: their dice lie in their
+    right half, untouched since the press. Returns the table and those two dice."""
+    table, _ = _moved_and_pressed()
+    table.motion()
+    table.dice = (table.die(4, 0), table.die(2, 0))
+    assert [e["dice"] for e in table.entries(table.frames(3), "roll")] == [[4, 2]]
+    m = table.referee.match
+    assert m.dice is not None
+    table.place(legal_plays(m.position, m.dice)[0].result, 0)
+    table.press(0)
+    assert table.referee.stage == "decide" and table.referee.match.on_roll == 1
+    pair = table.dice
+    assert len(pair) == 2
+    return table, (pair[0], pair[1])
+
+
+def _same_throw_onto(table: PlacedTable, pair: tuple[DieSeen, ...],
+                     touched: tuple[bool | None, ...]) -> list[object]:
+    """Player 1 throws 4 and 2 into player 0's half: both land where player 0's lay."""
+    table.motion()
+    table.dice = tuple(dataclasses.replace(d, touched=t)
+                       for d, t in zip(pair, touched, strict=True))
+    return list(table.frames(3))
+
+
+def test_the_same_numbers_thrown_onto_the_last_throws_places_are_judged() -> None:
+    """Draw 1700, match 5609185: a throw into the wrong half landed, 4 and 2 again, within a
+    few mm of the opponent's 4 and 2; the camera saw both places change since the press."""
+    table, pair = _rolled_moved_and_pressed()
+    out = _same_throw_onto(table, pair, (True, True))
+    flag = table.entries(out, "invalid_throw")
+    assert flag and flag[0]["rule"] == "BG-ROLL-2" and "outside" in flag[0]["reason"]
+    assert table.entries(out, "roll") == []
+
+
+def test_dice_not_both_touched_since_the_press_are_no_throw() -> None:
+    """A hand brushing one die, or no word from the camera: the dice lie as they lay."""
+    for touched in ((True, False), (False, False), (None, None), (True, None)):
+        table, pair = _rolled_moved_and_pressed()
+        out = _same_throw_onto(table, pair, touched)
+        assert table.entries(out, "invalid_throw") == [] and table.entries(out, "roll") == []
+        assert not table.referee.throw_unsure
