@@ -21,7 +21,9 @@ throw (``table_thorough``: how often): dice found and kept, cocked dice caught a
 every cocked die), extra dice kept; of the throws of two dice, those the referee judges (a roll
 or "throw again", ``table_judged``; the rest wait for the director), and of those with a cocked
 die, the ones it counts as a valid roll (``table_cocked_passed``: the silent misses; a die read
-off the board or in the other half, or on a checker, makes the throw invalid as well).
+off the board or in the other half, or on a checker, makes the throw invalid as well), and
+of the valid throws (both dice flat in one half, on no checker), the ones it calls invalid
+(``table_valid_flagged``: false "throw again").
 ``--errors`` lists every found die read wrong: seed, true and read pips, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
 on the board.
@@ -134,7 +136,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
         "cocked_of_all", "flat_called_cocked", "half", "on_checker", "cube_found",
         "cube_value", "cube_place", "cube_phantom", "extra_dice", "table_found",
         "table_cocked_of_all", "table_extra_dice", "table_thorough", "table_judged",
-        "table_cocked_passed")}
+        "table_cocked_passed", "table_valid_flagged")}
     camera, recognition = CameraSection(), RecognitionSettings()
     t_read = 0.0
     for seed in range(seed0, seed0 + n):
@@ -203,6 +205,9 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             if not all(t.flat for t in scene.dice):  # counted as a valid roll: a silent miss
                 c["table_cocked_passed"][0] += judged and _valid_roll(table or [])
                 c["table_cocked_passed"][1] += 1
+            elif _truly_valid(scene):  # "throw again" for a valid throw: a false alarm
+                c["table_valid_flagged"][0] += judged and not _valid_roll(table or [])
+                c["table_valid_flagged"][1] += 1
         if scene.cube is None:
             c["cube_phantom"][0] += cube is not None
             c["cube_phantom"][1] += 1
@@ -286,6 +291,14 @@ def _valid_roll(dice: list[BoardDie]) -> bool:
     if len(halves) != 1 or None in halves:
         return False
     return not landing_problems([d.sighting() for d in dice], halves.pop())  # type: ignore[arg-type]
+
+
+def _truly_valid(scene: DiceScene) -> bool:
+    """Whether a synthetic throw of two dice is valid (BG-ROLL-2): both flat, on no checker,
+    in one half of the playing surface (taken as the thrower's right half)."""
+    halves = {t.half for t in scene.dice}
+    return (len(scene.dice) == 2 and len(halves) == 1 and None not in halves
+            and all(t.flat and not t.on_checker for t in scene.dice))
 
 
 def _count_table(c: dict[str, list[int]], scene: DiceScene, dice: list[BoardDie]) -> None:

@@ -13,7 +13,7 @@ from controller.demo.players import demo_die
 from vision.cube import CubeProp
 from vision.dice.board import BoardDie
 from vision.dice.render import DieProp
-from vision.dice.reuse import DiceMemory
+from vision.dice.reuse import FLAT_DOUBT, DiceMemory, _settle_doubt
 from vision.render.scene import BoardContents
 
 # A throw of the 20-match evaluation (match6036606, demo camera seed 19) whose one, white with
@@ -82,3 +82,46 @@ def test_a_thorough_read_looks_for_a_leaning_die_around_the_raster_s_place() -> 
     dice = memory.read(image, corners, camera.geometry)
     assert [(d.pips, d.flat) for d in _at(dice, SIX)] == [(6, True)]
     assert [d.flat for d in _at(dice, LEANING_TWO)] == [False]  # cocked: BG-ROLL-2
+
+
+# A planted cocked throw of the evaluation (match1090480 with --seed0 1700, camera seed 1710):
+# the three leans on the rail near the bottom left; the raster reads its top face with the
+# side face above it as a flat three in doubt (p_cocked 0.61, more likely cocked than not),
+# which the table then dropped as too unsure and the referee could not judge. The thorough
+# read from the pip spots finds the tilted face there.
+RAIL_SLOTS = ((0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 3),
+              (0, 6), (0, 5), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (1, 0), (0, 0),
+              (3, 0), (0, 1), (5, 0), (2, 0))
+FOUR = demo_die(155.44720522201436, 259.2548210945528, 4, yaw_deg=47.23390851067712)
+RAIL_THREE = demo_die(52.09878215050614, 503.68064675484146, 3, yaw_deg=12.506640401049294,
+                      tilt_deg=28.0, tilt_axis_deg=180.0)
+
+
+def test_a_thorough_read_settles_a_die_read_flat_in_doubt_by_the_tilted_face_there() -> None:
+    camera = DemoCamera(seed=1710)
+    contents = BoardContents(slots=RAIL_SLOTS, off=(4, 0))
+    image, _ = camera.render(Shot(contents, (FOUR, RAIL_THREE), CUBE_CRAWFORD_ROW))
+    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
+    memory = DiceMemory()
+    plain = _at(memory.read(image, corners, camera.geometry), RAIL_THREE)
+    assert [d.flat for d in plain] == [True] and plain[0].p_cocked >= FLAT_DOUBT
+    memory.read_thoroughly()
+    dice = memory.read(image, corners, camera.geometry)
+    assert [(d.pips, d.flat) for d in _at(dice, FOUR)] == [(4, True)]
+    assert [d.flat for d in _at(dice, RAIL_THREE)] == [False]  # cocked: BG-ROLL-2
+
+
+def _die(x: float, flat: bool, p: float, confidence: float = 0.6) -> BoardDie:
+    return BoardDie(3, (0.0, 0.0), (x, 100.0), flat, False, "left", "slot", confidence, p)
+
+
+def test_only_a_die_in_doubt_is_settled_and_only_by_a_tilted_face_at_its_place() -> None:
+    near = 11.2
+    doubt, sure = _die(100.0, True, FLAT_DOUBT), _die(100.0, True, FLAT_DOUBT - 0.01)
+    tilted, far = _die(104.0, False, 0.99, 0.2), _die(112.0, False, 0.99, 0.3)
+    assert _settle_doubt(doubt, [far, tilted], near) is tilted
+    assert _settle_doubt(sure, [far, tilted], near) is sure  # not in doubt: kept
+    assert _settle_doubt(doubt, [far], near) is doubt  # nothing tilted at its place
+    assert _settle_doubt(doubt, [_die(101.0, True, 0.7)], near) is doubt  # read flat again
+    cocked = _die(100.0, False, 0.95)
+    assert _settle_doubt(cocked, [_die(101.0, True, 0.0)], near) is cocked

@@ -110,6 +110,10 @@ SEARCH_DIES = 1.0
 # die's read centre may lie off): a thorough read keeps only such dice, and the referee counts
 # such a die as thrown again even where a die lay (DiceMemory.changed_since_press)
 THROWN_REACH_DIES = 0.75
+# a die read flat with a cocked probability from this on is more likely cocked than not: a
+# thorough read takes another read's tilted face there for it (thorough_dice); the referee's
+# RecognitionSettings.flat_doubt, which leaves such a throw unjudged, is the same
+FLAT_DOUBT = 0.5
 MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is read whole
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
 NONE_SEARCH_EVERY = 4  # with no cube found and nothing changed, one frame in this many searches
@@ -575,16 +579,32 @@ class DiceMemory:
 def thorough_dice(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
                   places: list[tuple[float, float, float]] | None = None) -> list[BoardDie]:
     """A thorough read: ``read_board_dice`` with its raster candidates (or ``places``) and more
-    second chances, around them too (``thorough``), and the dice a read from the whole frame's
-    pip spots finds elsewhere (``spots``: it finds some dice the raster never offers); the
-    most confident four, in ``read_board_dice``'s order. Several times slower than a read."""
+    second chances, around them too (``thorough``), and the dice a thorough read from the whole
+    frame's pip spots finds elsewhere (``spots``: it finds some dice the raster never offers);
+    the most confident four, in ``read_board_dice``'s order. A die the raster read finds flat
+    in doubt (:data:`FLAT_DOUBT`) that the spots read finds cocked, as a tilted face, is taken
+    as that: the raster's face of a die leaning on the rail may be its side face and its top
+    edge together (see :func:`_settle_doubt`). Several times slower than a read."""
     dice = read_board_dice(image, to_mm, geometry, places=places, thorough=True)
+    spotted = read_board_dice(image, to_mm, geometry, spots=True, thorough=True)
     near = 0.7 * geometry.die_size_mm
-    more = [d for d in read_board_dice(image, to_mm, geometry, spots=True)
+    dice = [_settle_doubt(k, spotted, near) for k in dice]
+    more = [d for d in spotted
             if all(math.hypot(d.centre_mm[0] - k.centre_mm[0], d.centre_mm[1] - k.centre_mm[1])
                    >= near for k in dice)]
     out = sorted([*dice, *more], key=lambda d: -d.confidence)[:4]
     return sorted(out, key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
+
+
+def _settle_doubt(die: BoardDie, spotted: list[BoardDie], near: float) -> BoardDie:
+    """``die``, or the die the spots read finds cocked within ``near`` (mm) of it when ``die``
+    is read flat in doubt: two reads of the same place, one unsure of flat, the other sure of a
+    tilted face (a thorough second chance is kept only at ``pose.second_chance_threshold``)."""
+    if not die.flat or die.p_cocked < FLAT_DOUBT:
+        return die
+    cocked = [d for d in spotted if not d.flat and math.hypot(
+        d.centre_mm[0] - die.centre_mm[0], d.centre_mm[1] - die.centre_mm[1]) < near]
+    return max(cocked, key=lambda d: d.confidence) if cocked else die
 
 
 PEAK_PAD = 11  # raster px about a peak its response and ray features depend on (3 + 5 + 3)
