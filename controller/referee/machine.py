@@ -40,6 +40,7 @@ from controller.referee.dice_places import (
     Sig,
     all_lie,
     die_sig,
+    in_place,
     less,
     sig_json,
     sig_of_json,
@@ -579,9 +580,7 @@ class Referee:
         dice = self._dice
         tolerance = self.config.recognition.dice_moved
         moved = unmatched(dice, self._stale, tolerance)
-        if not moved and len(dice) == len(self._stale) and len(self._with_touched(dice, [])) != 2:
-            # nothing moved (unless the camera saw two dice touched: the same numbers thrown
-            # again, landing where the last throw lay)
+        if not moved and len(dice) == len(self._stale) and not self._thrown_in_place(dice):
             return ()
         fresh = list(dice)
         if self.config.rules.dice.value == "pair-each" or (
@@ -605,6 +604,17 @@ class Referee:
             if len(sure) == 2 and not any(rec.surely_cocked(d) for d in fresh):
                 fresh = sure
         return tuple(fresh)
+
+    def _thrown_in_place(self, dice: Sequence[DieSeen]) -> bool:
+        """Whether, nothing having moved by ``dice_moved``, the same numbers were thrown again
+        onto the last throw's places: two dice the camera saw touched since the press, each
+        lying at least a quarter of ``dice_moved`` from where any die lay (a die touched but
+        not shifted had a shadow or a light change over it, not a throw)."""
+        if len(self._with_touched(dice, [])) != 2:
+            return False
+        shift = self.config.recognition.dice_moved / 4
+        return all(not any(in_place(die_sig(d), s, shift) for s in self._stale)
+                   for d in dice if d.touched)
 
     def _with_touched(self, dice: Sequence[DieSeen], moved: list[DieSeen]) -> list[DieSeen]:
         """... unless the camera saw it touched since the press (``DieSeen.touched``) and,

@@ -80,12 +80,18 @@ def _rolled_moved_and_pressed() -> tuple[PlacedTable, tuple[DieSeen, DieSeen]]:
 
 
 def _same_throw_onto(table: PlacedTable, pair: tuple[DieSeen, ...],
-                     touched: tuple[bool | None, ...]) -> list[object]:
-    """Player 1 throws 4 and 2 into player 0's half: both land where player 0's lay."""
+                     touched: tuple[bool | None, ...], shift: float = 3.0) -> list[object]:
+    """Player 1 throws 4 and 2 into player 0's half: both land where player 0's lay (``shift``
+    mm aside, within ``dice_moved``)."""
     table.motion()
-    table.dice = tuple(dataclasses.replace(d, touched=t)
+    table.dice = tuple(dataclasses.replace(d, touched=t, centre=_aside(d, shift))
                        for d, t in zip(pair, touched, strict=True))
     return list(table.frames(3))
+
+
+def _aside(die: DieSeen, shift: float) -> tuple[float, float]:
+    assert die.centre is not None
+    return (die.centre[0] + shift * 0.6, die.centre[1] - shift * 0.8)
 
 
 def test_the_same_numbers_thrown_onto_the_last_throws_places_are_judged() -> None:
@@ -105,3 +111,14 @@ def test_dice_not_both_touched_since_the_press_are_no_throw() -> None:
         out = _same_throw_onto(table, pair, touched)
         assert table.entries(out, "invalid_throw") == [] and table.entries(out, "roll") == []
         assert not table.referee.throw_unsure
+
+
+def test_dice_touched_but_not_shifted_are_no_throw() -> None:
+    """A shadow or a light change over both dice changes their pictures, not their places: the
+    dice lying within a quarter of ``dice_moved`` of where they lay were not thrown."""
+    table, pair = _rolled_moved_and_pressed()
+    out = _same_throw_onto(table, pair, (True, True), shift=1.0)
+    assert table.entries(out, "invalid_throw") == [] and table.entries(out, "roll") == []
+    table, pair = _rolled_moved_and_pressed()
+    out = _same_throw_onto(table, pair, (True, True), shift=2.0)
+    assert table.entries(out, "invalid_throw")  # 2 mm aside: thrown again
