@@ -180,9 +180,7 @@ class FrameReader:
         t1 = time.thread_time()
         read: list[BoardDie] = []
         if with_dice and self._to_mm is not None:
-            read = [d for d in self.dice_memory.read(image, calibration.corners,
-                                                     self.config.geometry)
-                    if kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)]
+            read = self.dice_memory.read(image, calibration.corners, self.config.geometry)
         t2 = time.thread_time()
         raster = self.dice_memory.raster if with_dice else None
         if raster is None and self.reuse and self._to_mm is not None:
@@ -195,6 +193,11 @@ class FrameReader:
         # tilted against the rail, a checker or the other die)
         read = with_supports(read, self.config.geometry, reading.slot_counts(),
                              None if found is None else found.centre_mm)
+        # below its floor a die is taken for a reflection; the floor weighs the confidence
+        # once the pose is settled (a die read flat in doubt that nothing can hold cocked is
+        # surely flat, one the rail alone holds is cocked on less evidence)
+        read = [d for d in read
+                if kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)]
         cube = None if found is None else CubeSeen(found.value, _zone(found.zone),
                                                    found.confidence)
         dice = tuple(DieSeen(pips=d.pips, half=_half(d.half), flat=d.flat,

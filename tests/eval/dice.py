@@ -272,14 +272,13 @@ def _table_dice(dice: list[BoardDie], camera: CameraSection, recognition: Recogn
                 geometry: BoardGeometry, slots: list[tuple[int, int] | None] | None,
                 cube_mm: tuple[float, float] | None, *, judge: bool = True
                 ) -> list[BoardDie] | None:
-    """The dice a table keeps of a reading (``FrameReader``: its camera floors, then what a
-    die could lean on, ``vision.dice.support``), or None when ``judge`` and the referee could
+    """The dice a table keeps of a reading (``FrameReader``: what a die could lean on,
+    ``vision.dice.support``, then its camera floors), or None when ``judge`` and the referee could
     not judge them as a throw (``RecognitionSettings.judgeable``: ``Referee.throw_unsure``),
     so that the table reads the frame again thoroughly
     (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
-    kept = with_supports([d for d in dice if kept_die(d.flat, d.confidence, camera.die_floor,
-                                                      camera.cocked_floor)],
-                         geometry, slots, cube_mm)
+    kept = [d for d in with_supports(dice, geometry, slots, cube_mm)
+            if kept_die(d.flat, d.confidence, camera.die_floor, camera.cocked_floor)]
     return None if judge and not recognition.judgeable(kept) else kept
 
 

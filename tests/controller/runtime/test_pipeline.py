@@ -20,10 +20,13 @@ from controller.referee.api import MotionSeen
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.recording import Recorder, Recording
 from controller.runtime.session import build_pipeline, referee_config, start_referee
-from controller.runtime.view import FrameReader
+from controller.runtime.view import FrameReader, kept_die
 from controller.signals import Signals
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
+from vision.dice.board import BoardDie
+from vision.dice.support import checker_places, only_rail
+from vision.geometry import BoardGeometry
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +165,36 @@ def test_a_cocked_die_read_unsurely_still_reaches_the_referee(camera: DemoCamera
         dropped += not any(not d.flat for d in only_sure)
     # measured: all 8 cocked dice kept with the lower floor, 4 of them under 0.75
     assert caught >= 7 and dropped >= 2
+
+
+def _board_die(g: BoardGeometry, x: float, y: float, *, flat: bool, confidence: float,
+               p_cocked: float) -> BoardDie:
+    return BoardDie(4, (0.0, 0.0), (x, y), flat, False, g.half_at(x, y),
+                    g.region_at(x, y).kind, confidence, p_cocked)
+
+
+def test_the_floors_weigh_a_die_once_its_pose_is_settled(camera: DemoCamera,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die read flat in doubt loses confidence for its doubt, not for being less of a die:
+    with nothing within reach to lean on it is surely flat, and one the rail alone can hold is
+    cocked on less evidence (``vision.dice.support``); only then does ``die_floor`` tell a die
+    from a reflection (before, both fell under it and the referee saw one die of the throw)."""
+    g = camera.geometry
+    image, _ = camera.render(Shot(_contents(Position.initial())))
+    reader = FrameReader(corners=camera.corners_flat(), die_floor=0.5, cocked_floor=0.15)
+    reader.read(image, 0)  # the board's pose and reading
+    counts = reader.read(image, 0, with_dice=False).board
+    assert counts.best_counts() is not None
+    open_x, _ = g.checker_centre_mm(14, 0)  # a point empty in the starting position
+    alone = _board_die(g, 150.0, g.height_mm / 2, flat=True, confidence=0.45, p_cocked=0.6)
+    by_rail = _board_die(g, open_x, g.height_mm - 14.0, flat=True, confidence=0.45,
+                         p_cocked=0.8)
+    reflection = _board_die(g, 420.0, g.height_mm / 2, flat=True, confidence=0.3,
+                            p_cocked=0.0)
+    slots = DEFAULT_LAYOUT.counts(Position.initial()).slots
+    assert only_rail(by_rail, g, checker_places(slots, g), [alone, reflection])
+    assert not any(kept_die(d.flat, d.confidence, 0.5, 0.15) for d in (alone, by_rail))
+    monkeypatch.setattr(reader.dice_memory, "read", lambda *a: [alone, by_rail, reflection])
+    seen = reader.read(image, 0).dice
+    assert sorted((d.centre, d.flat) for d in seen) == sorted([
+        ((150.0, g.height_mm / 2), True), ((open_x, g.height_mm - 14.0), False)])
