@@ -70,16 +70,23 @@ CUBE_CRAWFORD_ROW = CubeProp(x_mm=284.0, y_mm=-5.0, value=2, yaw_deg=5.0,
                              size_mm=33.0, occludes=False)
 
 
-def test_a_thorough_read_looks_for_a_leaning_die_around_the_raster_s_place() -> None:
-    camera = DemoCamera(seed=108)
-    contents = BoardContents(slots=LEANING_SLOTS, bar=(0, 3))
-    image, _ = camera.render(Shot(contents, (SIX, LEANING_TWO), CUBE_CRAWFORD_ROW))
+def _read_then_thoroughly(camera_seed: int, contents: BoardContents,
+                          dice: tuple[DieProp, ...]) -> tuple[list[BoardDie], list[BoardDie]]:
+    """The dice of a demo picture (the Crawford game's cube) as the table reads them first,
+    and then thoroughly."""
+    camera = DemoCamera(seed=camera_seed)
+    image, _ = camera.render(Shot(contents, dice, CUBE_CRAWFORD_ROW))
     corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
     memory = DiceMemory()
     plain = memory.read(image, corners, camera.geometry)
-    assert [d.pips for d in plain] == [6] and not _at(plain, LEANING_TWO)
     memory.read_thoroughly()
-    dice = memory.read(image, corners, camera.geometry)
+    return plain, memory.read(image, corners, camera.geometry)
+
+
+def test_a_thorough_read_looks_for_a_leaning_die_around_the_raster_s_place() -> None:
+    plain, dice = _read_then_thoroughly(108, BoardContents(slots=LEANING_SLOTS, bar=(0, 3)),
+                                        (SIX, LEANING_TWO))
+    assert [d.pips for d in plain] == [6] and not _at(plain, LEANING_TWO)
     assert [(d.pips, d.flat) for d in _at(dice, SIX)] == [(6, True)]
     assert [d.flat for d in _at(dice, LEANING_TWO)] == [False]  # cocked: BG-ROLL-2
 
@@ -98,15 +105,10 @@ RAIL_THREE = demo_die(52.09878215050614, 503.68064675484146, 3, yaw_deg=12.50664
 
 
 def test_a_thorough_read_settles_a_die_read_flat_in_doubt_by_the_tilted_face_there() -> None:
-    camera = DemoCamera(seed=1710)
-    contents = BoardContents(slots=RAIL_SLOTS, off=(4, 0))
-    image, _ = camera.render(Shot(contents, (FOUR, RAIL_THREE), CUBE_CRAWFORD_ROW))
-    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
-    memory = DiceMemory()
-    plain = _at(memory.read(image, corners, camera.geometry), RAIL_THREE)
+    first, dice = _read_then_thoroughly(1710, BoardContents(slots=RAIL_SLOTS, off=(4, 0)),
+                                        (FOUR, RAIL_THREE))
+    plain = _at(first, RAIL_THREE)
     assert [d.flat for d in plain] == [True] and plain[0].p_cocked >= FLAT_DOUBT
-    memory.read_thoroughly()
-    dice = memory.read(image, corners, camera.geometry)
     assert [(d.pips, d.flat) for d in _at(dice, FOUR)] == [(4, True)]
     assert [d.flat for d in _at(dice, RAIL_THREE)] == [False]  # cocked: BG-ROLL-2
 
