@@ -583,8 +583,9 @@ def thorough_dice(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
     frame's pip spots finds elsewhere (``spots``: it finds some dice the raster never offers);
     the most confident four, in ``read_board_dice``'s order. A die the raster read finds flat
     in doubt (:data:`FLAT_DOUBT`) that the spots read finds cocked, as a tilted face, is taken
-    as that: the raster's face of a die leaning on the rail may be its side face and its top
-    edge together (see :func:`_settle_doubt`). Several times slower than a read."""
+    as that: the raster may read a die leaning on the rail with its top face and its side
+    face together as one flat face (see :func:`_settle_doubt`). Several times slower than a
+    read."""
     dice = read_board_dice(image, to_mm, geometry, places=places, thorough=True)
     spotted = read_board_dice(image, to_mm, geometry, spots=True, thorough=True)
     near = 0.7 * geometry.die_size_mm
