@@ -610,11 +610,10 @@ class Referee:
         onto the last throw's places: two dice the camera saw touched since the press, each
         lying at least a quarter of ``dice_moved`` from where any die lay (a die touched but
         not shifted had a shadow or a light change over it, not a throw)."""
-        if len(self._with_touched(dice, [])) != 2:
-            return False
+        touched = self._with_touched(dice, [])
         shift = self.config.recognition.dice_moved / 4
-        return all(not any(in_place(die_sig(d), s, shift) for s in self._stale)
-                   for d in dice if d.touched)
+        return len(touched) == 2 and all(
+            not any(in_place(die_sig(d), s, shift) for s in self._stale) for d in touched)
 
     def _with_touched(self, dice: Sequence[DieSeen], moved: list[DieSeen]) -> list[DieSeen]:
         """... unless the camera saw it touched since the press (``DieSeen.touched``) and,
