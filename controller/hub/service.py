@@ -72,6 +72,7 @@ class TableView:
     presence: str = "unknown"
     presence_time: str | None = None
     reported: dict[str, Any] | None = None
+    revision: int = 0  # stamp of the last change (see HubService._stamp)
 
     @property
     def current(self) -> MatchState | None:
@@ -90,6 +91,7 @@ class TableView:
                 "presence": self.presence,
                 "matches": len(self.matches),
                 "reported_seq": (self.reported or {}).get("seq"),
+                "revision": self.revision,
             }
         )
         return base
@@ -165,6 +167,7 @@ class HubService:
         self._idle = threading.Condition()
         self._received = 0
         self._done = 0
+        self._revision = 0
         self.rebuild()
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -236,6 +239,15 @@ class HubService:
                 view.presence, view.presence_time = status, at
             for tournament, table, state_obj in self.store.reported_states():
                 self._view(tournament, table).reported = state_obj
+            for view in self.views.values():
+                self._stamp(view)
+
+    def _stamp(self, view: TableView) -> None:
+        """Mark a changed view with a stamp above every earlier one, even across restarts
+        (microseconds of the wall clock, or one more than the last): a page that gets two
+        summaries of a table out of order (a slow poll after a streamed update) keeps the newer."""
+        self._revision = max(self._revision + 1, time.time_ns() // 1000)
+        view.revision = self._revision
 
     def _view(self, tournament: str, table: str) -> TableView:
         key = (tournament, table)
@@ -335,6 +347,8 @@ class HubService:
                 self.store.rollback()
                 self.rebuild()
                 raise
+            for k in sorted(changed):
+                self._stamp(self.views[k])
             summaries = [json.dumps(self.views[k].summary()) for k in sorted(changed)]
             acks = {k: self._ack_body(self.views[k]) for k in acked}
         client = self._client
@@ -510,6 +524,7 @@ class HubService:
             self.store.add_action(utc_now_iso(), user, tournament, table, state.match, kind, data)
             _apply_action(state, kind, user, data)
             self.store.audit(utc_now_iso(), remote, user, action, True, json.dumps(data))
+            self._stamp(view)
             summary = json.dumps(view.summary())
         audit_log.info("%s by %s: %s", action, user, data)
         self.broadcaster.send(summary)

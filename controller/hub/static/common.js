@@ -21,21 +21,21 @@ function cubeText(t) {
   if (c.offered_by !== null && c.offered_by !== undefined) text += ", offered";
   return text;
 }
-// Live updates: Server-Sent Events, falling back to polling every 3 s if the stream fails.
+// Live updates: Server-Sent Events (whose first event is every table), falling back to polling
+// every 3 s if the stream fails. Each summary carries its table's revision, so one that arrives
+// late (a slow poll) cannot undo a newer one.
 function liveUpdates(onTable, onAll) {
   let polling = null;
   const poll = () => fetch("/api/tables").then(r => r.json()).then(onAll).catch(() => {});
+  const startPolling = () => { if (polling === null) { poll(); polling = setInterval(poll, 3000); } };
   if (window.EventSource) {
     const es = new EventSource("/api/stream");
     es.addEventListener("table", e => onTable(JSON.parse(e.data)));
     es.addEventListener("tables", e => onAll(JSON.parse(e.data)));
-    es.onerror = () => {
-      if (es.readyState === EventSource.CLOSED && polling === null) polling = setInterval(poll, 3000);
-    };
+    es.onerror = () => { if (es.readyState === EventSource.CLOSED) startPolling(); };
   } else {
-    polling = setInterval(poll, 3000);
+    startPolling();
   }
-  poll();
 }
 // Running clocks count down locally between updates.
 const clockBase = new Map();

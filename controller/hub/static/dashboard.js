@@ -5,6 +5,7 @@ function key(t) { return t.tournament + "/" + t.table; }
 function render(t) {
   const id = "card-" + t.tournament + "-" + t.table;
   let card = document.getElementById(id);
+  if (card && Number(card.dataset.rev) > t.revision) return;  // an older summary arriving late
   if (!card) {
     card = el("article", {id: id, class: "card"});
     card.dataset.sort = key(t);
@@ -15,6 +16,7 @@ function render(t) {
   }
   card.dataset.sort = key(t);
   card.dataset.seq = t.seq;
+  card.dataset.rev = t.revision;
   card.className = "card" + (t.online ? " online" : "") + (t.open_flags ? " alert" : "")
     + (t.finished ? " finished" : "");
   const href = "/tables/" + encodeURIComponent(t.tournament) + "/" + encodeURIComponent(t.table);

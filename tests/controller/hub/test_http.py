@@ -85,6 +85,22 @@ def test_api_tables_lists_every_table_with_the_contract_fields(hub: HubApp) -> N
     assert status == 200 and 'name="viewport"' in page and "/static/dashboard.js" in page
 
 
+def test_every_change_gives_the_tables_summary_a_higher_revision(hub: HubApp) -> None:
+    """Pages keep the summary with the highest revision, so each change must raise it: a new
+    event, a director's action, another table's event (its own revision only)."""
+    def revisions() -> dict[str, int]:
+        return {t["table"]: t["revision"] for t in call(hub.url + "/api/tables")[1]}
+
+    first = revisions()
+    feed(hub.service, "4", simulated_match(4, seed=6, length=3)[:5])
+    second = revisions()
+    assert second["3"] == first["3"] and second["4"] > first["3"]
+    token = call(hub.url + "/api/login", {"user": "td", "password": PASSWORD})[1]["token"]
+    assert call(f"{hub.url}/api/tables/cup/3/flags/{first_flag(hub)}/ack", {}, token)[0] == 200
+    third = revisions()
+    assert third["3"] > second["4"] and third["4"] == second["4"]
+
+
 def test_actions_without_a_session_are_refused_logged_and_change_nothing(
     hub: HubApp, caplog: pytest.LogCaptureFixture
 ) -> None:
