@@ -14,6 +14,7 @@ from vision.board_reader import prepare, read_board
 from vision.calibration import Calibration
 from vision.dice import board_pass
 from vision.dice.board import BoardDie
+from vision.dice.pose import cocked_threshold
 from vision.dice.render import DieProp, leaning_reach
 from vision.dice.support import (
     LEAN_REACH_SIDES,
@@ -34,7 +35,8 @@ MIDDLE = ((RIGHT.x0 + RIGHT.x1) / 2, G.height_mm / 2)  # nothing within reach
 
 def _die(x: float, y: float, p: float = 0.95, **kw: object) -> BoardDie:
     fields: dict[str, object] = dict(
-        pips=5, centre_px=(0.0, 0.0), centre_mm=(x, y), flat=p < 0.893, on_checker=False,
+        pips=5, centre_px=(0.0, 0.0), centre_mm=(x, y), flat=p < cocked_threshold(),
+        on_checker=False,
         half=G.half_at(x, y), region=G.region_at(x, y).kind, confidence=0.6, p_cocked=p)
     fields.update(kw)
     return BoardDie(**fields)  # type: ignore[arg-type]
@@ -109,7 +111,7 @@ def test_a_die_with_something_within_reach_keeps_the_readers_call() -> None:
 
 def test_a_doubtful_die_that_can_lean_on_the_rail_alone_is_cocked() -> None:
     reach = LEAN_REACH_SIDES * G.die_size_mm
-    p = (RAIL_COCKED_THRESHOLD + 0.893) / 2
+    p = (RAIL_COCKED_THRESHOLD + cocked_threshold()) / 2
     at_rail = _die(MIDDLE[0], reach - 1.0, p=p)
     assert at_rail.flat  # the reader's own bar
     (out,) = with_supports([at_rail], G, EMPTY)

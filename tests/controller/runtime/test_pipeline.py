@@ -25,7 +25,8 @@ from controller.signals import Signals
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from vision.dice.board import BoardDie
-from vision.dice.support import checker_places, only_rail
+from vision.dice.pose import cocked_threshold
+from vision.dice.support import RAIL_COCKED_THRESHOLD, checker_places, only_rail
 from vision.geometry import BoardGeometry
 
 
@@ -187,8 +188,9 @@ def test_the_floors_weigh_a_die_once_its_pose_is_settled(camera: DemoCamera,
     assert counts.best_counts() is not None
     open_x, _ = g.checker_centre_mm(14, 0)  # a point empty in the starting position
     alone = _board_die(g, 150.0, g.height_mm / 2, flat=True, confidence=0.45, p_cocked=0.6)
+    # read flat, in doubt: between the rail's bar and the model's own
     by_rail = _board_die(g, open_x, g.height_mm - 14.0, flat=True, confidence=0.45,
-                         p_cocked=0.8)
+                         p_cocked=(RAIL_COCKED_THRESHOLD + cocked_threshold()) / 2)
     reflection = _board_die(g, 420.0, g.height_mm / 2, flat=True, confidence=0.3,
                             p_cocked=0.0)
     slots = DEFAULT_LAYOUT.counts(Position.initial()).slots
