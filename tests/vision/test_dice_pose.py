@@ -144,27 +144,49 @@ def test_pose_features_carry_the_side_profiles(camera: DemoCamera) -> None:
     assert PROFILE_COUNT > 0 and np.all(np.isfinite(feats))
 
 
-# Known defect: the pose features are not exactly the same, edge for edge, on a patch turned a
-# quarter turn: some measures (places of profile steps in 0.25 mm steps, the side bands'
-# die-coloured shares) move by a pixel or flip, as if the face centre and the sampling grid were
-# half a pixel apart. On this lone white die tilted 28 degrees the shipped model's four
-# probabilities spread 0.18 (0.67 to 0.85); the model before it, 0.005 here but 0.54 on a dark
-# die at the same tilt. Fixing the features means training both models again.
-@pytest.mark.parametrize("tilt", [0.0, pytest.param(28.0, marks=pytest.mark.xfail(
-    strict=True, reason="pose features not invariant under a quarter turn (see above)"))])
+def _turned(patch: np.ndarray, pts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The patch turned ``k`` quarter turns about the face centre's pixel (``warp_patch`` puts
+    it on pixel n/2: np.rot90 of the whole even-sided patch would also move the face by a
+    pixel), and the pips with it."""
+    n = patch.shape[0]
+    c = n // 2
+    r = min(c, n - 1 - c)
+    out = patch.copy()
+    out[c - r:c + r + 1, c - r:c + r + 1] = np.rot90(patch[c - r:c + r + 1, c - r:c + r + 1], k)
+    p = pts.copy()
+    for _ in range(k):  # np.rot90 turns counter-clockwise in the picture: (x, y) -> (y, -x)
+        p = np.stack([p[:, 1], -p[:, 0]], axis=1)
+    return np.ascontiguousarray(out), p
+
+
+@pytest.mark.parametrize("tilt", [0.0, 28.0])
 def test_judgement_does_not_care_which_edge(camera: DemoCamera, tilt: float) -> None:
-    """Turning the patch a quarter turn (and the pips with it) moves the side face to another
-    edge of the face: the pooled cocked probability stays the same."""
+    """Turning the patch a quarter turn about the face's centre (and the pips with it) moves
+    the side face to another edge of the face: the pooled cocked probability stays the same."""
     patch, pts = _aligned_patch(camera, tilt)
     base = cocked_probability(pose_features(patch, 16.0, pts))
     for k in (1, 2, 3):
-        turned = np.ascontiguousarray(np.rot90(patch, k))
-        # np.rot90 turns counter-clockwise in the picture: (x, y) -> (y, -x)
-        p = pts.copy()
-        for _ in range(k):
-            p = np.stack([p[:, 1], -p[:, 0]], axis=1)
-        other = cocked_probability(pose_features(turned, 16.0, p))
-        assert abs(other - base) < 0.15
+        turned, p = _turned(patch, pts, k)
+        assert abs(cocked_probability(pose_features(turned, 16.0, p)) - base) < 0.15
+
+
+# Known defect: the cocked model is sensitive to where the face fit puts the face's centre. On
+# this lone white die tilted 28 degrees, the face one pixel (0.25 mm, less than the face fit's
+# own error) off along the tilt moves the shipped model's probability from 0.64 to 0.90; the
+# model before it gave 0.95 to 0.97 here, yet turned about the patch's middle (which also moves
+# the face a pixel) a dark die at 28 degrees from 0.12 to 0.66. Training on face centres
+# jittered by a pixel or two should make it steadier; that means training it again.
+@pytest.mark.xfail(strict=True, reason="cocked model sensitive to a one-pixel shift (see above)")
+def test_a_quarter_millimetre_shift_barely_moves_the_judgement(camera: DemoCamera) -> None:
+    """The face fit's centre one pixel (0.25 mm) off in any direction, its pips where its
+    layout puts them: the cocked probability stays within 0.15 (BG-ROLL-2 must not hang on a
+    quarter of a millimetre)."""
+    patch, pts = _aligned_patch(camera, 28.0)
+    seen = []
+    for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1)):
+        shifted = np.ascontiguousarray(np.roll(patch, (dy, dx), axis=(0, 1)))
+        seen.append(cocked_probability(pose_features(shifted, 16.0, pts)))
+    assert max(seen) - min(seen) < 0.15
 
 
 def test_a_tilted_lone_die_is_more_cocked_than_a_flat_one(camera: DemoCamera) -> None:
