@@ -171,11 +171,12 @@ def test_judgement_does_not_care_which_edge(camera: DemoCamera, tilt: float) -> 
 
 
 # Known defect: the cocked model is sensitive to where the face fit puts the face's centre. On
-# this lone white die tilted 28 degrees, the face one pixel (0.25 mm, less than the face fit's
-# own error) off along the tilt moves the shipped model's probability from 0.64 to 0.90; the
-# model before it gave 0.95 to 0.97 here, yet turned about the patch's middle (which also moves
-# the face a pixel) a dark die at 28 degrees from 0.12 to 0.66. Training on face centres
-# jittered by a pixel or two should make it steadier; that means training it again.
+# this lone white die tilted 28 degrees, the face one pixel (0.25 mm) off along the tilt moves
+# the shipped model's probability from 0.64 to 0.90; the model before it gave 0.95 to 0.97
+# here, yet turned about the patch's middle (which also moves the face a pixel) a dark die at
+# 28 degrees from 0.12 to 0.66. How far the face fit's centre strays was not measured.
+# Training on face centres jittered by a pixel or two should make the model steadier; that
+# means training it again.
 @pytest.mark.xfail(strict=True, reason="cocked model sensitive to a one-pixel shift (see above)")
 def test_a_quarter_millimetre_shift_barely_moves_the_judgement(camera: DemoCamera) -> None:
     """The face fit's centre one pixel (0.25 mm) off in any direction, its pips where its
