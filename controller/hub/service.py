@@ -347,9 +347,10 @@ class HubService:
                 self.store.rollback()
                 self.rebuild()
                 raise
+            summaries = []
             for k in sorted(changed):
                 self._stamp(self.views[k])
-            summaries = [json.dumps(self.views[k].summary()) for k in sorted(changed)]
+                summaries.append(json.dumps(self.views[k].summary()))
             acks = {k: self._ack_body(self.views[k]) for k in acked}
         client = self._client
         if client is not None:

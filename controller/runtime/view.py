@@ -32,7 +32,7 @@ from vision.dice.board import BoardDie
 from vision.dice.reading import settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, DiceMemory, change_raster, frame_key
 from vision.dice.support import with_supports
-from vision.geometry import Canonical
+from vision.geometry import BoardGeometry, Canonical
 from vision.scoring import hypothesis_log_likelihood
 
 # A die whose centre lies this far inside a counted checker's disc rests on it (a flat die
@@ -189,15 +189,9 @@ class FrameReader:
         # the cube's number read as a die's pips (a thorough read's spots find it): one of
         # the two readings of its face stays, as ``hakem vision read`` settles it
         read, found = settle_dice_and_cube(read, found, self.config.geometry)
-        # a die with nothing within reach to lean on lies flat (BG-ROLL-2's "cocked" is
-        # tilted against the rail, a checker or the other die)
-        read = with_supports(read, self.config.geometry, reading.slot_counts(),
-                             None if found is None else found.centre_mm)
-        # below its floor a die is taken for a reflection; the floor weighs the confidence
-        # once the pose is settled (a die read flat in doubt that nothing can hold cocked is
-        # surely flat, one the rail alone holds is cocked on less evidence)
-        read = [d for d in read
-                if kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)]
+        read = table_dice(read, self.config.geometry, reading.slot_counts(),
+                          None if found is None else found.centre_mm, self.die_floor,
+                          self.cocked_floor)
         cube = None if found is None else CubeSeen(found.value, _zone(found.zone),
                                                    found.confidence)
         dice = tuple(DieSeen(pips=d.pips, half=_half(d.half), flat=d.flat,
@@ -283,6 +277,19 @@ class FrameReader:
                 if (x - centre[0]) ** 2 + (y - centre[1]) ** 2 < reach**2:
                     return True
         return False
+
+
+def table_dice(dice: Sequence[BoardDie], geometry: BoardGeometry,
+               slot_counts: Sequence[tuple[int, int] | None] | None,
+               cube_mm: tuple[float, float] | None, die_floor: float,
+               cocked_floor: float) -> list[BoardDie]:
+    """The dice a table keeps of a reading: a die with nothing within reach to lean on lies
+    flat (BG-ROLL-2's "cocked" is tilted against the rail, a checker or the other die;
+    ``vision.dice.support``), then the camera floors (:func:`kept_die`) weigh the confidence
+    once the pose is settled (a die read flat in doubt that nothing can hold cocked is surely
+    flat, one the rail alone holds is cocked on less evidence)."""
+    return [d for d in with_supports(dice, geometry, slot_counts, cube_mm)
+            if kept_die(d.flat, d.confidence, die_floor, cocked_floor)]
 
 
 def kept_die(flat: bool, confidence: float, die_floor: float, cocked_floor: float) -> bool:

@@ -52,7 +52,7 @@ import numpy as np
 
 from controller.config.table import CameraSection
 from controller.referee.config import RecognitionSettings
-from controller.runtime.view import kept_die
+from controller.runtime.view import table_dice
 from tests.eval.dice_photos import match
 from vision.board_reader import prepare, read_prepared
 from vision.calibration import Calibration
@@ -63,7 +63,6 @@ from vision.dice.leaning import beside_checker_scene
 from vision.dice.reading import image_to_mm
 from vision.dice.render import DieProp
 from vision.dice.reuse import thorough_dice
-from vision.dice.support import with_supports
 from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth, random_dice_scene
 from vision.dice.train import read_labels
 from vision.geometry import BoardGeometry
@@ -272,13 +271,11 @@ def _table_dice(dice: list[BoardDie], camera: CameraSection, recognition: Recogn
                 geometry: BoardGeometry, slots: list[tuple[int, int] | None] | None,
                 cube_mm: tuple[float, float] | None, *, judge: bool = True
                 ) -> list[BoardDie] | None:
-    """The dice a table keeps of a reading (``FrameReader``: what a die could lean on,
-    ``vision.dice.support``, then its camera floors), or None when ``judge`` and the referee could
-    not judge them as a throw (``RecognitionSettings.judgeable``: ``Referee.throw_unsure``),
-    so that the table reads the frame again thoroughly
-    (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
-    kept = [d for d in with_supports(dice, geometry, slots, cube_mm)
-            if kept_die(d.flat, d.confidence, camera.die_floor, camera.cocked_floor)]
+    """The dice a table keeps of a reading (``controller.runtime.view.table_dice``, as its
+    ``FrameReader``), or None when ``judge`` and the referee could not judge them as a throw
+    (``RecognitionSettings.judgeable``: ``Referee.throw_unsure``), so that the table reads the
+    frame again thoroughly (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
+    kept = table_dice(dice, geometry, slots, cube_mm, camera.die_floor, camera.cocked_floor)
     return None if judge and not recognition.judgeable(kept) else kept
 
 

@@ -503,8 +503,7 @@ class DiceMemory:
                                        < g.die_size_mm * (SPOT_REACH_DIES + 0.5)
                                        for x, y in tops)]
         new = [d for d in read_dice_at(image, to_mm, g, places)
-               if all(math.hypot(d.centre_mm[0] - k.centre_mm[0], d.centre_mm[1] - k.centre_mm[1])
-                      >= 0.7 * g.die_size_mm for k in kept)]
+               if all(_apart_mm(d, k) >= 0.7 * g.die_size_mm for k in kept)]
         out = sorted([*kept, *new], key=lambda d: -d.confidence)
         self._dice = sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
         peaks.top = {(u, v) for u, v, _ in ranked}
@@ -591,8 +590,7 @@ def thorough_dice(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
     near = 0.7 * geometry.die_size_mm
     dice = [_settle_doubt(k, spotted, near) for k in dice]
     more = [d for d in spotted
-            if all(math.hypot(d.centre_mm[0] - k.centre_mm[0], d.centre_mm[1] - k.centre_mm[1])
-                   >= near for k in dice)]
+            if all(_apart_mm(d, k) >= near for k in dice)]
     out = sorted([*dice, *more], key=lambda d: -d.confidence)[:4]
     return sorted(out, key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
 
@@ -603,9 +601,13 @@ def _settle_doubt(die: BoardDie, spotted: list[BoardDie], near: float) -> BoardD
     tilted face (a thorough second chance is kept only at ``pose.second_chance_threshold``)."""
     if not die.flat or die.p_cocked < FLAT_DOUBT:
         return die
-    cocked = [d for d in spotted if not d.flat and math.hypot(
-        d.centre_mm[0] - die.centre_mm[0], d.centre_mm[1] - die.centre_mm[1]) < near]
+    cocked = [d for d in spotted if not d.flat and _apart_mm(d, die) < near]
     return max(cocked, key=lambda d: d.confidence) if cocked else die
+
+
+def _apart_mm(a: BoardDie, b: BoardDie) -> float:
+    """How far apart two dice's read centres lie (mm)."""
+    return math.hypot(a.centre_mm[0] - b.centre_mm[0], a.centre_mm[1] - b.centre_mm[1])
 
 
 PEAK_PAD = 11  # raster px about a peak its response and ray features depend on (3 + 5 + 3)

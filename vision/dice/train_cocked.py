@@ -30,7 +30,8 @@ it, without the W throws: 0.953, 0.008, bar 0.893). The reader keeps a second ch
 face only above :data:`SECOND_CHANCE_THRESHOLD` (written beside the weights as
 ``second_threshold``), chosen on 200 dice-free demo-style boards apart from the evaluation's
 (``tests.eval.cocked``'s ``phantom_boards`` from 5000 up): the phantom dice no more than with
-the model before that one. """
+the model before that one.
+"""
 
 from __future__ import annotations
 
