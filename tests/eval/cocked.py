@@ -1,7 +1,7 @@
 """Evaluation of the flat/cocked judgement (BG-ROLL-2): cocked dice caught, flat dice called cocked.
 
 Run ``.venv/bin/python -m tests.eval.cocked [--demo N] [--synthetic N] [--phantom N]
-[--seed0 S]``.
+[--seed0 S] [--second-bar P ...]``.
 
 Demo-style throws: the demo's own camera (``controller.demo.camera.DemoCamera``, 1280x720, a small
 die) and its players' throws (``controller.demo.players.thrown_dice``): half of them planted cocked
@@ -15,6 +15,9 @@ find at all is no pose model's miss). Phantoms: demo-style boards with NO dice (
 checkers in many positions, stacks up to eight, so that white checkers lie over the apexes of dark
 points and on the bar), where every die the reader reports is a phantom (a false "throw again" for
 the referee); printed per frame. Also printed: the mean time of the pose stage per call.
+``--second-bar`` (repeatable) runs the whole evaluation once with each of these bars for the
+reader's second chances in place of the model's (``pose.second_chance_threshold``): how the
+bar is chosen (the phantoms against the demo's cocked dice caught).
 """
 
 from __future__ import annotations
@@ -160,7 +163,24 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--synthetic", type=int, default=100, help="synthetic throws")
     parser.add_argument("--phantom", type=int, default=100, help="dice-free demo boards")
     parser.add_argument("--seed0", type=int, default=0)
+    parser.add_argument("--second-bar", type=float, action="append", default=[],
+                        help="a bar for the second chances in place of the model's")
     args = parser.parse_args(argv)
+    if not args.second_bar:
+        return _evaluate(args)
+    inner = board.__dict__["second_chance_threshold"]
+    try:
+        for bar in args.second_bar:
+            setattr(board, "second_chance_threshold", lambda b=bar: b)  # noqa: B010
+            print(f"second-chance bar {bar:.3f} (the model's: {inner():.3f})")
+            _evaluate(args)
+    finally:
+        setattr(board, "second_chance_threshold", inner)  # noqa: B010
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """The figures of one run (:func:`main`'s arguments)."""
     timer = _PoseTimer()
     setattr(board, "pose_features", timer)  # noqa: B010 - find_faces calls it by this name
     try:

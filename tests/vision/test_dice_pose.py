@@ -118,12 +118,19 @@ def test_demo_valid_throws_stay_flat(camera: DemoCamera) -> None:
     assert flat >= 10
 
 
-def _aligned_patch(camera: DemoCamera, tilt: float) -> tuple[np.ndarray, np.ndarray]:
-    """A lone die (white, red pips, showing four) in the middle of the demo's empty board,
-    as the pose stage sees it: a patch centred on its upward face, x along the face."""
+WHITE_RED = ((240, 240, 240), (40, 40, 190))  # the tournament's white die, red pips
+BLACK_WHITE = ((30, 30, 30), (230, 230, 230))
+RED_WHITE = ((40, 40, 160), (235, 235, 235))
+
+
+def _aligned_patch(camera: DemoCamera, tilt: float,
+                   colours: tuple[tuple[int, int, int], tuple[int, int, int]] = WHITE_RED
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """A lone die (body and pip colours, showing four) in the middle of the demo's empty
+    board, as the pose stage sees it: a patch centred on its upward face, x along the face."""
     g: BoardGeometry = camera.geometry
     x, y = g.width_mm / 4, g.height_mm / 2
-    die = DieProp(x, y, 4, 0.0, tilt, 0.0, body_bgr=(240, 240, 240), pip_bgr=(40, 40, 190))
+    die = DieProp(x, y, 4, 0.0, tilt, 0.0, body_bgr=colours[0], pip_bgr=colours[1])
     image, _ = camera.render(Shot(BoardContents.empty(), (die,)))
     # the upward face's centre (the die's top corner tips away when it is tilted)
     t = math.radians(tilt)
@@ -170,19 +177,24 @@ def test_judgement_does_not_care_which_edge(camera: DemoCamera, tilt: float) -> 
         assert abs(cocked_probability(pose_features(turned, 16.0, p)) - base) < 0.15
 
 
-# Known defect: the cocked model is sensitive to where the face fit puts the face's centre. On
-# this lone white die tilted 28 degrees, the face one pixel (0.25 mm) off along the tilt moves
-# the shipped model's probability from 0.64 to 0.90; the model before it gave 0.95 to 0.97
-# here, yet turned about the patch's middle (which also moves the face a pixel) a dark die at
-# 28 degrees from 0.12 to 0.66. How far the face fit's centre strays was not measured.
-# Training on face centres jittered by a pixel or two should make the model steadier; that
-# means training it again.
-@pytest.mark.xfail(strict=True, reason="cocked model sensitive to a one-pixel shift (see above)")
-def test_a_quarter_millimetre_shift_barely_moves_the_judgement(camera: DemoCamera) -> None:
+# The cocked model is fitted on patches moved up to two pixels (``train_cocked.JITTER_PX``):
+# one pixel off, the white die at 28 degrees reads 0.80-0.86 (the model before: 0.64-0.90),
+# the dark die 0.62-0.94 (before: 0.14-0.95) and 0.73-0.89 at 16 degrees (before: 0.22-0.82);
+# steadier, but the dark die still moves more than 0.15.
+@pytest.mark.parametrize(("tilt", "colours"), [
+    (16.0, WHITE_RED), (28.0, WHITE_RED), (16.0, RED_WHITE), (28.0, RED_WHITE),
+    pytest.param(16.0, BLACK_WHITE, marks=pytest.mark.xfail(
+        strict=True, reason="the dark die moves 0.16 one pixel off (see above)")),
+    pytest.param(28.0, BLACK_WHITE, marks=pytest.mark.xfail(
+        strict=True, reason="the dark die moves 0.32 one pixel off (see above)")),
+])
+def test_a_quarter_millimetre_shift_barely_moves_the_judgement(
+        camera: DemoCamera, tilt: float,
+        colours: tuple[tuple[int, int, int], tuple[int, int, int]]) -> None:
     """The face fit's centre one pixel (0.25 mm) off in any direction, its pips where its
     layout puts them: the cocked probability stays within 0.15 (BG-ROLL-2 must not hang on a
     quarter of a millimetre)."""
-    patch, pts = _aligned_patch(camera, 28.0)
+    patch, pts = _aligned_patch(camera, tilt, colours)
     seen = []
     for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1)):
         shifted = np.ascontiguousarray(np.roll(patch, (dy, dx), axis=(0, 1)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.eval.rail_bar import choose
 from vision.board_reader import prepare, read_board
 from vision.calibration import Calibration
 from vision.dice import board_pass
@@ -173,3 +174,17 @@ def test_a_rendered_die_leaning_on_the_rail_stays_cocked() -> None:
     raw, read = _raw_and_read(y)
     assert [d.flat for d in raw if d.pips == 5] == [False]
     assert sorted((d["pips"], d["flat"]) for d in read) == [(3, True), (5, False)]
+
+
+def test_the_rail_bar_table_picks_the_lowest_bar_within_one_percent() -> None:
+    """``tests.eval.rail_bar.choose``: the lowest bar (steps of 0.1, then the model's) that
+    calls at most 1% of the flat dice by the rail alone cocked, with each bar's counts; the
+    model's own bar when no lower one does."""
+    flat = [(True, 0.05)] * 150 + [(True, 0.35), (True, 0.55)]
+    cocked = [(False, 0.45), (False, 0.75)]
+    lines, best = choose(flat + cocked, 0.8)
+    assert best == 0.4  # 0.3 calls 2 of 152 (1.3%), 0.4 calls 1 (0.66%)
+    assert "bar 0.400: flat called cocked 1/152, cocked caught 2/2" in lines
+    assert lines[-1].startswith("bar 0.800: flat called cocked 0/152, cocked caught 0/2")
+    _, none_lower = choose([(True, 0.79)] * 10, 0.8)
+    assert none_lower == 0.8
