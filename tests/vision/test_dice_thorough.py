@@ -95,7 +95,10 @@ def test_a_thorough_read_looks_for_a_leaning_die_around_the_raster_s_place() -> 
 # the three leans on the rail near the bottom left; the raster reads its top face with the
 # side face above it as a flat three in doubt (p_cocked 0.61, more likely cocked than not),
 # which the table then dropped as too unsure and the referee could not judge. The thorough
-# read from the pip spots finds the tilted face there.
+# read from the pip spots finds the tilted face there. The cocked model fitted on moved patches
+# (since 4b21028) reads it cocked at once (p_cocked 0.91): no longer in doubt, so this picture
+# no longer reaches the settling (``_settle_doubt``, tested alone below); the test keeps the
+# outcome, a cocked three after the first read and after the thorough one.
 RAIL_SLOTS = ((0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 3),
               (0, 6), (0, 5), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (1, 0), (0, 0),
               (3, 0), (0, 1), (5, 0), (2, 0))
@@ -108,7 +111,7 @@ def test_a_thorough_read_settles_a_die_read_flat_in_doubt_by_the_tilted_face_the
     first, dice = _read_then_thoroughly(1710, BoardContents(slots=RAIL_SLOTS, off=(4, 0)),
                                         (FOUR, RAIL_THREE))
     plain = _at(first, RAIL_THREE)
-    assert [d.flat for d in plain] == [True] and plain[0].p_cocked >= FLAT_DOUBT
+    assert len(plain) == 1 and (not plain[0].flat or plain[0].p_cocked >= FLAT_DOUBT)
     assert [(d.pips, d.flat) for d in _at(dice, FOUR)] == [(4, True)]
     assert [d.flat for d in _at(dice, RAIL_THREE)] == [False]  # cocked: BG-ROLL-2
 
