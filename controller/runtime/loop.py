@@ -46,14 +46,15 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                          gate=gate if gate is not None else StillnessGate(reader.config.stillness),
                          reread_ms=reread_ms, observer=observer)
         self.dice_always = dice_always
-        self._read_whole = False  # this still scene's dice were read whole once (whole_due)
+        self._read_whole = False  # this still scene's dice were read as whole_due said, once
 
     def scene_moved(self) -> None:
         self._read_whole = False
 
     def read_mode(self) -> tuple[bool, str | None]:
-        """Whether this still frame's dice are read, and whether whole (a reading without them,
-        or from the dice memory, is not reused for one that wants them whole)."""
+        """Whether this still frame's dice are read, and whether as :meth:`whole_due` says (a
+        reading without them, or an earlier one of the same picture, is not reused for one
+        the dice memory must take as the board before a throw or read thoroughly)."""
         return self.dice_wanted(), self.whole_due()
 
     def read_still(self, image: np.ndarray, t: int) -> FrameSeen:
@@ -68,20 +69,20 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                     memory.read_before_throw()
         return self.reader.read(image, t, with_dice=self.dice_wanted())
 
-    def whole_due(self) -> Literal["whole", "thorough"] | None:
-        """How the next still frame's dice are read if not only where the picture changed
-        (``vision.dice.reuse``), once per still scene: "thorough" when the referee sees a throw
-        it cannot judge yet (``throw_unsure``: a die of it not found, or read unsurely), since
-        a die the incremental read missed would else stay missed while the scene is still, and
-        one the raster's candidates miss may lie among the whole frame's pip spots; "whole" at
-        a move's press, where the referee learns what lies on the board before the next throw
-        (phantom dice): as a whole read sees it, so that a whole read after the throw shows
-        nothing the referee has not seen before it."""
+    def whole_due(self) -> Literal["press", "thorough"] | None:
+        """What the dice memory (``vision.dice.reuse``) is told before the next still frame,
+        once per still scene: "thorough" when the referee sees a throw it cannot judge yet
+        (``throw_unsure``: a die of it not found, or read unsurely), read whole, since a die
+        the incremental read missed would else stay missed while the scene is still, and one
+        the raster's candidates miss may lie among the whole frame's pip spots; "press" at a
+        move's press, where the referee learns what lies on the board before the next throw
+        (phantom dice): that picture is kept as the board before the throw, and a thorough
+        read after the throw keeps no die where nothing changed since."""
         if self._read_whole or not self.dice_wanted():
             return None
         referee = self.referee
         if getattr(referee, "stage", None) == "move" and getattr(referee, "dice_due", False):
-            return "whole"
+            return "press"
         return "thorough" if getattr(referee, "throw_unsure", False) else None
 
     def dice_wanted(self) -> bool:

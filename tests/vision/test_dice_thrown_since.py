@@ -45,6 +45,10 @@ def test_a_thorough_read_keeps_no_die_where_nothing_changed_since_the_press() ->
     corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
     press, _ = camera.render(Shot(BoardContents(slots=SLOTS), OPENING, CUBE))
     throw, _ = camera.render(Shot(BoardContents(slots=SLOTS), THROWN, CUBE))
+    # the last checker of the move not yet played (point 12 to 17)
+    earlier = list(SLOTS)
+    earlier[11], earlier[16] = (3, 0), (2, 0)
+    moving, _ = camera.render(Shot(BoardContents(slots=tuple(earlier)), OPENING, CUBE))
 
     # read thoroughly with nothing to compare with, the checkers give a cocked die
     alone = DiceMemory()
@@ -52,10 +56,14 @@ def test_a_thorough_read_keeps_no_die_where_nothing_changed_since_the_press() ->
     phantom = _near(alone.read(throw, corners, g), *PHANTOM_MM)
     assert [d.flat for d in phantom] == [False]
 
-    # as at the table: the whole read at the press, the throw read, then thoroughly
+    # as at the table: the board read while the move was made, then the press's picture
+    # (read only where it changed: the checker moved) kept as the board before the throw ...
     memory = DiceMemory()
+    memory.read(moving, corners, g)
+    assert memory.stats.last == "full"
     memory.read_before_throw()
-    assert len(memory.read(press, corners, g)) == 2 and memory.stats.last == "full"
+    assert len(memory.read(press, corners, g)) == 2 and memory.stats.last == "partial"
+    # ... the throw read, then thoroughly
     memory.read(throw, corners, g)
     # the one landed 4.6 mm from where the opening's one lay: its own pixels changed, so the
     # referee counts it thrown (DieSeen.touched); nothing changed on the checkers

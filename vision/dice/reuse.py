@@ -400,7 +400,7 @@ class DiceMemory:
     _peaks: RasterPeaks | None = None
     _dice: list[BoardDie] = field(default_factory=list)
     _thorough: bool = False  # the next whole read adds the spot candidates
-    _mark_before: bool = False  # the next whole read's picture is the board before a throw
+    _mark_before: bool = False  # the next read's picture is the board before a throw
     # the change raster (and frame key) of the board before the throw: what a thorough read
     # keeps dice against (only where the picture changed since, a die can have been thrown)
     _before: tuple[bytes, np.ndarray] | None = None
@@ -418,13 +418,15 @@ class DiceMemory:
         self._dice = []
 
     def read_before_throw(self) -> None:
-        """The next frame is read whole, and its picture kept as the board before the next
-        throw (the table calls this at a move's press, where the referee learns what lies on
-        the board): a later thorough read keeps only the dice where the picture changed
-        since. A die where nothing changed was not thrown; one the thorough read finds there
-        that the whole read did not is board texture (checkers' highlights and gaps read as a
-        die's pips), which would otherwise count as a cocked die of the throw (BG-ROLL-2)."""
-        self.forget()
+        """The next frame's picture is kept as the board before the next throw (the table
+        calls this at a move's press, where the referee learns what lies on the board): a
+        later thorough read keeps only the dice where the picture changed since. A die where
+        nothing changed was not thrown; one the thorough read finds there that the reads
+        before it did not is board texture (checkers' highlights and gaps read as a die's
+        pips), which would otherwise count as a cocked die of the throw (BG-ROLL-2). That
+        frame is read like any other, only where it changed: a whole read there cost a
+        third of the demo's dice time and told the referee nothing the thorough read's
+        filter does not already keep out."""
         self._mark_before = True
 
     def read_thoroughly(self) -> None:
@@ -440,6 +442,14 @@ class DiceMemory:
              ) -> list[BoardDie]:
         """Every die on (or beside) the board in a camera frame, at most four, as
         ``read_board_dice`` reads them, reading only where the frame changed."""
+        dice = self._read(image, corners, geometry)
+        if self._mark_before and self.raster is not None and self._key is not None:
+            self._before = (self._key, self.raster[1].copy())
+            self._mark_before = False
+        return dice
+
+    def _read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry
+              ) -> list[BoardDie]:
         from vision.dice.reading import image_to_mm  # the reading module imports the pass
 
         to_mm = image_to_mm(corners, geometry)
@@ -544,9 +554,6 @@ class DiceMemory:
             self.stats.full += 1
             self.stats.last = "full"
         self._thorough = False
-        if self._mark_before:
-            self._before = (key, now.copy())
-            self._mark_before = False
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
         self._reference = now

@@ -2,10 +2,11 @@
 spots as candidates too), when the referee sees a throw it cannot judge yet
 (``Referee.throw_unsure``): the dice memory (``vision.dice.reuse``) reads a frame only where it
 changed, and a die it missed there would stay missed while the scene is still (the demo's
-pictures repeat exactly, a live camera's nearly so). And at a move's press,
-where the referee learns what lies on the board before the next throw (phantoms): read whole
-there too, a whole read after the throw shows no "die" the referee has not seen before it (a
-phantom the incremental reads had never reported made a false "throw again", BG-ROLL-2)."""
+pictures repeat exactly, a live camera's nearly so). And at a move's press, where the referee
+learns what lies on the board before the next throw (phantoms), the memory keeps that picture
+as the board before the throw, read (only where it changed) once: a thorough read after the
+throw keeps no "die" where nothing changed since (a phantom the incremental reads had never
+reported made a false "throw again", BG-ROLL-2)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,12 @@ class Seen:
     t_ms: int
     whole: bool  # read right after the memory was forgotten
     thorough: bool = False  # ... and told to read thoroughly
+    before: bool = False  # its picture taken as the board before the throw
 
 
 class Memory:
     """The dice memory's part the pipeline uses: forget (the next read is whole),
-    read_before_throw (whole, its picture kept as the board before the throw) and
+    read_before_throw (the next read's picture kept as the board before the throw) and
     read_thoroughly (whole, with the spot candidates too)."""
 
     def __init__(self) -> None:
@@ -40,14 +42,15 @@ class Memory:
         self.before_throw = 0
         self.whole_next = True
         self.thorough_next = False
+        self.before_next = False
 
     def forget(self) -> None:
         self.forgotten += 1
         self.whole_next = True
 
     def read_before_throw(self) -> None:
-        self.forget()
         self.before_throw += 1
+        self.before_next = True
 
     def read_thoroughly(self) -> None:
         self.forget()
@@ -62,8 +65,9 @@ class Reader:
 
     def read(self, image: np.ndarray, t_ms: int, *, with_dice: bool = True) -> Seen:
         memory = self.dice_memory
-        seen = Seen(t_ms, with_dice and memory.whole_next, with_dice and memory.thorough_next)
-        memory.whole_next = memory.thorough_next = False
+        seen = Seen(t_ms, with_dice and memory.whole_next, with_dice and memory.thorough_next,
+                    with_dice and memory.before_next)
+        memory.whole_next = memory.thorough_next = memory.before_next = False
         self.reads.append(seen)
         return seen
 
@@ -131,17 +135,19 @@ def test_no_whole_read_while_the_throw_is_judgeable_or_no_dice_are_wanted(
     assert reader.dice_memory.forgotten == 0
 
 
-def test_the_press_scene_is_read_whole_once(bench: Bench) -> None:
+def test_the_press_scene_is_read_once_as_the_board_before_the_throw(bench: Bench) -> None:
     pipeline, reader, referee = _pipeline(bench)
     referee.stage, referee.dice_due = "move", False  # the mover moves: no dice read
     show(bench, pipeline, picture(1), 8, key="moving")
-    assert reader.dice_memory.forgotten == 0
+    assert reader.reads and not any(s.before for s in reader.reads)
     referee.dice_due = True  # pressed: the dice are wanted until the verdict
     show(bench, pipeline, picture(1), 8, key="moving")
-    assert reader.dice_memory.forgotten == 1
-    assert reader.reads[1].whole and not any(s.whole for s in reader.reads[2:])
-    assert reader.dice_memory.thorough == 0  # the press's read is the raster's, as after a throw
-    assert reader.dice_memory.before_throw == 1  # ... and its picture the board before the throw
+    # the same picture is read again (its reading without dice is not reused), as the board
+    # before the throw, and only once
+    assert reader.dice_memory.before_throw == 1
+    assert [s.before for s in reader.reads[1:]] == [True] + [False] * (len(reader.reads) - 2)
+    # only where it changed: neither forgotten nor thorough (as after a throw)
+    assert reader.dice_memory.forgotten == 0 and reader.dice_memory.thorough == 0
     referee.stage = "decide"  # the verdict: the opponent is to throw; nothing unsure yet
     show(bench, pipeline, picture(1), 8, key="moving")
-    assert reader.dice_memory.forgotten == 1
+    assert reader.dice_memory.before_throw == 1 and reader.dice_memory.forgotten == 0
