@@ -11,8 +11,9 @@ rail (``vision.dice.leaning``, seeds from ``--beside-seed0``) with the board's d
 ``hakem vision read`` does before its supports, and prints for each bar (steps of 0.1 up to
 the model's bar): of the flat dice read flat within reach of the rail alone, how many the bar
 calls cocked; of the cocked dice there read flat, how many it catches; then the lowest bar
-calling at most 1% of those flat dice cocked. The defaults are the seeds the shipped bar was
-chosen on, apart from the evaluation's (``tests.eval.dice``) and the training's.
+calling at most 1% of those flat dice cocked. The defaults are the first seeds the shipped bar
+was chosen on (the comment above it lists them all), apart from the evaluation's
+(``tests.eval.dice``) and the training's; the counts of runs on other seeds add up.
 """
 
 from __future__ import annotations
