@@ -46,21 +46,21 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                          gate=gate if gate is not None else StillnessGate(reader.config.stillness),
                          reread_ms=reread_ms, observer=observer)
         self.dice_always = dice_always
-        self._read_whole = False  # this still scene's dice were read as whole_due said, once
+        self._told = False  # the dice memory was told what memory_due said, once this still scene
 
     def scene_moved(self) -> None:
-        self._read_whole = False
+        self._told = False
 
     def read_mode(self) -> tuple[bool, str | None]:
-        """Whether this still frame's dice are read, and whether as :meth:`whole_due` says (a
+        """Whether this still frame's dice are read, and whether as :meth:`memory_due` says (a
         reading without them, or an earlier one of the same picture, is not reused for one
         the dice memory must take as the board before a throw or read thoroughly)."""
-        return self.dice_wanted(), self.whole_due()
+        return self.dice_wanted(), self.memory_due()
 
     def read_still(self, image: np.ndarray, t: int) -> FrameSeen:
-        due = self.whole_due()
+        due = self.memory_due()
         if due is not None:
-            self._read_whole = True
+            self._told = True
             memory = getattr(self.reader, "dice_memory", None)
             if memory is not None:
                 if due == "thorough":
@@ -69,7 +69,7 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                     memory.read_before_throw()
         return self.reader.read(image, t, with_dice=self.dice_wanted())
 
-    def whole_due(self) -> Literal["press", "thorough"] | None:
+    def memory_due(self) -> Literal["press", "thorough"] | None:
         """What the dice memory (``vision.dice.reuse``) is told before the next still frame,
         once per still scene: "thorough" when the referee sees a throw it cannot judge yet
         (``throw_unsure``: a die of it not found, or read unsurely), read whole, since a die
@@ -78,7 +78,7 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
         move's press, where the referee learns what lies on the board before the next throw
         (phantom dice): that picture is kept as the board before the throw, and a thorough
         read after the throw keeps no die where nothing changed since."""
-        if self._read_whole or not self.dice_wanted():
+        if self._told or not self.dice_wanted():
             return None
         referee = self.referee
         if getattr(referee, "stage", None) == "move" and getattr(referee, "dice_due", False):
