@@ -27,9 +27,10 @@ changes its whole inside). Then:
   :data:`MAX_CHANGED_SHARE` of the case (a bump of the camera), reads the frame whole.
 
 :class:`CubeMemory` takes a cube lying still again (its patch unchanged); after a search that
-found none it searches only where the same change map shows a change of a cube's size, and
-the whole case every :data:`NONE_WHOLE_EVERY`-th frame; a cube lost is looked for where the
-picture changed since it was found.
+found none it searches only where the same change map shows a change of a cube's size; every
+:data:`NONE_WHOLE_EVERY`-th frame again where the picture changed since the last such search,
+and every :data:`WHOLE_EVERY_ROUNDS`-th time the whole case instead; a cube lost is looked for
+where the picture changed since it was found.
 
 On streams where a scene shown again is the very same picture, these readings equal a fresh
 read of each frame (``tests.vision.test_dice_reuse``; ``tests.bench.dice`` counts it), but
@@ -118,8 +119,11 @@ MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is rea
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
 NONE_SEARCH_EVERY = 4  # with no cube found and nothing changed, one frame in this many searches
 # with no cube found, a table's frames are searched only where the picture changed, but one in
-# this many whole (a cube a search missed on one frame's noise is not missed for long)
+# this many again where it changed since the last such search (a cube a search missed on one
+# frame's noise is not missed for long: it can only lie where the picture changed) ...
 NONE_WHOLE_EVERY = 12
+# ... and one such search in this many is of the whole case (a cube missed twice)
+WHOLE_EVERY_ROUNDS = 4
 # a part where the picture changed is searched again on this many frames after (a search may
 # miss a cube on one frame's noise)
 PART_RETRIES = 0
@@ -294,6 +298,10 @@ class CubeMemory:
     none_taken: int = 0  # frames since that search which took its "no cube" again
     none_raster: np.ndarray | None = None  # the change raster no cube was found on
     none_levels: tuple[float, float] | None = None  # the whole search's light levels
+    # where the picture changed since the last whole search or search again (change-map px),
+    # and how many searches again there have been since the whole one
+    since: np.ndarray | None = None
+    rounds: int = 0
     seen_raster: np.ndarray | None = None  # the change raster the cube was last found on
     lost_from: np.ndarray | None = None  # that raster, when the cube has just been lost
     # parts still to be searched again (board mm) and on how many more frames
@@ -309,13 +317,17 @@ class CubeMemory:
         self.seen_raster = None
         self.lost_from = None
         self.pending = []
+        self.since = None
+        self.rounds = 0
 
     def none_parts(self, key: bytes, canonical: Canonical, now: np.ndarray
                    ) -> list[tuple[float, float, float, float]] | None:
         """After a search that found no cube at this set-up: the boxes (x0, y0, x1, y1 board
         mm) a new search need look at (``[]``: none, still no cube), or None: search whole
         (no such search, another set-up, the light or most of the case changed, or every
-        :data:`NONE_WHOLE_EVERY`-th frame).
+        :data:`WHOLE_EVERY_ROUNDS`-th search again). Every :data:`NONE_WHOLE_EVERY`-th
+        frame, where it changed since the last whole search or search again is searched
+        again (the search there may have missed a cube on its frame's noise).
 
         The boxes are where the picture (``now``, :func:`change_raster`'s, on ``canonical``)
         changed since, over :data:`MIN_CUBE_CHANGE` of a cube's side, each looked at again on
@@ -323,14 +335,20 @@ class CubeMemory:
         and, once a cube found has been lost, where the picture changed since it was found,
         on the next :data:`LOST_RETRIES` frames (wherever it was put, the picture changed)."""
         ref = self.none_raster
+        again = self.none_taken + 1 >= NONE_WHOLE_EVERY
         if (self.none_for != key or ref is None or self.none_levels is None
-                or ref.shape != now.shape or self.none_taken + 1 >= NONE_WHOLE_EVERY):
+                or ref.shape != now.shape or (again and self.rounds + 1 >= WHOLE_EVERY_ROUNDS)):
             return None
         changed = change_mask(now, ref)
         if changed is None or np.count_nonzero(changed) > MAX_CHANGED_SHARE * changed.size:
             return None
         self.none_taken += 1
         absorb(ref, now, changed)
+        since = changed if self.since is None else self.since | changed
+        self.since = since
+        if again:
+            self.none_taken, self.rounds, self.since = 0, self.rounds + 1, None
+            self.pending += [(b, 1) for b in _cube_boxes(since, canonical)]
         if self.lost_from is not None and self.lost_from.shape == now.shape:
             since = change_mask(now, self.lost_from)
             if since is not None:
@@ -379,6 +397,7 @@ class CubeMemory:
             self.lost_from, self.seen_raster = self.seen_raster, None
         self.none_for = key if found is None else None
         self.none_taken = 0
+        self.since, self.rounds = None, 0
         if found is None and raster is not None and levels is not None:
             self.none_raster, self.none_levels = raster.copy(), levels
         else:
