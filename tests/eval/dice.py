@@ -24,7 +24,8 @@ die, the ones it counts as a valid roll (``table_cocked_passed``: the silent mis
 off the board or in the other half, or on a checker, makes the throw invalid as well), and
 of the valid throws (both dice flat in one half, on no checker), the ones it calls invalid
 (``table_valid_flagged``: false "throw again").
-``--errors`` lists every found die read wrong: seed, true and read pips, style (index in
+``--errors`` lists every found die read wrong (pips, or flat against cocked): seed, true and read
+pips, read flat, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
 on the board.
 Beside (``--beside``, seeds from :data:`BESIDE_SEED0`): the random throws keep their flat dice
@@ -80,8 +81,9 @@ READERS = ("pass", "spots", "hybrid")
 
 @dataclass(frozen=True)
 class Misread:
-    """A found die read wrong on a synthetic throw: what it was, what was read, and its look
-    and pose (style: index in ``synth.DICE_STYLES``; tilt in degrees, 0 when flat)."""
+    """A found die read wrong on a synthetic throw (its pips, or flat against cocked): what
+    it was, what was read, and its look and pose (style: index in ``synth.DICE_STYLES``; tilt
+    in degrees, 0 when flat)."""
 
     seed: int
     truth: int
@@ -94,12 +96,14 @@ class Misread:
     confidence: float
     x_mm: float
     y_mm: float
+    read_flat: bool
 
     def line(self) -> str:
         """One line of ``--errors``."""
         return (f"  seed {self.seed:7d}  truth {self.truth}  read {self.read}  "
                 f"style {self.style} ({self.material:11s})  flat {self.flat!s:5s}  "
-                f"tilt {self.tilt:4.1f}  on_checker {self.on_checker!s:5s}  "
+                f"read flat {self.read_flat!s:5s}  tilt {self.tilt:4.1f}  "
+                f"on_checker {self.on_checker!s:5s}  "
                 f"confidence {self.confidence:.3f}  at ({self.x_mm:.0f}, {self.y_mm:.0f}) mm")
 
 
@@ -168,11 +172,12 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             for key in ("pips", f"pips_{truth.material}", *(("pips_flat",) if truth.flat else ())):
                 c[key][0] += d.pips == truth.pips
                 c[key][1] += 1
-            if errors is not None and d.pips != truth.pips:
+            if errors is not None and (d.pips != truth.pips or d.flat != truth.flat):
                 prop = _die_prop(scene, truth)
                 errors.append(Misread(seed, truth.pips, d.pips, _style(prop), truth.material,
                                       truth.flat, prop.tilt_deg if prop else math.nan,
-                                      truth.on_checker, d.confidence, truth.x_mm, truth.y_mm))
+                                      truth.on_checker, d.confidence, truth.x_mm, truth.y_mm,
+                                      d.flat))
             if truth.flat:
                 c["flat_called_cocked"][0] += not d.flat
                 c["flat_called_cocked"][1] += 1
@@ -342,8 +347,9 @@ def main(argv: list[str]) -> int:
                         help="throws with a die beside a checker or the rail (0: none)")
     parser.add_argument("--no-photos", action="store_true", help="skip the photographs")
     parser.add_argument("--errors", action="store_true",
-                        help="synthetic: list every found die read wrong (seed, truth, read, "
-                             "style, flat, tilt, on checker, confidence)")
+                        help="synthetic: list every found die read wrong, pips or flat/cocked "
+                             "(seed, truth, read, style, flat, tilt, on checker, "
+                             "confidence)")
     args = parser.parse_args(argv)
     print(f"dice styles in the synthetic set: {len(DICE_STYLES)}")
     if args.synthetic > 0:
@@ -357,7 +363,7 @@ def main(argv: list[str]) -> int:
             else:
                 print(f"  {key:20s} {_ratio(hit, total)}")
         if errors is not None:
-            print(f"misread dice: {len(errors)}")
+            print(f"misread dice (pips or flat/cocked): {len(errors)}")
             for e in errors:
                 print(e.line())
     if args.beside > 0:
