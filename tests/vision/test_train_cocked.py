@@ -84,3 +84,54 @@ def test_copies_are_fitted_with_their_rows_and_never_held_out(
             assert label == y[source[k]]
     assert model["rows"] == 100 and model["moved_rows"] == 200
 
+
+
+def test_the_rows_do_not_depend_on_how_many_processes_render_them() -> None:
+    """Each throw moves its patches by a generator of its own seed, so two processes give the
+    very rows one gives, in the same order (a model refitted on a faster machine is the same
+    model)."""
+    one = collect(0, 1, 0, 0, 0, 1, spots=False, copies=1, workers=1)
+    two = collect(0, 1, 0, 0, 0, 1, spots=False, copies=1, workers=2)
+    assert set(one) == set(two)
+    for key in one:
+        assert np.array_equal(one[key], two[key]), key
+    assert set(one["kinds"].tolist()) == {1, 6}
+
+
+def test_the_two_newest_kinds_lean_where_they_say() -> None:
+    """Kind 6 leans a die on the rail (or lays it flat beside it) whatever checkers the half
+    holds; kind 7 leans a one, two or three on something above it in the picture."""
+    g = train_cocked._scene(6, train_cocked.RAIL_SEED0 + 1).geometry
+    for seed in range(train_cocked.RAIL_SEED0, train_cocked.RAIL_SEED0 + 6):
+        die = train_cocked._scene(6, seed).dice[1]
+        assert min(die.y_mm, g.height_mm - die.y_mm) < 16.0
+        assert die.flat == (seed % 4 == 0)
+    for seed in range(train_cocked.FACING_SEED0, train_cocked.FACING_SEED0 + 4):
+        scene = train_cocked._scene(7, seed)
+        first, second = scene.dice
+        assert first.flat and not second.flat and second.pips in (1, 2, 3)
+        prop = scene.frame.spec.props[1] if scene.frame else None
+        assert prop is not None and prop.tilt_axis_deg == 0.0  # type: ignore[attr-defined]
+
+
+def test_the_bar_lets_few_flat_dice_through_pooled_and_of_each_kind() -> None:
+    """``false_bar``: at most ``pooled`` of all flat dice above the bar, and at most ``each``
+    of every kind's; without ``each``, ``pooled`` of every kind's (the rule before)."""
+    from vision.dice.train_cocked import false_bar
+
+    rng = np.random.default_rng(5)
+    p = np.concatenate([rng.uniform(0.0, 0.5, 1000), rng.uniform(0.0, 0.5, 100)])
+    p[[3, 4, 5]] = [0.9, 0.8, 0.7]  # kind 0's three most cocked-looking flat dice
+    p[[1000, 1001]] = [0.95, 0.6]  # kind 1's two
+    kinds = np.array([0] * 1000 + [1] * 100)
+    flat = np.ones(len(p), bool)
+
+    def through(bar: float, kind: int | None = None) -> float:
+        of = flat if kind is None else flat & (kinds == kind)
+        return float(np.mean(p[of] >= bar))
+
+    each = false_bar(p, flat, kinds, 0.005, 0.015)
+    assert through(each) <= 0.005 and all(through(each, k) <= 0.015 for k in (0, 1))
+    assert through(each - 1e-3) > 0.005 or through(each - 1e-3, 1) > 0.015  # the lowest such
+    strict = false_bar(p, flat, kinds, 0.005)
+    assert through(strict, 1) <= 0.005 and strict > each  # kind 1's two set it alone

@@ -4,7 +4,8 @@ The hard cases for the flat/cocked judgement (BG-ROLL-2): a die tipped against t
 checker of a stack (its top leaning towards the checker, as dice come to rest in play and as
 the demo's players plant cocked throws), against the rail, and flat dice a few millimetres from
 a checker of their own colour; and throws as a fixed table camera sees them (the demo's kind of
-picture: plain light, the tournament's dice leaning straight on a checker). The cocked model
+picture: plain light, the tournament's dice leaning straight on a checker, or a die of few
+pips leaning on a checker above it, square to the picture). The cocked model
 (``vision.dice.train_cocked``) is fitted on these besides ``vision.dice.synth``'s random
 throws; deterministic by seed.
 """
@@ -19,7 +20,7 @@ from vision.dice.render import DieProp, leaning_reach
 from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth
 from vision.geometry import BoardGeometry
 from vision.render import render_scene
-from vision.render.scene import BoardContents, CameraSpec, random_scene
+from vision.render.scene import BoardContents, CameraSpec, SceneSpec, random_scene
 
 WHITE_RED = 1  # DICE_STYLES index of the tournament's white dice with red pips
 
@@ -37,12 +38,13 @@ def _stack_ends(g: BoardGeometry, contents: BoardContents, half: str
 
 
 def beside_checker_scene(seed: int, *, cocked: bool, tilt_range: tuple[float, float] = (
-        12.0, 40.0), style: int | None = None) -> DiceScene:
+        12.0, 40.0), style: int | None = None, rail: bool = False) -> DiceScene:
     """A throw of two dice in one half: one flat in the middle of the board, the other beside
     the outermost checker of a stack (towards the board's middle), cocked against it by a tilt
     drawn from ``tilt_range`` when ``cocked``, else flat 0.5 to 5 mm from it; with no checker
     in that half, against (or beside) the rail. ``style``: the dice's look (index in
-    ``synth.DICE_STYLES``), else drawn (the tournament's white dice 40% of the time)."""
+    ``synth.DICE_STYLES``), else drawn (the tournament's white dice 40% of the time);
+    ``rail``: against (or beside) the rail whatever checkers the half holds."""
     rng = np.random.default_rng(seed + 11_000_000)
     spec = random_scene(seed, hand_probability=0.0, hard=bool(rng.random() < 0.6), max_stack=5)
     g = spec.geometry
@@ -56,7 +58,7 @@ def beside_checker_scene(seed: int, *, cocked: bool, tilt_range: tuple[float, fl
     reach = leaning_reach(g.die_size_mm, tilt)
     gap = 0.5 if cocked else float(rng.uniform(0.5, 5.0))
     ends = _stack_ends(g, spec.contents, half)
-    if ends and rng.random() < 0.85:
+    if ends and rng.random() < 0.85 and not rail:
         cx, cy = ends[int(rng.integers(0, len(ends)))]
         dy = 1.0 if cy < g.height_mm / 2 else -1.0  # towards the middle of the board
         sway = float(rng.uniform(-25, 25)) if rng.random() < 0.4 else 0.0
@@ -76,11 +78,7 @@ def beside_checker_scene(seed: int, *, cocked: bool, tilt_range: tuple[float, fl
     fy = g.height_mm / 2 + float(rng.uniform(-10, 10))
     flat = DieProp(fx, fy, int(rng.integers(1, 7)), float(rng.uniform(0, 360)), material=material,
                    body_bgr=body, pip_bgr=pip)
-    dice = [DieTruth(p.upward_value(), p.x_mm, p.y_mm, p.flat, False, g.half_at(p.x_mm, p.y_mm),
-                     material) for p in (flat, leaning)]
-    spec.props = (flat, leaning)
-    frame = render_scene(spec)
-    return DiceScene(frame.image, frame.corners, dice, None, g, frame)
+    return _rendered(spec, (flat, leaning))
 
 
 def _plain_camera(rng: np.random.Generator) -> CameraSpec:
@@ -140,8 +138,47 @@ def table_throw_scene(seed: int, *, cocked: bool) -> DiceScene:
         x, y = x1 + float(rng.uniform(38.0, 55.0)), y1 + float(rng.uniform(-6.0, 6.0))
     second = DieProp(x, y, int(rng.integers(1, 7)), float(rng.uniform(0, 360)), tilt, axis,
                      material=material, body_bgr=body, pip_bgr=pip)
-    dice = [DieTruth(p.upward_value(), p.x_mm, p.y_mm, p.flat, False, g.half_at(p.x_mm, p.y_mm),
-                     material) for p in (first, second)]
-    spec.props = (first, second)
+    return _rendered(spec, (first, second))
+
+
+def _rendered(spec: SceneSpec, dice: tuple[DieProp, ...]) -> DiceScene:
+    """``spec`` rendered with ``dice`` on it, and their truth."""
+    g = spec.geometry
+    truth = [DieTruth(p.upward_value(), p.x_mm, p.y_mm, p.flat, False,
+                      g.half_at(p.x_mm, p.y_mm), p.material) for p in dice]
+    spec.props = dice
     frame = render_scene(spec)
-    return DiceScene(frame.image, frame.corners, dice, None, g, frame)
+    return DiceScene(frame.image, frame.corners, truth, None, g, frame)
+
+
+def facing_lean_scene(seed: int) -> DiceScene:
+    """A throw as the table camera sees it whose second die shows one, two or three pips and
+    leans straight on the outermost checker of a stack above it in the picture, turned square
+    (within 12 degrees) to the board's edges: the die's side face stands towards the camera as
+    one plain band, the kind of cocked die the model read flat in the referee's draws
+    (matches 4908862 and 910138); the first die lies flat in the middle band. With no such
+    stack in the half, against the rail at the top."""
+    rng = np.random.default_rng(seed + 17_000_000)
+    spec = random_scene(seed, hand_probability=0.0, hard=False, max_stack=5)
+    spec.camera = _plain_camera(rng)
+    g = spec.geometry
+    style = WHITE_RED if rng.random() < 0.7 else int(rng.integers(0, len(DICE_STYLES)))
+    material, body, pip = DICE_STYLES[style]
+    half = "right" if rng.random() < 0.5 else "left"
+    rect = g.half_rect(half)  # type: ignore[arg-type]
+    x1 = float(rng.uniform(rect.x0 + 40, rect.x1 - 90))
+    y1 = g.height_mm / 2 + float(rng.uniform(-10, 10))
+    first = DieProp(x1, y1, int(rng.integers(1, 7)), float(rng.uniform(0, 360)),
+                    material=material, body_bgr=body, pip_bgr=pip)
+    tilt = float(rng.uniform(18.0, 38.0))
+    reach = leaning_reach(g.die_size_mm, tilt)
+    above = [(cx, cy) for cx, cy in _stack_ends(g, spec.contents, half) if cy < g.height_mm / 2]
+    if above:
+        cx, cy = above[int(rng.integers(0, len(above)))]
+        x, y = cx, cy + g.checker_diameter_mm / 2 + reach + 0.5
+    else:
+        x, y = float(rng.uniform(rect.x0 + 20, rect.x1 - 20)), reach + 0.5
+    yaw = 90.0 * int(rng.integers(0, 4)) + float(rng.uniform(-12.0, 12.0))
+    second = DieProp(x, y, int(rng.integers(1, 4)), yaw, tilt, 0.0, material=material,
+                     body_bgr=body, pip_bgr=pip)
+    return _rendered(spec, (first, second))
