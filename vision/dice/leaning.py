@@ -97,13 +97,12 @@ def _plain_camera(rng: np.random.Generator) -> CameraSpec:
     )
 
 
-def table_throw_scene(seed: int, *, cocked: bool) -> DiceScene:
-    """A throw as a table camera sees it (:func:`_plain_camera`): two dice in one half, the
-    first flat in the middle band of the board; the second, when ``cocked``, tilted 18 to 38
-    degrees straight towards the outermost checker of a stack it leans on (sometimes a little
-    aside), against the rail, or tilted where it fell; otherwise flat, beside the first or a
-    few mm from a checker. Mostly the tournament's white dice with red pips."""
-    rng = np.random.default_rng(seed + 13_000_000)
+def _table_start(rng_seed: int, seed: int
+                 ) -> tuple[np.random.Generator, SceneSpec, str, DieProp]:
+    """The start the table throws share: their generator, a board of ``seed`` seen by
+    :func:`_plain_camera`, the half thrown into and a first die lying flat in its middle band
+    (mostly the tournament's white dice with red pips)."""
+    rng = np.random.default_rng(rng_seed)
     spec = random_scene(seed, hand_probability=0.0, hard=False, max_stack=5)
     spec.camera = _plain_camera(rng)
     g = spec.geometry
@@ -111,11 +110,24 @@ def table_throw_scene(seed: int, *, cocked: bool) -> DiceScene:
     material, body, pip = DICE_STYLES[style]
     half = "right" if rng.random() < 0.5 else "left"
     rect = g.half_rect(half)  # type: ignore[arg-type]
-    r = g.checker_diameter_mm / 2
     x1 = float(rng.uniform(rect.x0 + 40, rect.x1 - 90))
     y1 = g.height_mm / 2 + float(rng.uniform(-10, 10))
     first = DieProp(x1, y1, int(rng.integers(1, 7)), float(rng.uniform(0, 360)),
                     material=material, body_bgr=body, pip_bgr=pip)
+    return rng, spec, half, first
+
+
+def table_throw_scene(seed: int, *, cocked: bool) -> DiceScene:
+    """A throw as a table camera sees it (:func:`_plain_camera`): two dice in one half, the
+    first flat in the middle band of the board; the second, when ``cocked``, tilted 18 to 38
+    degrees straight towards the outermost checker of a stack it leans on (sometimes a little
+    aside), against the rail, or tilted where it fell; otherwise flat, beside the first or a
+    few mm from a checker. Mostly the tournament's white dice with red pips."""
+    rng, spec, half, first = _table_start(seed + 13_000_000, seed)
+    g, material, body, pip = spec.geometry, first.material, first.body_bgr, first.pip_bgr
+    rect = g.half_rect(half)  # type: ignore[arg-type]
+    r = g.checker_diameter_mm / 2
+    x1, y1 = first.x_mm, first.y_mm
     tilt = float(rng.uniform(18.0, 38.0)) if cocked else 0.0
     reach = leaning_reach(g.die_size_mm, tilt)
     ends = _stack_ends(g, spec.contents, half)
@@ -158,18 +170,9 @@ def facing_lean_scene(seed: int) -> DiceScene:
     one plain band, the kind of cocked die the model read flat in the referee's draws
     (matches 4908862 and 910138); the first die lies flat in the middle band. With no such
     stack in the half, against the rail at the top."""
-    rng = np.random.default_rng(seed + 17_000_000)
-    spec = random_scene(seed, hand_probability=0.0, hard=False, max_stack=5)
-    spec.camera = _plain_camera(rng)
-    g = spec.geometry
-    style = WHITE_RED if rng.random() < 0.7 else int(rng.integers(0, len(DICE_STYLES)))
-    material, body, pip = DICE_STYLES[style]
-    half = "right" if rng.random() < 0.5 else "left"
+    rng, spec, half, first = _table_start(seed + 17_000_000, seed)
+    g, material, body, pip = spec.geometry, first.material, first.body_bgr, first.pip_bgr
     rect = g.half_rect(half)  # type: ignore[arg-type]
-    x1 = float(rng.uniform(rect.x0 + 40, rect.x1 - 90))
-    y1 = g.height_mm / 2 + float(rng.uniform(-10, 10))
-    first = DieProp(x1, y1, int(rng.integers(1, 7)), float(rng.uniform(0, 360)),
-                    material=material, body_bgr=body, pip_bgr=pip)
     tilt = float(rng.uniform(18.0, 38.0))
     reach = leaning_reach(g.die_size_mm, tilt)
     above = [(cx, cy) for cx, cy in _stack_ends(g, spec.contents, half) if cy < g.height_mm / 2]
