@@ -310,8 +310,56 @@ def recognise(
         if found is not None:
             return found
     if not clear:
-        return Recognition("unreadable", reason="two legal moves fit the picture equally well")
-    return Recognition("unreadable", reason="no legal move fits and the reading is not sure")
+        second = scored[1][1]
+        return Recognition("unreadable", reason=(
+            "two legal moves fit the picture equally well: "
+            f"{_move_text(before, legal[best_board])} and {_move_text(before, legal[second])}"))
+    reason = "no legal move fits and the reading is not sure"
+    differ = "" if own is None else _differences(own, best_counts, layout, player)
+    if differ:
+        reason += (f"; nearest legal move {_move_text(before, legal[best_board])}, which "
+                   f"differs on {differ}")
+    return Recognition("unreadable", reason=reason)
+
+
+MAX_DIFFERENCES = 4  # places a "cannot read" reason names, at most
+
+
+def _move_text(before: Position, steps: tuple[Step, ...]) -> str:
+    """A legal move as the director reads it ("no move" when the turn passes)."""
+    return format_steps(before.board, steps) or "no move"
+
+
+def _differences(own: Counts, counts: Counts, layout: TableLayout, player: int) -> str:
+    """Where vision's reading and a legal result's ``counts`` differ, in the mover's point
+    numbers ("the 7-point (1 of the mover's read, none in the move)"), so that a director
+    called to the table knows where to look; "" where they agree."""
+    mover = 0 if (layout.first_colour == "darker") == (player == 0) else 1
+    places = [(i, own[0][i], counts[0][i]) for i in range(24)] + [(BAR, own[1], counts[1])]
+    said: list[tuple[int, str]] = []
+    for place, read, needed in places:
+        if read == needed:
+            continue
+        point = 25 if place == BAR else layout.point_of_slot(place, first=player == 0)
+        where = "the bar" if place == BAR else f"the {point}-point"
+        said.append((point, f"{where} ({_checkers(read, mover)} read, "
+                            f"{_checkers(needed, mover)} in the move)"))
+    said.sort(key=lambda item: -item[0])  # the bar, then from the mover's 24-point down
+    named = [line for _, line in said[:MAX_DIFFERENCES]]
+    if len(said) > MAX_DIFFERENCES:
+        named.append(f"{len(said) - MAX_DIFFERENCES} more places")
+    return " and ".join([", ".join(named[:-1]), named[-1]]) if len(named) > 1 else "".join(named)
+
+
+def _checkers(pair: tuple[int, int], mover: int) -> str:
+    """(darker, lighter) counts as words from the mover's side."""
+    n = pair[0] + pair[1]
+    if n == 0:
+        return "none"
+    whose = "the mover's" if pair[mover] else "the opponent's"
+    if pair[0] and pair[1]:
+        return f"{pair[mover]} of the mover's and {pair[1 - mover]} of the opponent's"
+    return f"{n} of {whose}"
 
 
 def _illegal(

@@ -360,3 +360,43 @@ def test_a_checker_moved_between_tall_stacks_is_still_flagged() -> None:
     view = ProbView(read_slots, read_bar, p_read=0.999)
     found = recognise(StillViews([view] * 3), before, dice, 0, DEFAULT_LAYOUT, settings)
     assert found.verdict == "illegal"
+
+
+def test_cannot_read_names_the_nearest_legal_move_and_where_it_differs() -> None:
+    """A checker one pip short (31 played 8/5 6/4), both places read unsurely (a faint rim):
+    the referee waits, and says which legal move is nearest and on which points, in the
+    mover's numbers, the picture differs from it: what a director called to the table checks."""
+    wrong = BEFORE.apply_steps([(8, 5), (6, 4)])
+    for player in (0, 1):
+        slots, bar = hypothesis(DEFAULT_LAYOUT, wrong.board, player)
+        five, four = (DEFAULT_LAYOUT.slot_of_point(p) if player == 0
+                      else DEFAULT_LAYOUT.slot_of_point(25 - p) for p in (5, 4))
+        legal_slots = hypothesis(DEFAULT_LAYOUT, BEFORE.apply_steps([(8, 5), (6, 5)]).board,
+                                 player)[0]
+        view = ProbView(slots, bar, unsure={five: (legal_slots[five], 0.3),
+                                            four: ((0, 0), 0.3)})
+        found = recognise(StillViews([view] * 3), BEFORE, DICE, player, DEFAULT_LAYOUT,
+                          SETTINGS)
+        assert found.verdict == "unreadable"
+        assert found.reason == (
+            "no legal move fits and the reading is not sure; nearest legal move 8/5 6/5, which "
+            "differs on the 5-point (1 of the mover's read, 2 of the mover's in the move) and "
+            "the 4-point (1 of the mover's read, none in the move)"), player
+
+
+def test_two_legal_moves_read_alike_are_both_named() -> None:
+    """Two legal results that differ on a few points, each read half and half: neither fits
+    clearly, and the reason names both moves."""
+    plays = legal_plays(BEFORE, DICE)
+    counts = [hypothesis(DEFAULT_LAYOUT, p.result.board, 0) for p in plays]
+    pairs = [(i, j) for i in range(len(plays)) for j in range(i + 1, len(plays))]
+    a, b = min(pairs, key=lambda ij: sum(
+        x != y for x, y in zip(counts[ij[0]][0], counts[ij[1]][0], strict=True)))
+    differ = [k for k in range(24) if counts[a][0][k] != counts[b][0][k]]
+    view = ProbView(counts[a][0], counts[a][1],
+                    unsure={k: (counts[b][0][k], 0.5 - 1e-6) for k in differ})
+    found = recognise(StillViews([view] * 3), BEFORE, DICE, 0, DEFAULT_LAYOUT, SETTINGS)
+    assert found.verdict == "unreadable"
+    assert found.reason.startswith("two legal moves fit the picture equally well: ")
+    named = found.reason.split(": ", 1)[1].split(" and ")
+    assert sorted(named) == sorted([plays[a].move, plays[b].move])
