@@ -35,7 +35,7 @@ from controller.referee.api import (
     SetSignal,
     TakeSnapshot,
 )
-from controller.referee.config import RefereeConfig
+from controller.referee.config import RecognitionSettings, RefereeConfig
 from controller.referee.dice_places import (
     Sig,
     all_lie,
@@ -823,7 +823,9 @@ class Referee:
         elif len(fresh) > 2:
             why = f"{len(fresh)} dice are seen where two were thrown"
         else:
-            why = f"{2 - sure} of the two dice cannot be read surely"
+            unsure = [_die_doubt(rec, d) for d in fresh
+                      if not (rec.readable(d) or rec.surely_cocked(d))]
+            why = f"{2 - sure} of the two dice cannot be read surely: {' and '.join(unsure)}"
         self._announce_cannot_read(
             0 if player is None else player,
             "BG-ROLL-2",
@@ -1507,3 +1509,15 @@ def _conforms(referee: Referee) -> RefereeProtocol:
 def _cited(reason: str, rule: str) -> str:
     """A reason with its rule named after it, once (a reason may name it already)."""
     return reason if rule in reason else f"{reason} ({rule})"
+
+
+def _die_doubt(rec: RecognitionSettings, die: DieSeen) -> str:
+    """Why one die of a throw cannot be judged, naming it by face and place so that the
+    players and a director know which die to look at (BG-ROLL-2)."""
+    where = ("off the board" if die.half == "off-board"
+             else f"in the {die.half} half of the picture")
+    if not die.flat:
+        return f"a die {where} looks cocked, not surely"
+    if die.p_cocked >= rec.flat_doubt:
+        return f"the {die.pips} {where} may be cocked"
+    return f"the {die.pips} {where} is read faintly"

@@ -44,6 +44,7 @@ def test_an_unsure_die_picked_up_and_thrown_again_is_judged_afresh() -> None:
     out = table.frames(_frames_for(wait) + 1)
     said = table.entries(out, "cannot_read")
     assert len(said) == 1 and "1 of the two dice cannot be read surely" in said[0]["reason"]
+    assert "the 2 in the right half of the picture is read faintly" in said[0]["reason"]
     table.motion()
     table.dice = ()  # both dice picked up to be thrown again
     out = table.frames(1)
@@ -96,3 +97,21 @@ def test_the_opening_waits_silently_for_the_second_die_but_says_two_it_cannot_ju
     out = table.frames(1)
     assert [e["dice"] for e in table.entries(out, "opening_roll")] == [[3, 5]]
     assert SetSignal("cannot_read", False) in out
+
+
+def test_the_unjudged_die_is_named_by_face_and_place() -> None:
+    """The reason says which die to look at: one read cocked too faintly to call the throw
+    invalid, beside one read surely (BG-ROLL-2)."""
+    table = _started()
+    table.play_first_legal()
+    wait = table.config.recognition.throw_unread_ms
+    faint = table.config.recognition.cocked_confidence / 2
+    table.motion()
+    table.dice = (table.die(4, 0), DieSeen(3, "right", False, False, faint))
+    out = table.frames(_frames_for(wait) + 1)
+    said = table.entries(out, "cannot_read")
+    assert len(said) == 1
+    assert said[0]["reason"] == (
+        "Ayse's throw cannot be judged (1 of the two dice cannot be read surely: a die in the "
+        "right half of the picture looks cocked, not surely): a cocked die is thrown again; "
+        "else the director sets the dice")

@@ -85,6 +85,8 @@ def test_a_die_read_flat_but_more_likely_cocked_is_not_judged_flat() -> None:
     assert table.entries(out, "roll") == [] and table.entries(out, "invalid_throw") == []
     said = table.entries(out, "cannot_read")
     assert len(said) == 1 and "1 of the two dice cannot be read surely" in said[0]["reason"]
+    half = leaning.half
+    assert f"the 2 in the {half} half of the picture may be cocked" in said[0]["reason"]
     # the same die read surely flat is a roll
     table.motion()
     table.dice = (table.die(4, 0), dataclasses.replace(table.die(2, 0), p_cocked=doubt - 0.04))
