@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.board_reader import BoardReading, read_board
+from vision.calibration import CornersOutsideImageError
 from vision.imageio import load_image
 from vision.render import random_scene, render_scene
 
@@ -57,6 +58,9 @@ class Tally:
     hidden_slots: int = 0
     hidden_claimed: int = 0
     frames_claiming_hidden: int = 0
+    # synthetic frames whose random camera put a board corner outside the picture: the reader
+    # refuses those (CornersOutsideImageError), as it should; they are not scored
+    outside: list[int] = field(default_factory=list)  # their seeds
     times: list[float] = field(default_factory=list)
 
     def report(self, title: str) -> str:
@@ -82,6 +86,9 @@ class Tally:
             f"hidden slots given a count anyway: {pct(self.hidden_claimed, self.hidden_slots)}; "
             f"frames doing so: {self.frames_claiming_hidden}",
         ]
+        if self.outside:
+            lines.append("frames refused, a board corner outside the picture (not scored): "
+                         + ", ".join(f"synthetic-{seed}" for seed in self.outside))
         if self.times:
             t = np.array(self.times)
             lines.append(f"read time ms: median {np.median(t):.2f}, p95 {np.percentile(t, 95):.2f}")
@@ -160,7 +167,11 @@ def run_synthetic(frames: int, seed0: int, writer: csv.DictWriter[str], tally: T
         seed = seed0 + k
         frame = render_scene(random_scene(seed))
         t = time.perf_counter()
-        reading = read_board(frame.image, corners=frame.corners, name=f"synthetic-{seed}")
+        try:
+            reading = read_board(frame.image, corners=frame.corners, name=f"synthetic-{seed}")
+        except CornersOutsideImageError:
+            tally.outside.append(seed)
+            continue
         ms = (time.perf_counter() - t) * 1000.0
         tally.times.append(ms)
         hidden = set(frame.hidden_slots)
