@@ -817,7 +817,6 @@ class Referee:
         names = self.config.players
         name = "the opening" if player is None else f"{names[player]}'s"
         rec = self.config.recognition
-        sure = sum(1 for d in fresh if rec.readable(d) or rec.surely_cocked(d))
         if len(fresh) < 2:
             why = "only one of the two dice is seen"
         elif len(fresh) > 2:
@@ -825,7 +824,7 @@ class Referee:
         else:
             unsure = [_die_doubt(rec, d) for d in fresh
                       if not (rec.readable(d) or rec.surely_cocked(d))]
-            why = f"{2 - sure} of the two dice cannot be read surely: {' and '.join(unsure)}"
+            why = f"{len(unsure)} of the two dice cannot be read surely: {' and '.join(unsure)}"
         self._announce_cannot_read(
             0 if player is None else player,
             "BG-ROLL-2",

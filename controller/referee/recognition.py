@@ -348,18 +348,19 @@ def _differences(own: Counts, counts: Counts, layout: TableLayout, player: int) 
     named = [line for _, line in said[:MAX_DIFFERENCES]]
     if len(said) > MAX_DIFFERENCES:
         named.append(f"{len(said) - MAX_DIFFERENCES} more places")
-    return " and ".join([", ".join(named[:-1]), named[-1]]) if len(named) > 1 else "".join(named)
+    if len(named) > 1:
+        return f"{', '.join(named[:-1])} and {named[-1]}"
+    return "".join(named)
 
 
 def _checkers(pair: tuple[int, int], mover: int) -> str:
     """(darker, lighter) counts as words from the mover's side."""
-    n = pair[0] + pair[1]
-    if n == 0:
-        return "none"
-    whose = "the mover's" if pair[mover] else "the opponent's"
-    if pair[0] and pair[1]:
-        return f"{pair[mover]} of the mover's and {pair[1 - mover]} of the opponent's"
-    return f"{n} of {whose}"
+    mine, theirs = pair[mover], pair[1 - mover]
+    if mine and theirs:
+        return f"{mine} of the mover's and {theirs} of the opponent's"
+    if mine or theirs:
+        return f"{mine} of the mover's" if mine else f"{theirs} of the opponent's"
+    return "none"
 
 
 def _illegal(

@@ -357,15 +357,14 @@ class CubeMemory:
             return None
         self.none_taken += 1
         absorb(ref, now, changed)
-        since = changed if self.since is None else self.since | changed
-        self.since = since
+        self.since = changed if self.since is None else self.since | changed
         if again:
+            self.pending += [(b, 1) for b in _cube_boxes(self.since, canonical)]
             self.none_taken, self.rounds, self.since = 0, self.rounds + 1, None
-            self.pending += [(b, 1) for b in _cube_boxes(since, canonical)]
         if self.lost_from is not None and self.lost_from.shape == now.shape:
-            since = change_mask(now, self.lost_from)
-            if since is not None:
-                self.pending += [(b, LOST_RETRIES) for b in _cube_boxes(since, canonical)]
+            moved = change_mask(now, self.lost_from)
+            if moved is not None:
+                self.pending += [(b, LOST_RETRIES) for b in _cube_boxes(moved, canonical)]
         self.lost_from = None
         if changed.any():
             self.pending += [(b, PART_RETRIES + 1) for b in _cube_boxes(changed, canonical)]
