@@ -333,7 +333,7 @@ def _move_text(before: Position, steps: tuple[Step, ...]) -> str:
 def _differences(own: Counts, counts: Counts, layout: TableLayout, player: int) -> str:
     """Where vision's reading and a legal result's ``counts`` differ, in the mover's point
     numbers ("the 7-point (1 of the mover's read, none in the move)"), so that a director
-    called to the table knows where to look; "" where they agree."""
+    called to the table knows where to look (TTB-6.1); "" where they agree."""
     mover = 0 if (layout.first_colour == "darker") == (player == 0) else 1
     places = [(i, own[0][i], counts[0][i]) for i in range(24)] + [(BAR, own[1], counts[1])]
     said: list[tuple[int, str]] = []

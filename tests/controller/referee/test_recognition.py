@@ -365,7 +365,8 @@ def test_a_checker_moved_between_tall_stacks_is_still_flagged() -> None:
 def test_cannot_read_names_the_nearest_legal_move_and_where_it_differs() -> None:
     """A checker one pip short (31 played 8/5 6/4), both places read unsurely (a faint rim):
     the referee waits, and says which legal move is nearest and on which points, in the
-    mover's numbers, the picture differs from it: what a director called to the table checks."""
+    mover's numbers, the picture differs from it: what a director called to the table checks
+    (TTB-6.1)."""
     wrong = BEFORE.apply_steps([(8, 5), (6, 4)])
     for player in (0, 1):
         slots, bar = hypothesis(DEFAULT_LAYOUT, wrong.board, player)
@@ -386,7 +387,7 @@ def test_cannot_read_names_the_nearest_legal_move_and_where_it_differs() -> None
 
 def test_two_legal_moves_read_alike_are_both_named() -> None:
     """Two legal results that differ on a few points, each read half and half: neither fits
-    clearly, and the reason names both moves."""
+    clearly, and the reason names both moves (TTB-6.1)."""
     plays = legal_plays(BEFORE, DICE)
     counts = [hypothesis(DEFAULT_LAYOUT, p.result.board, 0) for p in plays]
     pairs = [(i, j) for i in range(len(plays)) for j in range(i + 1, len(plays))]
