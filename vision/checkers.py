@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import cv2
 import numpy as np
@@ -223,24 +224,33 @@ def edge_maps_and_gradients(gray: np.ndarray, config: CheckerConfig
     ay = cv2.convertScaleAbs(gy)
     ax = cv2.convertScaleAbs(gx)
     thr = round(config.rim_edge_min * 8)
-    vertical = _dominant(ay, ax, thr)
-    horizontal = _dominant(ax, ay, thr)
+    vertical = _dominant(ay, ax, thr, config.rim_dominance)
+    horizontal = _dominant(ax, ay, thr)  # a side rim within 25 degrees of upright
     # rims may sit a pixel or two off the nominal circle (checkers differ a little in size)
     vkernel = np.ones((config.edge_dilate_along, 3), np.uint8)
     hkernel = np.ones((3, config.edge_dilate_along), np.uint8)
     return cv2.dilate(vertical, vkernel), cv2.dilate(horizontal, hkernel), (gx, gy)
 
 
-def _dominant(a: np.ndarray, b: np.ndarray, thr: int) -> np.ndarray:
-    """0/1 where ``a > thr`` and ``2 a > 3 b`` (uint8 maps), in saturating uint8 arithmetic:
-    with ``d = max(a - b, 0)``, ``2 a > 3 b`` is ``2 d > b``, and saturating ``2 d`` at 255
-    changes nothing (``d >= 128`` needs ``b <= 127``)."""
-    d = cv2.subtract(a, b)
-    cv2.add(d, d, dst=d)
-    cv2.compare(d, b, cv2.CMP_GT, dst=d)  # 0 / 255
+def _dominant(a: np.ndarray, b: np.ndarray, thr: int, ratio: float = 1.5) -> np.ndarray:
+    """0/1 where ``a > thr`` and ``a > ratio * b`` (uint8 maps), exactly and in uint8: for a
+    whole ``a``, ``a > ratio * b`` is ``a > floor(ratio * b)``, looked up per value of ``b``."""
+    steep = cv2.LUT(b, _floor_table(ratio))
+    cv2.compare(a, steep, cv2.CMP_GT, dst=steep)  # 0 / 255
     out: np.ndarray = cv2.threshold(a, thr, 1, cv2.THRESH_BINARY)[1]
-    cv2.bitwise_and(out, d, dst=out)
+    cv2.bitwise_and(out, steep, dst=out)
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _floor_table(ratio: float) -> np.ndarray:
+    """``floor(ratio * v)`` for v = 0..255, capped at 255 (where no uint8 exceeds it), with
+    ``ratio`` taken as a fraction of denominator at most 16."""
+    frac = Fraction(ratio).limit_denominator(16)
+    table = np.array([min(255, frac.numerator * v // frac.denominator) for v in range(256)],
+                     np.uint8)
+    table.flags.writeable = False  # shared by every call
+    return table
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

@@ -23,6 +23,12 @@ class CheckerConfig:
     px_per_mm: float = 0.7
     # A disc is present when this fraction of its rim shows a radial edge...
     rim_edge_min: float = 8.0  # grey levels per pixel of vertical gradient counted as a rim
+    # ... running steeply enough across the column to be a rim above or below a centre: the
+    # vertical gradient over the horizontal one above this (1.2: a rim whose normal is at
+    # least 50 degrees from the column's cross direction). The arcs tested reach 42 degrees;
+    # 1.5 (56 degrees) left a lone checker's arc ends to the edge maps' thickening and read
+    # it unsurely (``tests.eval.lone_checkers``); a point's slanted edges sit near 6 degrees.
+    rim_dominance: float = 1.2
     disc_score_threshold: float = 0.5
     # ... and the logistic width turning a disc score into a probability.
     disc_score_scale: float = 0.06
@@ -73,6 +79,11 @@ class CheckerConfig:
     off_count_sd: float = 0.3
     # Highest count a slot's probability table covers.
     max_count: int = 15
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.rim_dominance <= 16.0:
+            raise ConfigError(f"rim_dominance must be above 0 and at most 16, "
+                             f"not {self.rim_dominance!r}")
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
+import cv2
 import numpy as np
 import pytest
 
 from vision.board_reader import read_board
+from vision.checkers import _dominant, edge_maps
+from vision.config import CheckerConfig
 from vision.render import BoardContents, SceneSpec, random_scene, render_scene
 from vision.render.scene import SCHEMES, CameraSpec
 
@@ -95,3 +101,24 @@ def test_grey_and_alpha_pictures_are_accepted() -> None:
     a = read_board(frame.image, corners=frame.corners).slot_counts()
     b = read_board(bgra, corners=frame.corners).slot_counts()
     assert a == b
+
+
+@pytest.mark.parametrize("ratio", [1.5, 1.2, 1.0, 0.75, 3.0])
+def test_rim_edges_are_those_steep_enough_exactly(ratio: float) -> None:
+    a, b = np.random.default_rng(7).integers(0, 256, (2, 64, 64), dtype=np.uint8)
+    got = _dominant(a, b, 64, ratio)
+    want = (a > 64) & (a.astype(np.float64) > ratio * b.astype(np.float64))
+    assert got.dtype == np.uint8 and np.array_equal(got.astype(bool), want)
+
+
+def test_a_rim_at_the_tested_arcs_end_counts_without_the_maps_thickening() -> None:
+    # a disc's rim 54 degrees up from the column's cross direction: the second of the nine
+    # samples of an arc from 42 to 138 degrees
+    gray = np.full((80, 80), 90, np.uint8)
+    cv2.circle(gray, (40, 40), 20, 200, -1, cv2.LINE_AA)
+    gray = cv2.GaussianBlur(gray, (0, 0), 1.0)
+    a = math.radians(54)
+    x, y = round(40 + 20 * math.cos(a)), round(40 - 20 * math.sin(a))
+    assert edge_maps(gray, replace(CheckerConfig(), edge_dilate_along=1))[0][y, x]
+    steep_only = replace(CheckerConfig(), edge_dilate_along=1, rim_dominance=1.5)
+    assert not edge_maps(gray, steep_only)[0][y, x]

@@ -23,6 +23,10 @@ def test_every_scheme_counts_its_lone_checkers_and_the_evidence_of_each() -> Non
         assert all(math.isfinite(n) for n in results[name].nats)
     assert results["all"].total == len(LONE) * len(schemes)
     assert results["all"].right == results["all"].total  # every count right (measured)
+    # and every one sure enough for the referee to call a stray checker illegal: with rims
+    # taken only from 56 degrees up (rim_dominance 1.5), the light checkers of gold-white-cream
+    # on slots 12 and 18 of this board fell to 2.78 nats
+    assert not results["all"].short, results["all"].line("all", 4.0)
 
 
 def test_checkers_below_the_margin_are_listed_by_slot() -> None:

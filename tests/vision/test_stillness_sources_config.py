@@ -99,3 +99,6 @@ def test_config_from_toml(tmp_path: Path) -> None:
     p.write_text("[vision.checkers]\npx_per_mm = 'big'\n")
     with pytest.raises(ConfigError, match="px_per_mm"):
         load_vision_config(p)
+    p.write_text("[vision.checkers]\nrim_dominance = 0\n")
+    with pytest.raises(ConfigError, match=r"vision\.checkers: rim_dominance .* not 0\.0"):
+        load_vision_config(p)
