@@ -19,6 +19,7 @@ from controller.referee.api import Event, FrameSeen, RefereeProtocol
 from controller.runtime.effects import Executor
 from controller.runtime.pipeline import TablePipeline, Timings, press_event
 from controller.runtime.view import FrameReader
+from vision.dice.reuse import FLAT_DOUBT
 from vision.stillness import StillnessGate
 
 # Referee stages in which no throw is due (``Referee.stage``).
@@ -64,7 +65,7 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
             memory = getattr(self.reader, "dice_memory", None)
             if memory is not None:
                 if due == "thorough":
-                    memory.read_thoroughly()
+                    memory.read_thoroughly(self.flat_doubt())
                 else:
                     memory.read_before_throw()
         return self.reader.read(image, t, with_dice=self.dice_wanted())
@@ -84,6 +85,14 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
         if getattr(referee, "stage", None) == "move" and getattr(referee, "dice_due", False):
             return "press"
         return "thorough" if getattr(referee, "throw_unsure", False) else None
+
+    def flat_doubt(self) -> float:
+        """The referee's ``flat_doubt`` (a die read flat from this cocked probability on may
+        be cocked), which a thorough read of the dice uses as well; the dice memory's default
+        for a referee without one."""
+        config = getattr(self.referee, "config", None)
+        doubt = getattr(getattr(config, "recognition", None), "flat_doubt", None)
+        return float(doubt) if isinstance(doubt, (int, float)) else FLAT_DOUBT
 
     def dice_wanted(self) -> bool:
         """Whether a still picture's dice are read. Reading dice is the slowest reader, and

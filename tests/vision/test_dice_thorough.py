@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from controller.demo.camera import DemoCamera, Shot
 from controller.demo.players import demo_die
+from engine.errors import ConfigError
 from vision.cube import CubeProp
 from vision.dice.board import BoardDie
 from vision.dice.render import DieProp
@@ -130,3 +132,7 @@ def test_only_a_die_in_doubt_is_settled_and_only_by_a_tilted_face_at_its_place()
     assert _settle_doubt(doubt, [_die(101.0, True, 0.7)], near) is doubt  # read flat again
     cocked = _die(100.0, False, 0.95)
     assert _settle_doubt(cocked, [_die(101.0, True, 0.0)], near) is cocked
+    # the doubt is the referee's setting: a table that doubts from 0.4 settles this one too
+    assert _settle_doubt(sure, [far, tilted], near, doubt=0.4) is tilted
+    with pytest.raises(ConfigError, match=r"doubt must be between 0 and 1, not 1\.5"):
+        DiceMemory().read_thoroughly(1.5)

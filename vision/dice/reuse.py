@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from engine.errors import ConfigError
 from vision.cube import CubeReading, cube_patch
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.candidates import (
@@ -112,8 +113,9 @@ SEARCH_DIES = 1.0
 # such a die as thrown again even where a die lay (DiceMemory.changed_since_press)
 THROWN_REACH_DIES = 0.75
 # a die read flat with a cocked probability from this on is more likely cocked than not: a
-# thorough read takes another read's tilted face there for it (thorough_dice); the referee's
-# RecognitionSettings.flat_doubt, which leaves such a throw unjudged, is the same
+# thorough read takes another read's tilted face there for it (thorough_dice). The default
+# only: the pipeline passes the referee's RecognitionSettings.flat_doubt (which leaves such a
+# throw unjudged) to read_thoroughly, so one table setting moves both
 FLAT_DOUBT = 0.5
 MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is read whole
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
@@ -431,6 +433,7 @@ class DiceMemory:
     _peaks: RasterPeaks | None = None
     _dice: list[BoardDie] = field(default_factory=list)
     _thorough: bool = False  # the next whole read adds the spot candidates
+    _doubt: float = FLAT_DOUBT  # ... and settles dice read flat from this cocked probability on
     _mark_before: bool = False  # the next read's picture is the board before a throw
     # the change raster (and frame key) of the board before the throw: what a thorough read
     # keeps dice against (only where the picture changed since, a die can have been thrown)
@@ -460,14 +463,18 @@ class DiceMemory:
         filter does not already keep out."""
         self._mark_before = True
 
-    def read_thoroughly(self) -> None:
+    def read_thoroughly(self, doubt: float = FLAT_DOUBT) -> None:
         """The next frame is read whole and thoroughly (:func:`thorough_dice`: more second
         chances, and the whole frame's pip spots as candidates as well as the raster's): for
         a throw whose dice the usual read did not all find (a one, white on a light field,
         gives the raster little to go on; the face of a die leaning on a checker may lie
-        farther from the raster's place than a second chance looks)."""
+        farther from the raster's place than a second chance looks). ``doubt``: the cocked
+        probability from which a die read flat is in doubt (the referee's ``flat_doubt``)."""
+        if not 0.0 <= doubt <= 1.0:
+            raise ConfigError(f"doubt must be between 0 and 1, not {doubt!r}")
         self.forget()
         self._thorough = True
+        self._doubt = doubt
 
     def read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry
              ) -> list[BoardDie]:
@@ -574,7 +581,7 @@ class DiceMemory:
         places = [(*raster.px_to_mm(u, v), p) for u, v, p in ranked]
         if self._thorough:
             self._dice = []
-            for d in thorough_dice(image, to_mm, geometry, places):
+            for d in thorough_dice(image, to_mm, geometry, places, self._doubt):
                 if self.changed_since_press(d.centre_mm) is False:
                     self.stats.unthrown_dropped += 1
                 else:
@@ -615,30 +622,32 @@ class DiceMemory:
 
 
 def thorough_dice(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
-                  places: list[tuple[float, float, float]] | None = None) -> list[BoardDie]:
+                  places: list[tuple[float, float, float]] | None = None,
+                  doubt: float = FLAT_DOUBT) -> list[BoardDie]:
     """A thorough read: ``read_board_dice`` with its raster candidates (or ``places``) and more
     second chances, around them too (``thorough``), and the dice a thorough read from the whole
     frame's pip spots finds elsewhere (``spots``: it finds some dice the raster never offers);
     the most confident four, in ``read_board_dice``'s order. A die the raster read finds flat
-    in doubt (:data:`FLAT_DOUBT`) that the spots read finds cocked, as a tilted face, is taken
-    as that: the raster may read a die leaning on the rail with its top face and its side
-    face together as one flat face (see :func:`_settle_doubt`). Several times slower than a
-    read."""
+    in doubt (a cocked probability of ``doubt`` or more) that the spots read finds cocked, as a
+    tilted face, is taken as that: the raster may read a die leaning on the rail with its top
+    face and its side face together as one flat face (see :func:`_settle_doubt`). Several
+    times slower than a read."""
     dice = read_board_dice(image, to_mm, geometry, places=places, thorough=True)
     spotted = read_board_dice(image, to_mm, geometry, spots=True, thorough=True)
     near = 0.7 * geometry.die_size_mm
-    dice = [_settle_doubt(k, spotted, near) for k in dice]
+    dice = [_settle_doubt(k, spotted, near, doubt) for k in dice]
     more = [d for d in spotted
             if all(_apart_mm(d, k) >= near for k in dice)]
     out = sorted([*dice, *more], key=lambda d: -d.confidence)[:4]
     return sorted(out, key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
 
 
-def _settle_doubt(die: BoardDie, spotted: list[BoardDie], near: float) -> BoardDie:
+def _settle_doubt(die: BoardDie, spotted: list[BoardDie], near: float,
+                  doubt: float = FLAT_DOUBT) -> BoardDie:
     """``die``, or the die the spots read finds cocked within ``near`` (mm) of it when ``die``
     is read flat in doubt: two reads of the same place, one unsure of flat, the other sure of a
     tilted face (a thorough second chance is kept only at ``pose.second_chance_threshold``)."""
-    if not die.flat or die.p_cocked < FLAT_DOUBT:
+    if not die.flat or die.p_cocked < doubt:
         return die
     cocked = [d for d in spotted if not d.flat and _apart_mm(d, die) < near]
     return max(cocked, key=lambda d: d.confidence) if cocked else die

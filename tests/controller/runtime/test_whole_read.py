@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
+from controller.referee.config import RecognitionSettings
 from controller.runtime.loop import Pipeline
 from tests.controller.runtime.test_table_pipeline import Bench, picture, show
 from vision.config import StillnessConfig
+from vision.dice.reuse import FLAT_DOUBT
 from vision.stillness import StillnessGate
 
 
@@ -43,6 +46,7 @@ class Memory:
         self.whole_next = True
         self.thorough_next = False
         self.before_next = False
+        self.doubts: list[float] = []
 
     def forget(self) -> None:
         self.forgotten += 1
@@ -52,7 +56,8 @@ class Memory:
         self.before_throw += 1
         self.before_next = True
 
-    def read_thoroughly(self) -> None:
+    def read_thoroughly(self, doubt: float) -> None:
+        self.doubts.append(doubt)
         self.forget()
         self.thorough += 1
         self.thorough_next = True
@@ -122,6 +127,21 @@ def test_an_unsure_throw_gets_one_thorough_read_per_still_scene(bench: Bench) ->
     # still unsure from the last scene: the new scene's first reading is whole, and only it
     assert reader.dice_memory.forgotten == 2 and reader.dice_memory.thorough == 2
     assert [s.whole for s in reader.reads[before:]] == [True, False]
+    assert reader.dice_memory.doubts == [FLAT_DOUBT, FLAT_DOUBT]  # the default: no config
+
+
+def test_the_thorough_read_doubts_a_flat_die_as_the_referee_is_configured_to(
+        bench: Bench) -> None:
+    # one setting for both: the referee leaves a throw unjudged from flat_doubt on, and the
+    # thorough read it asks for settles a die in doubt from the same probability on
+    pipeline, reader, referee = _pipeline(bench)
+    referee.config = SimpleNamespace(recognition=RecognitionSettings(flat_doubt=0.35))
+    show(bench, pipeline, picture(1), 6, key="before")
+    show(bench, pipeline, picture(2), 1, key="hand")
+    referee.throw_unsure = True
+    show(bench, pipeline, picture(3), 4, key="thrown")
+    assert reader.dice_memory.doubts == [0.35]
+    assert RecognitionSettings().flat_doubt == FLAT_DOUBT  # the two defaults agree
 
 
 def test_no_whole_read_while_the_throw_is_judgeable_or_no_dice_are_wanted(
