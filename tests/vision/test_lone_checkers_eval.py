@@ -29,6 +29,12 @@ def test_every_scheme_counts_its_lone_checkers_and_the_evidence_of_each() -> Non
     assert not results["all"].short, results["all"].line("all", 4.0)
 
 
+def test_lone_checkers_laid_off_their_points_axis_are_still_counted() -> None:
+    # a hurried hand: every checker 4 mm aside (the renderer's own jitter is at most 1 mm)
+    tally = evaluate(1, off_axis_mm=4.0)["all"]
+    assert tally.right == tally.total == 32
+
+
 def test_checkers_below_the_margin_are_listed_by_slot() -> None:
     tally = Tally()
     tally.add(12, True, 2.78, 4.0)

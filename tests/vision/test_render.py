@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from vision.geometry import Canonical
+from vision.geometry import BoardGeometry, Canonical
 from vision.render import (
     BoardContents,
     Prop,
@@ -12,6 +14,7 @@ from vision.render import (
     random_scene,
     render_scene,
 )
+from vision.render.board import checker_layout
 from vision.render.scene import HandSpec
 
 
@@ -81,3 +84,17 @@ def test_corners_land_on_the_playing_surface() -> None:
     assert c.shape == (4, 2)
     assert c[0, 0] < c[1, 0] and c[3, 1] > c[0, 1]
     assert (c >= 0).all() and (c[:, 0] < 1280).all() and (c[:, 1] < 720).all()
+
+
+def test_checkers_can_be_laid_off_their_points_axis_alternately_left_and_right() -> None:
+    g = BoardGeometry()
+    contents = BoardContents(tuple([(2, 0), (0, 3)] + [(0, 0)] * 22), (0, 0), (13, 12))
+    on_axis = checker_layout(g, contents, np.random.default_rng(5), darker_at_bottom=True)
+    aside = checker_layout(g, contents, np.random.default_rng(5), darker_at_bottom=True,
+                           off_axis_mm=4.0)
+    # the same draws, every checker 4 mm aside: slot 0's to -x, slot 1's to +x
+    assert [round(b[0] - a[0], 9) for a, b in zip(on_axis, aside, strict=True)] == \
+        [-4.0] * 2 + [4.0] * 3
+    assert [a[1:] for a in on_axis] == [b[1:] for b in aside]
+    spec = SceneSpec(contents, seed=3)
+    assert render_scene(spec).jpeg != render_scene(replace(spec, off_axis_mm=4.0)).jpeg

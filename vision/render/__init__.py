@@ -94,7 +94,8 @@ def draw_canvas(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray, 
     if spec.markers:
         draw_markers(canvas, canonical)
     draw_off(canvas, canonical, scheme, spec.contents, darker_at_bottom=spec.darker_at_bottom)
-    layout = checker_layout(g, spec.contents, rng, darker_at_bottom=spec.darker_at_bottom)
+    layout = checker_layout(g, spec.contents, rng, darker_at_bottom=spec.darker_at_bottom,
+                            off_axis_mm=spec.off_axis_mm)
     for layer in (0, 1, 2):
         for x, y, colour, lay in layout:
             if lay != layer:

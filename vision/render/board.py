@@ -123,10 +123,11 @@ def draw_checker(canvas: np.ndarray, canonical: Canonical, x: float, y: float, c
                     -1, cv2.LINE_AA, SHIFT)
 
 
-def slot_layout(g: BoardGeometry, slot: int, n: int, colour: int, rng: np.random.Generator
-                ) -> list[tuple[float, float, int, int]]:
+def slot_layout(g: BoardGeometry, slot: int, n: int, colour: int, rng: np.random.Generator,
+                off_axis_mm: float = 0.0) -> list[tuple[float, float, int, int]]:
     """Where the ``n`` checkers of one slot go (as :func:`checker_layout`): the column's first
-    ``column_capacity()`` from the edge, in order, then the ones laid over them."""
+    ``column_capacity()`` from the edge, in order, then the ones laid over them; all of them
+    ``off_axis_mm`` aside (+x) of the point's axis, as a hurried hand lays them."""
     out: list[tuple[float, float, int, int]] = []
     cap = g.column_capacity()
     d = g.checker_diameter_mm
@@ -148,14 +149,14 @@ def slot_layout(g: BoardGeometry, slot: int, n: int, colour: int, rng: np.random
         jx = float(rng.uniform(-1.0, 1.0))
         jy = float(rng.uniform(-0.8, 0.8))
         y = along + jy if top else g.height_mm - along - jy
-        out.append((xc + jx, y, colour, layer))
+        out.append((xc + off_axis_mm + jx, y, colour, layer))
     return out
 
 
 def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Generator,
                    *, darker_at_bottom: bool,
-                   slot_rng: Callable[[int], np.random.Generator] | None = None
-                   ) -> list[tuple[float, float, int, int]]:
+                   slot_rng: Callable[[int], np.random.Generator] | None = None,
+                   off_axis_mm: float = 0.0) -> list[tuple[float, float, int, int]]:
     """Where every checker on the board goes: (x mm, y mm, colour 0 darker/1 lighter, layer).
 
     A slot's first ``column_capacity()`` checkers form a touching column from the edge; the
@@ -164,13 +165,16 @@ def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Gen
     bar without overlapping. ``slot_rng(slot)``, when given, draws each slot's spacing and
     jitter from a generator of its own: a checker then stays where it lay while others move
     (a scene played move by move, as at a real table), and one added to a slot goes on top.
+    ``off_axis_mm``: every point's checkers laid that far off its axis, to +x on odd slots
+    and to -x on even ones (a hurried hand; the bar's are not moved).
     """
     out: list[tuple[float, float, int, int]] = []
     for slot, (a, b) in enumerate(contents.slots):
         n = a or b
         if n:
             out += slot_layout(g, slot, n, 0 if a else 1,
-                               rng if slot_rng is None else slot_rng(slot))
+                               rng if slot_rng is None else slot_rng(slot),
+                               off_axis_mm if slot % 2 else -off_axis_mm)
     d = g.checker_diameter_mm
     # the bar: checkers along it, clear of each other and, where there is room, of the
     # neighbouring columns (otherwise as clear as possible, drawn over them)

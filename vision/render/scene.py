@@ -186,6 +186,9 @@ class SceneSpec:
     markers: bool = False
     darker_at_bottom: bool = True  # whose tray half holds which colour's borne-off checkers
     seed: int = 0
+    # the points' checkers laid this far (mm) off their axis, alternately left and right by
+    # slot (``render.board.checker_layout``); the layout's own jitter is at most 1 mm
+    off_axis_mm: float = 0.0
 
 
 def random_contents(rng: np.random.Generator, max_stack: int = 8) -> BoardContents:
