@@ -9,9 +9,9 @@ come from :func:`dice_and_cube` (the dice/cube readers plug in there).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -35,6 +35,9 @@ from vision.geometry import BoardGeometry, Canonical
 from vision.imageio import check_image
 from vision.occlusion import Occlusion, find_occlusion, median_axis0
 from vision.remap import homography_maps
+
+if TYPE_CHECKING:
+    from vision.dice.reading import DiceAndCube
 
 CHECKERS_PER_SIDE = 15
 
@@ -364,22 +367,60 @@ def _hypothesis_arrays(cap: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def dice_and_cube(frame: PreparedFrame, slot_counts: list[tuple[int, int] | None] | None = None
-                  ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Dice and cube on the board, in DESIGN.md's JSON shape (see ``vision.dice.board_pass``;
-    ``slot_counts``: this frame's, for what a die could lean on)."""
-    from vision.dice.board_pass import read_dice_and_cube  # late: board_pass imports this module
+                  ) -> DiceAndCube:
+    """Dice and cube on the board (see ``vision.dice.board_pass``; ``slot_counts``: this
+    frame's, for what a die could lean on)."""
+    from vision.dice.board_pass import read_frame  # late: board_pass imports this module
 
-    return read_dice_and_cube(frame, slot_counts)
+    return read_frame(frame, slot_counts=slot_counts)
+
+
+# A die lying on the board (not on a checker) within this many mm of a column place's centre
+# means no checker stands there: with one, the die would lie on it (a checker's radius, less
+# what the die's read centre and the checker's place may be off by).
+CLEAR_REACH_MM = 15.0
+
+
+def clear_places(frame: PreparedFrame, dice_mm: Sequence[tuple[float, float]]
+                 ) -> np.ndarray | None:
+    """(24 x M) the column places (``Layout.centres``) a die lying on the board at one of
+    ``dice_mm`` (board mm; dice on no checker) leaves no room for a checker; None for none."""
+    if not dice_mm:
+        return None
+    lay = layout_for(frame.canonical)
+    s = frame.canonical.px_per_mm
+    px = np.array([frame.canonical.mm_to_px(x, y) for x, y in dice_mm])  # (K, 2)
+    gap = lay.centres[:, :, None, :] - px[None, None, :, :]  # (24, M, K, 2)
+    near = (np.hypot(gap[..., 0], gap[..., 1]) < CLEAR_REACH_MM * s).any(axis=-1)
+    return near if near.any() else None
 
 
 def read_prepared(frame: PreparedFrame, name: str | None = None, *,
-                  dice: bool = True) -> BoardReading:
+                  dice: bool = True,
+                  clear_at: Sequence[tuple[float, float]] = ()) -> BoardReading:
     """Count every slot and the bar of a prepared frame, and find what is hidden (and, unless
-    ``dice`` is False, read the dice and the cube)."""
+    ``dice`` is False, read the dice and the cube). ``clear_at``: where dice lie on the board
+    on no checker (board mm), leaving no room there for a checker, whatever the dice's edges
+    look like; with ``dice``, those read are taken so as well (the board read again when any
+    lies in a column)."""
+    reading = _read_checkers(frame, name, clear_places(frame, clear_at))
+    if dice:
+        found = dice_and_cube(frame, reading.slot_counts())
+        clear = clear_places(frame, [*clear_at, *(d.centre_mm for d in found.dice
+                                                  if not d.on_checker)])
+        if clear is not None:
+            reading = _read_checkers(frame, name, clear)
+        reading.dice, reading.cube = found.dice_json(), found.cube_json()
+    return reading
+
+
+def _read_checkers(frame: PreparedFrame, name: str | None, clear: np.ndarray | None
+                   ) -> BoardReading:
+    """:func:`read_prepared` without the dice and the cube."""
     config = frame.config
     cfg = config.checkers
     lay: Layout = layout_for(frame.canonical)
-    cols = read_columns(frame.edges, lay, cfg, frame.side_edges)
+    cols = read_columns(frame.edges, lay, cfg, frame.side_edges, clear)
     dists = cols.count_distribution(cfg.max_count)
     best_idx = cols.posterior.argmax(axis=1)
     shows, n0s = _hypothesis_arrays(lay.cap)
@@ -421,8 +462,6 @@ def read_prepared(frame: PreparedFrame, name: str | None = None, *,
     reading = BoardReading(slots, bar, occ, frame.calibration, image=name)
     reading.off_source = functools.partial(_off_distribution, frame, colours)
     reading.slot_colours = slot_colour
-    if dice:
-        reading.dice, reading.cube = dice_and_cube(frame, reading.slot_counts())
     return reading
 
 

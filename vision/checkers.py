@@ -427,12 +427,15 @@ def _count_onehot(hyps: tuple[Hypothesis, ...], max_count: int) -> np.ndarray:
 
 
 def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
-                 side_edges: np.ndarray | None = None) -> ColumnReading:
+                 side_edges: np.ndarray | None = None,
+                 clear: np.ndarray | None = None) -> ColumnReading:
     """Disc scores along every column, weighed against every column hypothesis.
 
     ``side_edges`` (the map of near-vertical edges), when given, adds the left and right rims
     of checkers laid over a full column: between two touching column checkers the column
-    pinches inward, so rims there at full width mean a checker lies over the seam."""
+    pinches inward, so rims there at full width mean a checker lies over the seam.
+    ``clear`` (24 x M bool), when given, marks positions known to hold no checker (a die lies
+    on the board there): their disc evidence is taken as none, whatever the die's edges."""
     flat = edges.reshape(-1)
     if edges.shape[1] != layout.width:
         raise ValueError("edge map does not match the reading layout")
@@ -445,6 +448,9 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
     q_any = _window_max(np.maximum(up, dn), layout)
     p_any = _sigmoid((q_any - config.disc_score_threshold) / config.disc_score_scale)
     p_any = np.minimum(np.maximum(p_any, config.evidence_floor), 1.0 - config.evidence_floor)
+    if clear is not None:
+        p = np.where(clear, config.evidence_floor, p)
+        p_any = np.where(clear, config.evidence_floor, p_any)
     # rims crossing the column's axis (a short line across it), near each position
     line = (flat[layout.line_flat].sum(axis=-1, dtype=np.float64)
             / layout.line_flat.shape[-1]).max(axis=0)  # (24, M)

@@ -10,9 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.board_reader import read_board
+from vision.board_reader import clear_places, prepare, read_board, read_prepared
+from vision.calibration import Calibration
 from vision.checkers import _dominant, edge_maps
 from vision.config import CheckerConfig
+from vision.dice.synth import random_dice_scene
 from vision.render import BoardContents, SceneSpec, random_scene, render_scene
 from vision.render.scene import SCHEMES, CameraSpec
 
@@ -122,3 +124,29 @@ def test_a_rim_at_the_tested_arcs_end_counts_without_the_maps_thickening() -> No
     assert edge_maps(gray, replace(CheckerConfig(), edge_dilate_along=1))[0][y, x]
     steep_only = replace(CheckerConfig(), edge_dilate_along=1, rim_dominance=1.5)
     assert not edge_maps(gray, steep_only)[0][y, x]
+
+
+@pytest.mark.parametrize(("seed", "slot"), [(3149, 12), (3040, 11)])
+def test_a_die_lying_on_a_point_leaves_no_room_for_a_checker_there(seed: int, slot: int) -> None:
+    # 3149: a die at the base of the empty 12th slot; 3040: one just past slot 11's lone
+    # checker. Their edges alone read as a checker's rim; the die, on no checker, says none
+    scene = random_dice_scene(seed)
+    truth = scene.frame.spec.contents.slots[slot] if scene.frame else None
+    frame = prepare(scene.image, Calibration(np.asarray(scene.corners, np.float32),
+                                             "corners", scene.geometry))
+    assert read_prepared(frame, dice=False).slot_counts()[slot] != truth  # the checkers alone
+    reading = read_prepared(frame)
+    assert reading.slot_counts()[slot] == truth
+    assert not all(d["on_checker"] for d in reading.dice)
+
+
+def test_the_places_a_die_clears_are_those_within_a_checkers_reach_of_it() -> None:
+    scene = random_dice_scene(3149)
+    frame = prepare(scene.image, Calibration(np.asarray(scene.corners, np.float32),
+                                             "corners", scene.geometry))
+    g = scene.geometry
+    x, y = g.checker_centre_mm(5, 0)
+    assert clear_places(frame, []) is None
+    near = clear_places(frame, [(x + 10.0, y)])
+    assert near is not None and near[5, 0] and near.sum() == 1  # 10 mm off its first place
+    assert clear_places(frame, [(x + 20.0, y)]) is None  # beside it: a checker fits there

@@ -1,13 +1,18 @@
 """The table's frame reader takes a die read cocked with nothing to lean on as flat
 (``vision.dice.support``, BG-ROLL-2: cocked is tilted against the rail, a checker or the other
-die), from its own board reading; a die leaning on the rail stays cocked."""
+die), from its own board reading; a die leaning on the rail stays cocked. And its board
+reading counts no checker where a die lies on the board (on no checker)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from controller.demo.camera import DemoCamera, Shot
 from controller.demo.players import COCKED_TILT_DEG, demo_die
-from controller.runtime.view import FrameReader
+from controller.runtime.view import FrameReader, ReadingView
+from vision.board_reader import read_board
 from vision.dice.render import leaning_reach
+from vision.dice.synth import random_dice_scene
 from vision.render.scene import BoardContents
 
 SLOTS = tuple((2, 0) if i == 0 else (0, 2) if i == 23 else (0, 0) for i in range(24))
@@ -37,3 +42,17 @@ def test_a_die_leaning_on_the_rail_is_seen_cocked() -> None:
     seen = _seen(leaning_reach(g.die_size_mm, COCKED_TILT_DEG) + 0.5)
     assert [(pips, flat) for pips, flat, _ in seen] == [(3, True), (5, False)]
     assert seen[1][2] > 0.5
+
+
+def test_no_checker_is_read_where_a_die_lies_on_the_board() -> None:
+    # a synthetic throw whose die at the base of the empty 12th slot (the first) and one just
+    # past slot 11's lone checker (the second) read as a checker by their edges alone
+    for seed, slot in ((3149, 12), (3040, 11)):
+        scene = random_dice_scene(seed)
+        truth = scene.frame.spec.contents.slots[slot] if scene.frame else None
+        corners = np.asarray(scene.corners, np.float32).reshape(4, 2)
+        alone = read_board(scene.image, corners=corners, dice=False)
+        assert alone.slot_counts()[slot] != truth
+        reader = FrameReader(corners=[float(v) for v in corners.reshape(-1)])
+        board = reader.read(scene.image, 0).board
+        assert isinstance(board, ReadingView) and board.reading.slot_counts()[slot] == truth
