@@ -379,35 +379,48 @@ def dice_and_cube(frame: PreparedFrame, slot_counts: list[tuple[int, int] | None
 # means no checker stands there: with one, the die would lie on it (a checker's radius, less
 # what the die's read centre and the checker's place may be off by).
 CLEAR_REACH_MM = 15.0
+# ... and the cube (offered, BG-CUBE-3, it lies on the board), a checker's radius less a
+# little: a cube of any usual size (25 to 40 mm) centred this near would lie on the checker.
+# Chosen on synthetic throws 3000-3199 (board slots wrong 7 -> 4 of 4800, with 15 mm 6 and
+# 25 mm 4) and checked on 12000-12199 (7 -> 5).
+CUBE_CLEAR_REACH_MM = 20.0
 
 
-def clear_places(frame: PreparedFrame, dice_mm: Sequence[tuple[float, float]]
-                 ) -> np.ndarray | None:
+def clear_places(frame: PreparedFrame, dice_mm: Sequence[tuple[float, float]],
+                 cube_mm: tuple[float, float] | None = None) -> np.ndarray | None:
     """(24 x M) the column places (``Layout.centres``) a die lying on the board at one of
-    ``dice_mm`` (board mm; dice on no checker) leaves no room for a checker; None for none."""
-    if not dice_mm:
+    ``dice_mm`` (board mm; dice on no checker), or the cube at ``cube_mm``, leaves no room for
+    a checker; None for none."""
+    reach = [CLEAR_REACH_MM] * len(dice_mm)
+    at = list(dice_mm)
+    if cube_mm is not None:
+        at.append(cube_mm)
+        reach.append(CUBE_CLEAR_REACH_MM)
+    if not at:
         return None
     lay = layout_for(frame.canonical)
     s = frame.canonical.px_per_mm
-    px = np.array([frame.canonical.mm_to_px(x, y) for x, y in dice_mm])  # (K, 2)
+    px = np.array([frame.canonical.mm_to_px(x, y) for x, y in at])  # (K, 2)
     gap = lay.centres[:, :, None, :] - px[None, None, :, :]  # (24, M, K, 2)
-    near = (np.hypot(gap[..., 0], gap[..., 1]) < CLEAR_REACH_MM * s).any(axis=-1)
+    near = (np.hypot(gap[..., 0], gap[..., 1]) < np.array(reach) * s).any(axis=-1)
     return near if near.any() else None
 
 
 def read_prepared(frame: PreparedFrame, name: str | None = None, *,
                   dice: bool = True,
-                  clear_at: Sequence[tuple[float, float]] = ()) -> BoardReading:
+                  clear_at: Sequence[tuple[float, float]] = (),
+                  cube_at: tuple[float, float] | None = None) -> BoardReading:
     """Count every slot and the bar of a prepared frame, and find what is hidden (and, unless
     ``dice`` is False, read the dice and the cube). ``clear_at``: where dice lie on the board
-    on no checker (board mm), leaving no room there for a checker, whatever the dice's edges
-    look like; with ``dice``, those read are taken so as well (the board read again when any
-    lies in a column)."""
-    reading = _read_checkers(frame, name, clear_places(frame, clear_at))
+    on no checker (board mm), and ``cube_at``, where the cube lies, leaving no room there for
+    a checker, whatever their edges look like; with ``dice``, those read are taken so as well
+    (the board read again when any lies in a column)."""
+    reading = _read_checkers(frame, name, clear_places(frame, clear_at, cube_at))
     if dice:
         found = dice_and_cube(frame, reading.slot_counts())
         clear = clear_places(frame, [*clear_at, *(d.centre_mm for d in found.dice
-                                                  if not d.on_checker)])
+                                                  if not d.on_checker)],
+                             cube_at if found.cube is None else found.cube.centre_mm)
         if clear is not None:
             reading = _read_checkers(frame, name, clear)
         reading.dice, reading.cube = found.dice_json(), found.cube_json()

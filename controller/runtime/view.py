@@ -182,10 +182,12 @@ class FrameReader:
         read, found = settle_dice_and_cube(read, found, self.config.geometry)
         t2 = time.thread_time()
         frame = prepare(image, calibration, self.config)
-        # the dice read first: where one lies on the board (on no checker), no checker stands
+        # the dice and the cube read first: where one lies on the board (a die on no checker),
+        # no checker stands
         reading = read_prepared(frame, dice=False, clear_at=[
             d.centre_mm for d in read if not d.on_checker
-            and kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)])
+            and kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)],
+            cube_at=None if found is None else found.centre_mm)
         if self._learn and self.learned_colours is None:
             learned = start_colours(reading)
             if learned is not None:

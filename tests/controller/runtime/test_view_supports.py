@@ -1,7 +1,7 @@
 """The table's frame reader takes a die read cocked with nothing to lean on as flat
 (``vision.dice.support``, BG-ROLL-2: cocked is tilted against the rail, a checker or the other
 die), from its own board reading; a die leaning on the rail stays cocked. And its board
-reading counts no checker where a die lies on the board (on no checker)."""
+reading counts no checker where a die lies on the board (on no checker), nor under the cube."""
 
 from __future__ import annotations
 
@@ -44,10 +44,11 @@ def test_a_die_leaning_on_the_rail_is_seen_cocked() -> None:
     assert seen[1][2] > 0.5
 
 
-def test_no_checker_is_read_where_a_die_lies_on_the_board() -> None:
-    # a synthetic throw whose die at the base of the empty 12th slot (the first) and one just
-    # past slot 11's lone checker (the second) read as a checker by their edges alone
-    for seed, slot in ((3149, 12), (3040, 11)):
+def test_no_checker_is_read_where_a_die_or_the_cube_lies_on_the_board() -> None:
+    # synthetic throws whose die at the base of the empty 12th slot (the first), one just
+    # past slot 11's lone checker (the second) and the offered cube on an empty point (the
+    # third) read as checkers by their edges alone
+    for seed, slot in ((3149, 12), (3040, 11), (3081, 7)):
         scene = random_dice_scene(seed)
         truth = scene.frame.spec.contents.slots[slot] if scene.frame else None
         corners = np.asarray(scene.corners, np.float32).reshape(4, 2)
