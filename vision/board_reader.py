@@ -415,14 +415,15 @@ def read_prepared(frame: PreparedFrame, name: str | None = None, *,
     on no checker (board mm), and ``cube_at``, where the cube lies, leaving no room there for
     a checker, whatever their edges look like; with ``dice``, those read are taken so as well
     (the board read again when any lies in a column)."""
-    reading = _read_checkers(frame, name, clear_places(frame, clear_at, cube_at))
+    given = clear_places(frame, clear_at, cube_at)
+    reading = _read_checkers(frame, name, given)
     if dice:
         found = dice_and_cube(frame, reading.slot_counts())
         clear = clear_places(frame, [*clear_at, *(d.centre_mm for d in found.dice
                                                   if not d.on_checker)],
                              cube_at if found.cube is None else found.cube.centre_mm)
-        if clear is not None:
-            reading = _read_checkers(frame, name, clear)
+        if clear is not None and (given is None or (clear != given).any()):
+            reading = _read_checkers(frame, name, clear)  # only when the dice clear more
         reading.dice, reading.cube = found.dice_json(), found.cube_json()
     return reading
 

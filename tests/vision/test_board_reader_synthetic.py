@@ -10,11 +10,17 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.board_reader import clear_places, prepare, read_board, read_prepared
+from vision.board_reader import (
+    PreparedFrame,
+    clear_places,
+    prepare,
+    read_board,
+    read_prepared,
+)
 from vision.calibration import Calibration
 from vision.checkers import _dominant, edge_maps
 from vision.config import CheckerConfig
-from vision.dice.synth import random_dice_scene
+from vision.dice.synth import DiceScene, random_dice_scene
 from vision.render import BoardContents, SceneSpec, random_scene, render_scene
 from vision.render.scene import SCHEMES, CameraSpec
 
@@ -126,6 +132,12 @@ def test_a_rim_at_the_tested_arcs_end_counts_without_the_maps_thickening() -> No
     assert not edge_maps(gray, steep_only)[0][y, x]
 
 
+def _scene_frame(scene: DiceScene) -> PreparedFrame:
+    """A synthetic throw's frame, prepared from its true corners."""
+    return prepare(scene.image, Calibration(np.asarray(scene.corners, np.float32), "corners",
+                                            scene.geometry))
+
+
 @pytest.mark.parametrize(("seed", "slot"), [(3149, 12), (3040, 11), (3079, 1), (3102, 15)])
 def test_a_die_or_the_cube_lying_on_a_point_leaves_no_room_for_a_checker_there(
         seed: int, slot: int) -> None:
@@ -134,8 +146,7 @@ def test_a_die_or_the_cube_lying_on_a_point_leaves_no_room_for_a_checker_there(
     # Their edges alone read as checkers' rims; a die on no checker, or the cube, says none
     scene = random_dice_scene(seed)
     truth = scene.frame.spec.contents.slots[slot] if scene.frame else None
-    frame = prepare(scene.image, Calibration(np.asarray(scene.corners, np.float32),
-                                             "corners", scene.geometry))
+    frame = _scene_frame(scene)
     assert read_prepared(frame, dice=False).slot_counts()[slot] != truth  # the checkers alone
     reading = read_prepared(frame)
     assert reading.slot_counts()[slot] == truth
@@ -143,8 +154,7 @@ def test_a_die_or_the_cube_lying_on_a_point_leaves_no_room_for_a_checker_there(
 
 def test_the_places_a_die_clears_are_those_within_a_checkers_reach_of_it() -> None:
     scene = random_dice_scene(3149)
-    frame = prepare(scene.image, Calibration(np.asarray(scene.corners, np.float32),
-                                             "corners", scene.geometry))
+    frame = _scene_frame(scene)
     g = scene.geometry
     x, y = g.checker_centre_mm(5, 0)
     assert clear_places(frame, []) is None
