@@ -44,9 +44,15 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
    by that spread alone before the rest is computed); small networks (``cocked_model.json``,
    trained on the raster candidates and second chances of synthetic and table-camera throws
    by ``vision.dice.train_cocked``) say whether it is a die at all and whether a side face
-   shows: cocked. A die called cocked at the top or bottom rail takes the pips of a face
-   nearer the rail that reads better (:func:`upward_at_rail`: its top tips towards the rail,
-   and the side face read instead looks nearly as large).
+   shows: cocked. A die the profiles call flat is looked at once more by a small
+   convolutional network over the aligned patch's pixels (``vision.dice.patch_net``,
+   ``patch_model.npz``, fitted by ``vision.dice.train_patch``): when the two models' joint
+   logit clears that network's bar, it is cocked (:func:`_with_patch_opinion`; cocked dice
+   caught on random throws 12000-12299: 177 -> 183 of 186, on 3000-3199: 98 of 102 either
+   way, no flat die called cocked in either; phantom dice kept on dice-free demo boards: 7
+   either way). A die called cocked at the top or bottom rail takes
+   the pips of a face nearer the rail that reads better (:func:`upward_at_rail`: its top tips
+   towards the rail, and the side face read instead looks nearly as large).
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 """
@@ -72,6 +78,7 @@ from vision.dice.face_fit import (
     warp_patch,
 )
 from vision.dice.on_checker import on_checker
+from vision.dice.patch_net import joint_logit, patch_logit, patch_model, with_patch
 from vision.dice.pips import to_gray
 from vision.dice.pose import (
     MAX_FACE_SPREAD,
@@ -451,6 +458,20 @@ def on_marker(geometry: BoardGeometry, x: float, y: float) -> bool:
     return bool(np.any((np.abs(centres[:, 0] - x) < reach) & (np.abs(centres[:, 1] - y) < reach)))
 
 
+def _with_patch_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
+                        p: float, threshold: float) -> float:
+    """A face's cocked probability once the patch network (``vision.dice.patch_net``) has
+    seen it too: a die the profile model calls flat is cocked when the two models' joint logit
+    clears the network's bar (they miss different dice: the lowest tilts on a board of the
+    die's own colour); otherwise unchanged. Only faces read flat are looked at again."""
+    model = patch_model()
+    if model is None or p >= threshold:
+        return p
+    aligned = warp_patch(colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
+                         face.angle)
+    return with_patch(p, joint_logit(p, patch_logit(aligned, model)), model.bar, threshold)
+
+
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
                     geometry: BoardGeometry | None = None, *, spots: bool = False,
                     places: Sequence[tuple[float, float, float]] | None = None,
@@ -475,7 +496,7 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
-        p = p_cocked(f)
+        p = _with_patch_opinion(colour, from_mm, f, p_cocked(f), threshold)
         pips = f.pips
         if p >= threshold and _at_rail(f, g) is not None:
             gray = to_gray(colour) if gray is None else gray

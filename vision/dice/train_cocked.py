@@ -50,10 +50,10 @@ import math
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -110,6 +110,8 @@ JITTER_COPIES = 2  # moved copies of each patch's features
 JITTER_SEED = 11
 
 
+J = TypeVar("J")
+R = TypeVar("R")
 Counts = tuple[int, ...]  # throws of each kind, in :func:`_plan`'s order
 
 
@@ -315,18 +317,26 @@ def collect(*counts: int, spots: bool = True, copies: int = 0, workers: int = 1,
     rows whatever their number); ``progress``: a line on stderr every 100 throws."""
     jobs = [(kind, seed, spots, copies) for kind, seed in _plan(counts)]
     rows = Rows()
+    for part in in_workers(_rows_of, jobs, workers, progress):
+        rows.extend(part)
+    return rows.arrays()
+
+
+def in_workers(work: Callable[[J], R], jobs: Sequence[J], workers: int, progress: bool = False
+               ) -> Iterator[R]:
+    """``work`` of every job, in job order, from ``workers`` forked processes (1: this one);
+    ``progress``: a line on stderr every 100 jobs."""
     pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
     try:
-        parts = pool.imap(_rows_of, jobs, chunksize=4) if pool else map(_rows_of, jobs)
+        parts = pool.imap(work, jobs, chunksize=4) if pool else map(work, jobs)
         for done, part in enumerate(parts, 1):
-            rows.extend(part)
+            yield part
             if progress and (done % 100 == 0 or done == len(jobs)):
                 print(f"rendered and read {done}/{len(jobs)} throws", file=sys.stderr,
                       flush=True)
     finally:
         if pool is not None:
             pool.terminate()
-    return rows.arrays()
 
 
 Params = list[np.ndarray]
