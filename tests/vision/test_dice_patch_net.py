@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -186,13 +187,11 @@ def test_a_cocked_die_the_profile_model_reads_flat_is_caught_with_the_network(
     assert alone[6].p_cocked == both[6].p_cocked  # a flat die's probability is left as it was
 
 
-def test_fitting_writes_a_model_the_reader_loads(tmp_path: pytest.TempPathFactory) -> None:
-    from pathlib import Path
-
+def test_fitting_writes_a_model_the_reader_loads(tmp_path: Path) -> None:
     from vision.dice import train_patch
 
-    out = Path(str(tmp_path)) / "model.npz"
-    cache = Path(str(tmp_path)) / "cache"
+    out = tmp_path / "model.npz"
+    cache = tmp_path / "cache"
     args = ["--train", "2,0,0,0,0,0,0", "--check", "2,0,0,0,0,0,0", "--epochs", "1",
             "--workers", "1", "--cache", str(cache), "--out", str(out)]
     assert train_patch.main(args) == 0

@@ -50,9 +50,9 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
    logit clears that network's bar, it is cocked (:func:`_with_patch_opinion`; cocked dice
    caught on random throws 12000-12299: 177 -> 183 of 186, on 3000-3199: 98 of 102 either
    way, no flat die called cocked in either; phantom dice kept on dice-free demo boards: 7
-   either way). A die called cocked at the top or bottom rail takes
-   the pips of a face nearer the rail that reads better (:func:`upward_at_rail`: its top tips
-   towards the rail, and the side face read instead looks nearly as large).
+   either way). A die called cocked at the top or bottom rail takes the pips of a face nearer
+   the rail that reads better (:func:`upward_at_rail`: its top tips towards the rail, and the
+   side face read instead looks nearly as large).
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 """

@@ -354,12 +354,13 @@ def _start(rng: np.random.Generator, inputs: int, hidden: int, y: np.ndarray
     return params, m1, m2, weight
 
 
-def _adam_step(params: Params, grads: Params, m1: Params, m2: Params, t: int) -> None:
-    """One Adam update (step 0.01, betas 0.9 and 0.999) of ``params`` in place."""
+def _adam_step(params: Params, grads: Params, m1: Params, m2: Params, t: int,
+               step: float = 0.01) -> None:
+    """One Adam update (``step``, betas 0.9 and 0.999) of ``params`` in place."""
     for i, gr in enumerate(grads):
         m1[i] = 0.9 * m1[i] + 0.1 * gr
         m2[i] = 0.999 * m2[i] + 0.001 * gr ** 2
-        params[i] -= 0.01 * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+        params[i] -= step * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
 
 
 def fit_mlp(x: np.ndarray, y: np.ndarray, *, hidden: int, l2: float, epochs: int,

@@ -45,6 +45,7 @@ from vision.dice.patch_net import (
     FEATURE_SIDE,
     LAYERS,
     PATCH_MODEL,
+    PATCH_PX,
     Trace,
     Weights,
     forward,
@@ -58,6 +59,7 @@ from vision.dice.reading import image_to_mm
 from vision.dice.train_cocked import (
     MAX_FLAT_CALLED_COCKED,
     MAX_FLAT_CALLED_COCKED_EACH,
+    _adam_step,
     _label,
     _plan,
     _scene,
@@ -97,18 +99,12 @@ def collect(jobs: list[Job], workers: int, progress: bool = True) -> dict[str, n
     rows: list[tuple[np.ndarray, int, int, int, float]] = []
     for part in in_workers(_patches_of, jobs, workers, progress):
         rows += part
-    return {"patches": np.array([r[0] for r in rows], np.uint8).reshape(-1, *_patch_shape()),
+    return {"patches": np.array([r[0] for r in rows], np.uint8).reshape(
+                -1, PATCH_PX, PATCH_PX, 3),
             "labels": np.array([r[1] for r in rows], np.int64),
             "kinds": np.array([r[2] for r in rows], np.int64),
             "seeds": np.array([r[3] for r in rows], np.int64),
             "p_profiles": np.array([r[4] for r in rows], np.float64)}
-
-
-def _patch_shape() -> tuple[int, int, int]:
-    side = FEATURE_SIDE
-    for _ in LAYERS:
-        side *= 2
-    return side, side, 3
 
 
 def symmetry(x: np.ndarray, t: int) -> np.ndarray:
@@ -151,16 +147,15 @@ def backward(weights: Weights, trace: Trace, g: np.ndarray) -> Weights:
 
 
 def initial_weights(rng: np.random.Generator) -> Weights:
-    """He-scaled kernels, Glorot-scaled dense layers, zero biases."""
+    """He-scaled kernels, Glorot-scaled dense layers (the weights: even places of
+    ``shapes()``), zero biases (the odd places)."""
     out: Weights = []
-    for shape in shapes():
-        if len(shape) == 2:
-            scale = np.sqrt((2.0 if len(out) < 2 * len(LAYERS) else 1.0) / shape[0])
-            out.append(rng.normal(0, scale, shape).astype(np.float32))
-        elif len(out) == 2 * len(LAYERS) + 2:  # the output's weights
-            out.append(rng.normal(0, np.sqrt(1.0 / shape[0]), shape).astype(np.float32))
-        else:
+    for i, shape in enumerate(shapes()):
+        if i % 2:
             out.append(np.zeros(shape, np.float32))
+            continue
+        gain = 2.0 if i < 2 * len(LAYERS) else 1.0
+        out.append(rng.normal(0, np.sqrt(gain / shape[0]), shape).astype(np.float32))
     return out
 
 
@@ -191,13 +186,8 @@ def fit(x: np.ndarray, y: np.ndarray, epochs: int = EPOCHS, seed: int = FIT_SEED
                                 + (1 - yf[b]) * np.log(1 - p + 1e-7))).sum())
             grads = backward(weights, trace, ((p - yf[b]) * w / len(b)).astype(np.float32))
             t += 1
-            for i, gr in enumerate(grads):
-                if weights[i].ndim == 2:
-                    gr = gr + L2 * weights[i]
-                m1[i] = 0.9 * m1[i] + 0.1 * gr
-                m2[i] = 0.999 * m2[i] + 0.001 * gr ** 2
-                weights[i] -= (step * (m1[i] / (1 - 0.9 ** t))
-                               / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)).astype(np.float32)
+            _adam_step(weights, [gr + L2 * w if w.ndim == 2 else gr
+                                 for gr, w in zip(grads, weights, strict=True)], m1, m2, t, step)
         if log is not None:
             log(f"epoch {epoch + 1}/{epochs}: loss {loss / len(y):.4f}")
     return weights
