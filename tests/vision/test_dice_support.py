@@ -7,19 +7,25 @@ face)."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
 import pytest
 
-from tests.eval.rail_bar import choose
-from vision.board_reader import prepare, read_board
+from tests.eval.rail_bar import choose, choose_joint
+from vision.board_reader import prepare, read_board, read_prepared
 from vision.calibration import Calibration
 from vision.dice import board_pass
 from vision.dice.board import BoardDie
+from vision.dice.leaning import beside_checker_scene
+from vision.dice.patch_net import joint_logit, patch_model
 from vision.dice.pose import cocked_threshold
 from vision.dice.render import DieProp, leaning_reach
 from vision.dice.support import (
     LEAN_REACH_SIDES,
     RAIL_COCKED_THRESHOLD,
+    RAIL_PATCH_BAR,
     checker_places,
     lean_gap_mm,
     with_supports,
@@ -142,6 +148,29 @@ def test_a_doubtful_die_that_can_lean_on_the_rail_alone_is_cocked() -> None:
     assert with_supports([on], G, EMPTY) == [on]
 
 
+def test_a_die_the_patch_network_sees_cocked_by_the_rail_alone_is_cocked() -> None:
+    reach = LEAN_REACH_SIDES * G.die_size_mm
+    # the profile model sure it is flat, the network surer it is cocked: their joint logit
+    # half a unit over the bar
+    z = 2.0 * (RAIL_PATCH_BAR + 0.5) - 2.0 * joint_logit(0.05, 0.0)
+    at_rail = _die(MIDDLE[0], reach - 1.0, p=0.05, patch_logit=z)
+    assert joint_logit(0.05, z) == pytest.approx(RAIL_PATCH_BAR + 0.5)
+    (out,) = with_supports([at_rail], G, EMPTY)
+    assert not out.flat and out.p_cocked == at_rail.p_cocked
+    assert 0.0 < out.confidence <= 1.0
+    surer = dataclasses.replace(at_rail, patch_logit=z + 3.0)
+    assert with_supports([surer], G, EMPTY)[0].confidence > out.confidence
+    # below the bar, not looked at, or by something else as well: as read
+    for under in (z - 1.2, None):
+        below = dataclasses.replace(at_rail, patch_logit=under)
+        assert with_supports([below], G, EMPTY) == [below]
+    pair = [at_rail, _die(MIDDLE[0] + 18.0, reach - 1.0, p=0.0)]
+    assert with_supports(pair, G, EMPTY) == pair
+    # away from the rail the network's word alone does not make a die cocked
+    alone = _die(*MIDDLE, p=0.05, patch_logit=z + 3.0)
+    assert with_supports([alone], G, EMPTY)[0].flat
+
+
 def _tilted_scene(y: float) -> tuple[np.ndarray, np.ndarray]:
     """A rendered board with a few checkers at the far ends and a die tilted 30 degrees at
     ``y`` in the middle of the right half (a flat die beside it, farther than a die's reach)."""
@@ -180,11 +209,55 @@ def test_the_rail_bar_table_picks_the_lowest_bar_within_one_percent() -> None:
     """``tests.eval.rail_bar.choose``: the lowest bar (steps of 0.1, then the model's) that
     calls at most 1% of the flat dice by the rail alone cocked, with each bar's counts; the
     model's own bar when no lower one does."""
-    flat = [(True, 0.05)] * 150 + [(True, 0.35), (True, 0.55)]
-    cocked = [(False, 0.45), (False, 0.75)]
-    lines, best = choose(flat + cocked, 0.8)
+    flat = [(True, 0.05, None, True)] * 150 + [(True, 0.35, None, True), (True, 0.55, -2.0, True)]
+    cocked = [(False, 0.45, 1.0, True), (False, 0.75, None, True)]
+    beside = [(True, 0.6, 5.0, False)]  # by a checker as well: not the rail bar's
+    lines, best = choose(flat + cocked + beside, 0.8)
     assert best == 0.4  # 0.3 calls 2 of 152 (1.3%), 0.4 calls 1 (0.66%)
     assert "bar 0.400: flat called cocked 1/152, cocked caught 2/2" in lines
     assert lines[-1].startswith("bar 0.800: flat called cocked 0/152, cocked caught 0/2")
-    _, none_lower = choose([(True, 0.79)] * 10, 0.8)
+    _, none_lower = choose([(True, 0.79, None, True)] * 10, 0.8)
     assert none_lower == 0.8
+
+
+def test_the_joint_rail_bar_keeps_within_one_percent_with_the_profile_bar() -> None:
+    """``tests.eval.rail_bar.choose_joint``: the floor above which a joint bar, with the profile
+    model's rail bar, calls at most 1% of the flat dice by the rail alone cocked."""
+    flat = ([(True, 0.05, -3.0, True)] * 196 + [(True, 0.75, -5.0, True)]  # the profile bar's
+            + [(True, 0.2, 3.0, True), (True, 0.3, 2.0, True), (True, 0.1, 4.0, True)])
+    cocked = [(False, 0.3, 4.0, True), (False, 0.6, None, True)]
+    beside = [(True, 0.5, 9.0, False)]
+    lines, floor = choose_joint(flat + cocked + beside, 0.7, 0.84)
+    # 200 flat dice: 2 may be called; the profile bar calls one, so the joint bar one more:
+    # above the second-highest flat joint logit, (logit(0.2) + 3) / 2
+    assert floor == pytest.approx(joint_logit(0.2, 3.0))
+    assert "joint bar +1.00: flat called cocked 1/200, cocked caught 1/2" in lines
+    assert "joint bar +0.75: flat called cocked 3/200, cocked caught 1/2" in lines
+    unseen = [(True, 0.05, None, True)] * 200  # the network did not look at any
+    assert choose_joint(unseen + cocked, 0.7, 0.84)[1] == -math.inf
+    too_many = [(True, 0.75, None, True)] * 3 + [(True, 0.1, None, True)] * 97
+    assert choose_joint(too_many, 0.7, 0.84)[1] == math.inf
+
+
+def test_a_rendered_die_leaning_on_the_rail_that_the_network_sees_cocked_is_cocked() -> None:
+    """A throw of those the rail bars were chosen on (``tests.eval.rail_bar``): a die leaning on
+    the rail that the profile model reads flat (p 0.24) and the network cocked, their joint logit
+    under the network's own bar and over the rail's."""
+    scene = beside_checker_scene(2_961_780, cocked=True)
+    (truth,) = [t for t in scene.dice if not t.flat]
+    frame = prepare(scene.image, Calibration(np.asarray(scene.corners, np.float32).reshape(4, 2),
+                                             "corners", scene.geometry))
+    slots = read_prepared(frame, dice=False).slot_counts()
+
+    def at_truth(dice: list[BoardDie]) -> BoardDie:
+        (die,) = [d for d in dice if math.hypot(d.centre_mm[0] - truth.x_mm,
+                                                 d.centre_mm[1] - truth.y_mm) < 10.0]
+        return die
+
+    board_pass.forget_cube()
+    raw = at_truth(board_pass.read_frame(frame).dice)
+    assert raw.flat and raw.patch_logit is not None
+    assert RAIL_PATCH_BAR <= joint_logit(raw.p_cocked, raw.patch_logit) < patch_model().bar
+    board_pass.forget_cube()
+    read = at_truth(board_pass.read_frame(frame, slot_counts=slots).dice)
+    assert not read.flat and read.pips == raw.pips

@@ -162,6 +162,9 @@ class BoardDie:
     region: str  # the geometry's region kind: slot, bar, field, tray, frame, off-board
     confidence: float
     p_cocked: float = 0.0
+    # the patch network's cocked logit (``vision.dice.patch_net``) for a die the profile model
+    # read flat; None when the network did not look (a die read cocked, or no network)
+    patch_logit: float | None = None
 
     def sighting(self) -> DieSighting:
         """This die for the frame-to-frame tracker and the landing check (``vision.throw``)."""
@@ -459,17 +462,19 @@ def on_marker(geometry: BoardGeometry, x: float, y: float) -> bool:
 
 
 def _with_patch_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
-                        p: float, threshold: float) -> float:
+                        p: float, threshold: float) -> tuple[float, float | None]:
     """A face's cocked probability once the patch network (``vision.dice.patch_net``) has
-    seen it too: a die the profile model calls flat is cocked when the two models' joint logit
-    clears the network's bar (they miss different dice: the lowest tilts on a board of the
-    die's own colour); otherwise unchanged. Only faces read flat are looked at again."""
+    seen it too, and the network's logit (None when it did not look): a die the profile
+    model calls flat is cocked when the two models' joint logit clears the network's bar
+    (they miss different dice: the lowest tilts on a board of the die's own colour);
+    otherwise unchanged. Only faces read flat are looked at again."""
     model = patch_model()
     if model is None or p >= threshold:
-        return p
+        return p, None
     aligned = warp_patch(colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
                          face.angle)
-    return with_patch(p, joint_logit(p, patch_logit(aligned, model)), model.bar, threshold)
+    z = patch_logit(aligned, model)
+    return with_patch(p, joint_logit(p, z), model.bar, threshold), z
 
 
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
@@ -496,7 +501,7 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
-        p = _with_patch_opinion(colour, from_mm, f, p_cocked(f), threshold)
+        p, z = _with_patch_opinion(colour, from_mm, f, p_cocked(f), threshold)
         pips = f.pips
         if p >= threshold and _at_rail(f, g) is not None:
             gray = to_gray(colour) if gray is None else gray
@@ -515,6 +520,7 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
             region=g.region_at(f.x_mm, f.y_mm).kind,
             confidence=confidence,
             p_cocked=p,
+            patch_logit=z,
         ))
     out.sort(key=lambda d: -d.confidence)
     return sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))

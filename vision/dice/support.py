@@ -14,7 +14,8 @@ The same reach decides a lower bar for calling a die cocked: one that can lean o
 the rail. What makes the cocked model doubt a flat die is a band beyond one of its edges that
 looks like a side face, and the usual such band is the rim of a white checker beside it; the
 rail is the case's wood, so a die against it alone is called cocked from
-:data:`RAIL_COCKED_THRESHOLD`.
+:data:`RAIL_COCKED_THRESHOLD`, or when the profile model's and the patch network's joint logit
+(``vision.dice.patch_net``) clears :data:`RAIL_PATCH_BAR`, lower than the network's own bar.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vision.dice.board import PLAYING, BoardDie, pose_factor
+from vision.dice.patch_net import joint_logit
 from vision.dice.pose import cocked_threshold
 from vision.geometry import BoardGeometry
 
@@ -46,6 +48,16 @@ LEAN_REACH_SIDES = 1.25
 # the flat ones cocked (0.91%) and catches 19 of the cocked ones; 0.6 calls 6 (1.10%) and
 # catches 26; 0.8 calls 2 and catches 4.
 RAIL_COCKED_THRESHOLD = 0.7
+# ... and the bar of the profile model's and the patch network's joint logit
+# (``vision.dice.patch_net.joint_logit``) for such a die, which the network's bar (1.69, chosen
+# for dice anywhere) leaves flat: a die leaning on the rail at 12-14 degrees, or a translucent
+# one at 30-40, whose side band the profile model reads as a flat die's shadow and the network
+# as a cocked die's side face. Chosen with the same throws and rule as the bar above (``--load``
+# adds up runs): of 546 flat and 9 cocked dice by the rail alone read flat, the two bars call 5
+# flat ones cocked (0.92%; the first bar alone 4) and catch all 9 cocked ones (the first bar
+# alone 1). Every joint bar above 0.09 keeps within 1%; the cocked dice's lowest was 0.40, and
+# this bar lies between.
+RAIL_PATCH_BAR = 0.25
 
 
 def checker_places(slot_counts: Sequence[tuple[int, int] | None],
@@ -109,16 +121,45 @@ def could_lean(die: BoardDie, geometry: BoardGeometry, checkers: np.ndarray,
     return gap <= LEAN_REACH_SIDES * geometry.die_size_mm
 
 
+def near_rail(die: BoardDie, geometry: BoardGeometry) -> bool:
+    """Whether ``die``, on the playing surface and not on a checker, is within a cocked die's
+    reach of the rail (whatever else is)."""
+    return (not die.on_checker and die.region in PLAYING
+            and rail_gap_mm(die.centre_mm, geometry) <= LEAN_REACH_SIDES * geometry.die_size_mm)
+
+
 def only_rail(die: BoardDie, geometry: BoardGeometry, checkers: np.ndarray,
               others: Sequence[BoardDie] = (), cube: tuple[float, float] | None = None) -> bool:
     """Whether ``die``, on the playing surface and not on a checker, is within a cocked die's
     reach of the rail and of nothing else (see :data:`RAIL_COCKED_THRESHOLD`)."""
-    if die.on_checker or die.region not in PLAYING:
+    if not near_rail(die, geometry):
         return False
-    reach = LEAN_REACH_SIDES * geometry.die_size_mm
     rest = gap_but_rail_mm(die.centre_mm, geometry, checkers,
                            [o.centre_mm for o in others if o is not die], cube)
-    return rail_gap_mm(die.centre_mm, geometry) <= reach < rest
+    return LEAN_REACH_SIDES * geometry.die_size_mm < rest
+
+
+def _rail_call(die: BoardDie, geometry: BoardGeometry, checkers: np.ndarray,
+               dice: Sequence[BoardDie], cube: tuple[float, float] | None,
+               threshold: float) -> float | None:
+    """For a die read flat that can lean on the rail alone and clears a rail bar (the profile
+    model's :data:`RAIL_COCKED_THRESHOLD`, or :data:`RAIL_PATCH_BAR` for the two models'
+    joint logit), the share of its confidence its cocked call gives, measured from the bar it
+    cleared; else None."""
+    if not die.flat or not only_rail(die, geometry, checkers, dice, cube):
+        return None
+    if RAIL_COCKED_THRESHOLD <= die.p_cocked < threshold:
+        return pose_factor(die.p_cocked, RAIL_COCKED_THRESHOLD)
+    if die.patch_logit is None:
+        return None
+    joint = joint_logit(die.p_cocked, die.patch_logit)
+    if joint < RAIL_PATCH_BAR:
+        return None
+    return pose_factor(_sigmoid(joint), _sigmoid(RAIL_PATCH_BAR))
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-min(40.0, max(-40.0, z))))
 
 
 def with_supports(dice: Sequence[BoardDie], geometry: BoardGeometry,
@@ -126,8 +167,9 @@ def with_supports(dice: Sequence[BoardDie], geometry: BoardGeometry,
                   cube: tuple[float, float] | None = None) -> list[BoardDie]:
     """The dice with every die that has nothing to lean on taken as flat (``p_cocked`` 0, its
     confidence as sure of flat as the reader's other parts allow), and every die that can lean
-    on the rail alone called cocked from :data:`RAIL_COCKED_THRESHOLD`; unchanged when the
-    board's slots are unknown (``slot_counts`` None)."""
+    on the rail alone called cocked from :data:`RAIL_COCKED_THRESHOLD` or
+    :data:`RAIL_PATCH_BAR`; unchanged when the board's slots are unknown (``slot_counts``
+    None)."""
     if slot_counts is None:
         return list(dice)
     checkers = checker_places(slot_counts, geometry)
@@ -135,9 +177,8 @@ def with_supports(dice: Sequence[BoardDie], geometry: BoardGeometry,
     out = []
     for die in dice:
         shown = pose_factor(die.p_cocked, threshold)
-        if (die.flat and RAIL_COCKED_THRESHOLD <= die.p_cocked < threshold
-                and only_rail(die, geometry, checkers, dice, cube)):
-            lowered = pose_factor(die.p_cocked, RAIL_COCKED_THRESHOLD)
+        lowered = _rail_call(die, geometry, checkers, dice, cube, threshold)
+        if lowered is not None:
             out.append(dataclasses.replace(die, flat=False,
                                            confidence=die.confidence / shown * lowered))
         elif die.p_cocked <= 0.0 or could_lean(die, geometry, checkers, dice, cube):
