@@ -25,7 +25,13 @@ from vision.dice.patch_net import (
     with_patch,
 )
 from vision.dice.pose import cocked_threshold
-from vision.dice.train_patch import backward, choose_bar, initial_weights, symmetry
+from vision.dice.train_patch import (
+    backward,
+    choose_bar,
+    initial_weights,
+    symmetry,
+    veto_lines,
+)
 
 
 def _naive_forward(weights: list[np.ndarray], x: np.ndarray) -> np.ndarray:
@@ -185,6 +191,44 @@ def test_a_cocked_die_the_profile_model_reads_flat_is_caught_with_the_network(
     alone = read()
     assert alone[5].flat and alone[5].p_cocked < 0.5
     assert alone[6].p_cocked == both[6].p_cocked  # a flat die's probability is left as it was
+
+
+def test_a_flat_die_the_profile_model_calls_cocked_is_left_in_doubt_by_the_network(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a check throw beside a checker (neither model was fitted on it): the profile model
+    # calls the flat one cocked (p 0.95), the network is sure it is flat (logit -6.6)
+    from vision.dice import board
+    from vision.dice.reading import image_to_mm
+    from vision.dice.train_cocked import _scene
+
+    scene = _scene(1, 2_050_105)
+    to_mm = image_to_mm(scene.corners, scene.geometry)
+    assert {(d.pips, d.flat) for d in scene.dice} == {(5, True), (1, True)}
+
+    def one() -> board.BoardDie:
+        dice = board.read_board_dice(scene.image, to_mm, scene.geometry)
+        return next(d for d in dice if d.pips == 1)
+
+    threshold = cocked_threshold()
+    vetoed = one()
+    assert vetoed.flat and vetoed.patch_logit is not None
+    assert vetoed.patch_logit < board.PATCH_VETO
+    assert 0.5 <= vetoed.p_cocked < threshold  # flat, but in doubt: the referee looks again
+    monkeypatch.setattr(board, "PATCH_VETO", vetoed.patch_logit - 0.1)
+    assert not one().flat  # the profile model's own call, under a lower veto
+    monkeypatch.setattr(board, "patch_model", lambda: None)
+    alone = one()
+    assert not alone.flat and alone.p_cocked >= threshold and alone.patch_logit is None
+
+
+def test_the_veto_table_counts_the_profile_models_cocked_calls() -> None:
+    z = np.array([-5.0, -3.0, 1.0, -2.5, 4.0, -7.0])
+    p = np.array([0.9, 0.95, 0.9, 0.9, 0.9, 0.2])  # the last is read flat: not counted
+    cocked = np.array([0, 0, 0, 1, 1, 1])
+    lines = veto_lines(z, p, cocked, 0.84)
+    assert lines[0].endswith("(3 flat), the lowest logit of a cocked one is -2.50")
+    assert "veto -4.0: flat read flat 1/3, cocked read flat 0/2" in lines
+    assert "veto -2.0: flat read flat 2/3, cocked read flat 1/2" in lines
 
 
 def test_fitting_writes_a_model_the_reader_loads(tmp_path: Path) -> None:

@@ -50,11 +50,12 @@ def test_a_thorough_read_keeps_no_die_where_nothing_changed_since_the_press() ->
     earlier[11], earlier[16] = (3, 0), (2, 0)
     moving, _ = camera.render(Shot(BoardContents(slots=tuple(earlier)), OPENING, CUBE))
 
-    # read thoroughly with nothing to compare with, the checkers give a cocked die
+    # read thoroughly with nothing to compare with, the checkers give a die (the profile model
+    # calls it cocked; the patch network, sure it is none, leaves it flat in doubt)
     alone = DiceMemory()
     alone.read_thoroughly()
     phantom = _near(alone.read(throw, corners, g), *PHANTOM_MM)
-    assert [d.flat for d in phantom] == [False]
+    assert len(phantom) == 1 and phantom[0].p_cocked >= 0.5
 
     # as at the table: the board read while the move was made, then the press's picture
     # (read only where it changed: the checker moved) kept as the board before the throw ...

@@ -13,8 +13,9 @@ batches drawn from :data:`FIT_SEED`. The bar is chosen on check throws of the sa
 seeds :data:`CHECK_OFFSET` above the training's (neither model has seen them): the lowest bar at
 which the flat dice called cocked by either the profile model (its own threshold) or the joint
 logit stay within ``train_cocked``'s shares, overall and per kind. Writes ``patch_model.npz``
-(weights ``w0``.., ``bar``, and the check throws' figures). ``--cache`` keeps the rendered
-patches (``train.npz``, ``check.npz``) and loads them when present.
+(weights ``w0``.., ``bar``, and the check throws' figures), and prints the table the veto
+(``vision.dice.board.PATCH_VETO``) is chosen from (:func:`veto_lines`). ``--cache`` keeps the
+rendered patches (``train.npz``, ``check.npz``) and loads them when present.
 
 The shipped model: the defaults (the cocked model's throws, 8,700, and a quarter of as many
 check throws; 20 epochs): about 20 minutes of rendering and reading with 2 workers on the 2-core
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import sys
 import time
@@ -232,6 +234,23 @@ def figures(joint: np.ndarray, p_profiles: np.ndarray, cocked: np.ndarray, bar: 
             "cocked": int(c.sum()), "flat": int(f.sum())}
 
 
+def veto_lines(z: np.ndarray, p_profiles: np.ndarray, cocked: np.ndarray, threshold: float
+               ) -> list[str]:
+    """For the check dice the profile model calls cocked: the lowest network logit of a cocked
+    one, and for each veto bar (``vision.dice.board.PATCH_VETO``, steps of 0.5 from -6 to -2)
+    how many flat ones it would read flat and how many cocked ones with them."""
+    called = p_profiles >= threshold
+    flat, real = called & (cocked == 0), called & (cocked == 1)
+    lowest = float(z[real].min()) if real.any() else math.inf
+    lines = [f"veto: of {int(called.sum())} check dice the profile model calls cocked "
+             f"({int(flat.sum())} flat), the lowest logit of a cocked one is {lowest:.2f}"]
+    for bar in np.arange(-6.0, -1.99, 0.5):
+        lines.append(f"veto {bar:+.1f}: flat read flat {int((flat & (z < bar)).sum())}/"
+                     f"{int(flat.sum())}, cocked read flat {int((real & (z < bar)).sum())}/"
+                     f"{int(real.sum())}")
+    return lines
+
+
 def _rows(name: str, jobs: list[Job], cache: Path | None, workers: int
           ) -> dict[str, np.ndarray]:
     path = None if cache is None else cache / f"{name}.npz"
@@ -280,8 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     threshold = cocked_threshold()
     cocked = (check["labels"][dice] == 2).astype(np.int64)
     p = check["p_profiles"][dice]
-    joint = np.array([joint_logit(float(q), float(z)) for q, z in zip(
-        p, logits(weights, normalise(check["patches"][dice])), strict=True)])
+    z_dice = logits(weights, normalise(check["patches"][dice]))
+    joint = np.array([joint_logit(float(q), float(z)) for q, z in zip(p, z_dice, strict=True)])
     bar = choose_bar(joint, p, cocked, check["kinds"][dice], threshold)
     shown = figures(joint, p, cocked, bar, threshold)
     texture = ~dice
@@ -296,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     np.savez(args.out, bar=np.float64(bar), figures=np.str_(json.dumps(shown)), **arrays)
     print(f"wrote {args.out}: bar {bar:.3f}; check throws {json.dumps(shown)}; "
           f"{time.time() - t0:.0f} s", file=sys.stderr)
+    print("\n".join(veto_lines(z_dice, p, cocked, threshold)), file=sys.stderr)
     return 0
 
 
