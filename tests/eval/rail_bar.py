@@ -156,7 +156,7 @@ def main(argv: list[str]) -> int:
     for i, part in enumerate(in_workers(_rail_dice_of, jobs, args.workers), 1):
         seen.extend(part)
         if i % 50 == 0 or i == len(jobs):
-            print(f"{i}/{len(jobs)} throws read, {len(seen)} dice by the rail alone read flat",
+            print(f"{i}/{len(jobs)} throws read, {len(seen)} dice by the rail read flat",
                   file=sys.stderr, flush=True)
     for path in args.load:
         try:

@@ -178,7 +178,8 @@ class BoardDie:
     region: str  # the geometry's region kind: slot, bar, field, tray, frame, off-board
     confidence: float
     p_cocked: float = 0.0
-    # the patch network's cocked logit (``vision.dice.patch_net``); None without a network
+    # the patch network's cocked logit (``vision.dice.patch_net``); None where it did not look
+    # (no network, or a die read cocked at the rail, where there is no veto)
     patch_logit: float | None = None
 
     def sighting(self) -> DieSighting:
@@ -480,14 +481,14 @@ def _with_patch_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFindi
                         p: float, threshold: float, veto: bool = True
                         ) -> tuple[float, float | None]:
     """A face's cocked probability once the patch network (``vision.dice.patch_net``) has
-    seen it too, and the network's logit (None when there is no network): a die the profile
+    seen it too, and the network's logit (None when it did not look): a die the profile
     model calls flat is cocked when the two models' joint logit clears the network's bar
     (they miss different dice: the lowest tilts on a board of the die's own colour); a die it
     calls cocked that the network is sure is flat (under :data:`PATCH_VETO`) is read flat
     but in doubt, just under the cocked threshold, unless ``veto`` is False; otherwise
     unchanged."""
     model = patch_model()
-    if model is None:
+    if model is None or (p >= threshold and not veto):
         return p, None
     aligned = warp_patch(colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
                          face.angle)

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from vision.dice.face_fit import ALIGNED_MM
+from vision.dice.pose import sigmoid
 
 PATCH_MODEL = Path(__file__).with_name("patch_model.npz")
 PATCH_PX_PER_MM = 2.0  # the camera sees a die at about 1.6 px/mm: nothing finer is lost
@@ -164,5 +165,5 @@ def with_patch(p_profiles: float, joint: float, bar: float, threshold: float) ->
     joint logit lies above its bar."""
     if joint < bar:
         return p_profiles
-    lifted = 1.0 / (1.0 + math.exp(-min(40.0, _logit(threshold) + joint - bar)))
+    lifted = sigmoid(_logit(threshold) + joint - bar)
     return max(p_profiles, lifted, threshold)

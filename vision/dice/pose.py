@@ -288,7 +288,8 @@ def _logits(model: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def _sigmoid(logit: float) -> float:
+def sigmoid(logit: float) -> float:
+    """The probability of a logit (clipped to +-40: no overflow)."""
     return float(1.0 / (1.0 + math.exp(-float(np.clip(logit, -40, 40)))))
 
 
@@ -296,7 +297,7 @@ def _probability(name: str, features: np.ndarray) -> float:
     model = _models().get(name)
     if model is None or len(model["mean"]) != len(features):
         return 1.0 if name == "die" else 0.0
-    return _sigmoid(float(_logits(model, features)))
+    return sigmoid(float(_logits(model, features)))
 
 
 def _threshold(name: str) -> float:
@@ -323,7 +324,7 @@ def cocked_probability(features: np.ndarray) -> float:
         rows = rows[:, :SIDE_INPUTS]
     if len(model["mean"]) != rows.shape[1]:
         return 0.0
-    return _sigmoid(edge_logit(model, rows))
+    return sigmoid(edge_logit(model, rows))
 
 
 def cocked_inputs(features: np.ndarray) -> np.ndarray:

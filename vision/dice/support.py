@@ -28,7 +28,7 @@ import numpy as np
 
 from vision.dice.board import PLAYING, BoardDie, pose_factor
 from vision.dice.patch_net import joint_logit
-from vision.dice.pose import cocked_threshold
+from vision.dice.pose import cocked_threshold, sigmoid
 from vision.geometry import BoardGeometry
 
 # how far (in die sides) a cocked die's read centre may lie from the surface it leans on: a
@@ -155,11 +155,7 @@ def _rail_call(die: BoardDie, geometry: BoardGeometry, checkers: np.ndarray,
     joint = joint_logit(die.p_cocked, die.patch_logit)
     if joint < RAIL_PATCH_BAR:
         return None
-    return pose_factor(_sigmoid(joint), _sigmoid(RAIL_PATCH_BAR))
-
-
-def _sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-min(40.0, max(-40.0, z))))
+    return pose_factor(sigmoid(joint), sigmoid(RAIL_PATCH_BAR))
 
 
 def with_supports(dice: Sequence[BoardDie], geometry: BoardGeometry,
