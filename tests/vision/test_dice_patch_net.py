@@ -1,5 +1,6 @@
-"""The patch network's second opinion on cocked dice (``vision.dice.patch_net``) and its
-fitting (``vision.dice.train_patch``)."""
+"""The patch network's second opinion on cocked dice (BG-ROLL-2: a cocked die means the throw
+is made again; ``vision.dice.patch_net``), its veto, and its fitting
+(``vision.dice.train_patch``)."""
 
 from __future__ import annotations
 

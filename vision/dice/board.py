@@ -138,20 +138,20 @@ RAIL_REACH_SIDES = 1.375
 RAIL_LOOK_SIDES = 0.5
 RAIL_NEARER_SIDES = 0.2
 RAIL_FACE_MIN_SIDES = 0.34
-# A die the profile model calls cocked is read flat, in doubt (just under the cocked threshold:
-# the referee leaves its throw unjudged, reads it thoroughly, else asks the director), when the
-# patch network's logit is under PATCH_VETO (it is sure the die is flat), unless the face lies
-# within RAIL_REACH_SIDES of the rail, where the face read is often the side face (a cocked die's,
-# which the network sees as a flat one's; nor does the veto touch support's rail bars). Chosen on
-# the network's check throws (vision.dice.train_patch prints the table): of the 1,480 cocked dice
-# the profile model calls cocked the lowest logit is -3.32, and 6 of the 16 flat dice it calls
-# cocked lie under -4 (as under -3.5; -4 keeps a margin below the cocked ones). Random throws
-# 3000-3199, 3600-3799, 12000-12899 and 13000-13599: flat dice called cocked 12 -> 8 of 2,599,
-# cocked caught 1,065 -> 1,064 of 1,075 (the one lost, a translucent die at 34 degrees, had its
-# pips misread: the network saw its side face; the table did not pass its throw as a roll), valid
-# throws called invalid 6 -> 3 of 521, extra dice the table keeps 99 -> 62 over 1,900 throws;
-# demo-style throws (tests.eval.cocked): flat 2 -> 1 of 600, cocked 195 of 196 either way, phantom
-# dice kept 7 -> 5.
+# A die the profile model calls cocked (BG-ROLL-2) is read flat, in doubt (just under the cocked
+# threshold: the referee leaves its throw unjudged, reads it thoroughly, else asks the director),
+# when the patch network's logit is under PATCH_VETO (it is sure the die is flat), unless the face
+# lies within RAIL_REACH_SIDES of the rail, where the face read is often the side face (a cocked
+# die's, which the network sees as a flat one's; nor does the veto touch support's rail bars).
+# Chosen on the network's check throws (vision.dice.train_patch prints the table): of the 1,480
+# cocked dice the profile model calls cocked the lowest logit is -3.32, and 6 of the 16 flat dice
+# it calls cocked lie under -4 (as under -3.5; -4 keeps a margin below the cocked ones). Random
+# throws 3000-3199, 3600-3799, 12000-12899 and 13000-13599: flat dice called cocked 12 -> 8 of
+# 2,599, cocked caught 1,065 -> 1,064 of 1,075 (the one lost, a translucent die at 34 degrees, had
+# its pips misread: the network saw its side face; the table did not pass its throw as a roll),
+# valid throws called invalid 6 -> 3 of 521, extra dice the table keeps 99 -> 62 over 1,900
+# throws; demo-style throws (tests.eval.cocked): flat 2 -> 1 of 600, cocked 195 of 196 either way,
+# phantom dice kept 7 -> 5.
 PATCH_VETO = -4.0
 # a frame's spread and pose features per face hypothesis (find_faces: a candidate the die model
 # turned away is judged again as its own second chance, first at the very same face)

@@ -1,5 +1,5 @@
-"""A second opinion on flat or cocked: a small convolutional network over the face-aligned
-patch itself (``patch_model.npz``, fitted by ``vision.dice.train_patch``).
+"""A second opinion on flat or cocked (BG-ROLL-2): a small convolutional network over the
+face-aligned patch itself (``patch_model.npz``, fitted by ``vision.dice.train_patch``).
 
 The cocked network of ``vision.dice.pose`` sees hand-made profiles beyond each edge of the
 face; at the lowest tilts (12 to 14 degrees: a side band 3.3 to 3.9 mm wide, five or six camera

@@ -1,4 +1,4 @@
-"""Fit the patch network of ``vision.dice.patch_net`` and choose its bar.
+"""Fit the patch network of ``vision.dice.patch_net`` and choose its bar (BG-ROLL-2).
 
 ``python -m vision.dice.train_patch [--train N,M,T,L,W,R,F] [--check N,M,T,L,W,R,F]
 [--epochs E] [--workers P] [--cache DIR]`` renders the cocked model's training throws
