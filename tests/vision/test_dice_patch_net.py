@@ -72,19 +72,27 @@ def test_columns_take_every_second_place_with_zero_padding() -> None:
     assert np.array_equal(window[0, 0, 0, 1:, 1:], x[0, 0:2, 0:2])
 
 
-def test_backward_matches_finite_differences() -> None:
+@pytest.mark.parametrize("outputs", [1, 6])
+def test_backward_matches_finite_differences(outputs: int) -> None:
+    # one logit (the cocked network, logistic loss) or six (vision.dice.upward_net's faces,
+    # softmax cross-entropy)
+    from vision.dice.upward_net import probabilities
+
     rng = np.random.default_rng(5)
-    weights = [w.astype(np.float64) for w in initial_weights(rng)]
+    weights = [w.astype(np.float64) for w in initial_weights(rng, outputs)]
     x = rng.normal(0, 1, (3, PATCH_PX, PATCH_PX, 3))
-    y = np.array([1.0, 0.0, 1.0])
+    y = np.array([1.0, 0.0, 1.0]) if outputs == 1 else np.eye(outputs)[[1, 0, 5]]
 
     def loss(ws: list[np.ndarray]) -> float:
         z = forward(ws, x)
+        if outputs > 1:
+            return float(-(np.log(probabilities(z)) * y).sum())
         return float(np.sum(y * np.logaddexp(0, -z) + (1 - y) * np.logaddexp(0, z)))
 
     trace = Trace([], np.empty(0), np.empty(0))
     z = forward(weights, x, trace)
-    grads = backward(weights, trace, 1 / (1 + np.exp(-z)) - y)
+    grads = backward(weights, trace,
+                     probabilities(z) - y if outputs > 1 else 1 / (1 + np.exp(-z)) - y)
     for i in range(len(weights)):
         at = tuple(int(rng.integers(0, s)) for s in weights[i].shape)
         weights[i][at] += 1e-5

@@ -61,7 +61,7 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -102,6 +102,7 @@ from vision.dice.tilted import (
     second_chance_inputs,
     tilted_reads,
 )
+from vision.dice.upward_net import overruled, upward_model
 from vision.geometry import BoardGeometry
 from vision.throw import DieSighting
 
@@ -477,25 +478,35 @@ def on_marker(geometry: BoardGeometry, x: float, y: float) -> bool:
     return bool(np.any((np.abs(centres[:, 0] - x) < reach) & (np.abs(centres[:, 1] - y) < reach)))
 
 
-def _with_patch_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
-                        p: float, threshold: float, veto: bool = True
-                        ) -> tuple[float, float | None]:
+def _with_patch_opinion(aligned: Callable[[], np.ndarray], p: float, threshold: float,
+                        veto: bool = True) -> tuple[float, float | None]:
     """A face's cocked probability once the patch network (``vision.dice.patch_net``) has
     seen it too, and the network's logit (None when it did not look): a die the profile
     model calls flat is cocked when the two models' joint logit clears the network's bar
     (they miss different dice: the lowest tilts on a board of the die's own colour); a die it
     calls cocked that the network is sure is flat (under :data:`PATCH_VETO`) is read flat
     but in doubt, just under the cocked threshold, unless ``veto`` is False; otherwise
-    unchanged."""
+    unchanged. ``aligned``: the face's aligned patch, warped when first asked for."""
     model = patch_model()
     if model is None or (p >= threshold and not veto):
         return p, None
-    aligned = warp_patch(colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
-                         face.angle)
-    z = patch_logit(aligned, model)
+    z = patch_logit(aligned(), model)
     if p >= threshold:
         return (float(np.nextafter(threshold, 0.0)) if veto and z < PATCH_VETO else p), z
     return with_patch(p, joint_logit(p, z), model.bar, threshold), z
+
+
+def _aligned_once(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding
+                  ) -> Callable[[], np.ndarray]:
+    """The face's aligned patch (the networks' input), warped on the first call only."""
+    kept: list[np.ndarray] = []
+
+    def aligned() -> np.ndarray:
+        if not kept:
+            kept.append(warp_patch(colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM,
+                                   ALIGNED_PX_PER_MM, face.angle))
+        return kept[0]
+    return aligned
 
 
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
@@ -525,11 +536,15 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
         # at the rail the face read is often the side face (see upward_at_rail), which the
         # network sees as a flat die's: no veto there
         at_rail = _at_rail(f, g) is not None
-        p, z = _with_patch_opinion(colour, from_mm, f, p_cocked(f), threshold, not at_rail)
+        aligned = _aligned_once(colour, from_mm, f)
+        p, z = _with_patch_opinion(aligned, p_cocked(f), threshold, not at_rail)
         pips = f.pips
         if p >= threshold and at_rail:
             gray = to_gray(colour) if gray is None else gray
             pips = upward_at_rail(gray, from_mm, f, g) or pips
+        if p >= threshold:
+            # a tilted die's grid read sees part of its upward face (a two as a one)
+            pips = overruled(pips, aligned(), upward_model())
         centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
         fit = 1.0 - f.residual / (0.16 * g.die_size_mm)
         confidence = float(np.clip(0.5 + 0.5 * fit, 0, 1) * np.clip(f.contrast * 5.0, 0.2, 1.0)

@@ -92,7 +92,8 @@ class Trace:
 
 
 def forward(weights: Weights, x: np.ndarray, trace: Trace | None = None) -> np.ndarray:
-    """The logits (N,) of normalised patches ``x``; ``trace``, when given, is filled in."""
+    """The logits (N,) of normalised patches ``x`` (N x K for a head of K outputs, see
+    :func:`shapes`); ``trace``, when given, is filled in."""
     a = x
     for i, (k, _cin, cout) in enumerate(LAYERS):
         rows, (n, ho, wo) = columns(a, k)
@@ -105,18 +106,22 @@ def forward(weights: Weights, x: np.ndarray, trace: Trace | None = None) -> np.n
     hidden = np.tanh(flat @ weights[top] + weights[top + 1])
     if trace is not None:
         trace.flat, trace.hidden = flat, hidden
-    logits: np.ndarray = hidden @ weights[top + 2] + weights[top + 3][0]
+    w, b = weights[top + 2], weights[top + 3]
+    logits: np.ndarray = hidden @ w + (b[0] if w.ndim == 1 else b)
     return logits
 
 
-def shapes() -> list[tuple[int, ...]]:
+def shapes(outputs: int = 1) -> list[tuple[int, ...]]:
     """The weight arrays' shapes, in order (each convolution's kernel and bias, the tanh
-    layer's, the output's)."""
+    layer's, the output's): one logit (N,) by default, else ``outputs`` of them (N x outputs;
+    ``vision.dice.upward_net``'s six faces)."""
     out: list[tuple[int, ...]] = []
     for k, cin, cout in LAYERS:
         out += [(k * k * cin, cout), (cout,)]
     flat = FEATURE_SIDE * FEATURE_SIDE * LAYERS[-1][2]
-    return [*out, (flat, HIDDEN), (HIDDEN,), (HIDDEN,), (1,)]
+    head: list[tuple[int, ...]] = ([(HIDDEN,), (1,)] if outputs == 1
+                                   else [(HIDDEN, outputs), (outputs,)])
+    return [*out, (flat, HIDDEN), (HIDDEN,), *head]
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from vision.dice.board import find_faces
 from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, warp_patch
 from vision.dice.patch_net import (
     FEATURE_SIDE,
+    HIDDEN,
     LAYERS,
     PATCH_MODEL,
     PATCH_PX,
@@ -118,12 +119,15 @@ def symmetry(x: np.ndarray, t: int) -> np.ndarray:
 
 
 def backward(weights: Weights, trace: Trace, g: np.ndarray) -> Weights:
-    """The gradients of the loss for every weight array, ``g`` being d loss / d logit (N,)."""
+    """The gradients of the loss for every weight array, ``g`` being d loss / d logit (N,; N x K
+    for a head of K outputs)."""
     top = 2 * len(LAYERS)
     grads: Weights = [np.empty(0)] * len(weights)
-    grads[top + 2] = trace.hidden.T @ g
-    grads[top + 3] = np.array([g.sum()], np.float32)
-    gh = np.outer(g, weights[top + 2]) * (1 - trace.hidden ** 2)
+    g2 = g.reshape(len(g), -1)
+    w_out = weights[top + 2]
+    grads[top + 2] = (trace.hidden.T @ g2).reshape(w_out.shape)
+    grads[top + 3] = g2.sum(axis=0).reshape(weights[top + 3].shape).astype(np.float32)
+    gh = (g2 @ w_out.reshape(HIDDEN, -1).T) * (1 - trace.hidden ** 2)
     grads[top] = trace.flat.T @ gh
     grads[top + 1] = gh.sum(axis=0)
     n = len(g)
@@ -148,11 +152,11 @@ def backward(weights: Weights, trace: Trace, g: np.ndarray) -> Weights:
     return grads
 
 
-def initial_weights(rng: np.random.Generator) -> Weights:
+def initial_weights(rng: np.random.Generator, outputs: int = 1) -> Weights:
     """He-scaled kernels, Glorot-scaled dense layers (the weights: even places of
-    ``shapes()``), zero biases (the odd places)."""
+    ``shapes(outputs)``), zero biases (the odd places)."""
     out: Weights = []
-    for i, shape in enumerate(shapes()):
+    for i, shape in enumerate(shapes(outputs)):
         if i % 2:
             out.append(np.zeros(shape, np.float32))
             continue
@@ -161,38 +165,56 @@ def initial_weights(rng: np.random.Generator) -> Weights:
     return out
 
 
-def fit(x: np.ndarray, y: np.ndarray, epochs: int = EPOCHS, seed: int = FIT_SEED,
-        log: Callable[[str], None] | None = None) -> Weights:
-    """The network fitted on normalised patches ``x`` and labels ``y`` (1 cocked)."""
+LossAndGrad = Callable[[np.ndarray, np.ndarray], tuple[float, np.ndarray]]
+
+
+def descend(x: np.ndarray, outputs: int, loss_and_grad: LossAndGrad, epochs: int, seed: int,
+            log: Callable[[str], None] | None = None) -> Weights:
+    """A network of ``outputs`` logits fitted on normalised patches ``x`` by Adam: each batch
+    turned or mirrored by one of the eight symmetries, ``loss_and_grad(logits, rows)`` giving
+    the batch's summed loss and d loss / d logits; the step halved from 60% of the epochs and
+    0.4 of that from 85%."""
     rng = np.random.default_rng(seed)
-    weights = initial_weights(rng)
+    weights = initial_weights(rng, outputs)
     m1 = [np.zeros_like(w) for w in weights]
     m2 = [np.zeros_like(w) for w in weights]
-    yf = y.astype(np.float32)
-    w_pos = len(y) / (2 * max(float(yf.sum()), 1.0))
-    w_neg = len(y) / (2 * max(float((1 - yf).sum()), 1.0))
     t = 0
     for epoch in range(epochs):
         step = STEP * (0.5 if epoch >= 0.6 * epochs else 1.0) * (
             0.4 if epoch >= 0.85 * epochs else 1.0)
-        order = rng.permutation(len(y))
+        order = rng.permutation(len(x))
         loss = 0.0
-        for start in range(0, len(y), BATCH):
+        for start in range(0, len(x), BATCH):
             b = order[start:start + BATCH]
             xb = symmetry(x[b], int(rng.integers(0, 8)))
             trace = Trace([], np.empty(0), np.empty(0))
-            logit = forward(weights, xb, trace)
-            p = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
-            w = np.where(yf[b] > 0, w_pos, w_neg).astype(np.float32)
-            loss -= float((w * (yf[b] * np.log(p + 1e-7)
-                                + (1 - yf[b]) * np.log(1 - p + 1e-7))).sum())
-            grads = backward(weights, trace, ((p - yf[b]) * w / len(b)).astype(np.float32))
+            part, g = loss_and_grad(forward(weights, xb, trace), b)
+            loss += part
+            grads = backward(weights, trace, g.astype(np.float32))
             t += 1
             _adam_step(weights, [gr + L2 * w if w.ndim == 2 else gr
                                  for gr, w in zip(grads, weights, strict=True)], m1, m2, t, step)
         if log is not None:
-            log(f"epoch {epoch + 1}/{epochs}: loss {loss / len(y):.4f}")
+            log(f"epoch {epoch + 1}/{epochs}: loss {loss / len(x):.4f}")
     return weights
+
+
+def fit(x: np.ndarray, y: np.ndarray, epochs: int = EPOCHS, seed: int = FIT_SEED,
+        log: Callable[[str], None] | None = None) -> Weights:
+    """The network fitted on normalised patches ``x`` and labels ``y`` (1 cocked):
+    class-balanced logistic loss."""
+    yf = y.astype(np.float32)
+    w_pos = len(y) / (2 * max(float(yf.sum()), 1.0))
+    w_neg = len(y) / (2 * max(float((1 - yf).sum()), 1.0))
+
+    def loss_and_grad(logit: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+        p = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
+        w = np.where(yf[b] > 0, w_pos, w_neg).astype(np.float32)
+        loss = -float((w * (yf[b] * np.log(p + 1e-7)
+                            + (1 - yf[b]) * np.log(1 - p + 1e-7))).sum())
+        return loss, (p - yf[b]) * w / len(b)
+
+    return descend(x, 1, loss_and_grad, epochs, seed, log)
 
 
 def logits(weights: Weights, x: np.ndarray) -> np.ndarray:
@@ -251,13 +273,16 @@ def veto_lines(z: np.ndarray, p_profiles: np.ndarray, cocked: np.ndarray, thresh
     return lines
 
 
-def _rows(name: str, jobs: list[Job], cache: Path | None, workers: int
-          ) -> dict[str, np.ndarray]:
+def cached_rows(name: str, jobs: list[Job], cache: Path | None, workers: int,
+                collector: Callable[[list[Job], int], dict[str, np.ndarray]] | None = None
+                ) -> dict[str, np.ndarray]:
+    """The rows ``collector`` (:func:`collect` by default) gathers from ``jobs``, loaded from
+    ``cache / name.npz`` when it is there and saved there when a cache is given."""
     path = None if cache is None else cache / f"{name}.npz"
     if path is not None and path.exists():
         with np.load(path) as data:
             return {k: data[k] for k in data.files}
-    rows = collect(jobs, workers)
+    rows = (collector or collect)(jobs, workers)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays: dict[str, Any] = dict(rows)
@@ -275,19 +300,30 @@ def _counts(text: str) -> tuple[int, ...]:
     return counts
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def fitting_parser(doc: str | None, out: Path) -> argparse.ArgumentParser:
+    """The command line a network's fitting takes: throw counts (``--train``, ``--check``),
+    ``--epochs``, ``--workers``, ``--cache`` and ``--out`` (default ``out``)."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
     parser.add_argument("--train", type=_counts, default=TRAIN_COUNTS)
     parser.add_argument("--check", type=_counts, default=CHECK_COUNTS)
     parser.add_argument("--epochs", type=int, default=EPOCHS)
     parser.add_argument("--workers", type=int, default=max(1, multiprocessing.cpu_count()))
     parser.add_argument("--cache", type=Path, default=None)
-    parser.add_argument("--out", type=Path, default=PATCH_MODEL)
+    parser.add_argument("--out", type=Path, default=out)
+    return parser
+
+
+def check_jobs(counts: tuple[int, ...]) -> list[Job]:
+    """The check throws: the training kinds' seeds :data:`CHECK_OFFSET` up."""
+    return [(k, s + CHECK_OFFSET) for k, s in _plan(counts)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = fitting_parser(__doc__, PATCH_MODEL)
     args = parser.parse_args(argv)
     t0 = time.time()
-    train = _rows("train", list(_plan(args.train)), args.cache, args.workers)
-    check = _rows("check", [(k, s + CHECK_OFFSET) for k, s in _plan(args.check)], args.cache,
-                  args.workers)
+    train = cached_rows("train", list(_plan(args.train)), args.cache, args.workers)
+    check = cached_rows("check", check_jobs(args.check), args.cache, args.workers)
     dice = check["labels"] > 0  # the bar is a matter of the dice read flat
     if not (check["labels"] == 1).any():
         parser.error("the check throws hold no flat die: the bar needs some (more --check)")
