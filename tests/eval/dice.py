@@ -8,8 +8,9 @@ from ``--seed0``, disjoint from the models' training seeds; ``--reader pass``, t
 read by the board's dice and cube pass, ``vision.dice.board_pass``, on the board reader's
 prepared frame; ``hybrid``: the dice alone by ``board.read_board_dice``, which that pass runs;
 ``spots``: the same with the older whole-frame spot candidates, for comparison): dice found,
-pips right (opaque and translucent separately, and of the flat dice alone: a cocked die's
-face is never counted, the throw is thrown again, BG-ROLL-2), cocked dice caught (of the
+pips right (of every die found, cocked ones included; opaque and translucent separately; and
+of the flat dice alone, the faces a referee plays: a cocked die's throw is made again,
+BG-ROLL-2, though its face is reported and recorded), cocked dice caught (of the
 cocked dice found, and ``cocked_of_all``: of every cocked die in the scenes, found or not) and
 flat dice called cocked, half and on-checker right, cube found, value and place right
 (``pass`` only), cubes reported where there is none, extra dice reported.

@@ -5,9 +5,11 @@ network's layers (``vision.dice.patch_net``) with six outputs, one per face
 A die tilted 30 to 40 degrees shows its upward face foreshortened and a side face almost as
 large beside it; the pip-grid read (``vision.dice.face_fit``) fits a square face to part of
 that and reads a one or two pips of it (a two as a one, a six as a three). The network sees
-both faces and the die's outline at once. The reader takes its face for a die read cocked
-when it differs from the face read and its probability clears the model file's bar, chosen so
-that it costs hardly any face the grid read had right. Numpy only, about 0.5 ms a die.
+both faces and the die's outline at once. The reader (``vision.dice.board``) takes its face for
+a die it reads cocked by the die's own look (the board's supports, weighed later by
+``vision.dice.support``, may still call it flat) when it differs from the grid's and its
+probability clears the model file's bar, chosen so that it costs hardly any face the grid read
+had right. Numpy only, about 0.5 ms a die.
 """
 
 from __future__ import annotations
