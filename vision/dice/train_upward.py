@@ -42,7 +42,7 @@ from vision.dice.patch_net import PATCH_PX, Weights, forward, from_aligned, norm
 from vision.dice.pose import cocked_threshold, p_cocked
 from vision.dice.reading import image_to_mm
 from vision.dice.train_cocked import _plan, _scene, in_workers
-from vision.dice.train_patch import cached_rows, check_jobs, descend, fitting_parser
+from vision.dice.train_patch import Job, cached_rows, check_jobs, descend, fitting_parser
 from vision.dice.upward_net import FACES, UPWARD_MODEL, probabilities
 
 FIT_SEED = 23
@@ -51,7 +51,6 @@ COCKED_WEIGHT = 3.0
 REACH_MM = 6.0  # a face this near a die's centre is that die's
 # the bar may cost at most this share of the dice the reader's own face read gets right
 MAX_LOST = 0.002
-Job = tuple[int, int]  # kind, seed
 Row = tuple[np.ndarray, int, int, int, int, int, float]
 
 
@@ -128,7 +127,7 @@ def choose_bar(prob: np.ndarray, pips: np.ndarray, read: np.ndarray) -> float:
 
 
 def figures(prob: np.ndarray, pips: np.ndarray, read: np.ndarray, bar: float
-            ) -> dict[str, float]:
+            ) -> dict[str, int]:
     """Faces read right by the face read alone, by the network alone and with the network
     taken over its bar; how many faces the bar changes, won and lost."""
     best = prob.argmax(axis=1) + 1
@@ -159,12 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     prob = predict(weights, normalise(check["patches"]))
     called = check["p_profiles"] >= cocked_threshold()
     bar = choose_bar(prob[called], check["pips"][called], check["read"][called])
-    shown = {"called_cocked": figures(prob[called], check["pips"][called],
-                                      check["read"][called], bar),
-             "cocked": figures(prob[check["flat"] == 0], check["pips"][check["flat"] == 0],
-                               check["read"][check["flat"] == 0], bar),
-             "flat": figures(prob[check["flat"] == 1], check["pips"][check["flat"] == 1],
-                             check["read"][check["flat"] == 1], bar)}
+    shown = {name: figures(prob[rows], check["pips"][rows], check["read"][rows], bar)
+             for name, rows in (("called_cocked", called), ("cocked", check["flat"] == 0),
+                                ("flat", check["flat"] == 1))}
     arrays: dict[str, Any] = {f"w{i}": w for i, w in enumerate(weights)}
     np.savez(args.out, bar=np.float64(bar), figures=np.str_(json.dumps(shown)), **arrays)
     print(f"wrote {args.out}: bar {bar:.3f}; {time.time() - t0:.0f} s", file=sys.stderr)
