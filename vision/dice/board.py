@@ -60,6 +60,7 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -492,21 +493,8 @@ def _with_patch_opinion(aligned: Callable[[], np.ndarray], p: float, threshold: 
         return p, None
     z = patch_logit(aligned(), model)
     if p >= threshold:
-        return (float(np.nextafter(threshold, 0.0)) if veto and z < PATCH_VETO else p), z
+        return (float(np.nextafter(threshold, 0.0)) if z < PATCH_VETO else p), z
     return with_patch(p, joint_logit(p, z), model.bar, threshold), z
-
-
-def _aligned_once(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding
-                  ) -> Callable[[], np.ndarray]:
-    """The face's aligned patch (the networks' input), warped on the first call only."""
-    kept: list[np.ndarray] = []
-
-    def aligned() -> np.ndarray:
-        if not kept:
-            kept.append(warp_patch(colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM,
-                                   ALIGNED_PX_PER_MM, face.angle))
-        return kept[0]
-    return aligned
 
 
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
@@ -536,7 +524,10 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
         # at the rail the face read is often the side face (see upward_at_rail), which the
         # network sees as a flat die's: no veto there
         at_rail = _at_rail(f, g) is not None
-        aligned = _aligned_once(colour, from_mm, f)
+        # the face's aligned patch (the networks' input), warped once when first asked for
+        aligned = functools.cache(functools.partial(
+            warp_patch, colour, from_mm, f.x_mm, f.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
+            f.angle))
         p, z = _with_patch_opinion(aligned, p_cocked(f), threshold, not at_rail)
         pips = f.pips
         if p >= threshold and at_rail:

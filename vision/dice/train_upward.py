@@ -38,11 +38,18 @@ import numpy as np
 
 from vision.dice.board import find_faces
 from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, warp_patch
-from vision.dice.patch_net import PATCH_PX, Weights, forward, from_aligned, normalise
+from vision.dice.patch_net import PATCH_PX, Weights, from_aligned, normalise
 from vision.dice.pose import cocked_threshold, p_cocked
 from vision.dice.reading import image_to_mm
 from vision.dice.train_cocked import _plan, _scene, in_workers
-from vision.dice.train_patch import Job, cached_rows, check_jobs, descend, fitting_parser
+from vision.dice.train_patch import (
+    Job,
+    cached_rows,
+    check_jobs,
+    descend,
+    fitting_parser,
+    logits,
+)
 from vision.dice.upward_net import FACES, UPWARD_MODEL, probabilities
 
 FIT_SEED = 23
@@ -107,8 +114,7 @@ def fit(x: np.ndarray, pips: np.ndarray, weight: np.ndarray, epochs: int = EPOCH
 
 def predict(weights: Weights, x: np.ndarray) -> np.ndarray:
     """The network's face probabilities (N x 6) for normalised patches, 256 at a time."""
-    return np.concatenate([probabilities(forward(weights, x[s:s + 256]))
-                           for s in range(0, len(x), 256)])
+    return probabilities(logits(weights, x))
 
 
 def choose_bar(prob: np.ndarray, pips: np.ndarray, read: np.ndarray) -> float:
