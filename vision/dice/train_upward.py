@@ -1,4 +1,4 @@
-"""Fit the upward-face network of ``vision.dice.upward_net`` and choose its bar (issue 5).
+"""Fit the upward-face network of ``vision.dice.upward_net`` and choose its bar (BG-ROLL-2).
 
 ``python -m vision.dice.train_upward [--train N,M,T,L,W,R,F] [--check N,M,T,L,W,R,F]
 [--epochs E] [--workers P] [--cache DIR]`` renders the cocked model's training throws (the
