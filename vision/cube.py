@@ -379,8 +379,11 @@ def find_cube_in_image(
     from a rectified patch taken from the full-resolution frame."""
     g = geometry or BoardGeometry()
     canonical = Canonical.whole_board(g, px_per_mm)
-    raster = cv2.warpPerspective(image, _mm_to_raster(canonical) @ to_mm, canonical.size,
-                                 flags=cv2.INTER_AREA)
+    to_raster = _mm_to_raster(canonical) @ to_mm
+    if image.shape[1::-1] == canonical.size and np.allclose(to_raster, np.eye(3), atol=1e-9):
+        raster = image  # already that raster (find_cube's, at 1 px/mm): warping copies it
+    else:
+        raster = cv2.warpPerspective(image, to_raster, canonical.size, flags=cv2.INTER_AREA)
     from_mm = np.linalg.inv(to_mm)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     quads = (_square_candidates(raster, px_per_mm, g.cube_size_mm)

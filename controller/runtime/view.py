@@ -163,7 +163,18 @@ class FrameReader:
             unit = Canonical(geometry, 1.0, (0.0, 0.0))
             self._to_mm = unit.homography_from_image(self.calibration.corners)
             self._cube_h = self._cube_canonical.homography_from_image(self.calibration.corners)
+            self._warm_up(image, self.calibration)
         return self.calibration
+
+    def _warm_up(self, image: np.ndarray, calibration: Calibration) -> None:
+        """Read the calibration frame once, untimed and forgotten, so that what each reader
+        loads or works out once (the dice and cube models and templates, this camera's warp
+        tables) is ready before the first throw: its verdict does not wait for them, and the
+        reading costs (:class:`ReadCosts`) count each frame's own work."""
+        DiceMemory(enabled=False).read(image, calibration.corners, self.config.geometry)
+        find_cube(cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size),
+                  self._cube_canonical)
+        prepare(image, calibration, self.config)
 
     def read(self, image: np.ndarray, t_ms: int, *, with_dice: bool = True) -> FrameSeen:
         """The referee's event for one still frame."""
@@ -219,40 +230,63 @@ class FrameReader:
     def _cube(self, image: np.ndarray, calibration: Calibration,
               raster: tuple[Canonical, np.ndarray] | None = None) -> CubeReading | None:
         """The cube (BG-CUBE-*) on its own raster; the last one found is taken again while
-        its patch has not changed (between throws the cube lies still); after a search that
-        found none, only where the picture changed is searched (``raster``: this frame's
-        ``vision.dice.reuse.change_raster``, which the dice memory has worked out)."""
+        its patch has not changed (between throws the cube lies still), and once it has, is
+        looked for where it lay and where the picture changed since it was seen (the whole
+        case when it is not there: gone, or under a hand); after
+        a search that found none, only where the picture changed is searched (``raster``:
+        this frame's ``vision.dice.reuse.change_raster``, which the dice memory has worked
+        out)."""
         g = self.config.geometry
         key = frame_key(calibration.corners, g)
         from_mm = np.linalg.inv(self._to_mm) if self._to_mm is not None else np.eye(3)
         memory = self.cube_memory
         memory.stats.frames += 1
         if self.reuse:
-            before = memory.reuse(key, image, from_mm, g.cube_size_mm)
+            before = memory.reuse(key, image, from_mm, g.cube_size_mm,
+                                  None if raster is None else raster[1])
             if before is not None:
                 memory.stats.still += 1
                 return before
+            moved = None if raster is None else memory.moved_parts(key, *raster)
+            if moved is not None and raster is not None:
+                # the cube found has moved or turned (it lies where it lay or where the
+                # picture changed since), else it has gone or a hand is over it: the whole
+                # case is searched then
+                levels = memory.seen_levels
+                found = self._cube_in_parts(image, moved, levels)
+                if found is not None:
+                    memory.keep(key, image, from_mm, g.cube_size_mm, found, raster[1], levels)
+                    return found
             boxes = None if raster is None else memory.none_parts(key, *raster)
             if boxes is not None and raster is not None and memory.none_levels is not None:
                 if not boxes:
                     memory.stats.none_kept += 1
                     return None
-                memory.stats.parts += 1
-                found = find_cube_in_parts(functools.partial(self._cube_part, image),
-                                           self._cube_canonical, boxes, memory.none_levels,
-                                           darker_at_top=self.darker_at_top)
+                levels = memory.none_levels
+                found = self._cube_in_parts(image, boxes, levels)
                 if found is not None:
-                    memory.keep(key, image, from_mm, g.cube_size_mm, found, raster[1])
+                    memory.keep(key, image, from_mm, g.cube_size_mm, found, raster[1], levels)
                 return found
         memory.stats.whole += 1
         bgr = cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size)
         found = find_cube(bgr, self._cube_canonical, darker_at_top=self.darker_at_top)
         levels = None
-        if found is None and self.reuse and raster is not None:
+        if self.reuse and raster is not None:
             levels = whole_raster_levels(bgr, self._cube_canonical)
         memory.keep(key, image, from_mm, g.cube_size_mm, found,
                     None if raster is None else raster[1], levels)
         return found
+
+    def _cube_in_parts(self, image: np.ndarray,
+                       boxes: list[tuple[float, float, float, float]],
+                       levels: tuple[float, float] | None) -> CubeReading | None:
+        """The cube searched for only about ``boxes`` (board mm), as a whole search with the
+        light ``levels`` would find it there."""
+        assert levels is not None
+        self.cube_memory.stats.parts += 1
+        return find_cube_in_parts(functools.partial(self._cube_part, image),
+                                  self._cube_canonical, boxes, levels,
+                                  darker_at_top=self.darker_at_top)
 
     def _cube_part(self, image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
         """Pixels (u0, v0, u1, v1; end exclusive) of the cube's raster, warped alone."""

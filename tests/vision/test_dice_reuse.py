@@ -5,6 +5,7 @@ numbers; a hand over the board; a checker moved beside a die; live camera noise)
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import cv2
 import numpy as np
@@ -126,9 +127,8 @@ def test_a_nudged_die_is_read_again_where_it_lies(camera: DemoCamera) -> None:
     assert new.centre_mm[0] - old.centre_mm[0] == pytest.approx(4.0, abs=1.5)
 
 
-def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None:
-    """Whether a die rests on a checker (BG-ROLL-2) depends on the checkers about it: a
-    checker put down next to a die has that die read again."""
+def _checker_beside_a_die(camera: DemoCamera) -> tuple[np.ndarray, np.ndarray]:
+    """Two dice, then one more checker put down beside the first of them."""
     g = camera.geometry
     start = _start()
     slots = [list(s) for s in start.slots]
@@ -138,13 +138,54 @@ def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None
     away = 1.0 if y < g.height_mm / 2 else -1.0  # towards the middle of the board
     die = pl.demo_die(x, y + away * (g.checker_diameter_mm / 2 + g.die_size_mm / 2 + 2.0), 4)
     other = pl.demo_die(die.x_mm - 60.0, g.height_mm / 2, 1)
-    memory = DiceMemory()
-    memory.read(camera.render(Shot(start, (die, other)))[0], _corners(camera), g)
+    before = camera.render(Shot(start, (die, other)))[0]
     slots[point][0 if slots[point][0] else 1] += 1
     contents = BoardContents(tuple((a, b) for a, b in slots), start.bar, start.off)
-    image = camera.render(Shot(contents, (die, other)))[0]
+    return before, camera.render(Shot(contents, (die, other)))[0]
+
+
+def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None:
+    """Whether a die rests on a checker (BG-ROLL-2) depends on the checkers about it: a
+    checker put down next to a die has that die read again."""
+    g = camera.geometry
+    before, image = _checker_beside_a_die(camera)
+    memory = DiceMemory()
+    memory.read(before, _corners(camera), g)
     after = memory.read(image, _corners(camera), g)
     assert memory.stats.last == "partial" and memory.stats.dice_read_again >= 1
+    assert same_dice(after, _fresh(camera, image))
+
+
+@pytest.mark.parametrize("press", [False, True])
+def test_at_a_press_second_chances_are_only_about_the_dice_read_again(
+        camera: DemoCamera, monkeypatch: pytest.MonkeyPatch, press: bool) -> None:
+    """At a move's press (``read_before_throw``) no throw is due: the changed parts are read
+    with second chances (cocked dice) only about the dice read again there; any other frame
+    gives them wherever a candidate lies."""
+    from vision.dice import reuse
+
+    g = camera.geometry
+    before, image = _checker_beside_a_die(camera)
+    memory = DiceMemory()
+    first = memory.read(before, _corners(camera), g)
+    told: list[object] = []
+    real = reuse.read_dice_at
+
+    def spy(*args: object) -> list[BoardDie]:
+        told.append(args[4])
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reuse, "read_dice_at", spy)
+    if press:
+        memory.read_before_throw()
+    after = memory.read(image, _corners(camera), g)
+    assert memory.stats.dice_read_again == 1 and len(told) == 1
+    if press:
+        near = told[0]
+        assert isinstance(near, list) and len(near) == 1
+        assert min(math.dist(near[0], d.centre_mm) for d in first) == 0.0
+    else:
+        assert told == [None]
     assert same_dice(after, _fresh(camera, image))
 
 

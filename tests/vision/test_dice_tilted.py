@@ -113,3 +113,23 @@ def test_a_cocked_die_the_old_gates_turned_away_is_found(seed: int) -> None:
                 if math.hypot(d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10]
         assert len(near) == 1, truth
         assert near[0].pips == truth.pips and near[0].flat == truth.flat
+
+
+def test_second_chances_are_given_only_about_the_places_a_read_is_told() -> None:
+    """A read where no throw is due (a move's press: ``tilted_near``, the dice read before)
+    gives second chances only about those places: the cocked six of throw 1,001,047, found
+    by its second chance, is found when told of a place beside it and left unread when told
+    only of the flat five 13 cm away (a checker moved there would have cost it the time)."""
+    from vision.dice.board import TILTED_NEAR_DIES, read_board_dice
+    from vision.dice.reading import image_to_mm
+    from vision.dice.synth import random_dice_scene
+
+    scene = random_dice_scene(1_001_047)
+    to_mm = image_to_mm(scene.corners, scene.geometry)
+    cocked = next(d for d in scene.dice if not d.flat)
+    flat = next(d for d in scene.dice if d.flat)
+    beside = (cocked.x_mm + 0.8 * TILTED_NEAR_DIES * scene.geometry.die_size_mm, cocked.y_mm)
+    for near, seen in (([beside], {(6, False), (5, True)}), ([(flat.x_mm, flat.y_mm)],
+                                                             {(5, True)}), ([], {(5, True)})):
+        read = read_board_dice(scene.image, to_mm, scene.geometry, tilted_near=near)
+        assert {(d.pips, d.flat) for d in read} == seen, near

@@ -126,6 +126,9 @@ MAX_SECOND_TRIES = 4  # hypotheses judged per candidate, best first
 # hypotheses reach (vision.dice.tilted.RING_MM)
 MAX_THOROUGH_CANDIDATES = 8
 THOROUGH_RING_MM = 4.0
+# a read told where dice lay before (``tilted_near``: no throw can have landed since) gives
+# second chances only this many die sizes about them (a die tipped by a hand moving a checker)
+TILTED_NEAR_DIES = 2.0
 # A die cocked against the top or bottom rail tips its top towards the rail: the upward face
 # lies nearer the rail than the side face beside it, which at 30-40 degrees shows nearly as
 # large and is often the face read. For a die read cocked within RAIL_REACH_SIDES of the rail,
@@ -244,12 +247,16 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
                geometry: BoardGeometry | None = None, *,
                all_candidates: bool = False, spots: bool = True,
                places: Sequence[tuple[float, float, float]] | None = None,
-               thorough: bool = False) -> list[FaceFinding]:
+               thorough: bool = False,
+               tilted_near: Sequence[tuple[float, float]] | None = None
+               ) -> list[FaceFinding]:
     """Every die face on or beside the board, with its pose features (pose not yet judged).
 
     Candidates the die model calls board texture are left out unless ``all_candidates``;
     ``places`` replace the raster candidates (see ``candidates.hybrid_candidates``);
-    ``thorough``: more second chances, also around each candidate (several times slower)."""
+    ``thorough``: more second chances, also around each candidate (several times slower);
+    ``tilted_near``: second chances only within :data:`TILTED_NEAR_DIES` of these places (mm;
+    where no throw can have landed, a cocked die is only one already there, tipped)."""
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = to_gray(colour)
@@ -280,7 +287,9 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         # after every candidate's usual read (never in a die's place), the most probable first
         budget = MAX_THOROUGH_CANDIDATES if thorough else MAX_SECOND_CANDIDATES
         for cx, cy, read in pending:
-            if not _may_be_cocked(cx, cy, g, found):
+            if not _may_be_cocked(cx, cy, g, found) or (tilted_near is not None and not any(
+                    math.hypot(cx - x, cy - y) < TILTED_NEAR_DIES * die
+                    for x, y in tilted_near)):
                 continue  # no die can be given a second chance there: it costs no budget
             if budget == 0:
                 break
@@ -500,7 +509,9 @@ def _with_patch_opinion(aligned: Callable[[], np.ndarray], p: float, threshold: 
 def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
                     geometry: BoardGeometry | None = None, *, spots: bool = False,
                     places: Sequence[tuple[float, float, float]] | None = None,
-                    thorough: bool = False) -> list[BoardDie]:
+                    thorough: bool = False,
+                    tilted_near: Sequence[tuple[float, float]] | None = None
+                    ) -> list[BoardDie]:
     """Every die on (or beside) the board in a camera frame, most confident first, at most 4.
 
     ``to_mm`` is the 3x3 homography from image pixels to board millimetres (the playing
@@ -510,7 +521,8 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     see the module docstring's figures); ``places``: raster candidates the caller has already
     (``vision.dice.reuse`` reads only where the picture changed); ``thorough``: more second
     chances for cocked dice, also around the candidates (:func:`find_faces`; slower, for a
-    throw the referee could not judge).
+    throw the referee could not judge); ``tilted_near``: second chances only about these
+    places (:func:`find_faces`; a read where no throw is due).
     """
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
@@ -518,7 +530,8 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     out: list[BoardDie] = []
     threshold = cocked_threshold()
     gray: np.ndarray | None = None
-    for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough):
+    for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough,
+                        tilted_near=tilted_near):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
         # at the rail the face read is often the side face (see upward_at_rail), which the

@@ -9,6 +9,7 @@ A die and the cube read at one place are settled by :func:`settle_dice_and_cube`
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -38,8 +39,16 @@ class DiceAndCube:
 
 def image_to_mm(corners: np.ndarray, geometry: BoardGeometry) -> np.ndarray:
     """The 3x3 homography from image pixels to board millimetres, from the four corners."""
+    return _image_to_mm(np.asarray(corners, np.float32).reshape(4, 2).tobytes(),
+                        geometry).copy()
+
+
+@functools.lru_cache(maxsize=8)
+def _image_to_mm(corners: bytes, geometry: BoardGeometry) -> np.ndarray:
+    """:func:`image_to_mm` of corners given as float32 bytes, worked out once per camera
+    set-up (a table's dice memory asks for it on every frame it reads)."""
     return Canonical(geometry, 1.0, (0.0, 0.0)).homography_from_image(
-        np.asarray(corners, np.float32).reshape(4, 2))
+        np.frombuffer(corners, np.float32).reshape(4, 2))
 
 
 def read_dice_and_cube(image: np.ndarray, corners: np.ndarray,

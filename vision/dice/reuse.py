@@ -26,7 +26,8 @@ changes its whole inside). Then:
 - a change of the light beyond :data:`MAX_FLICKER`, or over more than
   :data:`MAX_CHANGED_SHARE` of the case (a bump of the camera), reads the frame whole.
 
-:class:`CubeMemory` takes a cube lying still again (its patch unchanged); after a search that
+:class:`CubeMemory` takes a cube lying still again (its patch unchanged), and looks for one
+whose patch changed only where it lay and where the picture changed since; after a search that
 found none it searches only where the same change map shows a change of a cube's size; every
 :data:`NONE_WHOLE_EVERY`-th frame again where the picture changed since the last such search,
 and every :data:`WHOLE_EVERY_ROUNDS`-th time the whole case instead; a cube lost is looked for
@@ -297,7 +298,7 @@ class CubeStats:
     frames: int = 0
     still: int = 0  # the cube found before, its patch unchanged: taken again
     none_kept: int = 0  # no cube before and nothing changed: no search
-    parts: int = 0  # no cube before: searched only where the picture changed
+    parts: int = 0  # searched only where the picture changed (no cube before, or it moved)
     whole: int = 0  # searched whole
 
 
@@ -317,7 +318,8 @@ class CubeMemory:
     # and how many searches again there have been since the whole one
     since: np.ndarray | None = None
     rounds: int = 0
-    seen_raster: np.ndarray | None = None  # the change raster the cube was last found on
+    seen_raster: np.ndarray | None = None  # the change raster the cube was last seen on
+    seen_levels: tuple[float, float] | None = None  # ... and its search's light levels
     lost_from: np.ndarray | None = None  # that raster, when the cube has just been lost
     # parts still to be searched again (board mm) and on how many more frames
     pending: list[tuple[tuple[float, float, float, float], int]] = field(default_factory=list)
@@ -330,6 +332,7 @@ class CubeMemory:
         self.none_raster = None
         self.none_levels = None
         self.seen_raster = None
+        self.seen_levels = None
         self.lost_from = None
         self.pending = []
         self.since = None
@@ -377,17 +380,46 @@ class CubeMemory:
         self.pending = [(box, left - 1) for box, left in self.pending if left > 1]
         return out
 
-    def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float
-              ) -> CubeReading | None:
+    def moved_parts(self, key: bytes, canonical: Canonical, now: np.ndarray
+                    ) -> list[tuple[float, float, float, float]] | None:
+        """For a cube found at this set-up whose patch has changed (turned, moved, taken
+        away, or a hand over it): the boxes (board mm) where it can lie now, its place and
+        where the picture (``now``) changed since it was last seen there, each pixel against
+        itself,
+        over :data:`MIN_CUBE_CHANGE` of a cube's side, half a cube's side wider all round
+        (a light cube put on a light field changes little more than its number and its
+        shadow: the changed part need not hold its centre); None: search whole (no such
+        cube, the light or most of the case changed)."""
+        if (self.still is None or self.still[0] != key or self.seen_raster is None
+                or self.seen_levels is None or self.seen_raster.shape != now.shape):
+            return None
+        changed = change_mask(now, self.seen_raster, np.ones(now.shape, bool))
+        if changed is None or np.count_nonzero(changed) > MAX_CHANGED_SHARE * changed.size:
+            return None
+        x, y = self.still[2].centre_mm
+        half = 0.5 * canonical.geometry.cube_size_mm
+        return [(x - half, y - half, x + half, y + half),
+                *((x0 - half, y0 - half, x1 + half, y1 + half)
+                  for x0, y0, x1, y1 in _cube_boxes(changed, canonical))]
+
+    def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
+              raster: np.ndarray | None = None) -> CubeReading | None:
         """The cube found before, when its patch has not changed (the same face at the same
-        place); None when it must be searched for."""
+        place); None when it must be searched for. ``raster``: this frame's change raster,
+        kept as the picture the cube was last seen on when it has not (a cube moved later
+        lies where it lay or where the picture changed since: :meth:`moved_parts`)."""
         if self.still is None or self.still[0] != key:
             return None
         before = self.still[2]
         patch = cube_patch(image, from_mm, before.centre_mm, size_mm)
         change = cv2.resize(cv2.absdiff(patch, self.still[1]), (6, 6),
                             interpolation=cv2.INTER_AREA)
-        return before if float(change.max()) < STILL_DIFF else None
+        if float(change.max()) >= STILL_DIFF:
+            return None
+        if raster is not None and self.seen_raster is not None \
+                and raster.shape == self.seen_raster.shape:
+            self.seen_raster[...] = raster
+        return before
 
     def none_still(self, key: bytes, unchanged: bool) -> bool:
         """No cube was found on the last search and nothing on the whole case has changed
@@ -402,13 +434,15 @@ class CubeMemory:
     def keep(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
              found: CubeReading | None, raster: np.ndarray | None = None,
              levels: tuple[float, float] | None = None) -> None:
-        """Remember the cube just found (or that none was: on the change raster ``raster``,
-        by a whole search of a raster with the light ``levels``, for :meth:`none_parts`)."""
+        """Remember the cube just found or that none was, on the change raster ``raster``,
+        by a search with the whole raster's light ``levels`` (for :meth:`none_parts` and
+        :meth:`moved_parts`)."""
         if found is not None:
             self.seen_raster = None if raster is None else raster.copy()
+            self.seen_levels = levels
             self.lost_from, self.pending = None, []
         elif self.still is not None:  # the cube found before is lost: where has it gone?
-            self.lost_from, self.seen_raster = self.seen_raster, None
+            self.lost_from, self.seen_raster, self.seen_levels = self.seen_raster, None, None
         self.none_for = key if found is None else None
         self.none_taken = 0
         self.since, self.rounds = None, 0
@@ -460,7 +494,9 @@ class DiceMemory:
         pips), which would otherwise count as a cocked die of the throw (BG-ROLL-2). That
         frame is read like any other, only where it changed: a whole read there cost a
         third of the demo's dice time and told the referee nothing the thorough read's
-        filter does not already keep out."""
+        filter does not already keep out. Its second chances (cocked dice) are only about
+        the dice read before (no throw is due): the checkers just moved gave that frame's
+        reads most of their second chances, and their cost (see :func:`read_dice_at`)."""
         self._mark_before = True
 
     def read_thoroughly(self, doubt: float = FLAT_DOUBT) -> None:
@@ -551,7 +587,11 @@ class DiceMemory:
         kept = [d for d in kept if any(math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y)
                                        < g.die_size_mm * (SPOT_REACH_DIES + 0.5)
                                        for x, y in tops)]
-        new = [d for d in read_dice_at(image, to_mm, g, places)
+        # at a move's press no throw can have landed: a cocked die is only one already read
+        # (tipped by the hand), so only about those are second chances given (a changed part
+        # elsewhere is a checker moved, whose highlights a second chance would read for long)
+        tilted_near = [d.centre_mm for d in dropped] if self._mark_before else None
+        new = [d for d in read_dice_at(image, to_mm, g, places, tilted_near)
                if all(_apart_mm(d, k) >= 0.7 * g.die_size_mm for k in kept)]
         out = sorted([*kept, *new], key=lambda d: -d.confidence)
         self._dice = sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
@@ -828,10 +868,12 @@ def ranked_places(peaks: RasterPeaks, geometry: BoardGeometry
 
 
 def read_dice_at(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
-                 places: list[tuple[float, float, float]]) -> list[BoardDie]:
+                 places: list[tuple[float, float, float]],
+                 tilted_near: list[tuple[float, float]] | None = None) -> list[BoardDie]:
     """The dice ``read_board_dice`` reads from the given raster places (x mm, y mm, p; most
     probable first) instead of the whole raster's: every later stage (pip spots about each
-    place, face, pose, second chances, on-checker) is ``vision.dice.board``'s own."""
+    place, face, pose, second chances, on-checker) is ``vision.dice.board``'s own
+    (``tilted_near``: second chances only about these places, as it takes them)."""
     if not places:
         return []
-    return read_board_dice(image, to_mm, geometry, places=places)
+    return read_board_dice(image, to_mm, geometry, places=places, tilted_near=tilted_near)

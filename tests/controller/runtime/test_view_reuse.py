@@ -123,10 +123,12 @@ def test_no_cube_is_looked_for_again_only_where_the_picture_changed(camera: Demo
 def test_a_cube_lost_is_looked_for_where_the_picture_changed_since(camera: DemoCamera
                                                                    ) -> None:
     """A cube found once and found no more (taken away, or missed by a search on one frame's
-    noise) is looked for where the picture changed since it was found, on the next
-    LOST_RETRIES frames; every NONE_WHOLE_EVERY-th frame where the picture changed since the
-    last such search is searched again (here nothing: no search), and every
-    WHOLE_EVERY_ROUNDS-th time the whole case instead."""
+    noise) is looked for where it lay and where the picture changed since it was found, then
+    over the whole case, then on the next LOST_RETRIES frames where the picture changed
+    since it was found; every
+    NONE_WHOLE_EVERY-th frame where the picture changed since the last such search is
+    searched again (here nothing: no search), and every WHOLE_EVERY_ROUNDS-th time the whole
+    case instead."""
     from controller.demo import players as pl
 
     reader = FrameReader(corners=camera.corners_flat())
@@ -135,15 +137,36 @@ def test_a_cube_lost_is_looked_for_where_the_picture_changed_since(camera: DemoC
     assert reader.read(image, 0).cube is not None
     empty = _shot(camera, 5)  # the cube taken away
     assert reader.read(empty, 1000).cube is None
-    assert stats.whole == 2 and stats.parts == 0
+    assert stats.whole == 2 and stats.parts == 1
     for t in range(2, 2 + NONE_WHOLE_EVERY):
         assert reader.read(empty, t * 1000).cube is None
-    assert stats.parts == LOST_RETRIES
+    assert stats.parts == 1 + LOST_RETRIES
     assert stats.none_kept == NONE_WHOLE_EVERY - LOST_RETRIES
     assert stats.whole == 2  # nothing changed since: nothing to search again
     for t in range(2 + NONE_WHOLE_EVERY, 2 + NONE_WHOLE_EVERY * WHOLE_EVERY_ROUNDS):
         assert reader.read(empty, t * 1000).cube is None
-    assert stats.whole == 3 and stats.parts == LOST_RETRIES
+    assert stats.whole == 3 and stats.parts == 1 + LOST_RETRIES
+
+
+def test_a_cube_moved_is_looked_for_where_it_lay_and_where_the_picture_changed(
+        camera: DemoCamera) -> None:
+    """BG-CUBE-3: a double taken, its cube moved from the doubler's right to the taker's end
+    of the bar, later turned and offered on the taker's right (a redouble), is found by
+    searching only where it lay and where the picture changed since it was seen there, as
+    a search of the whole case finds it."""
+    from controller.demo import players as pl
+
+    reader = FrameReader(corners=camera.corners_flat())
+    fresh = FrameReader(corners=camera.corners_flat(), reuse=False)
+    stats = reader.cube_memory.stats
+    for t, cube in enumerate((pl.offered_cube(camera.geometry, 1, 2),
+                              pl.owned_cube(camera.geometry, 0, 2),
+                              pl.offered_cube(camera.geometry, 0, 4))):
+        image = _shot(camera, 7, cube, dice=False)
+        seen = reader.read(image, t * 1000).cube
+        assert seen is not None and seen == fresh.read(image, t * 1000).cube
+        assert seen.value == cube.value
+    assert stats.whole == 1 and stats.parts == 2
 
 
 def test_a_cube_a_part_search_missed_is_found_when_its_part_is_searched_again(
