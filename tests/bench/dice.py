@@ -10,7 +10,10 @@ each read R times, interleaved, as CPU time of this (single) thread with one Ope
 - dice: ``vision.dice.board_pass.read_frame_dice`` on the prepared frame (raster candidates,
   face, pose, on-checker: ``vision.dice.board.read_board_dice``);
 - cube: the cube half of the pass on the same frame (``board_pass.read_frame_cube``);
-- with ``--spots``, for comparison, the dice with the older whole-frame spot candidates.
+- with ``--spots``, for comparison, the dice with the older whole-frame spot candidates;
+- with ``--stages``, each frame's dice read once more through ``tests.bench.stages``: the
+  mean per frame of each stage of the die reader (candidates, face fit, face check and pose
+  features, second chances, networks, on-checker, the rest), apart from the figures above.
 
 Prints the median per frame of each, and (dice + cube) / board: the issue's target is at most
 0.30 (the pass adds at most 30% to a board reading). Each frame is read once untimed first
@@ -67,6 +70,7 @@ from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from engine.errors import ImageError
+from tests.bench.stages import STAGES, StageClock
 from vision.board_reader import prepare, read_board
 from vision.calibration import locate_board
 from vision.cube import CubeProp, CubeReading, cube_place
@@ -108,8 +112,11 @@ def _cube_reader() -> Callable[[Any], Any]:
     return read
 
 
-def measure(frames: int, repeat: int, spots: bool = False) -> dict[str, float]:
-    """Median per frame (ms, thread CPU time) of board, dice, cube (and spot-candidate dice)."""
+def measure(frames: int, repeat: int, spots: bool = False,
+            stages: StageClock | None = None) -> dict[str, float]:
+    """Median per frame (ms, thread CPU time) of board, dice, cube (and spot-candidate dice);
+    with ``stages``, each frame's dice are read once more through it (the die reader's
+    stages, see ``tests.bench.stages``), apart from the figures."""
     cv2.setNumThreads(1)
     cube_reader = _cube_reader()
     per: dict[str, list[float]] = {"board": [], "dice": [], "cube": [], "spots": []}
@@ -140,6 +147,9 @@ def measure(frames: int, repeat: int, spots: bool = False) -> dict[str, float]:
         for k, v in runs.items():
             if v:
                 per[k].append(statistics.median(v))
+        if stages is not None:
+            with stages:
+                stages.run(functools.partial(board_pass.read_frame_dice, frame))
     return {k: statistics.median(v) for k, v in per.items() if v}
 
 
@@ -408,10 +418,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rereads", type=int, default=2,
                         help="reads of each still scene after its first (one a second)")
     parser.add_argument("--recording", type=Path, help="a hakem demo recording folder")
+    parser.add_argument("--stages", action="store_true",
+                        help="also where the fresh frames' dice read spends its time")
     args = parser.parse_args(argv)
-    m = measure(args.frames, args.repeat, args.spots) if args.frames > 0 else {}
+    clock = StageClock() if args.stages else None
+    m = measure(args.frames, args.repeat, args.spots, clock) if args.frames > 0 else {}
     if m:
         _print_fresh(m, args.frames, args.repeat)
+    if clock is not None and clock.reads:
+        _print_stages(clock)
     camera = DemoCamera(seed=0)
     corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
     for seed in range(args.streams):
@@ -447,6 +462,17 @@ def _print_fresh(m: dict[str, float], frames: int, repeat: int) -> None:
     print(f"(dice + cube) / board: {ratio:.2f} (dice {m['dice'] / m['board']:.2f}, cube "
           f"{m['cube'] / m['board']:.2f}); target at most {TARGET:.2f}: "
           f"{'within' if ratio <= TARGET else 'OUTSIDE'}")
+
+
+def _print_stages(clock: StageClock) -> None:
+    total = max(clock.total, 1e-9)
+    print(f"the dice read by stage ({clock.reads} frames read once more, each stage's own "
+          f"time; mean ms per frame and share):")
+    for name in STAGES:
+        ms = clock.ms[name]
+        print(f"  {name:28s}: {ms / clock.reads:7.2f} ms  {100 * ms / total:5.1f}%")
+    print(f"  {'rest':28s}: {clock.rest / clock.reads:7.2f} ms  {100 * clock.rest / total:5.1f}%")
+    print(f"  {'total':28s}: {clock.total / clock.reads:7.2f} ms")
 
 
 if __name__ == "__main__":
