@@ -13,7 +13,8 @@ each read R times, interleaved, as CPU time of this (single) thread with one Ope
 - with ``--spots``, for comparison, the dice with the older whole-frame spot candidates;
 - with ``--stages``, each frame's dice read once more through ``tests.bench.stages``: the
   mean per frame of each stage of the die reader (candidates, face fit, face check and pose
-  features, second chances, networks, on-checker, the rest), apart from the figures above.
+  features, second chances, networks, on-checker, the rest), apart from the figures above;
+  with ``--recording`` as well, the same for a second dice memory reading its frames.
 
 Prints the median per frame of each, and (dice + cube) / board: the issue's target is at most
 0.30 (the pass adds at most 30% to a board reading). Each frame is read once untimed first
@@ -263,7 +264,7 @@ def _cube_right(seen: CubeReading | None, truth: CubeProp, geometry: Any) -> boo
 
 def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray,
                    check: bool = True, shown: list[CubeProp] | None = None,
-                   exact: bool = True) -> dict[str, Any]:
+                   exact: bool = True, stages: StageClock | None = None) -> dict[str, Any]:
     """Per-frame thread CPU ms of board, dice with reuse, cube with reuse (the table's
     ``FrameReader``: its ``DiceMemory`` and its cube reading); how the memory read each frame;
     frames where reuse != fresh (when ``check``: a second reader with reuse off). ``shown``:
@@ -271,7 +272,8 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
     of the cube is right where it lies on the case (the cube beside it, BG-CUBE-1's place in
     the demo, lies outside the rasters the reader looks at). ``exact``: a scene shown again
     is the very same picture (no live noise), so a frame where the dice differ can be told to
-    differ only where checkers were laid again a hair aside (:func:`_aside`)."""
+    differ only where checkers were laid again a hair aside (:func:`_aside`). With
+    ``stages``, a second dice memory reads every frame through it, apart from the figures."""
     from controller.runtime.view import FrameReader
 
     cv2.setNumThreads(1)
@@ -285,6 +287,7 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
     before: list[BoardDie] | None = None
     cube_before: CubeReading | None = None
     aside: np.ndarray | None = None
+    staged = DiceMemory()
     for kind, image in frames:
         calibration = reader._calibrate(image)
         fresh_reader._calibrate(image)
@@ -299,6 +302,9 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
         out["dice"].append(_thread_ms(functools.partial(_into, found, memory.read, image,
                                                         corners, g)))
         aside = _aside(aside, ref_before, memory) if exact else None
+        if stages is not None:
+            with stages:
+                stages.run(functools.partial(staged.read, image, corners, g))
         cubes: list[CubeReading | None] = []
         was = dataclasses.asdict(reader.cube_memory.stats)
         out["cube"].append(_thread_ms(functools.partial(
@@ -419,14 +425,15 @@ def main(argv: list[str]) -> int:
                         help="reads of each still scene after its first (one a second)")
     parser.add_argument("--recording", type=Path, help="a hakem demo recording folder")
     parser.add_argument("--stages", action="store_true",
-                        help="also where the fresh frames' dice read spends its time")
+                        help="also where a read of the fresh frames' (and the recording's) "
+                             "dice spends its time")
     args = parser.parse_args(argv)
     clock = StageClock() if args.stages else None
     m = measure(args.frames, args.repeat, args.spots, clock) if args.frames > 0 else {}
     if m:
         _print_fresh(m, args.frames, args.repeat)
     if clock is not None and clock.reads:
-        _print_stages(clock)
+        _print_stages(clock, "the fresh frames read once more")
     camera = DemoCamera(seed=0)
     corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
     for seed in range(args.streams):
@@ -445,8 +452,11 @@ def main(argv: list[str]) -> int:
         meta = Recording(args.recording).meta.get("config", {}).get("camera", {})
         if meta.get("corners"):
             corners = np.asarray(meta["corners"], np.float32).reshape(4, 2)
+        clock = StageClock() if args.stages else None
         _print_stream(f"recording {args.recording}",
-                      measure_stream(recording_frames(args.recording), corners))
+                      measure_stream(recording_frames(args.recording), corners, stages=clock))
+        if clock is not None and clock.reads:
+            _print_stages(clock, "the recording's frames read by a second dice memory")
     return 0
 
 
@@ -464,10 +474,10 @@ def _print_fresh(m: dict[str, float], frames: int, repeat: int) -> None:
           f"{'within' if ratio <= TARGET else 'OUTSIDE'}")
 
 
-def _print_stages(clock: StageClock) -> None:
+def _print_stages(clock: StageClock, what: str) -> None:
     total = max(clock.total, 1e-9)
-    print(f"the dice read by stage ({clock.reads} frames read once more, each stage's own "
-          f"time; mean ms per frame and share):")
+    print(f"the dice read by stage ({clock.reads} frames: {what}; each stage's own time, mean "
+          f"ms per frame and share):")
     for name in STAGES:
         ms = clock.ms[name]
         print(f"  {name:28s}: {ms / clock.reads:7.2f} ms  {100 * ms / total:5.1f}%")
