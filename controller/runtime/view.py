@@ -232,10 +232,9 @@ class FrameReader:
         """The cube (BG-CUBE-*) on its own raster; the last one found is taken again while
         its patch has not changed (between throws the cube lies still), and once it has, is
         looked for where it lay and where the picture changed since it was seen (the whole
-        case when it is not there: gone, or under a hand); after
-        a search that found none, only where the picture changed is searched (``raster``:
-        this frame's ``vision.dice.reuse.change_raster``, which the dice memory has worked
-        out)."""
+        case when it is not there: gone, or under a hand); after a search that found none,
+        only where the picture changed is searched (``raster``: this frame's
+        ``vision.dice.reuse.change_raster``, which the dice memory has worked out)."""
         g = self.config.geometry
         key = frame_key(calibration.corners, g)
         from_mm = np.linalg.inv(self._to_mm) if self._to_mm is not None else np.eye(3)

@@ -27,11 +27,11 @@ changes its whole inside). Then:
   :data:`MAX_CHANGED_SHARE` of the case (a bump of the camera), reads the frame whole.
 
 :class:`CubeMemory` takes a cube lying still again (its patch unchanged), and looks for one
-whose patch changed only where it lay and where the picture changed since; after a search that
-found none it searches only where the same change map shows a change of a cube's size; every
-:data:`NONE_WHOLE_EVERY`-th frame again where the picture changed since the last such search,
-and every :data:`WHOLE_EVERY_ROUNDS`-th time the whole case instead; a cube lost is looked for
-where the picture changed since it was found.
+whose patch changed where it lay and where the picture changed since (the whole case when it
+is not there); after a search that found none it searches only where the same change map
+shows a change of a cube's size; every :data:`NONE_WHOLE_EVERY`-th frame again where the
+picture changed since the last such search, and every :data:`WHOLE_EVERY_ROUNDS`-th time the
+whole case instead; a cube lost is looked for where the picture changed since it was found.
 
 On streams where a scene shown again is the very same picture, these readings equal a fresh
 read of each frame (``tests.vision.test_dice_reuse``; ``tests.bench.dice`` counts it), but
@@ -384,10 +384,9 @@ class CubeMemory:
                     ) -> list[tuple[float, float, float, float]] | None:
         """For a cube found at this set-up whose patch has changed (turned, moved, taken
         away, or a hand over it): the boxes (board mm) where it can lie now, its place and
-        where the picture (``now``) changed since it was last seen there, each pixel against
-        itself,
-        over :data:`MIN_CUBE_CHANGE` of a cube's side, half a cube's side wider all round
-        (a light cube put on a light field changes little more than its number and its
+        where the picture (``now``) changed since it was last seen there (each pixel against
+        itself, over :data:`MIN_CUBE_CHANGE` of a cube's side), half a cube's side wider all
+        round (a light cube put on a light field changes little more than its number and its
         shadow: the changed part need not hold its centre); None: search whole (no such
         cube, the light or most of the case changed)."""
         if (self.still is None or self.still[0] != key or self.seen_raster is None
