@@ -287,7 +287,7 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
     before: list[BoardDie] | None = None
     cube_before: CubeReading | None = None
     aside: np.ndarray | None = None
-    staged = DiceMemory()
+    staged = DiceMemory() if stages is not None else None
     for kind, image in frames:
         calibration = reader._calibrate(image)
         fresh_reader._calibrate(image)
@@ -302,7 +302,7 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
         out["dice"].append(_thread_ms(functools.partial(_into, found, memory.read, image,
                                                         corners, g)))
         aside = _aside(aside, ref_before, memory) if exact else None
-        if stages is not None:
+        if stages is not None and staged is not None:
             with stages:
                 stages.run(functools.partial(staged.read, image, corners, g))
         cubes: list[CubeReading | None] = []

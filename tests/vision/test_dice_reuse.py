@@ -160,8 +160,8 @@ def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None
 def test_at_a_press_second_chances_are_only_about_the_dice_read_again(
         camera: DemoCamera, monkeypatch: pytest.MonkeyPatch, press: bool) -> None:
     """At a move's press (``read_before_throw``) no throw is due: the changed parts are read
-    with second chances (cocked dice) only about the dice read again there; any other frame
-    gives them wherever a candidate lies."""
+    with second chances (BG-ROLL-2's cocked dice) only about the dice read again there (a die
+    a hand tipped, BG-MOVE-8); any other frame gives them wherever a candidate lies."""
     from vision.dice import reuse
 
     g = camera.geometry

@@ -116,10 +116,11 @@ def test_a_cocked_die_the_old_gates_turned_away_is_found(seed: int) -> None:
 
 
 def test_second_chances_are_given_only_about_the_places_a_read_is_told() -> None:
-    """A read where no throw is due (a move's press: ``tilted_near``, the dice read before)
-    gives second chances only about those places: the cocked six of throw 1,001,047, found
-    by its second chance, is found when told of a place beside it and left unread when told
-    only of the flat five 13 cm away (a checker moved there would have cost it the time)."""
+    """BG-ROLL-2: a read where no throw is due (a move's press: ``tilted_near``, the dice
+    read before) gives second chances (cocked dice) only about those places: the cocked six
+    of throw 1,001,047, found by its second chance, is found when told of a place beside it
+    and left unread when told only of the flat five 13 cm away (a checker moved there would
+    have cost it the time)."""
     from vision.dice.board import TILTED_NEAR_DIES, read_board_dice
     from vision.dice.reading import image_to_mm
     from vision.dice.synth import random_dice_scene

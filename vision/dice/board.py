@@ -127,7 +127,8 @@ MAX_SECOND_TRIES = 4  # hypotheses judged per candidate, best first
 MAX_THOROUGH_CANDIDATES = 8
 THOROUGH_RING_MM = 4.0
 # a read told where dice lay before (``tilted_near``: no throw can have landed since) gives
-# second chances only this many die sizes about them (a die tipped by a hand moving a checker)
+# second chances (BG-ROLL-2's cocked dice) only this many die sizes about them (a die tipped by
+# a hand moving a checker, BG-MOVE-8)
 TILTED_NEAR_DIES = 2.0
 # A die cocked against the top or bottom rail tips its top towards the rail: the upward face
 # lies nearer the rail than the side face beside it, which at 30-40 degrees shows nearly as

@@ -35,7 +35,7 @@ import math
 import multiprocessing
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,17 +97,26 @@ def _patches_of(job: Job) -> list[tuple[np.ndarray, int, int, int, float]]:
     return out
 
 
+def collect_rows(patches_of: Callable[[Job], Sequence[tuple[Any, ...]]], jobs: list[Job],
+                 workers: int, progress: bool, fields: Sequence[tuple[str, type]]
+                 ) -> dict[str, np.ndarray]:
+    """Every job's rows (``patches_of``: a network patch, then one value per field), in job
+    order whatever the number of workers: the patches (uint8) and one array per field."""
+    rows: list[tuple[Any, ...]] = []
+    for part in in_workers(patches_of, jobs, workers, progress):
+        rows += part
+    out = {"patches": np.array([r[0] for r in rows], np.uint8).reshape(
+        -1, PATCH_PX, PATCH_PX, 3)}
+    for k, (name, dtype) in enumerate(fields, start=1):
+        out[name] = np.array([r[k] for r in rows], dtype)
+    return out
+
+
 def collect(jobs: list[Job], workers: int, progress: bool = True) -> dict[str, np.ndarray]:
     """Every job's dice (:func:`_patches_of`), in job order whatever the number of workers."""
-    rows: list[tuple[np.ndarray, int, int, int, float]] = []
-    for part in in_workers(_patches_of, jobs, workers, progress):
-        rows += part
-    return {"patches": np.array([r[0] for r in rows], np.uint8).reshape(
-                -1, PATCH_PX, PATCH_PX, 3),
-            "labels": np.array([r[1] for r in rows], np.int64),
-            "kinds": np.array([r[2] for r in rows], np.int64),
-            "seeds": np.array([r[3] for r in rows], np.int64),
-            "p_profiles": np.array([r[4] for r in rows], np.float64)}
+    return collect_rows(_patches_of, jobs, workers, progress,
+                        [("labels", np.int64), ("kinds", np.int64), ("seeds", np.int64),
+                         ("p_profiles", np.float64)])
 
 
 def symmetry(x: np.ndarray, t: int) -> np.ndarray:

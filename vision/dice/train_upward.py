@@ -38,14 +38,15 @@ import numpy as np
 
 from vision.dice.board import find_faces
 from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, warp_patch
-from vision.dice.patch_net import PATCH_PX, Weights, from_aligned, normalise
+from vision.dice.patch_net import Weights, from_aligned, normalise
 from vision.dice.pose import cocked_threshold, p_cocked
 from vision.dice.reading import image_to_mm
-from vision.dice.train_cocked import _plan, _scene, in_workers
+from vision.dice.train_cocked import _plan, _scene
 from vision.dice.train_patch import (
     Job,
     cached_rows,
     check_jobs,
+    collect_rows,
     descend,
     fitting_parser,
     logits,
@@ -84,17 +85,9 @@ def _patches_of(job: Job) -> list[Row]:
 
 def collect(jobs: list[Job], workers: int, progress: bool = True) -> dict[str, np.ndarray]:
     """Every job's faces near a die (:func:`_patches_of`), in job order."""
-    rows: list[Row] = []
-    for part in in_workers(_patches_of, jobs, workers, progress):
-        rows += part
-    return {"patches": np.array([r[0] for r in rows], np.uint8).reshape(
-                -1, PATCH_PX, PATCH_PX, 3),
-            "pips": np.array([r[1] for r in rows], np.int64),
-            "flat": np.array([r[2] for r in rows], np.int64),
-            "read": np.array([r[3] for r in rows], np.int64),
-            "kinds": np.array([r[4] for r in rows], np.int64),
-            "seeds": np.array([r[5] for r in rows], np.int64),
-            "p_profiles": np.array([r[6] for r in rows], np.float64)}
+    return collect_rows(_patches_of, jobs, workers, progress,
+                        [("pips", np.int64), ("flat", np.int64), ("read", np.int64),
+                         ("kinds", np.int64), ("seeds", np.int64), ("p_profiles", np.float64)])
 
 
 def fit(x: np.ndarray, pips: np.ndarray, weight: np.ndarray, epochs: int = EPOCHS,
