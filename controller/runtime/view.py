@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -327,9 +328,31 @@ def table_dice(dice: Sequence[BoardDie], geometry: BoardGeometry,
     flat (BG-ROLL-2's "cocked" is tilted against the rail, a checker or the other die;
     ``vision.dice.support``), then the camera floors (:func:`kept_die`) weigh the confidence
     once the pose is settled (a die read flat in doubt that nothing can hold cocked is surely
-    flat, one the rail alone holds is cocked on less evidence)."""
-    return [d for d in with_supports(dice, geometry, slot_counts, cube_mm)
-            if kept_die(d.flat, d.confidence, die_floor, cocked_floor)]
+    flat, one the rail alone holds is cocked on less evidence); of more than two dice, two read
+    closer than a die's side are one die (:func:`one_reading_per_die`)."""
+    return one_reading_per_die(
+        [d for d in with_supports(dice, geometry, slot_counts, cube_mm)
+         if kept_die(d.flat, d.confidence, die_floor, cocked_floor)], geometry.die_size_mm)
+
+
+def one_reading_per_die(dice: Sequence[BoardDie], side_mm: float) -> list[BoardDie]:
+    """More than two dice where two were thrown, two of them closer than a die's side: two dice
+    lying there would overlap, so one reading goes. Of a die read cocked and one read flat, the
+    flat one: a tilted die shows a side face, which is read as a flat die beside it (or it is a
+    die the cocked one leans on: the throw is thrown again either way, BG-ROLL-2); else the
+    less sure of the two. Two dice or fewer are left as read (a die leaning on the other)."""
+    out = list(dice)
+    while len(out) > 2:
+        close = [(a, b) for i, a in enumerate(out) for b in out[i + 1:]
+                 if math.dist(a.centre_mm, b.centre_mm) < side_mm]
+        if not close:
+            break
+        a, b = min(close, key=lambda p: math.dist(p[0].centre_mm, p[1].centre_mm))
+        if a.flat != b.flat:
+            out.remove(a if a.flat else b)
+        else:
+            out.remove(a if a.confidence < b.confidence else b)
+    return out
 
 
 def kept_die(flat: bool, confidence: float, die_floor: float, cocked_floor: float) -> bool:
