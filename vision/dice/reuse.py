@@ -244,15 +244,20 @@ def absorb(ref: np.ndarray, now: np.ndarray, changed: np.ndarray) -> None:
 
 def _cube_boxes(changed: np.ndarray, canonical: Canonical
                 ) -> list[tuple[float, float, float, float]]:
-    """Boxes (x0, y0, x1, y1 board mm) of the parts of a change map at least
-    :data:`MIN_CUBE_CHANGE` of a cube's side across one way or the other."""
-    least = MIN_CUBE_CHANGE * canonical.geometry.cube_size_mm * canonical.px_per_mm
+    """Where a cube's centre can lie after the picture changed: boxes (x0, y0, x1, y1 board
+    mm) about the parts of a change map at least :data:`MIN_CUBE_CHANGE` of a cube's side
+    across one way or the other, half a cube's side wider all round. A light cube put on a
+    light field changes little more than its number and its shadow, so the changed part need
+    not hold its centre (a cube offered where a die lay was missed for that: match7986278)."""
+    side = canonical.geometry.cube_size_mm
+    least = MIN_CUBE_CHANGE * side * canonical.px_per_mm
+    half = 0.5 * side
     out = []
     for x, y, w, h in _component_boxes(changed.astype(np.uint8)):
         if w >= least or h >= least:
             x0, y0 = canonical.px_to_mm(x - 0.5, y - 0.5)
             x1, y1 = canonical.px_to_mm(x + w - 0.5, y + h - 0.5)
-            out.append((x0, y0, x1, y1))
+            out.append((x0 - half, y0 - half, x1 + half, y1 + half))
     return out
 
 
@@ -347,8 +352,9 @@ class CubeMemory:
         frame, where it changed since the last whole search or search again is searched
         again (the search there may have missed a cube on its frame's noise).
 
-        The boxes are where the picture (``now``, :func:`change_raster`'s, on ``canonical``)
-        changed since, over :data:`MIN_CUBE_CHANGE` of a cube's side, each looked at again on
+        The boxes are about where the picture (``now``, :func:`change_raster`'s, on
+        ``canonical``) changed since, over :data:`MIN_CUBE_CHANGE` of a cube's side (half a
+        cube's side wider: :func:`_cube_boxes`), each looked at again on
         the next :data:`PART_RETRIES` frames (a search missing a cube on one frame's noise),
         and, once a cube found has been lost, where the picture changed since it was found,
         on the next :data:`LOST_RETRIES` frames (wherever it was put, the picture changed)."""
@@ -385,10 +391,9 @@ class CubeMemory:
         """For a cube found at this set-up whose patch has changed (turned, moved, taken
         away, or a hand over it): the boxes (board mm) where it can lie now, its place and
         where the picture (``now``) changed since it was last seen there (each pixel against
-        itself, over :data:`MIN_CUBE_CHANGE` of a cube's side), half a cube's side wider all
-        round (a light cube put on a light field changes little more than its number and its
-        shadow: the changed part need not hold its centre); None: search whole (no such
-        cube, the light or most of the case changed)."""
+        itself, over :data:`MIN_CUBE_CHANGE` of a cube's side, half a cube's side wider:
+        :func:`_cube_boxes`); None: search whole (no such cube, the light or most of the case
+        changed)."""
         if (self.still is None or self.still[0] != key or self.seen_raster is None
                 or self.seen_levels is None or self.seen_raster.shape != now.shape):
             return None
@@ -397,9 +402,7 @@ class CubeMemory:
             return None
         x, y = self.still[2].centre_mm
         half = 0.5 * canonical.geometry.cube_size_mm
-        return [(x - half, y - half, x + half, y + half),
-                *((x0 - half, y0 - half, x1 + half, y1 + half)
-                  for x0, y0, x1, y1 in _cube_boxes(changed, canonical))]
+        return [(x - half, y - half, x + half, y + half), *_cube_boxes(changed, canonical)]
 
     def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
               raster: np.ndarray | None = None) -> CubeReading | None:

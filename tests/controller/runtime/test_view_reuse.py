@@ -198,3 +198,32 @@ def test_a_cube_a_part_search_missed_is_found_when_its_part_is_searched_again(
     seen = reader.read(image, NONE_WHOLE_EVERY * 1000).cube
     assert seen is not None and (seen.value, seen.zone) == (2, "offered")
     assert stats.parts == 2 and stats.whole == 1
+
+
+def test_a_cube_offered_where_a_die_lay_is_found_by_searching_where_it_changed() -> None:
+    """BG-CUBE-3: the opening throw's dice picked up and the cube offered where one of them
+    lay (match7986278 of the draws, camera seed 3609). A white cube on the cream field changes
+    the picture little more than by its shadow, below it: the part searched reaches half a
+    cube's side beyond the change (``reuse._cube_boxes``), or the double was not seen."""
+    from controller.demo.camera import Shot
+    from controller.demo.players import demo_die
+    from vision.cube import CubeProp
+    from vision.render.scene import BoardContents
+
+    camera = DemoCamera(seed=3609)
+    slots = ((3, 0), (0, 0), (0, 0), (0, 0), (0, 3), (0, 0), (0, 5), (0, 0), (0, 0), (0, 0),
+             (0, 0), (2, 0), (0, 5), (0, 0), (1, 0), (1, 0), (3, 0), (0, 0), (5, 0), (0, 0),
+             (0, 0), (0, 0), (0, 0), (0, 2))
+    contents = BoardContents(slots=slots)
+    dice = (demo_die(412.27, 248.53, 4, yaw_deg=22.6), demo_die(149.53, 260.22, 3, yaw_deg=61.0))
+    beside = CubeProp(-125.0, 257.5, 64, yaw_deg=3.0)  # the centred cube, off the case
+    offered = CubeProp(135.0, 257.5, 2, yaw_deg=5.0)
+    reader = FrameReader(corners=camera.corners_flat())
+    fresh = FrameReader(corners=camera.corners_flat(), reuse=False)
+    stats = reader.cube_memory.stats
+    assert reader.read(camera.render(Shot(contents, dice, beside))[0], 0).cube is None
+    image = camera.render(Shot(contents, (), offered))[0]
+    seen = reader.read(image, 1000).cube
+    assert stats.whole == 1 and stats.parts == 1
+    assert seen is not None and seen == fresh.read(image, 1000).cube
+    assert (seen.value, seen.zone) == (2, "offered")
