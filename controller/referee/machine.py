@@ -208,6 +208,16 @@ class Referee:
         return stage == "move" and self._pending == "move"
 
     @property
+    def move_pressed(self) -> bool:
+        """Whether a press that ends a move awaits its verdict, the correction of a flagged
+        move's included: the board then shows what lies there before the next throw, and the
+        dice memory keeps that picture (``vision.dice.reuse``: a die the thorough read finds
+        where nothing changed since was not thrown). A correction moves checkers after the
+        first press, so its own press shows the board anew."""
+        return (not self._over and self._pending == "move"
+                and self.stage in ("move", "correcting"))
+
+    @property
     def throw_unsure(self) -> bool:
         """Whether the last still frame shows a throw that cannot be judged yet: new dice on
         the board while a throw is due, but not two of them each read surely or surely cocked

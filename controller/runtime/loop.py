@@ -76,13 +76,14 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
         (``throw_unsure``: a die of it not found, or read unsurely), read whole, since a die
         the incremental read missed would else stay missed while the scene is still, and one
         the raster's candidates miss may lie among the whole frame's pip spots; "press" at a
-        move's press, where the referee learns what lies on the board before the next throw
-        (phantom dice): that picture is kept as the board before the throw, and a thorough
+        move's press (a flagged move's correction's too: the referee's ``move_pressed``),
+        where the referee learns what lies on the board before the next throw (phantom
+        dice): that picture is kept as the board before the throw, and a thorough
         read after the throw keeps no die where nothing changed since."""
         if self._told or not self.dice_wanted():
             return None
         referee = self.referee
-        if getattr(referee, "stage", None) == "move" and getattr(referee, "dice_due", False):
+        if getattr(referee, "move_pressed", False):
             return "press"
         return "thorough" if getattr(referee, "throw_unsure", False) else None
 

@@ -224,6 +224,29 @@ def test_an_illegal_move_is_flagged_and_the_correction_accepted() -> None:
     assert SetSignal("illegal_move", False) in out
 
 
+def test_a_correction_s_press_shows_the_board_before_the_next_throw() -> None:
+    """``move_pressed``: from a press that ends a move to its verdict the pipeline keeps the
+    still picture as the board before the next throw (``vision.dice.reuse``: a die found
+    later where nothing changed since was not thrown). A flagged move's correction moves
+    checkers after the first press, so the correction's press is one too; before, the
+    corrected checkers' highlights counted as changed and were read as a third, cocked die
+    (match5174678 of the draws, --seed0 4800)."""
+    table = started()
+    referee = table.referee
+    before = referee.match.position
+    assert not referee.move_pressed
+    for result, verdict in ((before.apply_steps([(13, 7), (8, 6)]), "correcting"),  # 53 as 62
+                            (before.apply_steps([(8, 3), (6, 3)]), "decide")):
+        table.motion()
+        table.board0 = result.swap()  # player 1 moves
+        table.frames(1)
+        assert not referee.move_pressed
+        table.press(1, frames=0)  # too few still frames for a verdict yet
+        assert referee.stage in ("move", "correcting") and referee.move_pressed
+        table.frames()
+        assert referee.stage == verdict and not referee.move_pressed
+
+
 def test_an_uncorrected_illegal_move_stands_once_the_opponent_throws() -> None:
     table = started()
     wrong = table.referee.match.position.apply_steps([(13, 7), (8, 6)])

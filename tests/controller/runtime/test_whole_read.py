@@ -83,6 +83,7 @@ class Referee:
     def __init__(self) -> None:
         self.stage = "decide"
         self.dice_due = True
+        self.move_pressed = False
         self.throw_unsure = False
         self.events: list[Any] = []
 
@@ -160,7 +161,7 @@ def test_the_press_scene_is_read_once_as_the_board_before_the_throw(bench: Bench
     referee.stage, referee.dice_due = "move", False  # the mover moves: no dice read
     show(bench, pipeline, picture(1), 8, key="moving")
     assert reader.reads and not any(s.before for s in reader.reads)
-    referee.dice_due = True  # pressed: the dice are wanted until the verdict
+    referee.dice_due = referee.move_pressed = True  # pressed: dice wanted until the verdict
     show(bench, pipeline, picture(1), 8, key="moving")
     # the same picture is read again (its reading without dice is not reused), as the board
     # before the throw, and only once
@@ -168,6 +169,6 @@ def test_the_press_scene_is_read_once_as_the_board_before_the_throw(bench: Bench
     assert [s.before for s in reader.reads[1:]] == [True] + [False] * (len(reader.reads) - 2)
     # only where it changed: neither forgotten nor thorough (as after a throw)
     assert reader.dice_memory.forgotten == 0 and reader.dice_memory.thorough == 0
-    referee.stage = "decide"  # the verdict: the opponent is to throw; nothing unsure yet
-    show(bench, pipeline, picture(1), 8, key="moving")
+    referee.stage, referee.move_pressed = "decide", False  # the verdict: the opponent is to
+    show(bench, pipeline, picture(1), 8, key="moving")  # throw; nothing unsure yet
     assert reader.dice_memory.before_throw == 1 and reader.dice_memory.forgotten == 0
