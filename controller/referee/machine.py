@@ -202,10 +202,7 @@ class Referee:
         a move until its verdict, when the board shows what lies there before the next throw
         (phantoms, see ``_note_phantoms``). Reading dice is slow; the rest of the move needs
         none."""
-        stage = self.stage
-        if stage in ("opening", "decide", "correcting"):
-            return True
-        return stage == "move" and self._pending == "move"
+        return self.stage in ("opening", "decide", "correcting") or self.move_pressed
 
     @property
     def move_pressed(self) -> bool:
@@ -213,9 +210,9 @@ class Referee:
         move's included: the board then shows what lies there before the next throw, and the
         dice memory keeps that picture (``vision.dice.reuse``: a die the thorough read finds
         where nothing changed since was not thrown). A correction moves checkers after the
-        first press, so its own press shows the board anew."""
-        return (not self._over and self._pending == "move"
-                and self.stage in ("move", "correcting"))
+        first press, so its own press shows the board anew (BG-ROLL-2's phantom dice,
+        TTB-4.8's correction)."""
+        return self._pending == "move" and self.stage in ("move", "correcting")
 
     @property
     def throw_unsure(self) -> bool:

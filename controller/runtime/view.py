@@ -343,11 +343,10 @@ def one_reading_per_die(dice: Sequence[BoardDie], side_mm: float) -> list[BoardD
     less sure of the two. Two dice or fewer are left as read (a die leaning on the other)."""
     out = list(dice)
     while len(out) > 2:
-        close = [(a, b) for i, a in enumerate(out) for b in out[i + 1:]
-                 if math.dist(a.centre_mm, b.centre_mm) < side_mm]
-        if not close:
+        gap, a, b = min(((math.dist(a.centre_mm, b.centre_mm), a, b)
+                         for i, a in enumerate(out) for b in out[i + 1:]), key=lambda p: p[0])
+        if gap >= side_mm:
             break
-        a, b = min(close, key=lambda p: math.dist(p[0].centre_mm, p[1].centre_mm))
         if a.flat != b.flat:
             out.remove(a if a.flat else b)
         else:
