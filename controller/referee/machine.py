@@ -613,14 +613,20 @@ class Referee:
         return tuple(fresh)
 
     def _thrown_in_place(self, dice: Sequence[DieSeen]) -> bool:
-        """Whether, nothing having moved by ``dice_moved``, the same numbers were thrown again
-        onto the last throw's places: two dice the camera saw touched since the press, each
-        lying at least a quarter of ``dice_moved`` from where any die lay (a die touched but
-        not shifted had a shadow or a light change over it, not a throw)."""
+        """Whether, nothing having moved by ``dice_moved``, a throw landed on the last throw's
+        places: two dice the camera saw touched since the press, each lying at least a quarter
+        of ``dice_moved`` from where any die lay, or read surely with a face no die within
+        that showed (a die does not turn over by itself). A die touched but neither shifted
+        nor turned had a shadow or a light change over it, not a throw."""
         touched = self._with_touched(dice, [])
         shift = self.config.recognition.dice_moved / 4
-        return len(touched) == 2 and all(
-            not any(in_place(die_sig(d), s, shift) for s in self._stale) for d in touched)
+        rec = self.config.recognition
+
+        def thrown(die: DieSeen) -> bool:
+            near = [s for s in self._stale if in_place(die_sig(die), s, shift)]
+            return not near or (rec.readable(die) and all(s[0] != die.pips for s in near))
+
+        return len(touched) == 2 and all(thrown(d) for d in touched)
 
     def _with_touched(self, dice: Sequence[DieSeen], moved: list[DieSeen]) -> list[DieSeen]:
         """... unless the camera saw it touched since the press (``DieSeen.touched``) and,

@@ -122,3 +122,41 @@ def test_dice_touched_but_not_shifted_are_no_throw() -> None:
     table, pair = _rolled_moved_and_pressed()
     out = _same_throw_onto(table, pair, (True, True), shift=2.0)
     assert table.entries(out, "invalid_throw")  # 2 mm aside: thrown again
+
+
+def _turned(die: DieSeen, pips: int, shift: float) -> DieSeen:
+    return dataclasses.replace(die, pips=pips, touched=True, centre=_aside(die, shift))
+
+
+def test_a_throw_landing_on_the_last_throws_places_with_new_faces_is_judged() -> None:
+    """Draw 8000 (3 illegal moves, 4 invalid throws), match 5879255: a throw into the wrong
+    half landed 6 and 2 with the six 1.1 mm from the opponent's four and the two 5.5 mm
+    from their two; a die does not turn over by itself, so the six was thrown (BG-ROLL-2)."""
+    table, (four, two) = _rolled_moved_and_pressed()
+    assert sorted((four.pips, two.pips)) == [2, 4]
+    if four.pips != 4:
+        four, two = two, four
+    table.motion()
+    table.dice = (_turned(four, 6, 1.1), _turned(two, 2, 5.5))
+    out = table.frames(3)
+    flag = table.entries(out, "invalid_throw")
+    assert flag and flag[0]["rule"] == "BG-ROLL-2" and "outside" in flag[0]["reason"]
+
+
+def test_a_face_changed_in_place_with_the_other_die_unmoved_is_no_throw() -> None:
+    """A shadow over both dice may misread one of them: the other lying where it lay, with
+    its face, says nobody threw."""
+    table, (first, second) = _rolled_moved_and_pressed()
+    table.motion()
+    table.dice = (_turned(first, 7 - first.pips, 0.5), _turned(second, second.pips, 0.5))
+    out = table.frames(3)
+    assert table.entries(out, "invalid_throw") == [] and table.entries(out, "roll") == []
+
+
+def test_a_face_changed_in_place_read_unsurely_is_no_throw() -> None:
+    table, (first, second) = _rolled_moved_and_pressed()
+    table.motion()
+    table.dice = (dataclasses.replace(_turned(first, 7 - first.pips, 0.5), confidence=0.05),
+                  _turned(second, 7 - second.pips, 0.5))
+    out = table.frames(3)
+    assert table.entries(out, "invalid_throw") == [] and table.entries(out, "roll") == []
