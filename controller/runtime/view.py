@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import time
 from collections.abc import Sequence
@@ -32,7 +31,7 @@ from vision.cube import CubeReading, find_cube, find_cube_in_parts, whole_raster
 from vision.dice.board import BoardDie
 from vision.dice.reading import settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, DiceMemory, change_raster, frame_key
-from vision.dice.support import with_supports
+from vision.dice.support import one_reading_per_die, with_supports
 from vision.geometry import BoardGeometry, Canonical
 from vision.scoring import hypothesis_log_likelihood
 
@@ -333,25 +332,6 @@ def table_dice(dice: Sequence[BoardDie], geometry: BoardGeometry,
     return one_reading_per_die(
         [d for d in with_supports(dice, geometry, slot_counts, cube_mm)
          if kept_die(d.flat, d.confidence, die_floor, cocked_floor)], geometry.die_size_mm)
-
-
-def one_reading_per_die(dice: Sequence[BoardDie], side_mm: float) -> list[BoardDie]:
-    """More than two dice where two were thrown, two of them closer than a die's side: two dice
-    lying there would overlap, so one reading goes. Of a die read cocked and one read flat, the
-    flat one: a tilted die shows a side face, which is read as a flat die beside it (or it is a
-    die the cocked one leans on: the throw is thrown again either way, BG-ROLL-2); else the
-    less sure of the two. Two dice or fewer are left as read (a die leaning on the other)."""
-    out = list(dice)
-    while len(out) > 2:
-        gap, a, b = min(((math.dist(a.centre_mm, b.centre_mm), a, b)
-                         for i, a in enumerate(out) for b in out[i + 1:]), key=lambda p: p[0])
-        if gap >= side_mm:
-            break
-        if a.flat != b.flat:
-            out.remove(a if a.flat else b)
-        else:
-            out.remove(a if a.confidence < b.confidence else b)
-    return out
 
 
 def kept_die(flat: bool, confidence: float, die_floor: float, cocked_floor: float) -> bool:

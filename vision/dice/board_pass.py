@@ -27,7 +27,7 @@ from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.raster import topdown_maps
 from vision.dice.reading import DiceAndCube, image_to_mm, settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, frame_key
-from vision.dice.support import with_supports
+from vision.dice.support import one_reading_per_die, with_supports
 from vision.geometry import BoardGeometry
 
 if TYPE_CHECKING:
@@ -160,7 +160,8 @@ def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None,
     the darker checkers' player sits at the top of the picture (names the cube's side);
     unknown is taken as the darker player at the bottom. ``slot_counts``: the board reading's
     (``BoardReading.slot_counts``), so that a die with nothing to lean on is taken as flat
-    (``vision.dice.support``); without them the dice are as the reader called them."""
+    and of more than two dice two closer than a die's side are one (``vision.dice.support``,
+    as the table keeps them); without them the dice are as the reader called them."""
     global _last
     if _last is not None and _last[0] is frame:
         found = _last[1]
@@ -171,9 +172,9 @@ def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None,
         _last = (frame, found)
     if slot_counts is not None:
         g = frame.calibration.geometry
-        found = DiceAndCube(with_supports(found.dice, g, slot_counts,
-                                          None if found.cube is None else found.cube.centre_mm),
-                            found.cube)
+        supported = with_supports(found.dice, g, slot_counts,
+                                  None if found.cube is None else found.cube.centre_mm)
+        found = DiceAndCube(one_reading_per_die(supported, g.die_size_mm), found.cube)
     if found.cube is not None and darker_at_top is not None:
         zone = zone_for(found.cube.place, darker_at_top)
         if zone != found.cube.zone:

@@ -183,3 +183,22 @@ def with_supports(dice: Sequence[BoardDie], geometry: BoardGeometry,
             out.append(dataclasses.replace(die, flat=True, p_cocked=0.0,
                                            confidence=min(1.0, die.confidence / shown)))
     return out
+
+
+def one_reading_per_die(dice: Sequence[BoardDie], side_mm: float) -> list[BoardDie]:
+    """More than two dice where two were thrown, two of them closer than a die's side: two dice
+    lying there would overlap, so one reading goes. Of a die read cocked and one read flat, the
+    flat one: a tilted die shows a side face, which is read as a flat die beside it (or it is a
+    die the cocked one leans on: the throw is thrown again either way, BG-ROLL-2); else the
+    less sure of the two. Two dice or fewer are left as read (a die leaning on the other)."""
+    out = list(dice)
+    while len(out) > 2:
+        gap, a, b = min(((math.dist(a.centre_mm, b.centre_mm), a, b)
+                         for i, a in enumerate(out) for b in out[i + 1:]), key=lambda p: p[0])
+        if gap >= side_mm:
+            break
+        if a.flat != b.flat:
+            out.remove(a if a.flat else b)
+        else:
+            out.remove(a if a.confidence < b.confidence else b)
+    return out

@@ -1,15 +1,20 @@
-"""The table's frame reader keeps one reading per die (``view.one_reading_per_die``): a cocked
-die's side face read as a flat die beside it made a third die of a throw, which the referee
-could not judge, where the throw is plainly to be thrown again (BG-ROLL-2)."""
+"""The table's frame reader, and ``hakem vision read``, keep one reading per die
+(``vision.dice.support.one_reading_per_die``): a cocked die's side face read as a flat die
+beside it made a third die of a throw, which the referee could not judge, where the throw is
+plainly to be thrown again (BG-ROLL-2)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from controller.demo.camera import DemoCamera, Shot
 from controller.demo.players import demo_die
 from controller.referee.config import RecognitionSettings
-from controller.runtime.view import FrameReader, one_reading_per_die
+from controller.runtime.view import FrameReader
+from vision.board_reader import read_board
 from vision.cube import CubeProp
 from vision.dice.board import BoardDie
+from vision.dice.support import one_reading_per_die
 from vision.render.scene import SCHEMES, BoardContents
 
 SIDE = 16.0  # the dice's side, mm
@@ -72,3 +77,13 @@ def test_each_close_pair_of_four_readings_gives_one_until_two_are_left() -> None
     c1, c2, c3 = _die(200, 200, confidence=0.5), _die(206, 200, confidence=0.8), \
         _die(203, 206, confidence=0.7)
     assert one_reading_per_die([c1, c2, c3], SIDE) == [c2, c3]
+
+
+def test_hakem_vision_read_keeps_one_reading_per_die_as_the_table_does() -> None:
+    """``hakem vision read`` of the same shot (``vision.board_reader.read_board``, the dice
+    pass through ``vision.dice.board_pass.read_frame``) gives the same two dice."""
+    camera = DemoCamera(seed=2300, scheme=SCHEMES[0])
+    image, _ = camera.render(Shot(BoardContents(slots=SLOTS), (FLAT_SIX, COCKED_SIX), CUBE))
+    reading = read_board(image, corners=np.array(camera.corners_flat(), np.float32).reshape(4, 2))
+    assert reading.dice is not None
+    assert sorted((d["pips"], d["flat"]) for d in reading.dice) == [(6, False), (6, True)]
