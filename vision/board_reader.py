@@ -414,13 +414,17 @@ def read_prepared(frame: PreparedFrame, name: str | None = None, *,
     ``dice`` is False, read the dice and the cube). ``clear_at``: where dice lie on the board
     on no checker (board mm), and ``cube_at``, where the cube lies, leaving no room there for
     a checker, whatever their edges look like; with ``dice``, those read are taken so as well
-    (the board read again when any lies in a column)."""
+    (the board read again when any lies in a column), but for a die read less surely than the
+    table's camera floors keep (``vision.dice.reading.kept_die``: a reflection)."""
     given = clear_places(frame, clear_at, cube_at)
     reading = _read_checkers(frame, name, given)
     if dice:
+        from vision.dice.reading import kept_die  # late: the dice pass imports this module
+
         found = dice_and_cube(frame, reading.slot_counts())
         clear = clear_places(frame, [*clear_at, *(d.centre_mm for d in found.dice
-                                                  if not d.on_checker)],
+                                                  if not d.on_checker
+                                                  and kept_die(d.flat, d.confidence))],
                              cube_at if found.cube is None else found.cube.centre_mm)
         if clear is not None and (given is None or (clear != given).any()):
             reading = _read_checkers(frame, name, clear)  # only when the dice clear more

@@ -19,6 +19,7 @@ from controller.table_layout import TableLayout
 from engine.backgammon.rules import DiceSetup, Opening, Rules
 from engine.errors import ConfigError, HakemError
 from vision.config import VisionConfig, vision_config_from_mapping
+from vision.dice.reading import COCKED_FLOOR, DIE_FLOOR
 
 Side = Literal["left", "right"]
 Colour = Literal["darker", "lighter"]
@@ -114,12 +115,12 @@ class CameraSection:
     # a die found with less confidence than this is taken for a reflection, not a die (the
     # referee's dice_confidence: a die kept below it would never be judged; tests.eval.dice
     # prints what the floors keep: 0.75 dropped a fifth of the flat dice of varied sets)
-    die_floor: float = 0.5
+    die_floor: float = DIE_FLOOR  # 0.5
     # a die read as cocked is kept down to this confidence: a tilted face reads unsurely, and
     # the referee judges the throw invalid on it (BG-ROLL-2) only from its own cocked_confidence
     # (0.35 dropped 10 of 97 demo-style cocked dice found; dice-free boards' cocked phantoms 2
     # -> 7 of 200, learnt by the referee at each press before the next throw)
-    cocked_floor: float = 0.15
+    cocked_floor: float = COCKED_FLOOR  # 0.15
 
     def __post_init__(self) -> None:
         if not self.source:

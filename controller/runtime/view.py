@@ -29,7 +29,7 @@ from vision.calibration import Calibration, from_corners, locate_board
 from vision.config import DEFAULT_CONFIG, VisionConfig
 from vision.cube import CubeReading, find_cube, find_cube_in_parts, whole_raster_levels
 from vision.dice.board import BoardDie
-from vision.dice.reading import settle_dice_and_cube
+from vision.dice.reading import kept_die, settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, DiceMemory, change_raster, frame_key
 from vision.dice.support import one_reading_per_die, with_supports
 from vision.geometry import BoardGeometry, Canonical
@@ -332,13 +332,6 @@ def table_dice(dice: Sequence[BoardDie], geometry: BoardGeometry,
     return one_reading_per_die(
         [d for d in with_supports(dice, geometry, slot_counts, cube_mm)
          if kept_die(d.flat, d.confidence, die_floor, cocked_floor)], geometry.die_size_mm)
-
-
-def kept_die(flat: bool, confidence: float, die_floor: float, cocked_floor: float) -> bool:
-    """Whether a table keeps a die read ``flat`` (or cocked) with ``confidence``: below its
-    floor a die is taken for a reflection (``camera.die_floor``; a tilted face reads less
-    surely, so one read cocked is kept down to ``camera.cocked_floor`` if that is lower)."""
-    return confidence >= (die_floor if flat else min(cocked_floor, die_floor))
 
 
 def _load_colours(path: Path) -> Colours:

@@ -35,12 +35,11 @@ from controller.config.table import CameraSection
 from controller.demo import players
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.demo.script import InvalidKind
-from controller.runtime.view import kept_die
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from vision.dice import board, pose
 from vision.dice.board import read_board_dice
-from vision.dice.reading import image_to_mm
+from vision.dice.reading import image_to_mm, kept_die
 from vision.dice.synth import random_dice_scene
 from vision.geometry import BoardGeometry, Canonical
 from vision.render.scene import random_contents
@@ -87,7 +86,7 @@ def phantom_boards(n: int, seed0: int) -> Iterator[Throw]:
 
 def phantoms(boards: Iterator[Throw]) -> list[tuple[int, int]]:
     """Dice the reader reports on each dice-free board, and of them those a table keeps (its
-    camera floors: ``controller.runtime.view.kept_die``)."""
+    camera floors: ``vision.dice.reading.kept_die``)."""
     camera = CameraSection()
     out = []
     for image, to_mm, g, _ in boards:
@@ -108,7 +107,7 @@ def synthetic_throws(n: int, seed0: int) -> Iterator[Throw]:
 def score(throws: Iterator[Throw]) -> dict[str, list[int]]:
     """Counters [hits, total]: flat and cocked dice found, cocked caught, flat called cocked;
     ``table_cocked``: cocked dice found, called cocked and kept by a table's camera floors
-    (``controller.runtime.view.kept_die``), of every cocked die."""
+    (``vision.dice.reading.kept_die``), of every cocked die."""
     camera = CameraSection()
     c = {k: [0, 0] for k in ("found_flat", "found_cocked", "cocked_caught",
                              "flat_called_cocked", "table_cocked")}

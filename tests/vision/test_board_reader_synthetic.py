@@ -163,3 +163,30 @@ def test_the_places_a_die_clears_are_those_within_a_checkers_reach_of_it() -> No
     assert clear_places(frame, [(x + 20.0, y)]) is None  # beside it: a checker fits there
     cube = clear_places(frame, [], (x + 18.0, y))  # the cube, bigger, clears from farther
     assert cube is not None and cube[5, 0] and cube.sum() == 1
+
+
+def test_a_die_read_below_the_camera_floors_clears_no_checker(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hakem vision read``: a faint "die" (a reflection, read below the table's camera
+    floors: ``vision.dice.reading.kept_die``) over a checker, read as on no checker, leaves
+    that checker counted; one read surely there is taken as lying on the board."""
+    from vision import board_reader
+    from vision.dice.board import BoardDie
+    from vision.dice.reading import DIE_FLOOR, DiceAndCube
+
+    scene = random_dice_scene(3149)
+    frame = _scene_frame(scene)
+    plain = read_prepared(frame, dice=False).slot_counts()
+    slot = next(i for i, c in enumerate(plain) if c is not None and sum(c) == 1)
+    x, y = scene.geometry.checker_centre_mm(slot, 0)
+
+    def die_at(confidence: float, flat: bool = True) -> DiceAndCube:
+        die = BoardDie(5, (0.0, 0.0), (x, y), flat, False, "right", "slot", confidence)
+        return DiceAndCube([die], None)
+
+    for confidence, flat in ((DIE_FLOOR - 0.1, True), (0.1, False)):
+        monkeypatch.setattr(board_reader, "dice_and_cube",
+                            lambda *_a, c=confidence, f=flat, **_k: die_at(c, f))
+        assert read_prepared(frame).slot_counts()[slot] == plain[slot]
+    monkeypatch.setattr(board_reader, "dice_and_cube", lambda *_a, **_k: die_at(0.9))
+    assert read_prepared(frame).slot_counts()[slot] != plain[slot]

@@ -20,6 +20,13 @@ from vision.cube import CubeReading
 from vision.dice.board import BoardDie
 from vision.geometry import BoardGeometry, Canonical
 
+# A die read with less confidence than this is taken for a reflection, not a die; one read
+# cocked (a tilted face reads less surely) is kept down to COCKED_FLOOR. The table's camera
+# floors default to these (``controller.config.table.CameraSection``, where they are argued);
+# ``hakem vision read`` clears no checker's place under a die below them.
+DIE_FLOOR = 0.5
+COCKED_FLOOR = 0.15
+
 
 @dataclass(frozen=True)
 class DiceAndCube:
@@ -83,3 +90,9 @@ def settle_dice_and_cube(dice: list[BoardDie], cube: CubeReading | None, geometr
     return [d for d in dice if all(d is not o for o in on_face)], cube
 
 
+def kept_die(flat: bool, confidence: float, die_floor: float = DIE_FLOOR,
+             cocked_floor: float = COCKED_FLOOR) -> bool:
+    """Whether a die read ``flat`` (or cocked) with ``confidence`` is kept: below its floor a
+    die is taken for a reflection (a tilted face reads less surely, so one read cocked is kept
+    down to ``cocked_floor`` if that is lower than ``die_floor``)."""
+    return confidence >= (die_floor if flat else min(cocked_floor, die_floor))

@@ -20,12 +20,13 @@ from controller.referee.api import MotionSeen
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.recording import Recorder, Recording
 from controller.runtime.session import build_pipeline, referee_config, start_referee
-from controller.runtime.view import FrameReader, kept_die
+from controller.runtime.view import FrameReader
 from controller.signals import Signals
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from vision.dice.board import BoardDie
 from vision.dice.pose import cocked_threshold
+from vision.dice.reading import kept_die
 from vision.dice.support import RAIL_COCKED_THRESHOLD, checker_places, only_rail
 from vision.geometry import BoardGeometry
 
