@@ -169,6 +169,11 @@ SECOND_MAX_SPREAD = 80.0
 # strongest empty place; a six read right ~0.23, a column of it read as a three ~0.11) is read
 # again from its own centre (_recentred)
 WEAK_FACE_SCORE = 0.15
+# ... and when that read is weak as well, a cocked die's face found between these many dice of
+# it takes its place (_cocked_beside): beside it, not on it (a flat die read weakly has tilted
+# faces of its own body within a few mm: on synthetic throws 14800-15399 the second chances
+# about such dice found them 1-6 mm off, and would have taken the place of 13 dice read right)
+BESIDE_WEAK_DIES = (0.75, 1.25)
 
 
 @dataclass(frozen=True)
@@ -279,8 +284,13 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         finding = _die_face(colour, from_mm, cx, cy, read, die, found, all_candidates, memo)
         if finding is not None:
             if finding.score < WEAK_FACE_SCORE:
-                finding = _recentred(colour, gray, from_mm, finding, g, found, all_candidates,
-                                     memo) or finding
+                again = _recentred(colour, gray, from_mm, finding, g, found, all_candidates,
+                                   memo)
+                if again is None and not all_candidates and _tilt_allowed(cx, cy, die,
+                                                                          tilted_near):
+                    again = _cocked_beside(colour, gray, to_mm, from_mm, finding, g, found,
+                                           memo)
+                finding = again or finding
             found.append(finding)
         elif not all_candidates:
             pending.append((cx, cy, read))
@@ -288,9 +298,8 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         # after every candidate's usual read (never in a die's place), the most probable first
         budget = MAX_THOROUGH_CANDIDATES if thorough else MAX_SECOND_CANDIDATES
         for cx, cy, read in pending:
-            if not _may_be_cocked(cx, cy, g, found) or (tilted_near is not None and not any(
-                    math.hypot(cx - x, cy - y) < TILTED_NEAR_DIES * die
-                    for x, y in tilted_near)):
+            if not _may_be_cocked(cx, cy, g, found) or not _tilt_allowed(cx, cy, die,
+                                                                         tilted_near):
                 continue  # no die can be given a second chance there: it costs no budget
             if budget == 0:
                 break
@@ -301,6 +310,55 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
             if finding is not None:
                 found.append(finding)
     return found
+
+
+def _tilt_allowed(cx: float, cy: float, die: float,
+                  tilted_near: Sequence[tuple[float, float]] | None) -> bool:
+    """Whether a cocked die may be looked for at a candidate: anywhere, or only within
+    :data:`TILTED_NEAR_DIES` of ``tilted_near`` (where dice lay before, no throw since)."""
+    return tilted_near is None or any(math.hypot(cx - x, cy - y) < TILTED_NEAR_DIES * die
+                                      for x, y in tilted_near)
+
+
+def _cocked_beside(colour: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
+                   from_mm: np.ndarray, weak: FaceFinding, g: BoardGeometry,
+                   found: list[FaceFinding], memo: FaceMemo) -> FaceFinding | None:
+    """A cocked die's face beside a weak face that a read from its own centre did not confirm
+    and that would be read flat: the pip spots about it, each read as a candidate is, the
+    first face judged cocked, and not weak itself, that lies beside it
+    (:data:`BESIDE_WEAK_DIES`). The dark gap under a cocked die's raised edge reads as a one
+    on the board beside the die, the die model passes it, and the cocked die itself, a die's
+    side farther on, went unread (match7986278 of the draws with --seed0 8800 --kinds cocked:
+    a cocked throw counted). A weak face read cocked is most often the cocked die's own
+    foreshortened face: it is kept."""
+    threshold = cocked_threshold()
+    if _cocked_opinion(colour, from_mm, weak, g, threshold) >= threshold:
+        return None
+    die = g.die_size_mm
+    near, far = (k * die for k in BESIDE_WEAK_DIES)
+
+    def beside(x: float, y: float) -> bool:
+        return near <= math.hypot(x - weak.x_mm, y - weak.y_mm) < far
+
+    window = (weak.x_mm - far, weak.y_mm - far, weak.x_mm + far, weak.y_mm + far)
+    for cx, cy in spot_candidates(gray, to_mm, from_mm, g, window):
+        read = read_candidate(gray, from_mm, cx, cy, die)
+        if read is None or read.score < MIN_GRID_SCORE:
+            continue
+        face = _die_face(colour, from_mm, cx, cy, read, die, found, False, memo)
+        if (face is not None and face.score >= WEAK_FACE_SCORE and beside(face.x_mm, face.y_mm)
+                and _cocked_opinion(colour, from_mm, face, g, threshold) >= threshold):
+            return face
+    return None
+
+
+def _cocked_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
+                    g: BoardGeometry, threshold: float) -> float:
+    """A face's cocked probability as :func:`read_board_dice` judges it (the profile model
+    with the patch network's opinion; no veto at the rail)."""
+    aligned = functools.partial(warp_patch, colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM,
+                                ALIGNED_PX_PER_MM, face.angle)
+    return _with_patch_opinion(aligned, p_cocked(face), threshold, _at_rail(face, g) is None)[0]
 
 
 def _may_be_cocked(cx: float, cy: float, g: BoardGeometry, found: list[FaceFinding]) -> bool:
