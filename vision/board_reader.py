@@ -358,10 +358,16 @@ def _masked_row_median(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=4)
 def _hypothesis_arrays(cap: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per column hypothesis (``hypotheses(cap)``): where it shows a whole disc (H, M bool)
-    and how many checkers touch from the edge (H,)."""
+    """Per column hypothesis (``hypotheses(cap)``): where its checkers' colour is sampled (H, M
+    bool) and how many checkers touch from the edge (H,). The colour is sampled where a whole
+    disc shows; a full column with a checker laid over every one of them (2 * cap - 1
+    checkers) shows none, and is sampled where the laid checkers lie instead (sampled nowhere,
+    its colour was black: nine white checkers were read as the darker player's)."""
     hyps = hypotheses(cap)
     shows = np.array([[e == 1 for e in h.expect] for h in hyps])
+    laid = np.array([[e == 3 for e in h.expect] for h in hyps])
+    bare = ~shows.any(axis=1)
+    shows[bare] = laid[bare]
     n0s = np.array([h.n0 for h in hyps], dtype=np.float64)
     return shows, n0s
 

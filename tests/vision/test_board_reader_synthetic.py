@@ -190,3 +190,21 @@ def test_a_die_read_below_the_camera_floors_clears_no_checker(
         assert read_prepared(frame).slot_counts()[slot] == plain[slot]
     monkeypatch.setattr(board_reader, "dice_and_cube", lambda *_a, **_k: die_at(0.9))
     assert read_prepared(frame).slot_counts()[slot] != plain[slot]
+
+
+@pytest.mark.parametrize("scheme", range(len(SCHEMES)))
+@pytest.mark.parametrize("side", [0, 1])
+def test_nine_checkers_on_a_point_keep_their_colour(scheme: int, side: int) -> None:
+    """A full column with a checker laid over every one of its five (nine on a point, as in
+    the referee draws' match9311372 with --seed0 10000) shows no whole disc of the column; its
+    colour is sampled where the laid checkers lie (it was black: nine lighter checkers read as
+    the darker player's, and a legal move was flagged, BG-EQ-1)."""
+    from controller.demo.camera import DemoCamera, Shot
+
+    slots = [(0, 0)] * 24
+    slots[6] = (9, 0) if side == 0 else (0, 9)
+    slots[20], slots[3] = (2, 0), (0, 2)
+    camera = DemoCamera(seed=11 + scheme, scheme=SCHEMES[scheme])
+    image, _ = camera.render(Shot(BoardContents(slots=tuple(slots)), (), None))
+    reading = read_board(image, corners=np.array(camera.corners_flat(), np.float32).reshape(4, 2))
+    assert reading.slots[6].counts == slots[6]
