@@ -117,8 +117,9 @@ def _illegal_in_time(entries: list[dict[str, Any]]) -> bool:
 
 
 def run_match(path: Path, out: Path, *, seed: int, illegal: int, invalid: int,
-              kinds: tuple[InvalidKind, ...]) -> MatchResult:
-    """Play one match through the demo pipeline and check its journal (not yet gnubg)."""
+              kinds: tuple[InvalidKind, ...], record: bool = False) -> MatchResult:
+    """Play one match through the demo pipeline and check its journal (not yet gnubg);
+    ``record``: keep its recording in ``out`` (``hakem replay`` plays it again)."""
     result = MatchResult(path.name, out=out)
     script = build_script(path, illegal=illegal, invalid_throws=invalid, seed=seed,
                           invalid_kinds=kinds)
@@ -131,7 +132,7 @@ def run_match(path: Path, out: Path, *, seed: int, illegal: int, invalid: int,
                                      if a.invalid is not None)
     shutil.rmtree(out, ignore_errors=True)
     options = DemoOptions(match=path, out=out, illegal=illegal, invalid_throws=invalid,
-                          seed=seed, invalid_kinds=kinds, record=False)
+                          seed=seed, invalid_kinds=kinds, record=record)
     start = time.perf_counter()
     with open(os.devnull, "w") as sink, DemoTable(options, log=sink) as table:
         try:
@@ -202,14 +203,15 @@ def pick_matches(wanted: list[str]) -> tuple[str, ...]:
 
 def evaluate(names: tuple[str, ...] = MATCHES, *, folder: Path, illegal: int = 2,
              invalid: int = 3, kinds: tuple[InvalidKind, ...] = INVALID_KINDS,
-             gnubg: bool = True, progress: Any = None, seed0: int = 0) -> list[MatchResult]:
+             gnubg: bool = True, progress: Any = None, seed0: int = 0,
+             record: bool = False) -> list[MatchResult]:
     """Play ``names`` (seed = ``seed0`` + the match's index in :data:`MATCHES`: another
     ``seed0`` plants other faults and throws other dice) and compare their records through
-    gnubg."""
+    gnubg (``record``: keep each match's recording beside its journal)."""
     results = []
     for name in names:
         r = run_match(SHARED / name, folder / Path(name).stem, seed=seed0 + match_seed(name),
-                      illegal=illegal, invalid=invalid, kinds=kinds)
+                      illegal=illegal, invalid=invalid, kinds=kinds, record=record)
         results.append(r)
         if progress is not None:
             stall = f"  STALLED: {r.stalled}" if r.stalled else ""
@@ -272,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="invalid throw kinds: cocked,wrong-half,on-checker")
     parser.add_argument("--out", help="keep each match's journal and match.mat here")
     parser.add_argument("--no-gnubg", action="store_true", help="skip the gnubg comparison")
+    parser.add_argument("--record", action="store_true",
+                        help="keep each match's recording under --out (to replay a failure)")
     parser.add_argument("--seed0", type=int, default=0,
                         help="added to every match's seed (other faults, other throws)")
     args = parser.parse_args(argv)
@@ -280,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     names = pick_matches(args.match) if args.match else MATCHES[: args.count]
     results = evaluate(names, folder=folder, illegal=args.illegal,
                        invalid=args.invalid, kinds=kinds,
-                       gnubg=not args.no_gnubg, progress=sys.stderr, seed0=args.seed0)
+                       gnubg=not args.no_gnubg, progress=sys.stderr, seed0=args.seed0,
+                       record=args.record)
     print(table(results))
     press = sorted(ms for r in results for ms in r.press_ms)
     if press:
