@@ -332,7 +332,7 @@ def _cocked_beside(colour: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
     a cocked throw counted). A weak face read cocked is most often the cocked die's own
     foreshortened face: it is kept."""
     threshold = cocked_threshold()
-    if _cocked_opinion(colour, from_mm, weak, g, threshold) >= threshold:
+    if _cocked_opinion(colour, from_mm, weak, g, threshold)[0] >= threshold:
         return None
     die = g.die_size_mm
     near, far = (k * die for k in BESIDE_WEAK_DIES)
@@ -347,18 +347,24 @@ def _cocked_beside(colour: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
             continue
         face = _die_face(colour, from_mm, cx, cy, read, die, found, False, memo)
         if (face is not None and face.score >= WEAK_FACE_SCORE and beside(face.x_mm, face.y_mm)
-                and _cocked_opinion(colour, from_mm, face, g, threshold) >= threshold):
+                and _cocked_opinion(colour, from_mm, face, g, threshold)[0] >= threshold):
             return face
     return None
 
 
 def _cocked_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
-                    g: BoardGeometry, threshold: float) -> float:
-    """A face's cocked probability as :func:`read_board_dice` judges it (the profile model
-    with the patch network's opinion; no veto at the rail)."""
-    aligned = functools.partial(warp_patch, colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM,
-                                ALIGNED_PX_PER_MM, face.angle)
-    return _with_patch_opinion(aligned, p_cocked(face), threshold, _at_rail(face, g) is None)[0]
+                    g: BoardGeometry, threshold: float
+                    ) -> tuple[float, float | None, Callable[[], np.ndarray]]:
+    """A face's cocked probability as :func:`read_board_dice` judges it: the profile model
+    with the patch network's opinion (no veto at the rail, where the face read is often the
+    side face, see ``upward_at_rail``, which the network sees as a flat die's); the network's
+    logit; and the face's aligned patch (the networks' input), warped once when first asked
+    for."""
+    aligned = functools.cache(functools.partial(
+        warp_patch, colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
+        face.angle))
+    p, z = _with_patch_opinion(aligned, p_cocked(face), threshold, _at_rail(face, g) is None)
+    return p, z, aligned
 
 
 def _may_be_cocked(cx: float, cy: float, g: BoardGeometry, found: list[FaceFinding]) -> bool:
@@ -593,16 +599,9 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
                         tilted_near=tilted_near):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
-        # at the rail the face read is often the side face (see upward_at_rail), which the
-        # network sees as a flat die's: no veto there
-        at_rail = _at_rail(f, g) is not None
-        # the face's aligned patch (the networks' input), warped once when first asked for
-        aligned = functools.cache(functools.partial(
-            warp_patch, colour, from_mm, f.x_mm, f.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
-            f.angle))
-        p, z = _with_patch_opinion(aligned, p_cocked(f), threshold, not at_rail)
+        p, z, aligned = _cocked_opinion(colour, from_mm, f, g, threshold)
         pips = f.pips
-        if p >= threshold and at_rail:
+        if p >= threshold and _at_rail(f, g) is not None:
             gray = to_gray(colour) if gray is None else gray
             pips = upward_at_rail(gray, from_mm, f, g) or pips
         if p >= threshold:
