@@ -18,6 +18,8 @@ import numpy as np
 
 from vision.calibration import Calibration, locate_board
 from vision.checkers import (
+    BY_CUBE,
+    BY_DIE,
     READ_MARGIN_MM,
     BarCandidate,
     Layout,
@@ -394,22 +396,26 @@ CUBE_CLEAR_REACH_MM = 20.0
 
 def clear_places(frame: PreparedFrame, dice_mm: Sequence[tuple[float, float]],
                  cube_mm: tuple[float, float] | None = None) -> np.ndarray | None:
-    """(24 x M) the column places (``Layout.centres``) a die lying on the board at one of
-    ``dice_mm`` (board mm; dice on no checker), or the cube at ``cube_mm``, leaves no room for
-    a checker; None for none."""
+    """(24 x M uint8) the column places (``Layout.centres``) a die lying on the board at one
+    of ``dice_mm`` (board mm; dice on no checker: ``BY_DIE``), or the cube at ``cube_mm``
+    (``BY_CUBE``, where both), leaves no room for a checker (``read_columns``' ``clear``);
+    None for none."""
     reach = [CLEAR_REACH_MM] * len(dice_mm)
     at = list(dice_mm)
+    by = [BY_DIE] * len(dice_mm)
     if cube_mm is not None:
         at.append(cube_mm)
         reach.append(CUBE_CLEAR_REACH_MM)
+        by.append(BY_CUBE)
     if not at:
         return None
     lay = layout_for(frame.canonical)
     s = frame.canonical.px_per_mm
     px = np.array([frame.canonical.mm_to_px(x, y) for x, y in at])  # (K, 2)
     gap = lay.centres[:, :, None, :] - px[None, None, :, :]  # (24, M, K, 2)
-    near = (np.hypot(gap[..., 0], gap[..., 1]) < np.array(reach) * s).any(axis=-1)
-    return near if near.any() else None
+    near = np.hypot(gap[..., 0], gap[..., 1]) < np.array(reach) * s
+    cleared = np.where(near, np.array(by, np.uint8), np.uint8(0)).max(axis=-1)
+    return cleared if cleared.any() else None
 
 
 def read_prepared(frame: PreparedFrame, name: str | None = None, *,
@@ -419,9 +425,10 @@ def read_prepared(frame: PreparedFrame, name: str | None = None, *,
     """Count every slot and the bar of a prepared frame, and find what is hidden (and, unless
     ``dice`` is False, read the dice and the cube). ``clear_at``: where dice lie on the board
     on no checker (board mm), and ``cube_at``, where the cube lies, leaving no room there for
-    a checker, whatever their edges look like; with ``dice``, those read are taken so as well
-    (the board read again when any lies in a column), but for a die read less surely than the
-    table's camera floors keep (``vision.dice.reading.kept_die``: a reflection)."""
+    a checker, whatever their edges look like (but a die where a checker's whole rim shows:
+    ``read_columns``); with ``dice``, those read are taken so as well (the board read again
+    when any lies in a column), but for a die read less surely than the table's camera floors
+    keep (``vision.dice.reading.kept_die``: a reflection)."""
     given = clear_places(frame, clear_at, cube_at)
     reading = _read_checkers(frame, name, given)
     if dice:

@@ -426,6 +426,10 @@ def _count_onehot(hyps: tuple[Hypothesis, ...], max_count: int) -> np.ndarray:
     return onehot
 
 
+# What a column place is cleared by (``read_columns``' ``clear``): a die or the cube lying there
+BY_DIE, BY_CUBE = 1, 2
+
+
 def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
                  side_edges: np.ndarray | None = None,
                  clear: np.ndarray | None = None) -> ColumnReading:
@@ -434,8 +438,11 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
     ``side_edges`` (the map of near-vertical edges), when given, adds the left and right rims
     of checkers laid over a full column: between two touching column checkers the column
     pinches inward, so rims there at full width mean a checker lies over the seam.
-    ``clear`` (24 x M bool), when given, marks positions known to hold no checker (a die lies
-    on the board there): their disc evidence is taken as none, whatever the die's edges."""
+    ``clear`` (24 x M, :data:`BY_DIE` or :data:`BY_CUBE`; 0 elsewhere), when given, marks
+    positions known to hold no checker (a die or the cube lies on the board there): their disc
+    evidence is taken as none, whatever the die's or the cube's edges, but where a die lies
+    and a whole rim shows (``whole_disc_score``: a die is too small to show one, so it was
+    misread; the cube's square can show one)."""
     flat = edges.reshape(-1)
     if edges.shape[1] != layout.width:
         raise ValueError("edge map does not match the reading layout")
@@ -449,8 +456,10 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
     p_any = _sigmoid((q_any - config.disc_score_threshold) / config.disc_score_scale)
     p_any = np.minimum(np.maximum(p_any, config.evidence_floor), 1.0 - config.evidence_floor)
     if clear is not None:
-        p = np.where(clear, config.evidence_floor, p)
-        p_any = np.where(clear, config.evidence_floor, p_any)
+        # a place showing a whole rim holds a checker, whatever die was read there
+        none = (clear == BY_CUBE) | ((clear == BY_DIE) & (q < config.whole_disc_score))
+        p = np.where(none, config.evidence_floor, p)
+        p_any = np.where(none, config.evidence_floor, p_any)
     # rims crossing the column's axis (a short line across it), near each position
     line = (flat[layout.line_flat].sum(axis=-1, dtype=np.float64)
             / layout.line_flat.shape[-1]).max(axis=0)  # (24, M)

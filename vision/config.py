@@ -44,6 +44,11 @@ class CheckerConfig:
     line_clear_min: float = 4.0
     # Evidence for one position is never taken as more certain than this (robustness).
     evidence_floor: float = 0.01
+    # Both arcs of a disc at least this share of rim: a whole checker's rim, which no die
+    # (16 mm against a 43 mm disc) shows, so a die read on the board there does not clear the
+    # place (a phantom die read at a column checker's edge took that checker away; a die the
+    # reader counted as a checker showed at most 0.67 on synthetic throws 15400-15999).
+    whole_disc_score: float = 0.75
     # Side rims of a checker laid over a column: the share of its left and right arcs on
     # near-vertical edges above which one is there, and the weight of that evidence.
     side_rim_threshold: float = 0.72
