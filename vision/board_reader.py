@@ -28,6 +28,7 @@ from vision.checkers import (
     edge_maps_and_gradients,
     hypotheses,
     layout_for,
+    not_the_bar,
     read_columns,
     read_off_zones,
     slot_disc_colours,
@@ -465,7 +466,10 @@ def _read_checkers(frame: PreparedFrame, name: str | None, clear: np.ndarray | N
     colours_at = colours_at.reshape(24, m_count, 3)
     slot_colour = _masked_row_median(colours_at, show)
     slot_present = 1.0 - dists[:, 0]
-    cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg, frame.gradients)
+    cands = not_the_bar(
+        frame.bgr, lay,
+        bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg, frame.gradients),
+        slot_colour[slot_present > 0.5], cfg)
     bar_bgr = (
         disc_colours(frame.bgr, np.array([[c.x, c.y] for c in cands]), lay)
         if cands

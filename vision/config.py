@@ -65,6 +65,13 @@ class CheckerConfig:
     overlay_prior: float = 0.3
     # A bar checker's colour left and right of its centre may differ by at most this much.
     bar_side_colour_max: float = 40.0
+    # A bar candidate of the bar's own colour is the bar (its end against the frame): its
+    # presence is lowered by the logistic of (distance to the bar's colour - the nearer of
+    # the distance to any column checker's colour and the reach) over the scale (BGR); the
+    # bar's colour is sampled this many checker diameters or more from every candidate.
+    bar_own_reach: float = 20.0
+    bar_own_scale: float = 5.0
+    bar_own_clear: float = 0.75
     # Share of a bar checker's four diagonals where its round rim must show (hinges fail).
     bar_round_min: float = 0.6
     # Brightness gap below which all checkers count as one colour class is not trusted.

@@ -239,3 +239,48 @@ def test_nine_checkers_on_a_point_keep_their_colour(scheme: int, side: int) -> N
     image, _ = camera.render(Shot(BoardContents(slots=tuple(slots)), (), None))
     reading = read_board(image, corners=np.array(camera.corners_flat(), np.float32).reshape(4, 2))
     assert reading.slots[6].counts == slots[6]
+
+
+def test_the_bars_end_against_the_frame_is_no_checker() -> None:
+    """Below the lowest of three lighter checkers on the bar, the bar's end between that
+    checker's rim, the frame's edge and the points' sides showed a disc's four rims, and its
+    colour (the bar's own) read as a darker checker on the bar: a planted illegal move then
+    read as "cannot read" (match4908862 of the draws with --seed0 11600 --illegal 3 --invalid
+    4; this camera and position show the same)."""
+    from controller.demo.camera import DemoCamera, Shot, contents_from_counts
+    from controller.demo.players import owned_cube
+
+    slots = [(0, 0)] * 24
+    for i, counts in {4: (0, 4), 6: (0, 5), 12: (0, 3), 19: (2, 0), 20: (4, 0), 21: (2, 0),
+                      22: (4, 0), 23: (3, 0)}.items():
+        slots[i] = counts
+    camera = DemoCamera(seed=27)
+    image, _ = camera.render(Shot(contents_from_counts(slots, (0, 3), (0, 0)),
+                                  cube=owned_cube(camera.geometry, 1, 2)))
+    reading = read_board(image, corners=np.array(camera.corners_flat(), np.float32).reshape(4, 2))
+    assert reading.bar.counts == (0, 3)
+    assert reading.slot_counts() == slots
+
+
+def test_only_a_bar_candidate_of_the_bars_own_colour_is_lowered() -> None:
+    """``not_the_bar``: a candidate the bar's colour loses its presence, one a checker's colour
+    keeps it, and where the checkers are the bar's colour nothing is judged by colour."""
+    from vision.board_reader import layout_for
+    from vision.checkers import BarCandidate, not_the_bar
+    from vision.geometry import BoardGeometry, Canonical
+
+    canonical = Canonical(BoardGeometry(), CheckerConfig().px_per_mm, (0.0, 0.0))
+    lay = layout_for(canonical)
+    w, h = canonical.size
+    bar_bgr, checker_bgr = (40, 50, 60), (30, 140, 220)
+    image = np.empty((h, w, 3), np.uint8)
+    image[:] = bar_bgr
+    x = float(lay.bar_x[len(lay.bar_x) // 2])
+    y_checker, y_end = float(lay.bar_ts[10]), float(lay.bar_ts[-1])
+    cv2.circle(image, (round(x), round(y_checker)), round(lay.d / 2), checker_bgr, -1)
+    cands = [BarCandidate(x, y_checker, 0.9), BarCandidate(x, y_end, 0.9)]
+    cfg = CheckerConfig()
+    kept = not_the_bar(image, lay, cands, np.array([checker_bgr], np.float32), cfg)
+    assert kept[0].p > 0.85 and kept[1].p < 0.1
+    alike = not_the_bar(image, lay, cands, np.array([(45, 52, 64)], np.float32), cfg)
+    assert [c.p for c in alike] == [0.9, 0.9]
