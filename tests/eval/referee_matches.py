@@ -279,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed0", type=int, default=0,
                         help="added to every match's seed (other faults, other throws)")
     args = parser.parse_args(argv)
+    if args.record and not args.out:
+        parser.error("--record keeps the recordings under --out: give --out DIR")
     kinds = tuple(k for k in INVALID_KINDS if k in args.kinds.split(","))
     folder = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="hakem-eval-"))
     names = pick_matches(args.match) if args.match else MATCHES[: args.count]

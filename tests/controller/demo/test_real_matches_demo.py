@@ -64,3 +64,14 @@ def test_no_planted_invalid_throw_counts_as_a_roll(results: list[MatchResult]) -
     accepted = {r.name: dict(r.accepted_invalid) for r in results if r.accepted_invalid}
     assert accepted == {}
     assert sum(sum(r.planted_invalid.values()) for r in results) == 2 * COUNT
+
+
+def test_recordings_asked_for_without_a_folder_to_keep_them_are_refused(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--record`` alone would record every match into a folder removed at the end."""
+    from tests.eval.referee_matches import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--record", "--match", "1", "--no-gnubg"])
+    assert exit_info.value.code == 2
+    assert "--out" in capsys.readouterr().err
