@@ -7,7 +7,8 @@ Sets (each N frames, rendered by ``vision.dice.synth`` and the board renderer, s
 - ``synth``: ``random_dice_scene`` with the cube always present (the scenes ``tests.eval.dice``
   draws: centred, at either bar end, offered in the thrower's half, in the left tray);
 - ``placed``: the same throws without their cube, a cube put back at a place drawn evenly from
-  centred, each bar end (BG-CUBE-1, the owner's side), offered in the middle of either half
+  centred, each bar end (BG-CUBE-1, the owner's side; inside the playing surface, or half on
+  the frame beyond it), offered in the middle of either half
   (on the doubler's right, BG-CUBE-3), in either tray (the Crawford game), any face, turned
   by any angle;
 - ``none``: throws with two dice and no cube (a cube reported is a phantom; a die taken for
@@ -40,7 +41,7 @@ from vision.dice.synth import DiceScene, random_dice_scene
 from vision.render import render_scene
 
 PLACES = ("centre", "top-side", "bottom-side", "offered-left", "offered-right", "tray-left",
-          "tray-right")
+          "tray-right", "top-frame", "bottom-frame")
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX,
          cv2.FONT_HERSHEY_COMPLEX)
 
@@ -61,6 +62,9 @@ def placed_scene(seed: int) -> tuple[DiceScene, str]:
         x, y = bar_x + rng.uniform(-3, 3), c * 0.5 + rng.uniform(0, 12)
     elif kind == "bottom-side":
         x, y = bar_x + rng.uniform(-3, 3), g.height_mm - c * 0.5 - rng.uniform(0, 12)
+    elif kind.endswith("frame"):  # at the bar's end, half on the frame (as the demo lays it)
+        depth = rng.uniform(0, 8)
+        x, y = bar_x + rng.uniform(-3, 3), -depth if kind == "top-frame" else g.height_mm + depth
     elif kind.startswith("offered"):
         half = g.half_rect("left" if kind.endswith("left") else "right")
         x = half.centre[0] + rng.uniform(-0.3, 0.3) * (half.x1 - half.x0)

@@ -123,3 +123,28 @@ def test_a_cube_against_a_checker_by_the_bar_is_read() -> None:
     found = read_frame(prepare(scene.image, cal))
     assert scene.cube is not None and found.cube is not None
     assert (found.cube.value, found.cube.place) == (32, scene.cube.place) == (32, "bottom-side")
+
+
+def test_an_owned_cube_half_on_the_frame_at_the_bars_end_is_read() -> None:
+    """The demo lays a taken cube at the taker's end of the bar, half on the frame, where the
+    board reader's raster (12 mm beyond the playing surface) cut it in two: ``hakem vision
+    read`` missed it on about a third of such pictures. The bar's ends are searched on
+    rasters of their own."""
+    from controller.demo.camera import DemoCamera, Shot, contents_from_counts
+    from controller.demo.players import owned_cube
+    from controller.table_layout import DEFAULT_LAYOUT
+    from engine.backgammon.position import Position
+
+    counts = DEFAULT_LAYOUT.counts(Position.initial())
+    contents = contents_from_counts(counts.slots, counts.bar, counts.off)
+    for seed in (0, 1):
+        camera = DemoCamera(seed=seed)
+        corners = np.array(camera.corners_flat(), np.float32).reshape(4, 2)
+        for player, place in ((0, "bottom-side"), (1, "top-side")):
+            for value in CUBE_VALUES[:-1]:
+                image, _ = camera.render(
+                    Shot(contents, cube=owned_cube(camera.geometry, player, value)))
+                frame = prepare(image, Calibration(corners, "corners", camera.geometry))
+                cube = read_frame_cube(frame, reuse=False)
+                assert cube is not None, f"camera {seed}: the {value} at {place} not found"
+                assert (cube.value, cube.place) == (value, place)

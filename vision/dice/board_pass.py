@@ -103,11 +103,34 @@ def bar_strip(frame: PreparedFrame) -> RasterStrip:
                        sobel=sobel)
 
 
+def bar_end_strip(frame: PreparedFrame, from_mm: np.ndarray, end: Literal["top", "bottom"]
+                  ) -> RasterStrip:
+    """A top-down raster of one end of the bar and the frame beyond it, where an owned cube
+    often lies (BG-CUBE-1), half on the frame: the reading raster stops
+    ``READ_MARGIN_MM`` beyond the playing surface, cutting such a cube in two. Remapped from
+    the camera frame with tables kept per camera set-up."""
+    g = frame.calibration.geometry
+    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
+    reach = 0.75 * g.cube_size_mm
+    x0 = g.bar.x0 - reach
+    depth = 2.0 * g.cube_size_mm  # into the playing surface
+    beyond = g.frame_mm + 0.5 * g.cube_size_mm  # a cube's corner may pass the case's edge
+    y0 = -beyond if end == "top" else g.height_mm - depth
+    size = (round((g.bar.x1 - g.bar.x0 + 2 * reach) * TRAY_PX_PER_MM),
+            round((beyond + depth) * TRAY_PX_PER_MM))
+    m1, m2 = _strip_maps(key, x0, y0, size, TRAY_PX_PER_MM)
+    bgr = cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return RasterStrip(bgr, TRAY_PX_PER_MM, x0, y0)
+
+
 def search_strips(frame: PreparedFrame, from_mm: np.ndarray) -> Iterator[RasterStrip]:
     """Where the cube is looked for, most likely first (the search stops at a face read
     surely, and a tray is only remapped when reached): the bar (centred, or at its owner's
-    end, BG-CUBE-1), the trays (the Crawford game), the whole board (offered, BG-CUBE-3)."""
+    end, BG-CUBE-1), the bar's ends on the frame (an owned cube laid there), the trays (the
+    Crawford game), the whole board (offered, BG-CUBE-3)."""
     yield bar_strip(frame)
+    yield bar_end_strip(frame, from_mm, "top")
+    yield bar_end_strip(frame, from_mm, "bottom")
     yield tray_strip(frame, from_mm, "left")
     yield tray_strip(frame, from_mm, "right")
     yield reading_strip(frame)
