@@ -158,11 +158,12 @@ def test_the_places_a_die_clears_are_those_within_a_checkers_reach_of_it() -> No
     g = scene.geometry
     x, y = g.checker_centre_mm(5, 0)
     assert clear_places(frame, []) is None
-    near = clear_places(frame, [(x + 10.0, y)])
-    assert near is not None and near[5, 0] and near.sum() == 1  # 10 mm off its first place
-    assert clear_places(frame, [(x + 20.0, y)]) is None  # beside it: a checker fits there
-    cube = clear_places(frame, [], (x + 18.0, y))  # the cube, bigger, clears from farther
+    near = clear_places(frame, [(x + 17.0, y)])
+    assert near is not None and near[5, 0] and near.sum() == 1  # 17 mm off its first place
+    assert clear_places(frame, [(x + 24.0, y)]) is None  # beside it: a checker fits there
+    cube = clear_places(frame, [], (x + 18.0, y))
     assert cube is not None and cube[5, 0] == BY_CUBE and np.count_nonzero(cube) == 1
+    assert clear_places(frame, [], (x + 24.0, y)) is None
     both = clear_places(frame, [(x + 10.0, y)], (x + 18.0, y))
     assert both is not None and both[5, 0] == BY_CUBE  # the cube's clearing is the firmer
 
