@@ -470,15 +470,13 @@ def _read_checkers(frame: PreparedFrame, name: str | None, clear: np.ndarray | N
     colours_at = colours_at.reshape(24, m_count, 3)
     slot_colour = _masked_row_median(colours_at, show)
     slot_present = 1.0 - dists[:, 0]
-    cands = not_the_bar(
-        frame.bgr, lay,
-        bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg, frame.gradients),
-        slot_colour[slot_present > 0.5], cfg)
+    cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg, frame.gradients)
     bar_bgr = (
         disc_colours(frame.bgr, np.array([[c.x, c.y] for c in cands]), lay)
         if cands
         else np.zeros((0, 3), np.float32)
     )
+    cands = not_the_bar(frame.bgr, lay, cands, bar_bgr, slot_colour[slot_present > 0.5], cfg)
     samples = np.concatenate([slot_colour, bar_bgr])  # float32 both
     weights = np.concatenate([slot_present, np.array([c.p for c in cands])])
     colours = _ColourModel(samples, weights, cfg)

@@ -641,12 +641,13 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
 
 
 def not_the_bar(bgr: np.ndarray, layout: Layout, cands: list[BarCandidate],
-                checker_bgr: np.ndarray, config: CheckerConfig) -> list[BarCandidate]:
-    """``cands`` with each one's presence lowered where its colour is the bar's own (sampled
-    along the bar away from every candidate): nearer it than any checker's in the columns
-    (``checker_bgr``, K x 3) and than ``bar_own_reach``. The bar's end against the frame,
-    between a bar checker's rim, the frame's edge and the points' sides, shows a disc's four
-    rims."""
+                found: np.ndarray, checker_bgr: np.ndarray, config: CheckerConfig
+                ) -> list[BarCandidate]:
+    """``cands`` with each one's presence lowered where its colour (``found``, their
+    :func:`disc_colours`) is the bar's own (sampled along the bar away from every candidate):
+    nearer it than any checker's in the columns (``checker_bgr``, K x 3) and than
+    ``bar_own_reach``. The bar's end against the frame, between a bar checker's rim, the
+    frame's edge and the points' sides, shows a disc's four rims."""
     if not cands or not len(checker_bgr):
         return cands
     x = float(layout.bar_x[len(layout.bar_x) // 2])
@@ -657,7 +658,6 @@ def not_the_bar(bgr: np.ndarray, layout: Layout, cands: list[BarCandidate],
     bar = np.median(disc_colours(bgr, np.array([[x, y] for y in away]), layout), axis=0)
     if np.linalg.norm(checker_bgr - bar, axis=1).min() < 2 * config.bar_own_reach:
         return cands  # checkers of the bar's colour: the colour cannot tell them apart
-    found = disc_colours(bgr, np.array([[c.x, c.y] for c in cands]), layout)
     to_bar = np.linalg.norm(found - bar, axis=1)
     to_checker = np.linalg.norm(found[:, None, :] - checker_bgr[None, :, :], axis=2).min(axis=1)
     keep = _sigmoid((to_bar - np.minimum(to_checker, config.bar_own_reach))

@@ -267,7 +267,7 @@ def test_only_a_bar_candidate_of_the_bars_own_colour_is_lowered() -> None:
     """``not_the_bar``: a candidate the bar's colour loses its presence, one a checker's colour
     keeps it, and where the checkers are the bar's colour nothing is judged by colour."""
     from vision.board_reader import layout_for
-    from vision.checkers import BarCandidate, not_the_bar
+    from vision.checkers import BarCandidate, disc_colours, not_the_bar
     from vision.geometry import BoardGeometry, Canonical
 
     canonical = Canonical(BoardGeometry(), CheckerConfig().px_per_mm, (0.0, 0.0))
@@ -281,7 +281,8 @@ def test_only_a_bar_candidate_of_the_bars_own_colour_is_lowered() -> None:
     cv2.circle(image, (round(x), round(y_checker)), round(lay.d / 2), checker_bgr, -1)
     cands = [BarCandidate(x, y_checker, 0.9), BarCandidate(x, y_end, 0.9)]
     cfg = CheckerConfig()
-    kept = not_the_bar(image, lay, cands, np.array([checker_bgr], np.float32), cfg)
+    found = disc_colours(image, np.array([[c.x, c.y] for c in cands]), lay)
+    kept = not_the_bar(image, lay, cands, found, np.array([checker_bgr], np.float32), cfg)
     assert kept[0].p > 0.85 and kept[1].p < 0.1
-    alike = not_the_bar(image, lay, cands, np.array([(45, 52, 64)], np.float32), cfg)
+    alike = not_the_bar(image, lay, cands, found, np.array([(45, 52, 64)], np.float32), cfg)
     assert [c.p for c in alike] == [0.9, 0.9]

@@ -126,10 +126,10 @@ def test_a_cube_against_a_checker_by_the_bar_is_read() -> None:
 
 
 def test_an_owned_cube_half_on_the_frame_at_the_bars_end_is_read() -> None:
-    """The demo lays a taken cube at the taker's end of the bar, half on the frame, where the
-    board reader's raster (12 mm beyond the playing surface) cut it in two: ``hakem vision
-    read`` missed it on about a third of such pictures. The bar's ends are searched on
-    rasters of their own."""
+    """The demo lays a taken cube at the taker's end of the bar (BG-CUBE-1), half on the
+    frame, where the board reader's raster (12 mm beyond the playing surface) cut it in two:
+    ``hakem vision read`` missed it on about a third of such pictures. The bar's ends are
+    searched on rasters of their own."""
     from controller.demo.camera import DemoCamera, Shot, contents_from_counts
     from controller.demo.players import owned_cube
     from controller.table_layout import DEFAULT_LAYOUT

@@ -62,13 +62,20 @@ def tray_strip(frame: PreparedFrame, from_mm: np.ndarray, side: Literal["left", 
     """A top-down raster of a bear-off tray (where the cube lies off the board in the Crawford
     game), remapped from the camera frame with tables kept per camera set-up."""
     g = frame.calibration.geometry
-    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
     y0 = -g.frame_mm / 2
     height = round((g.height_mm + g.frame_mm) * TRAY_PX_PER_MM)
     tray = g.tray_rect(side)
     x0 = tray.x0 - 8.0
     width = round((tray.x1 - tray.x0 + 16.0) * TRAY_PX_PER_MM)
-    m1, m2 = _strip_maps(key, x0, y0, (width, height), TRAY_PX_PER_MM)
+    return _remapped_strip(frame, from_mm, x0, y0, (width, height))
+
+
+def _remapped_strip(frame: PreparedFrame, from_mm: np.ndarray, x0: float, y0: float,
+                    size: tuple[int, int]) -> RasterStrip:
+    """A top-down strip of the case from (x0, y0) board mm, ``size`` pixels at
+    ``TRAY_PX_PER_MM``, remapped from the camera frame (tables kept per camera set-up)."""
+    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
+    m1, m2 = _strip_maps(key, x0, y0, size, TRAY_PX_PER_MM)
     bgr = cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return RasterStrip(bgr, TRAY_PX_PER_MM, x0, y0)
 
@@ -110,7 +117,6 @@ def bar_end_strip(frame: PreparedFrame, from_mm: np.ndarray, end: Literal["top",
     ``READ_MARGIN_MM`` beyond the playing surface, cutting such a cube in two. Remapped from
     the camera frame with tables kept per camera set-up."""
     g = frame.calibration.geometry
-    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
     reach = 0.75 * g.cube_size_mm
     x0 = g.bar.x0 - reach
     depth = 2.0 * g.cube_size_mm  # into the playing surface
@@ -118,9 +124,7 @@ def bar_end_strip(frame: PreparedFrame, from_mm: np.ndarray, end: Literal["top",
     y0 = -beyond if end == "top" else g.height_mm - depth
     size = (round((g.bar.x1 - g.bar.x0 + 2 * reach) * TRAY_PX_PER_MM),
             round((beyond + depth) * TRAY_PX_PER_MM))
-    m1, m2 = _strip_maps(key, x0, y0, size, TRAY_PX_PER_MM)
-    bgr = cv2.remap(frame.image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return RasterStrip(bgr, TRAY_PX_PER_MM, x0, y0)
+    return _remapped_strip(frame, from_mm, x0, y0, size)
 
 
 def search_strips(frame: PreparedFrame, from_mm: np.ndarray) -> Iterator[RasterStrip]:
