@@ -129,19 +129,19 @@ def test_fitting_writes_a_model_the_reader_loads(tmp_path: Path) -> None:
         assert json.loads(str(data["figures"]))["flat"]["faces"] >= 1
 
 
-@pytest.mark.parametrize(("seed", "truth", "grid"), [(1_050_251, 2, 1), (1_050_273, 1, 2)])
+@pytest.mark.parametrize(("seed", "truth", "grid"), [(1_050_251, 2, 1), (1_050_409, 1, 2)])
 def test_a_tilted_die_the_grid_misreads_is_named_by_the_network(
         monkeypatch: pytest.MonkeyPatch, seed: int, truth: int, grid: int) -> None:
-    # random check throws (the network never saw them): a die cocked 30-40 degrees whose grid
-    # read takes one pip of a two for a one, or a two's worth of pips of a one and its side
+    # random check throws (the network never saw them): a cocked die whose grid read takes one
+    # pip of a two for a one, or a two's worth of pips of a one and its side (1,050,273's one
+    # was such a die until a lone pip was read on a faint outline: face_fit.FAINT_ONE_EDGE)
     from vision.dice import board
     from vision.dice.reading import image_to_mm
     from vision.dice.train_cocked import _scene
 
     scene = _scene(0, seed)
     to_mm = image_to_mm(scene.corners, scene.geometry)
-    tilted = next(d for d in scene.dice if not d.flat)
-    assert tilted.pips == truth
+    tilted = next(d for d in scene.dice if not d.flat and d.pips == truth)
 
     def read() -> board.BoardDie:
         dice = board.read_board_dice(scene.image, to_mm, scene.geometry)

@@ -417,6 +417,9 @@ class FaceFinding:
 FACE_PPM = 2.0  # px/mm of the one patch each candidate is read in (the camera gives ~1.3)
 FACE_MM = 48.0  # its side: the face centre hypotheses lie up to 0.75 die off the candidate
 EDGE_WEIGHT = 0.05  # pip evidence per unit of log outline edge step (see read_candidate)
+# a lone pip fitted as a one is read where its outline steps this much, under MIN_EDGE: a black
+# die's one on a nearly black board (a clear pip, a faint outline); the die model still judges it
+FAINT_ONE_EDGE = 0.45
 DECISIVE_SCORE = 0.1  # pip evidence at which a fitted layout the grid confirms ends the search
 
 
@@ -779,17 +782,17 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     beside the die and is far from one colour. A fitted layout of two or more pips that the
     grid read confirms with :data:`DECISIVE_SCORE`, on a face of one colour
     (:data:`DECISIVE_SPREAD`) with an outline, ends the search; a fitted layout of two or more
-    pips is read even where its outline is faint (a black die on a black checker). When some
-    hypothesis shows pip evidence (:data:`RECENTRE_MIN_SCORE`), each is also moved to its
-    strongest outline nearby (:func:`_recentre`), its angle refined there
-    (:data:`RECENTRE_TURN_DEG`), and read again; such a read counts only with
-    :data:`MIN_GRID_SCORE`, if the pips bear it out and its face is about one colour
-    (:data:`MAX_MOVED_SPREAD`), so that an outline beside board texture does not turn texture
-    into a die. On 400 throws of the training range (seeds 1,000,000+, ``tests.eval.dice``)
-    this ranking, the one's ring (:func:`grid_read_many`) and the recentring of every
-    hypothesis took the dice found from 763 to 773 of 800 and those read right from 729 to
-    755 (95.5% to 97.7%), with 22 extra dice instead of 23. None when no hypothesis shows a
-    face outline."""
+    pips is read even where its outline is faint (a black die on a black checker), a lone pip
+    down to :data:`FAINT_ONE_EDGE`. When some hypothesis shows pip evidence
+    (:data:`RECENTRE_MIN_SCORE`), each is also moved to its strongest outline nearby
+    (:func:`_recentre`), its angle refined there (:data:`RECENTRE_TURN_DEG`), and read again;
+    such a read counts only with :data:`MIN_GRID_SCORE`, if the pips bear it out and its face
+    is about one colour (:data:`MAX_MOVED_SPREAD`), so that an outline beside board texture
+    does not turn texture into a die. On 400 throws of the training range (seeds
+    1,000,000+, ``tests.eval.dice``) this ranking, the one's ring (:func:`grid_read_many`)
+    and the recentring of every hypothesis took the dice found from 763 to 773 of 800 and
+    those read right from 729 to 755 (95.5% to 97.7%), with 22 extra dice instead of 23. None
+    when no hypothesis shows a face outline."""
     ppm = ppm or FACE_PPM
     patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm)
     g = patch.astype(np.float32)
@@ -845,7 +848,8 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
         else:
             edge, angle = _outline_step(gx, gy, x0, y0, a, die_mm, ppm, search)
             edge *= to_aligned
-            if edge < MIN_EDGE and not (k == 1 and fitted >= 2):
+            if edge < MIN_EDGE and not (k == 1 and (fitted >= 2 or (
+                    fitted == 1 and edge >= FAINT_ONE_EDGE))):
                 continue
             read = _read_at(dog, x0, y0, angle, edge, die_mm, ppm, residual, contrast)
         top_score = max(top_score, read.score)
