@@ -28,7 +28,10 @@ of the valid throws (both dice flat in one half, on no checker), the ones it cal
 ``--errors`` lists every found die read wrong (pips, or flat against cocked): seed, true and read
 pips, read flat, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
-on the board.
+on the board; every die not found (the same, and the region it lies in); and (``pass``) the
+throws the table leaves to the director, counted by why (which thrown die was not kept, by its
+pose and place, or how many dice were kept that were not thrown), with their seeds, and the
+seeds of its false "throw again" and silent misses, with the dice it kept.
 Beside (``--beside``, seeds from :data:`BESIDE_SEED0`): the random throws keep their flat dice
 clear of checkers, so that their "flat dice called cocked" says nothing of a flat die that
 lands against one; these throws have a die 0.5 to 5 mm from a checker or the rail, or cocked
@@ -45,8 +48,9 @@ import argparse
 import math
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -58,7 +62,7 @@ from controller.runtime.view import table_dice
 from tests.eval.dice_photos import match
 from vision.board_reader import prepare, read_prepared
 from vision.calibration import Calibration
-from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.board import PLAYING, BoardDie, read_board_dice
 from vision.dice.board_pass import read_frame
 from vision.dice.detect import find_dice
 from vision.dice.leaning import beside_checker_scene
@@ -108,6 +112,89 @@ class Misread:
                 f"confidence {self.confidence:.3f}  at ({self.x_mm:.0f}, {self.y_mm:.0f}) mm")
 
 
+@dataclass(frozen=True)
+class Unfound:
+    """A die thrown on a synthetic throw that the reader did not find (within 10 mm): what it
+    was and where (region: ``BoardGeometry.region_at``'s kind)."""
+
+    seed: int
+    truth: int
+    style: int
+    material: str
+    flat: bool
+    tilt: float
+    on_checker: bool
+    x_mm: float
+    y_mm: float
+    region: str
+
+    def line(self) -> str:
+        """One line of ``--errors``."""
+        return (f"  seed {self.seed:7d}  truth {self.truth}  style {self.style} "
+                f"({self.material:11s})  flat {self.flat!s:5s}  tilt {self.tilt:4.1f}  "
+                f"on_checker {self.on_checker!s:5s}  at ({self.x_mm:.0f}, {self.y_mm:.0f}) mm "
+                f"({self.region})")
+
+
+@dataclass
+class TableFaults:
+    """What ``--errors`` lists of the table's figures: the throws of two dice the referee left
+    to the director, counted by why (a die thrown not kept, by its pose and place; dice kept
+    that were not thrown), and the seeds of its false "throw again" and silent misses."""
+
+    unjudged: Counter[str] = field(default_factory=Counter)
+    unjudged_seeds: dict[str, list[int]] = field(default_factory=dict)
+    valid_flagged: list[str] = field(default_factory=list)
+    cocked_passed: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The listing, a line each."""
+        out = [f"throws left to the director: {sum(self.unjudged.values())}"]
+        for why, n in self.unjudged.most_common():
+            seeds = " ".join(str(s) for s in self.unjudged_seeds[why][:12])
+            more = " ..." if n > 12 else ""
+            out.append(f"  {n:4d}  {why}: {seeds}{more}")
+        out.append(f"valid throws called invalid: {len(self.valid_flagged)}")
+        out.extend(self.valid_flagged)
+        out.append(f"cocked throws counted valid: {len(self.cocked_passed)}")
+        out.extend(self.cocked_passed)
+        return out
+
+    def add(self, scene: DiceScene, seed: int, table: list[BoardDie], judged: bool) -> None:
+        """Count one throw of two dice by what the table made of it."""
+        if len(scene.dice) != 2:
+            return
+        kept = ", ".join(f"{d.pips} {'flat' if d.flat else 'cocked'} {d.confidence:.2f} at "
+                         f"({d.centre_mm[0]:.0f}, {d.centre_mm[1]:.0f})" for d in table)
+        if not judged:
+            why = _unjudged_reason(scene, table)
+            self.unjudged[why] += 1
+            self.unjudged_seeds.setdefault(why, []).append(seed)
+        elif not all(t.flat for t in scene.dice):
+            if _valid_roll(table):
+                self.cocked_passed.append(f"  seed {seed:7d}  kept: {kept}")
+        elif _truly_valid(scene) and not _valid_roll(table):
+            self.valid_flagged.append(f"  seed {seed:7d}  kept: {kept}")
+
+
+def _unjudged_reason(scene: DiceScene, table: list[BoardDie]) -> str:
+    """Why the referee could not judge a throw: each die thrown but not kept (flat or cocked,
+    on a checker, off the playing surface), extra dice kept, or neither."""
+    pairs, extra = _pairs(scene.dice, table)
+    g = scene.geometry
+    parts = []
+    for truth, d in pairs:
+        if d is None:
+            where = g.region_at(truth.x_mm, truth.y_mm).kind
+            parts.append(("flat" if truth.flat else "cocked")
+                         + (" on a checker" if truth.on_checker else "")
+                         + ("" if where in PLAYING else f" ({where})"))
+    why = "not kept: " + ", ".join(sorted(parts)) if parts else ""
+    if extra:
+        why += ("; " if why else "") + f"{extra} extra"
+    return why or "both kept, in doubt"
+
+
 def _die_prop(scene: DiceScene, truth: DieTruth) -> DieProp | None:
     """The renderer's prop behind a die's truth (same place), for its style and tilt."""
     if scene.frame is None:
@@ -130,11 +217,13 @@ def _style(prop: DieProp | None) -> int:
 
 
 def synthetic(n: int, seed0: int, reader: str = "pass",
-              errors: list[Misread] | None = None) -> dict[str, tuple[int, int]]:
+              errors: list[Misread] | None = None, unfound: list[Unfound] | None = None,
+              table_faults: TableFaults | None = None) -> dict[str, tuple[int, int]]:
     """Counters (hits, total) over ``n`` synthetic throws. ``reader``: ``pass`` (the board
     pass with the cube, ``board_pass.read_frame``), ``spots`` or ``hybrid`` (the dice alone,
     ``board.read_board_dice`` with spot or raster candidates; no cube figures). Every found die
-    read wrong is appended to ``errors`` when given."""
+    read wrong is appended to ``errors``, every die not found to ``unfound``, and the table's
+    unjudged throws and wrong judgements counted in ``table_faults`` (``pass``), when given."""
     c: dict[str, list[int]] = {k: [0, 0] for k in (
         "found", "pips", "pips_opaque", "pips_translucent", "pips_flat", "cocked_caught",
         "cocked_of_all", "flat_called_cocked", "half", "on_checker", "cube_found",
@@ -168,6 +257,12 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             c["found"][1] += 1
             c["cocked_of_all"][1] += not truth.flat
             if d is None:
+                if unfound is not None:
+                    prop = _die_prop(scene, truth)
+                    unfound.append(Unfound(
+                        seed, truth.pips, _style(prop), truth.material, truth.flat,
+                        prop.tilt_deg if prop else math.nan, truth.on_checker, truth.x_mm,
+                        truth.y_mm, scene.geometry.region_at(truth.x_mm, truth.y_mm).kind))
                 continue
             c["found"][0] += 1
             for key in ("pips", f"pips_{truth.material}", *(("pips_flat",) if truth.flat else ())):
@@ -213,6 +308,8 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             elif _truly_valid(scene):  # "throw again" for a valid throw: a false alarm
                 c["table_valid_flagged"][0] += judged and not _valid_roll(table or [])
                 c["table_valid_flagged"][1] += 1
+            if table_faults is not None:
+                table_faults.add(scene, seed, table or [], judged)
         if scene.cube is None:
             c["cube_phantom"][0] += cube is not None
             c["cube_phantom"][1] += 1
@@ -350,12 +447,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--errors", action="store_true",
                         help="synthetic: list every found die read wrong, pips or flat/cocked "
                              "(seed, truth, read, style, flat, tilt, on checker, "
-                             "confidence)")
+                             "confidence), every die not found, and (pass) the throws the "
+                             "table left to the director, by why, and its wrong judgements")
     args = parser.parse_args(argv)
     print(f"dice styles in the synthetic set: {len(DICE_STYLES)}")
     if args.synthetic > 0:
         errors: list[Misread] | None = [] if args.errors else None
-        figures = synthetic(args.synthetic, args.seed0, args.reader, errors)
+        unfound: list[Unfound] | None = [] if args.errors else None
+        faults = TableFaults() if args.errors and args.reader == "pass" else None
+        figures = synthetic(args.synthetic, args.seed0, args.reader, errors, unfound, faults)
         for key, (hit, total) in figures.items():
             if key in ("extra_dice", "table_extra_dice"):
                 print(f"  {key:20s} {hit} over {total} throws")
@@ -367,6 +467,12 @@ def main(argv: list[str]) -> int:
             print(f"misread dice (pips or flat/cocked): {len(errors)}")
             for e in errors:
                 print(e.line())
+        if unfound is not None:
+            print(f"dice not found: {len(unfound)}")
+            for u in unfound:
+                print(u.line())
+        if faults is not None:
+            print("\n".join(faults.lines()))
     if args.beside > 0:
         print(f"beside a checker or the rail: {args.beside} throws from {BESIDE_SEED0}")
         for key, (hit, total) in beside(args.beside).items():

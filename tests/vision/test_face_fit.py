@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.eval.dice import Misread, _die_prop, _style, synthetic
+from tests.eval.dice import Misread, TableFaults, Unfound, _die_prop, _style, synthetic
 from vision.dice.face_fit import (
     FACE_MM,
     FACE_PPM,
@@ -210,6 +210,26 @@ def test_eval_errors_list_every_misread() -> None:
     for e in errors:
         assert e.truth != e.read and 0 <= e.style < len(DICE_STYLES)
         assert f"seed {e.seed:7d}" in e.line()
+
+
+def test_eval_errors_list_every_unfound_die_and_table_fault() -> None:
+    """``--errors`` also lists the dice not found and the table's faults, as many as the
+    figures count: throws 16610-16625 hold a die not found, throws left to the director and a
+    cocked throw counted valid (16625: its cocked six unfound, a white checker at the frame read
+    as a flat three)."""
+    unfound: list[Unfound] = []
+    faults = TableFaults()
+    figures = synthetic(16, 16_610, unfound=unfound, table_faults=faults)
+    hits, total = figures["found"]
+    assert len(unfound) == total - hits > 0
+    assert all(f"seed {u.seed:7d}" in u.line() for u in unfound)
+    judged, throws = figures["table_judged"]
+    assert sum(faults.unjudged.values()) == throws - judged > 0
+    assert len(faults.cocked_passed) == figures["table_cocked_passed"][0] == 1
+    assert len(faults.valid_flagged) == figures["table_valid_flagged"][0]
+    lines = faults.lines()
+    assert lines[0] == f"throws left to the director: {throws - judged}"
+    assert any("16625" in line for line in lines)
 
 
 # Dice drawn straight from above on a plain ground, at the camera's ~2 px/mm: the image is the
