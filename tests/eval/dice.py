@@ -160,21 +160,31 @@ class TableFaults:
         out.extend(self.cocked_passed)
         return out
 
-    def add(self, scene: DiceScene, seed: int, table: list[BoardDie], judged: bool) -> None:
-        """Count one throw of two dice by what the table made of it."""
-        if len(scene.dice) != 2:
-            return
+    def add(self, seed: int, table: list[BoardDie], why: str | None, fault: str | None) -> None:
+        """One throw of two dice: left to the director for ``why`` (:func:`_unjudged_reason`;
+        None: judged), judged wrong where ``fault`` names the figure it counts in
+        (:func:`_judgement`)."""
         kept = ", ".join(f"{d.pips} {'flat' if d.flat else 'cocked'} {d.confidence:.2f} at "
                          f"({d.centre_mm[0]:.0f}, {d.centre_mm[1]:.0f})" for d in table)
-        if not judged:
-            why = _unjudged_reason(scene, table)
+        if why is not None:
             self.unjudged[why] += 1
             self.unjudged_seeds.setdefault(why, []).append(seed)
-        elif not all(t.flat for t in scene.dice):
-            if _valid_roll(table):
-                self.cocked_passed.append(f"  seed {seed:7d}  kept: {kept}")
-        elif _truly_valid(scene) and not _valid_roll(table):
+        elif fault == "table_cocked_passed":
+            self.cocked_passed.append(f"  seed {seed:7d}  kept: {kept}")
+        elif fault == "table_valid_flagged":
             self.valid_flagged.append(f"  seed {seed:7d}  kept: {kept}")
+
+
+def _judgement(scene: DiceScene, table: list[BoardDie], judged: bool) -> tuple[str | None, bool]:
+    """Which judgement figure a throw of two dice counts in, and whether the table got it
+    wrong: ``table_cocked_passed`` for a throw with a cocked die (wrong: counted as a valid
+    roll, a silent miss), ``table_valid_flagged`` for a valid throw (wrong: "throw again", a
+    false alarm), None for any other throw."""
+    if not all(t.flat for t in scene.dice):
+        return "table_cocked_passed", judged and _valid_roll(table)
+    if _truly_valid(scene):
+        return "table_valid_flagged", judged and not _valid_roll(table)
+    return None, False
 
 
 def _unjudged_reason(scene: DiceScene, table: list[BoardDie]) -> str:
@@ -204,6 +214,13 @@ def _die_prop(scene: DiceScene, truth: DieTruth) -> DieProp | None:
                                                     prop.y_mm - truth.y_mm) < 1e-6:
             return prop
     return None
+
+
+def _look(scene: DiceScene, truth: DieTruth) -> tuple[int, float]:
+    """A thrown die's style (:func:`_style`) and tilt in degrees (nan when its prop is not
+    known), for the ``--errors`` listings."""
+    prop = _die_prop(scene, truth)
+    return _style(prop), prop.tilt_deg if prop else math.nan
 
 
 def _style(prop: DieProp | None) -> int:
@@ -258,22 +275,21 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             c["cocked_of_all"][1] += not truth.flat
             if d is None:
                 if unfound is not None:
-                    prop = _die_prop(scene, truth)
+                    style, tilt = _look(scene, truth)
                     unfound.append(Unfound(
-                        seed, truth.pips, _style(prop), truth.material, truth.flat,
-                        prop.tilt_deg if prop else math.nan, truth.on_checker, truth.x_mm,
-                        truth.y_mm, scene.geometry.region_at(truth.x_mm, truth.y_mm).kind))
+                        seed, truth.pips, style, truth.material, truth.flat, tilt,
+                        truth.on_checker, truth.x_mm, truth.y_mm,
+                        scene.geometry.region_at(truth.x_mm, truth.y_mm).kind))
                 continue
             c["found"][0] += 1
             for key in ("pips", f"pips_{truth.material}", *(("pips_flat",) if truth.flat else ())):
                 c[key][0] += d.pips == truth.pips
                 c[key][1] += 1
             if errors is not None and (d.pips != truth.pips or d.flat != truth.flat):
-                prop = _die_prop(scene, truth)
-                errors.append(Misread(seed, truth.pips, d.pips, _style(prop), truth.material,
-                                      truth.flat, prop.tilt_deg if prop else math.nan,
-                                      truth.on_checker, d.confidence, truth.x_mm, truth.y_mm,
-                                      d.flat))
+                style, tilt = _look(scene, truth)
+                errors.append(Misread(seed, truth.pips, d.pips, style, truth.material,
+                                      truth.flat, tilt, truth.on_checker, d.confidence,
+                                      truth.x_mm, truth.y_mm, d.flat))
             if truth.flat:
                 c["flat_called_cocked"][0] += not d.flat
                 c["flat_called_cocked"][1] += 1
@@ -299,17 +315,17 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             table = _table_dice(raw, camera, recognition, g, slots, cube_mm, judge=False)
         _count_table(c, scene, table or [])
         if len(scene.dice) == 2:  # a throw: judged (a roll or "throw again"), or left unjudged
-            judged = recognition.judgeable(table or [])
+            kept = table or []
+            judged = recognition.judgeable(kept)
             c["table_judged"][0] += judged
             c["table_judged"][1] += 1
-            if not all(t.flat for t in scene.dice):  # counted as a valid roll: a silent miss
-                c["table_cocked_passed"][0] += judged and _valid_roll(table or [])
-                c["table_cocked_passed"][1] += 1
-            elif _truly_valid(scene):  # "throw again" for a valid throw: a false alarm
-                c["table_valid_flagged"][0] += judged and not _valid_roll(table or [])
-                c["table_valid_flagged"][1] += 1
+            key, wrong = _judgement(scene, kept, judged)
+            if key is not None:
+                c[key][0] += wrong
+                c[key][1] += 1
             if table_faults is not None:
-                table_faults.add(scene, seed, table or [], judged)
+                table_faults.add(seed, kept, None if judged else _unjudged_reason(scene, kept),
+                                 key if wrong else None)
         if scene.cube is None:
             c["cube_phantom"][0] += cube is not None
             c["cube_phantom"][1] += 1
