@@ -127,8 +127,9 @@ def test_a_nudged_die_is_read_again_where_it_lies(camera: DemoCamera) -> None:
     assert new.centre_mm[0] - old.centre_mm[0] == pytest.approx(4.0, abs=1.5)
 
 
-def _checker_beside_a_die(camera: DemoCamera) -> tuple[np.ndarray, np.ndarray]:
-    """Two dice, then one more checker put down beside the first of them."""
+def _checker_beside_a_die(camera: DemoCamera, gap_mm: float = 2.0
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """Two dice, then one more checker put down beside the first of them, ``gap_mm`` from it."""
     g = camera.geometry
     start = _start()
     slots = [list(s) for s in start.slots]
@@ -136,7 +137,8 @@ def _checker_beside_a_die(camera: DemoCamera) -> tuple[np.ndarray, np.ndarray]:
     n = sum(slots[point]) + 1  # one more checker on the point, put down beside the die
     x, y = camera.column_end(point, n)  # where the camera draws it
     away = 1.0 if y < g.height_mm / 2 else -1.0  # towards the middle of the board
-    die = pl.demo_die(x, y + away * (g.checker_diameter_mm / 2 + g.die_size_mm / 2 + 2.0), 4)
+    die = pl.demo_die(x, y + away * (g.checker_diameter_mm / 2 + g.die_size_mm / 2 + gap_mm),
+                      4)
     other = pl.demo_die(die.x_mm - 60.0, g.height_mm / 2, 1)
     before = camera.render(Shot(start, (die, other)))[0]
     slots[point][0 if slots[point][0] else 1] += 1
@@ -144,9 +146,9 @@ def _checker_beside_a_die(camera: DemoCamera) -> tuple[np.ndarray, np.ndarray]:
     return before, camera.render(Shot(contents, (die, other)))[0]
 
 
-def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None:
-    """Whether a die rests on a checker (BG-ROLL-2) depends on the checkers about it: a
-    checker put down next to a die has that die read again."""
+def test_a_checker_put_down_against_a_die_reads_it_again(camera: DemoCamera) -> None:
+    """A checker put down against a die (2 mm from it) changes the picture about the die
+    itself: the die is read again (it may have been pushed, BG-MOVE-8)."""
     g = camera.geometry
     before, image = _checker_beside_a_die(camera)
     memory = DiceMemory()
@@ -154,6 +156,33 @@ def test_a_checker_moved_beside_a_die_reads_it_again(camera: DemoCamera) -> None
     after = memory.read(image, _corners(camera), g)
     assert memory.stats.last == "partial" and memory.stats.dice_read_again >= 1
     assert same_dice(after, _fresh(camera, image))
+
+
+def test_a_checker_put_down_near_a_die_leaves_its_reading(camera: DemoCamera) -> None:
+    """A checker put down 20 mm from a die leaves the die as it lay (it can come onto a
+    checker, BG-ROLL-2, or be tipped only by moving): its reading is kept, not read again,
+    and still equals a fresh read; nor is its place read as a candidate."""
+    from vision.dice import reuse
+
+    g = camera.geometry
+    before, image = _checker_beside_a_die(camera, gap_mm=20.0)
+    memory = DiceMemory()
+    first = memory.read(before, _corners(camera), g)
+    read_at: list[list[tuple[float, float, float]]] = []
+    real = reuse.read_dice_at
+
+    def spy(*args: object) -> list[BoardDie]:
+        read_at.append(args[3])  # type: ignore[arg-type]
+        return real(*args)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reuse, "read_dice_at", spy)
+        after = memory.read(image, _corners(camera), g)
+    assert memory.stats.last == "partial" and memory.stats.dice_read_again == 0
+    assert after == first
+    assert same_dice(after, _fresh(camera, image))
+    assert all(math.dist(place[:2], d.centre_mm) >= g.die_size_mm
+               for places in read_at for place in places for d in first)
 
 
 @pytest.mark.parametrize("press", [False, True])

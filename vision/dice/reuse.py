@@ -14,9 +14,10 @@ a few millimetres aside is no new die (a die, the cube or a checker put down or 
 changes its whole inside). Then:
 
 - nothing changed: the last dice, as they were;
-- a die whose neighbourhood (every pixel its face, pose and on-checker stages look at, half
-  :data:`NEIGHBOURHOOD_CHECKERS` checker diameters about it) changed is dropped and read
-  again: a die nudged (BG-MOVE-8), picked up, a checker moved next to it, a hand over it;
+- a die whose own square (:data:`DIE_REACH_DIES` about it, every pixel against the one it
+  was read on) changed is dropped and read again: a die nudged (BG-MOVE-8), picked up, a
+  checker put down against it, a hand over it; a checker moved a little farther off leaves
+  its reading as it was (a die comes onto a checker or tips only by moving);
 - candidates are looked for only where the picture changed (a new throw lands where it
   changed) and around the dice dropped, yet ranked as a fresh read ranks them: the raster
   model's first stage (:class:`RasterPeaks`: the corner peaks of the whole case and the ray
@@ -103,8 +104,14 @@ GAIN_STEADY = 0.005  # a gain closer to 1 than this is no flicker (the reference
 # times finer than the change map (halving a 1280 x 720 frame costs more than the rest)
 HALVE_ABOVE = 4.0
 # a die's reading depends on the picture this many checker diameters about its centre (half
-# the side of a square): the on-checker test's patch is 2.2 checker radii either side
+# the side of a square): the on-checker test's patch is 2.2 checker radii either side; the
+# reference takes the picture there when a die is read
 NEIGHBOURHOOD_CHECKERS = 1.15
+# a die is read again only when the picture changed within this many dice of its centre (half
+# a square's side: its face, a tilted die's side face, a few mm about them, every pixel against
+# the one it was read on); a checker moved beside it leaves it as it lay (it can come to rest on
+# a checker, or off one, only by moving), so it keeps the reading it had
+DIE_REACH_DIES = 0.75
 # changed pixels are widened by this many dice before candidates are looked for there: a die
 # only partly changed (nudged by less than its size) is still looked for whole
 SEARCH_DIES = 1.0
@@ -541,9 +548,10 @@ class DiceMemory:
             return self._full(image, to_mm, geometry, key, now, halvings)
         g = geometry
         reach = NEIGHBOURHOOD_CHECKERS * g.checker_diameter_mm
+        core = DIE_REACH_DIES * g.die_size_mm
         about_dice = np.zeros(now.shape, bool)
         for d in self._dice:
-            u0, v0, u1, v1 = _box(canonical, now.shape, *d.centre_mm, reach)
+            u0, v0, u1, v1 = _box(canonical, now.shape, *d.centre_mm, core)
             about_dice[v0:v1, u0:u1] = True
         found = change_mask(now, ref, about_dice)
         if found is None:  # the light changed
@@ -559,14 +567,9 @@ class DiceMemory:
             return self._full(image, to_mm, geometry, key, now, halvings)
         kept: list[BoardDie] = []
         dropped: list[BoardDie] = []
-        about_kept = np.zeros(changed.shape, bool)
         for d in self._dice:
-            u0, v0, u1, v1 = _box(canonical, changed.shape, *d.centre_mm, reach)
-            if changed[v0:v1, u0:u1].any():
-                dropped.append(d)
-            else:
-                kept.append(d)
-                about_kept[v0:v1, u0:u1] = True
+            u0, v0, u1, v1 = _box(canonical, changed.shape, *d.centre_mm, core)
+            (dropped if changed[v0:v1, u0:u1].any() else kept).append(d)
         grow = max(1, round(SEARCH_DIES * g.die_size_mm * CHANGE_PPM))
         search: np.ndarray = cv2.dilate(changed.astype(np.uint8),
                                         np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
@@ -576,19 +579,25 @@ class DiceMemory:
         peaks = update_peaks(known, image, from_mm, g, canonical, search, halvings)
         raster = Canonical.whole_board(g, RASTER_PPM)
         ranked = ranked_places(peaks, g)
+        # a die kept is one a fresh read still finds: a place it takes lies at it
+        tops = [raster.px_to_mm(u, v) for u, v, _ in ranked]
+        kept = [d for d in kept if any(math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y)
+                                       < g.die_size_mm * (SPOT_REACH_DIES + 0.5)
+                                       for x, y in tops)]
+        about_kept = np.zeros(changed.shape, bool)
+        for d in kept:
+            u0, v0, u1, v1 = _box(canonical, changed.shape, *d.centre_mm, core)
+            about_kept[v0:v1, u0:u1] = True
         places = []
         for u, v, p in ranked:
             x, y = raster.px_to_mm(u, v)
             cu, cv = canonical.mm_to_px(x, y)
             iu = min(max(round(cu), 0), search.shape[1] - 1)
             iv = min(max(round(cv), 0), search.shape[0] - 1)
-            if search[iv, iu] or (u, v) not in known.top:
+            if ((search[iv, iu] or (u, v) not in known.top)
+                    and all(math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y) >= core
+                            for d in kept)):
                 places.append((x, y, p))
-        # a die kept is one a fresh read still finds: a place it takes lies at it
-        tops = [raster.px_to_mm(u, v) for u, v, _ in ranked]
-        kept = [d for d in kept if any(math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y)
-                                       < g.die_size_mm * (SPOT_REACH_DIES + 0.5)
-                                       for x, y in tops)]
         # at a move's press no throw can have landed: a cocked die is only one already read
         # (tipped by the hand), so only about those are second chances given (a changed part
         # elsewhere is a checker moved, whose highlights a second chance would read for long)
