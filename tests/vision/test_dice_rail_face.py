@@ -6,12 +6,19 @@ face nearer the rail when that face reads better (``board.upward_at_rail``), but
 from __future__ import annotations
 
 import math
+from functools import partial
 
+import numpy as np
 import pytest
 
+from tests.vision.test_dice_upward_net import _constant_model
+from vision.dice import board
 from vision.dice.board import read_board_dice
+from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, warp_patch
+from vision.dice.pips import to_gray
 from vision.dice.reading import image_to_mm
 from vision.dice.synth import DiceScene, DieTruth, random_dice_scene
+from vision.dice.upward_net import UpwardModel
 
 
 def _rail_die(seed: int) -> tuple[DiceScene, DieTruth, int]:
@@ -37,3 +44,47 @@ def test_the_face_nearer_the_rail_gives_the_pips(seed: int) -> None:
 def test_no_face_is_taken_from_beside_the_rail(seed: int) -> None:
     _, truth, pips = _rail_die(seed)
     assert pips == truth.pips == 4
+
+
+@pytest.mark.parametrize(("named", "p", "expected"), [
+    (3, 0.99, 3),  # the network, shown the face nearer the rail, names it: taken
+    (5, 0.99, 5),  # it names another face: the face read, overruled by the network
+    (3, 0.40, None),  # under its bar: the face read stands
+])
+def test_the_network_is_shown_the_face_nearer_the_rail(
+        monkeypatch: pytest.MonkeyPatch, named: int, p: float, expected: int | None) -> None:
+    """A die read cocked at the rail: the face nearer the rail gives the pips only when the
+    upward-face network, shown that face (not the face read, whose own value it names), names
+    it too; otherwise the face read stands, overruled by the network as anywhere else."""
+    scene = random_dice_scene(1_000_034)
+    g = scene.geometry
+    to_mm = image_to_mm(scene.corners, g)
+    from_mm = np.linalg.inv(to_mm)
+    face = next(f for f in board.find_faces(scene.image, to_mm, g, spots=False)
+                if board._at_rail(f, g) is not None)
+    rail = board.RailFace(3 if face.pips != 3 else 4, face.x_mm, face.y_mm + 4.0)
+    named = rail.pips if named == 3 else (5 if rail.pips != 5 else 6)
+    shown: list[tuple[float, float]] = []
+
+    def at_rail(*_args: object) -> board.RailFace:
+        return rail
+
+    real_warp = warp_patch
+
+    def spy(colour: np.ndarray, m: np.ndarray, x: float, y: float, *rest: object
+            ) -> np.ndarray:
+        shown.append((x, y))
+        return real_warp(colour, m, x, y, *rest)  # type: ignore[arg-type]
+
+    model: UpwardModel = _constant_model(named, p, 0.5)
+    monkeypatch.setattr(board, "upward_at_rail", at_rail)
+    monkeypatch.setattr(board, "upward_model", lambda: model)
+    monkeypatch.setattr(board, "warp_patch", spy)
+    aligned = partial(real_warp, scene.image, from_mm, face.x_mm, face.y_mm, ALIGNED_MM,
+                      ALIGNED_PX_PER_MM, face.angle)
+    gray = partial(to_gray, scene.image)
+    pips = board.cocked_pips(scene.image, gray, from_mm, face, aligned, g)
+    assert shown == [(rail.x_mm, rail.y_mm)]  # the network saw the face nearer the rail
+    assert pips == (face.pips if expected is None else named)
+    monkeypatch.setattr(board, "upward_model", lambda: None)
+    assert board.cocked_pips(scene.image, gray, from_mm, face, aligned, g) == rail.pips

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.eval.dice import Misread, TableFaults, Unfound, _die_prop, _style, synthetic
+from vision.dice import face_fit
 from vision.dice.face_fit import (
     FACE_MM,
     FACE_PPM,
@@ -322,6 +323,24 @@ def test_a_rendered_black_one_on_a_dark_board_is_found() -> None:
     near = [d for d in dice
             if math.hypot(d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10]
     assert near and near[0].pips == 1 and near[0].flat
+
+
+@pytest.mark.parametrize(("kept", "value"), [(face_fit.LAYOUT_KEPT_PIPS, 4), (99, 1)])
+def test_a_confirmed_four_is_not_read_as_one_of_its_pips(
+        monkeypatch: pytest.MonkeyPatch, kept: int, value: int) -> None:
+    """Synthetic throw 17474: a black die's four on a black point, outline faint (step ~1),
+    read from the raster's place 4 mm off: its layout, confirmed on the pip grid, is kept,
+    where a one at its left pip, outlined by the point's edge, outranked it (as it still does
+    with the rule off)."""
+    monkeypatch.setattr(face_fit, "LAYOUT_KEPT_PIPS", kept)
+    scene = random_dice_scene(17_474)
+    g = scene.geometry
+    truth = next(t for t in scene.dice if t.pips == 4)
+    place = (162.1, 490.7)  # the raster's place (board mm)
+    assert math.dist(place, (truth.x_mm, truth.y_mm)) < 5.0
+    from_mm = np.linalg.inv(image_to_mm(scene.corners, g))
+    read = read_candidate(to_gray(scene.image), from_mm, *place, g.die_size_mm)
+    assert read is not None and read.value == value
 
 
 @pytest.mark.parametrize(("value", "squash"), [(5, 0.6), (3, 0.7), (4, 0.7), (5, 0.7)])

@@ -421,6 +421,12 @@ EDGE_WEIGHT = 0.05  # pip evidence per unit of log outline edge step (see read_c
 # die's one on a nearly black board (a clear pip, a faint outline); the die model still judges it
 FAINT_ONE_EDGE = 0.45
 DECISIVE_SCORE = 0.1  # pip evidence at which a fitted layout the grid confirms ends the search
+# a fitted layout of this many pips or more that the grid read confirms (DECISIVE_SCORE, the
+# patch's pips bearing it out) is not read as a one at its strongest pip: three or more spots
+# in a face's very pattern are no coincidence, while a two may be a pip and a spot beside it.
+# Where the layout's own outline is faint (a black die on a black point) a one there, outlined
+# by the point's edge, outranked it
+LAYOUT_KEPT_PIPS = 3
 
 
 @dataclass(frozen=True)
@@ -862,6 +868,9 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
         else:
             spread = math.nan  # not yet measured
         agree = pips_agree(pips, read, die_mm)
+        if (k == 1 and fitted >= LAYOUT_KEPT_PIPS and read.value == fitted and agree
+                and read.score >= DECISIVE_SCORE):
+            lone = None  # a layout of three or more pips, confirmed: not one of them alone
         if best is not None and _rank(read, agree, 0.0) <= rank:
             continue  # (a face's spread only lowers its rank)
         if math.isnan(spread):
