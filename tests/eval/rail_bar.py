@@ -36,7 +36,7 @@ from vision.dice.board_pass import read_frame
 from vision.dice.leaning import beside_checker_scene
 from vision.dice.patch_net import joint_logit
 from vision.dice.pose import cocked_threshold
-from vision.dice.support import RAIL_COCKED_THRESHOLD, checker_places, near_rail, only_rail
+from vision.dice.support import RAIL_COCKED_THRESHOLD, leaning_places, near_rail, only_rail
 from vision.dice.synth import DiceScene, random_dice_scene
 from vision.dice.train_cocked import in_workers
 
@@ -74,7 +74,6 @@ def rail_dice(scene: DiceScene) -> list[Seen]:
     slots = read_prepared(frame, dice=False).slot_counts()
     found = read_frame(frame)
     dice, cube = found.dice, found.cube
-    checkers = checker_places(slots, g)
     out = []
     for d in dice:
         truth = [t for t in scene.dice
@@ -82,7 +81,8 @@ def rail_dice(scene: DiceScene) -> list[Seen]:
         if not truth or not d.flat:
             continue
         if near_rail(d, g):
-            alone = only_rail(d, g, checkers, dice, None if cube is None else cube.centre_mm)
+            alone = only_rail(d, g, leaning_places(d, slots, g), dice,
+                              None if cube is None else cube.centre_mm)
             out.append((truth[0].flat, d.p_cocked, d.patch_logit, alone))
     return out
 

@@ -3,7 +3,7 @@ against the rail, a checker or the other die): a die read cocked with nothing wi
 taken as flat; one beside the rail, a checker (counted, hidden, or the outermost one the die
 may hide), the other die or the cube keeps the reader's call; one that can lean on the rail
 alone is called cocked from a lower bar (no white checker's rim beside it to look like a side
-face)."""
+face); one called on a checker where the board reading counts none lies on the board."""
 
 from __future__ import annotations
 
@@ -23,11 +23,14 @@ from vision.dice.patch_net import joint_logit, patch_model
 from vision.dice.pose import cocked_threshold
 from vision.dice.render import DieProp, leaning_reach
 from vision.dice.support import (
+    HIDE_REACH_SIDES,
     LEAN_REACH_SIDES,
     RAIL_COCKED_THRESHOLD,
     RAIL_PATCH_BAR,
+    UNDER_REACH_SIDES,
     checker_places,
     lean_gap_mm,
+    places_for,
     with_supports,
 )
 from vision.geometry import BoardGeometry
@@ -111,9 +114,54 @@ def test_a_die_with_something_within_reach_keeps_the_readers_call() -> None:
     assert with_supports(pair, G, EMPTY) == pair
     cube = (MIDDLE[0], MIDDLE[1] + 34.0)
     assert with_supports([_die(*MIDDLE)], G, EMPTY, cube) == [_die(*MIDDLE)]
-    on = _die(*MIDDLE, on_checker=True)
-    assert with_supports([on], G, EMPTY) == [on]
+    on = _die(cx, cy, on_checker=True)  # over the counted checker
+    assert with_supports([on], G, counts) == [on]
     assert with_supports([_die(*MIDDLE)], G, None) == [_die(*MIDDLE)]
+
+
+def test_a_checker_the_die_could_not_hide_is_no_support() -> None:
+    """The place beyond a column's counted checkers is a support only for a die over it or
+    against it (``HIDE_REACH_SIDES`` of its rim), which may hide that checker from the board
+    reading: a die read cocked 18 mm beyond it, within a cocked die's reach of its rim, would
+    leave such a checker in view, so it is read flat; with that checker counted it keeps its
+    call (synthetic throw 17036: a flat die across a point's edge, called cocked, made a valid
+    throw "throw again")."""
+    slot = next(s for s in range(12, 24) if G.slot_half(s) == "right")
+    counts = list(EMPTY)
+    counts[slot] = (0, 1)
+    cx, cy = G.checker_centre_mm(slot, 1)
+    gap = 18.0
+    assert HIDE_REACH_SIDES * G.die_size_mm < gap < LEAN_REACH_SIDES * G.die_size_mm
+    die = _die(cx, cy - G.checker_diameter_mm / 2 - gap)
+    assert len(places_for(die, checker_places(counts, G, one_more=False),
+                          checker_places(counts, G)[1:], G)) == 1  # the counted one only
+    (out,) = with_supports([die], G, counts)
+    assert out.flat and out.p_cocked == 0.0
+    counts[slot] = (0, 2)
+    assert with_supports([die], G, counts) == [die]
+
+
+def test_a_die_on_a_checker_the_board_does_not_count_lies_on_the_board() -> None:
+    """BG-ROLL-2's die resting on a checker lies over a checker the board reading counts (or
+    cannot see): one called on a checker elsewhere on the playing surface, its "rim" made up
+    of a point's edges, the rail or the cube's sides, lies on the board (synthetic throws
+    17887, 18211: valid throws called "throw again"); on the bar the slots say nothing."""
+    slot = next(s for s in range(12, 24) if G.slot_half(s) == "right")
+    cx, cy = G.checker_centre_mm(slot, 0)
+    counts = list(EMPTY)
+    counts[slot] = (1, 0)
+    on = _die(cx + 6.0, cy - 5.0, p=0.0, on_checker=True)
+    assert with_supports([on], G, counts) == [on]
+    hidden = list(EMPTY)
+    hidden[slot] = None
+    assert with_supports([on], G, hidden) == [on]
+    (open_,) = with_supports([on], G, EMPTY)
+    assert not open_.on_checker and open_.flat
+    beyond = _die(cx, cy - G.checker_diameter_mm / 2
+                  - (UNDER_REACH_SIDES + 0.25) * G.die_size_mm, p=0.0, on_checker=True)
+    assert not with_supports([beyond], G, counts)[0].on_checker
+    bar = _die((G.bar.x0 + G.bar.x1) / 2, MIDDLE[1], p=0.0, on_checker=True)
+    assert bar.region == "bar" and with_supports([bar], G, EMPTY) == [bar]
 
 
 def test_a_doubtful_die_that_can_lean_on_the_rail_alone_is_cocked() -> None:
@@ -144,8 +192,8 @@ def test_a_doubtful_die_that_can_lean_on_the_rail_alone_is_cocked() -> None:
     assert with_supports([at_rail], G, EMPTY, cube) == [at_rail]
     assert with_supports([at_rail], G, None) == [at_rail]
     # on a checker, or off the playing surface, the rail is not what it leans on
-    on = _die(MIDDLE[0], reach - 1.0, p=p, on_checker=True)
-    assert with_supports([on], G, EMPTY) == [on]
+    on = _die(cx, reach - 1.0, p=p, on_checker=True)  # over the column's first checker
+    assert with_supports([on], G, counts) == [on]
 
 
 def test_a_die_the_patch_network_sees_cocked_by_the_rail_alone_is_cocked() -> None:

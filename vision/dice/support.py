@@ -6,9 +6,12 @@ cocked model makes of a faint band beside it (a shadow, the pattern of the board
 translucent die); calling it cocked would be a false "throw again", and a doubt about it
 (``RecognitionSettings.flat_doubt``) an idle call to the director. The supports are the
 rail round the playing surface and the bar's edges (from the geometry), the checkers the
-board reading counts (each slot's nominal places, one place more than counted since the die
-itself may hide the outermost checker it leans on, and every place of a slot the reading
-cannot see), the other dice and the cube.
+board reading counts (each slot's nominal places, one place more than counted for a die over
+or against that place, which may hide from the reading the outermost checker it leans on, and
+every place of a slot the reading cannot see), the other dice and the cube. The same counts
+say where a die can rest on a checker: one the reader calls on a checker (a circle of edges
+about it) where the reading counts none lies on the board, its "rim" a point's edges, the rail
+or the cube's sides (:data:`UNDER_REACH_SIDES`).
 
 The same reach decides a lower bar for calling a die cocked: one that can lean on nothing but
 the rail. What makes the cocked model doubt a flat die is a band beyond one of its edges that
@@ -58,23 +61,77 @@ RAIL_COCKED_THRESHOLD = 0.7
 # alone 1). Every joint bar above 0.09 keeps within 1%; the cocked dice's lowest was 0.40, and
 # this bar lies between.
 RAIL_PATCH_BAR = 0.25
+# a die hides a checker beyond the counted ones (one it may lean on, cocked) only where it
+# lies within this many die sides of that checker's rim: over it or against it
+HIDE_REACH_SIDES = 1.0
+# a die the reader calls on a checker (a checker's rim circling it) lies on one the board
+# reading counts: over a counted place or one it cannot see, within this many die sides beyond
+# that place's rim (checkers stand a few mm off their nominal places); elsewhere the "rim" is
+# made up of a point's edges, the rail or the cube's sides, and the die lies on the board
+UNDER_REACH_SIDES = 0.5
 
 
 def checker_places(slot_counts: Sequence[tuple[int, int] | None],
-                   geometry: BoardGeometry) -> np.ndarray:
+                   geometry: BoardGeometry, *, one_more: bool = True) -> np.ndarray:
     """Board mm centres (N, 2) of every place a checker may stand that a die could lean on:
-    per slot with checkers, the counted ones and one more (capped at a column's first layer);
-    every place of a hidden slot (``None``); none of an empty slot."""
+    per slot with checkers, the counted ones and (``one_more``) one more, capped at a column's
+    first layer; every place of a hidden slot (``None``); none of an empty slot."""
     cap = geometry.column_capacity()
     places: list[tuple[float, float]] = []
     for slot, counts in enumerate(slot_counts):
         if counts is None:
             n = cap
         elif sum(counts):
-            n = min(cap, sum(counts) + 1)
+            n = min(cap, sum(counts) + one_more)
         else:
             continue
         places.extend(geometry.checker_centre_mm(slot, i) for i in range(n))
+    return np.asarray(places, np.float64).reshape(-1, 2)
+
+
+def places_for(die: BoardDie, counted: np.ndarray, one_more: np.ndarray,
+               geometry: BoardGeometry) -> np.ndarray:
+    """The checker places ``die`` could lean on: every counted one (:func:`checker_places`
+    without ``one_more``) and each slot's one more only where the die lies over or against it
+    (within :data:`HIDE_REACH_SIDES` die sides of its rim): only there can the die hide from
+    the board reading the checker it leans on. A die farther off would leave that checker in
+    view, counted."""
+    if not len(one_more):
+        return counted
+    x, y = die.centre_mm
+    reach = geometry.checker_diameter_mm / 2 + HIDE_REACH_SIDES * geometry.die_size_mm
+    near = one_more[np.hypot(one_more[:, 0] - x, one_more[:, 1] - y) <= reach]
+    return np.concatenate([counted, near]) if len(near) else counted
+
+
+def leaning_places(die: BoardDie, slot_counts: Sequence[tuple[int, int] | None],
+                   geometry: BoardGeometry) -> np.ndarray:
+    """:func:`places_for` from the board reading's slot counts: the checker places ``die``
+    could lean on, as :func:`with_supports` takes them."""
+    return places_for(die, checker_places(slot_counts, geometry, one_more=False),
+                      _one_more(slot_counts, geometry), geometry)
+
+
+def _checker_under(die: BoardDie, counted: np.ndarray, geometry: BoardGeometry) -> bool:
+    """Whether a die the reader calls on a checker lies over a checker place the board reading
+    counts (or cannot see), within :data:`UNDER_REACH_SIDES` die sides beyond its rim; off the
+    playing surface (bar, trays, frame) the slots say nothing, so there it may."""
+    if die.region not in PLAYING:
+        return True
+    if not len(counted):
+        return False
+    x, y = die.centre_mm
+    reach = geometry.checker_diameter_mm / 2 + UNDER_REACH_SIDES * geometry.die_size_mm
+    return bool(np.min(np.hypot(counted[:, 0] - x, counted[:, 1] - y)) <= reach)
+
+
+def _one_more(slot_counts: Sequence[tuple[int, int] | None], geometry: BoardGeometry
+              ) -> np.ndarray:
+    """Each counted slot's next place (the one :func:`checker_places` adds)."""
+    cap = geometry.column_capacity()
+    places = [geometry.checker_centre_mm(slot, sum(counts))
+              for slot, counts in enumerate(slot_counts)
+              if counts is not None and 0 < sum(counts) < cap]
     return np.asarray(places, np.float64).reshape(-1, 2)
 
 
@@ -161,17 +218,23 @@ def _rail_call(die: BoardDie, geometry: BoardGeometry, checkers: np.ndarray,
 def with_supports(dice: Sequence[BoardDie], geometry: BoardGeometry,
                   slot_counts: Sequence[tuple[int, int] | None] | None,
                   cube: tuple[float, float] | None = None) -> list[BoardDie]:
-    """The dice with every die that has nothing to lean on taken as flat (``p_cocked`` 0, its
+    """The dice with every die called on a checker where the board reading counts none taken
+    as on the board (:data:`UNDER_REACH_SIDES`), every die that has nothing to lean on taken
+    as flat (``p_cocked`` 0, its
     confidence as sure of flat as the reader's other parts allow), and every die that can lean
     on the rail alone called cocked from :data:`RAIL_COCKED_THRESHOLD` or
     :data:`RAIL_PATCH_BAR`; unchanged when the board's slots are unknown (``slot_counts``
     None)."""
     if slot_counts is None:
         return list(dice)
-    checkers = checker_places(slot_counts, geometry)
+    counted = checker_places(slot_counts, geometry, one_more=False)
+    more = _one_more(slot_counts, geometry)
     threshold = cocked_threshold()
     out = []
     for die in dice:
+        if die.on_checker and not _checker_under(die, counted, geometry):
+            die = dataclasses.replace(die, on_checker=False)
+        checkers = places_for(die, counted, more, geometry)
         shown = pose_factor(die.p_cocked, threshold)
         lowered = _rail_call(die, geometry, checkers, dice, cube, threshold)
         if lowered is not None:

@@ -27,7 +27,7 @@ from engine.backgammon.position import Position
 from vision.dice.board import BoardDie
 from vision.dice.pose import cocked_threshold
 from vision.dice.reading import kept_die
-from vision.dice.support import RAIL_COCKED_THRESHOLD, checker_places, only_rail
+from vision.dice.support import RAIL_COCKED_THRESHOLD, leaning_places, only_rail
 from vision.geometry import BoardGeometry
 
 
@@ -195,7 +195,7 @@ def test_the_floors_weigh_a_die_once_its_pose_is_settled(camera: DemoCamera,
     reflection = _board_die(g, 420.0, g.height_mm / 2, flat=True, confidence=0.3,
                             p_cocked=0.0)
     slots = DEFAULT_LAYOUT.counts(Position.initial()).slots
-    assert only_rail(by_rail, g, checker_places(slots, g), [alone, reflection])
+    assert only_rail(by_rail, g, leaning_places(by_rail, slots, g), [alone, reflection])
     assert not any(kept_die(d.flat, d.confidence, 0.5, 0.15) for d in (alone, by_rail))
     monkeypatch.setattr(reader.dice_memory, "read", lambda *a: [alone, by_rail, reflection])
     seen = reader.read(image, 0).dice
