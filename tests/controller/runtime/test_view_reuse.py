@@ -98,9 +98,10 @@ def _shot(camera: DemoCamera, dice_seed: int, cube: object = None,
 
 def test_no_cube_is_looked_for_again_only_where_the_picture_changed(camera: DemoCamera
                                                                     ) -> None:
-    """BG-CUBE-*: where no cube lay, one can only have been put where the picture changed.
-    Dice thrown again (a change narrower than a cube) search nothing; the cube put down is
-    found by searching only where it changed, as a search of the whole case finds it."""
+    """BG-CUBE-*: where no cube lay, one can only have been put (or uncovered) where the
+    picture changed. Dice thrown again search only about where they lay and landed (a die
+    that leaves may uncover a cube it hid); the cube put down is found by searching only where
+    it changed, as a search of the whole case finds it."""
     from controller.demo import players as pl
 
     reader = FrameReader(corners=camera.corners_flat())
@@ -110,14 +111,31 @@ def test_no_cube_is_looked_for_again_only_where_the_picture_changed(camera: Demo
         image = _shot(camera, seed)
         assert reader.read(image, t * 1000).cube is None
         assert fresh.read(image, t * 1000).cube is None
-    assert stats.whole == 1 and stats.none_kept == 2 and stats.parts == 0
+    assert stats.whole == 1 and stats.none_kept == 0 and stats.parts == 2
     offered = pl.offered_cube(camera.geometry, 1, 2)  # beside the dice thrown
     image = _shot(camera, 3, offered)  # the cube put down (a double, BG-CUBE-3)
     seen = reader.read(image, 4000).cube
-    assert stats.parts == 1 and stats.whole == 1
+    assert stats.parts == 3 and stats.whole == 1
     assert seen is not None and seen == fresh.read(image, 4000).cube
     assert (seen.value, seen.zone) == (2, "offered")
     assert reader.read(image, 5000).cube == seen and stats.still == 1  # lying still
+
+
+def test_a_cube_a_die_hid_is_found_when_the_die_leaves() -> None:
+    """BG-CUBE-3: a cube offered against a die is not found while the die hides its edge; once
+    the die is picked up or thrown again, the memory searches where it lay (a change narrower
+    than a cube: ``MIN_CUBE_CHANGE``) and finds the cube on the same frame as a reader without
+    memory. On these 60 frames of table stream 3 it was missed on 6 (until a whole search);
+    every frame now reads the cube as a fresh read does."""
+    camera = DemoCamera(seed=0)
+    reader = FrameReader(corners=camera.corners_flat())
+    fresh = FrameReader(corners=camera.corners_flat(), reuse=False)
+    differ = []
+    for t, (_kind, image) in enumerate(table_stream(3, 20, camera, noise=0.0, rereads=2)):
+        if reader.read(image, t * 1000).cube != fresh.read(image, t * 1000).cube:
+            differ.append(t)
+    assert differ == []
+    assert reader.cube_memory.stats.whole < 20  # most frames were not searched whole
 
 
 def test_a_cube_lost_is_looked_for_where_the_picture_changed_since(camera: DemoCamera
