@@ -240,16 +240,17 @@ class RailFace:
     y_mm: float
 
 
-def upward_at_rail(gray: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
+def upward_at_rail(gray: Callable[[], np.ndarray], from_mm: np.ndarray, face: FaceFinding,
                    g: BoardGeometry) -> RailFace | None:
     """The upward face of a die read cocked at the rail, when a face nearer the rail reads
-    with more pip evidence than ``face`` (see :data:`RAIL_REACH_SIDES`); else None."""
+    with more pip evidence than ``face`` (see :data:`RAIL_REACH_SIDES`); else None. ``gray``
+    gives the frame in grey, asked for only at the rail."""
     way = _at_rail(face, g)
     if way is None:
         return None
     die = g.die_size_mm
     cy = face.y_mm + way * RAIL_LOOK_SIDES * die
-    nearer = [r for r in tilted_reads(gray, from_mm, face.x_mm, cy, die)
+    nearer = [r for r in tilted_reads(gray(), from_mm, face.x_mm, cy, die)
               if way * (cy + r.dy - face.y_mm) >= RAIL_NEARER_SIDES * die]
     if not nearer:
         return None
@@ -270,7 +271,7 @@ def cocked_pips(colour: np.ndarray, gray: Callable[[], np.ndarray], from_mm: np.
     value where the rail read found another: on synthetic throws 16000-18399 it overruled 6
     cocked dice at the rail read right that way, and set 3 right."""
     model = upward_model()
-    rail = upward_at_rail(gray(), from_mm, face, g) if _at_rail(face, g) is not None else None
+    rail = upward_at_rail(gray, from_mm, face, g)
     if rail is not None:
         if model is None:
             return rail.pips
