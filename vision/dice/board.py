@@ -264,7 +264,8 @@ def upward_at_rail(gray: Callable[[], np.ndarray], from_mm: np.ndarray, face: Fa
 
 def cocked_pips(colour: np.ndarray, gray: Callable[[], np.ndarray], from_mm: np.ndarray,
                 face: FaceFinding, aligned: Callable[[], np.ndarray], g: BoardGeometry) -> int:
-    """The upward face of a die read cocked. At the rail, the face nearer the rail
+    """The upward face of a die read cocked (BG-ROLL-2: thrown again, but recorded as it
+    landed). At the rail, the face nearer the rail
     (:func:`upward_at_rail`) when the upward-face network, shown that face, names it too and
     clears its bar; else the face read, overruled by the network shown the face read
     (``vision.dice.upward_net``). Shown only the face read, the network names that face's own

@@ -143,9 +143,10 @@ PART_RETRIES = 0
 LOST_RETRIES = 8
 # a cube put down changes the picture over most of its face; a change narrower than this many
 # cube sides both ways (a speck, an edge a hair aside) is no new cube. A die thrown or picked up
-# (about 0.4 of a cube's side) counts: a die lying against a cube may hide it from the search,
-# which finds it once the die leaves (0.7 left such a cube unfound until a whole search: the
-# offered cube of table stream 3, tests.bench.dice, was read on 48 of 120 frames, 99 fresh)
+# (about 0.4 of a cube's side) counts: a die lying against a cube (BG-CUBE-3's offer) may hide
+# it from the search, which finds it once the die leaves (0.7 left such a cube unfound until a
+# whole search: the offered cube of table stream 3, tests.bench.dice, was read on 48 of 120
+# frames, 99 fresh)
 MIN_CUBE_CHANGE = 0.3
 
 
