@@ -18,7 +18,8 @@ examples:
   hakem demo --illegal 2 --invalid-throws 2 --seed 7
   hakem demo --match my-match.mat --out /tmp/demo
   hakem demo --publish mqtt://localhost:1883 --table 4
-Restarting with the same --out resumes the match from its journal.
+Restarting with the same --out resumes the match from its journal; a match whose
+journal holds its end is not played again (another --out, or removing DIR, plays it).
 """
 
 
@@ -122,10 +123,16 @@ def _demo(args: argparse.Namespace) -> int:
         "reads": stats.reads,
         "seconds": round(stats.seconds, 1),
         "fps": round(fps, 1),
-        "planted_illegal": options.illegal,
+        # planted in this run: a resumed run counts only the faults it planted itself
+        "planted_illegal": stats.planted_illegal,
         "flagged_illegal": stats.planted_illegal_flagged,
-        "planted_invalid_throws": options.invalid_throws,
+        "planted_invalid_throws": stats.planted_invalid,
         "flagged_invalid_throws": stats.planted_invalid_flagged,
+        "planted_illegal_in_match": options.illegal,
+        "planted_invalid_throws_in_match": options.invalid_throws,
+        "acts": stats.acts,
+        "resumed_from_act": stats.resumed_from_act,
+        "already_finished": stats.already_finished,
         "missed_illegal": len(stats.planted_illegal_missed),
         "missed_invalid_throws": len(stats.planted_invalid_missed),
         "director_dice": stats.director_dice,
@@ -139,12 +146,19 @@ def _demo(args: argparse.Namespace) -> int:
     }
     if wants_json(args):
         emit_json(summary)
+    elif stats.already_finished:
+        print(f"The match in {options.out} is already finished (its journal holds the match's "
+              f"end): nothing to play. Its record: {summary['match']}; another --out, or "
+              f"removing {options.out}, plays it again.")
     else:
         sys.stderr.write("\n")
+        faults = ("planted faults flagged" if stats.resumed_from_act is None else
+                  f"resumed at act {stats.resumed_from_act} of {stats.acts}; faults planted "
+                  "in this run flagged")
         print(f"Done in {summary['seconds']} s ({stats.frames} frames, {fps:.1f} frames/s); "
-              f"planted faults flagged: {stats.planted_illegal_flagged}/{options.illegal} "
-              f"illegal moves, {stats.planted_invalid_flagged}/{options.invalid_throws} "
-              f"invalid throws; {summary['journal']}, {summary['match']}")
+              f"{faults}: {stats.planted_illegal_flagged}/"
+              f"{stats.planted_illegal} illegal moves, {stats.planted_invalid_flagged}/"
+              f"{stats.planted_invalid} invalid throws; {summary['journal']}, {summary['match']}")
         if stats.reading.get("frames"):
             r = stats.reading
             print(f"Reading per still frame (CPU ms): board {r['board_ms']}, dice {r['dice_ms']} "

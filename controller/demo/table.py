@@ -8,7 +8,8 @@ the firmware core; commands are carried out by the same executor as at a real ta
 simulated, so the match runs as fast as the machine renders and reads.
 
 Restarting with the same ``--out`` resumes: the referee is rebuilt from the journal, and the
-players find their place in the match from the journal too.
+players find their place in the match from the journal too. A match whose journal already holds
+its end is not played again (:attr:`DemoStats.already_finished`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from controller.demo.script import (
     MatchScript,
     build_script,
 )
+from controller.records.files import write_changed
 from controller.records.mat_export import export_match
 from controller.referee.api import DirectorAction
 from controller.referee.config import RecognitionSettings
@@ -67,6 +69,7 @@ THROW_WAIT_FRAMES = RecognitionSettings().throw_unread_ms // STILL_MS + 8
 VERDICT_FRAMES = 48
 MILESTONES = frozenset(
     {"game_start", "opening_roll", "move", "double", "take", "drop", "game_end", "match_end"})
+ACT_ENTRIES = frozenset({"move", "double", "take", "drop"})  # one journal entry per act done
 
 
 @dataclass
@@ -92,6 +95,12 @@ class DemoStats:
     seconds: float = 0.0
     director_dice: int = 0
     director_rethrows: int = 0  # planted invalid throws the director had thrown again
+    acts: int = 0  # the acts of the whole match
+    resumed_from_act: int | None = None  # the first act of a resumed run (1-based)
+    already_finished: bool = False  # the journal held the match's end: nothing was played
+    # faults planted in this run (a resumed run's own, so that flagged/planted is true)
+    planted_illegal: int = 0
+    planted_invalid: int = 0
     planted_illegal_flagged: int = 0
     planted_invalid_flagged: int = 0
     planted_illegal_missed: list[dict[str, Any]] = field(default_factory=list)
@@ -139,13 +148,18 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.config = demo_table_config(self.script, self.camera, options.out)
         super().__init__(options.out, pins=self.config.signals, log=log, progress=progress,
                          seed=options.seed, stop_after=options.stop_after)
-        self.stats = DemoStats()
+        self.stats = DemoStats(acts=sum(len(g.acts) for g in self.script.games))
+        self.finished = any(e["type"] == "match_end" for e in self.journal.entries)
+        self.stats.already_finished = self.finished
+        if self.resumed and not self.finished:
+            done = sum(1 for e in self.journal.entries if e["type"] in ACT_ENTRIES)
+            self.stats.resumed_from_act = min(done + 1, self.stats.acts)
         rconfig = referee_config(self.config, players=self.script.players,
                                  length=self.script.length)
         self.referee, startup = start_referee(rconfig, self.journal.entries)
         self.publisher: Any = None
         self.recorder: Recorder | None = None
-        if options.record:
+        if options.record and not self.finished:
             self.recorder = Recorder(self.out / "recording", {
                 "config": _config_json(self.config),
                 "match": self.script.path.name,
@@ -156,9 +170,11 @@ class DemoTable(SimulatedTable[Pipeline]):
                                        self.recorder,
                                        colours_file=colours_store(self.out, self.resumed))
         self._connect()
-        if self.resumed:
+        if self.stats.resumed_from_act is not None:
             self.log.say(f"Resuming the match in {self.out} from its journal "
-                         f"({len(self.journal.entries)} entries); another --out starts afresh")
+                         f"({len(self.journal.entries)} entries) at act "
+                         f"{self.stats.resumed_from_act} of {self.stats.acts}; another --out "
+                         "starts afresh")
         self.executor.run(startup)
         self.scene = Scene(contents_from_counts(*_counts(Position.initial())))
         self._started()
@@ -190,11 +206,13 @@ class DemoTable(SimulatedTable[Pipeline]):
 
     # --- the match --------------------------------------------------------------------------
     def run(self) -> DemoStats:
-        """Play the match to its end (or until ``stop_after`` entries)."""
+        """Play the match to its end (or until ``stop_after`` entries); a finished match plays
+        nothing, and its records are written only where missing or out of date."""
         start = systime.perf_counter()
         self._t0 = start
         with contextlib.suppress(StopNow):
-            self._play()
+            if not self.finished:
+                self._play()
             self.write_records()
         self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
@@ -204,15 +222,15 @@ class DemoTable(SimulatedTable[Pipeline]):
         return self.stats
 
     def write_records(self) -> Path:
-        """``match.mat`` (and ``summary.json``) from the journal, written atomically."""
+        """``match.mat`` (and ``summary.json``) from the journal, written atomically; a file
+        already holding that text is left alone (a finished match run again)."""
         export = export_match(self.journal.entries)
         path = self.out / "match.mat"
-        tmp = path.with_suffix(".part")
-        tmp.write_text(export.mat_text, encoding="utf-8")
-        tmp.replace(path)
         summary = self.out / "summary.json"
-        summary.write_text(json.dumps(export.summary, indent=1), encoding="utf-8")
-        self.log.say(f"Wrote {path} and {summary}")
+        wrote = [write_changed(path, export.mat_text),
+                 write_changed(summary, json.dumps(export.summary, indent=1))]
+        if any(wrote):
+            self.log.say(f"Wrote {path} and {summary}")
         return path
 
     def _done_milestones(self) -> list[dict[str, Any]]:
@@ -337,12 +355,17 @@ class DemoTable(SimulatedTable[Pipeline]):
         return "left" if player == 0 else "right"
 
     def _throw(self, g: int, a: int, act: Act) -> None:
-        """Throw the dice (again after an invalid throw) until the referee counts the roll."""
-        attempt = 0
+        """Throw the dice (again after an invalid throw) until the referee counts the roll; a
+        throw the journal already judged (before a restart) was the planted one."""
+        judged = any(e["type"] in ("invalid_throw", "cannot_read")
+                     for e in self._pending_since_milestone())
+        attempt = 1 if judged else 0
         planted = act.invalid
         while True:
             rng = self._rng("throw", g, a, attempt)
             bad = planted if attempt == 0 else None
+            if bad is not None:
+                self.stats.planted_invalid += 1
             dice = pl.thrown_dice(self.geometry, act.player, act.dice, rng, bad,
                                   self.scene.contents, self.camera.column_end)
             spot = (dice[0].x_mm, dice[0].y_mm)
@@ -427,6 +450,7 @@ class DemoTable(SimulatedTable[Pipeline]):
         target = (self.geometry.width_mm / 2 + rng.uniform(-200, 200),
                   self.geometry.height_mm / 2 + (120 if act.player == 0 else -120))
         if act.illegal is not None and not flagged and not pressed:
+            self.stats.planted_illegal += 1
             wrong = contents_from_counts(*_counts(act.illegal))
             self._reach(act.player, target, rng, contents=self.scene.contents,
                         dice=self.scene.dice, frames=1)

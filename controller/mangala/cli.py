@@ -1,6 +1,7 @@
 """``hakem demo --game mangala`` on the command line (``controller.cli.table_commands`` hands
 the parsed arguments over): a whole rendered round refereed by the full pipeline, the live log
-on stdout, a progress line on stderr, a summary (``--json``: one object)."""
+on stdout, a progress line on stderr, a summary (``--json``: one object). Run again with the same
+``--out`` it resumes the round, or, the round's end journalled, says so and plays nothing."""
 
 from __future__ import annotations
 
@@ -33,18 +34,30 @@ def demo_command(args: argparse.Namespace) -> int:
         "sowings": stats.sowings,
         "seconds": round(stats.seconds, 1),
         "fps": round(fps, 1),
+        # planted in this run: a resumed run counts only the illegal sowings it planted itself
         "planted_illegal": stats.planted_illegal,
         "flagged_illegal": stats.planted_flagged,
+        "planted_illegal_in_match": stats.planted_in_round,
+        "sowings_in_match": stats.round_sowings,
+        "resumed_from_sowing": stats.resumed_from_sowing,
+        "already_finished": stats.already_finished,
         "missed_illegal": len(stats.planted_missed),
         "other_flags": len(stats.unplanted_flags),
     }
     if wants_json(args):
         emit_json(summary)
+    elif stats.already_finished:
+        print(f"The round in {options.out} is already finished (its journal holds the round's "
+              f"end): nothing to play. Its record: {summary['record']}; another --out, or "
+              f"removing {options.out}, plays it again.")
     else:
         sys.stderr.write("\n")
+        flagged = ("planted illegal sowings flagged" if stats.resumed_from_sowing is None else
+                   f"resumed at sowing {stats.resumed_from_sowing} of {stats.round_sowings}; "
+                   "illegal sowings planted in this run flagged")
         print(f"Done in {summary['seconds']} s ({stats.frames} frames, {fps:.1f} frames/s); "
-              f"planted illegal sowings flagged: {stats.planted_flagged}/"
-              f"{stats.planted_illegal}; {summary['journal']}, {summary['record']}")
+              f"{flagged}: {stats.planted_flagged}/{stats.planted_illegal}; "
+              f"{summary['journal']}, {summary['record']}")
     return 0
 
 

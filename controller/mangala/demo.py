@@ -7,7 +7,9 @@ does not move (each picture is brought to the table's fixed board corners); arms
 the mover's edge while they sow. The players act as the referee tells them: they press the clock
 after a sowing (not after one ending in their own store: they sow again, MG-1), correct a flagged
 sowing, make the sweep at the set's end (MG-4) and set the board up for the next set.
-Restarting with the same ``--out`` resumes the round from its journal.
+Restarting with the same ``--out`` resumes the round from its journal; a round whose journal
+already holds its end (``match_end``) is not played again
+(:attr:`MangalaDemoStats.already_finished`).
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ import numpy as np
 from controller.demo.harness import DemoStalled, SimulatedTable, StopNow
 from controller.mangala.pipeline import MangalaPipeline
 from controller.mangala.reading import MangalaFrameReader
-from controller.mangala.records import RECORD_NAME, write_round_record
+from controller.mangala.records import RECORD_NAME, round_text
 from controller.mangala.referee import MangalaConfig, start_referee
 from controller.mangala.script import RoundScript, Sowing, build_round
-from controller.referee.api import DirectorAction
+from controller.records.files import write_changed
+from controller.referee.api import DirectorAction, Say
 from engine.mangala.position import Position, Side
 from engine.mangala.sowing import play
 from vision.mangala.geometry import DEFAULT_GEOMETRY, MangalaCalibration
@@ -66,8 +69,13 @@ class MangalaDemoStats:
     reads: int = 0
     renders: int = 0
     seconds: float = 0.0
-    sowings: int = 0
+    sowings: int = 0  # sowings played in this run
+    round_sowings: int = 0  # the sowings of the whole round
+    resumed_from_sowing: int | None = None  # the first sowing of a resumed run (1-based)
+    already_finished: bool = False  # the journal held the round's end: nothing was played
+    # illegal sowings planted in this run (a resumed run's own, so that flagged/planted is true)
     planted_illegal: int = 0
+    planted_in_round: int = 0  # ... and in the whole round's script
     planted_flagged: int = 0
     planted_missed: list[dict[str, Any]] = field(default_factory=list)
     unplanted_flags: list[dict[str, Any]] = field(default_factory=list)
@@ -149,17 +157,27 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                                                options.first_starter)
         super().__init__(options.out, log=log, progress=progress, keep=400, seed=options.seed,
                          stop_after=options.stop_after)
-        self.stats = MangalaDemoStats(planted_illegal=self.script.planted)
+        self.stats = MangalaDemoStats(round_sowings=self.script.sowings,
+                                      planted_in_round=self.script.planted)
         self.camera = MangalaCamera(options.seed, options.size)
         config = MangalaConfig(players=options.players, first_starter=options.first_starter)
         self.referee, startup = start_referee(config, self.journal.entries)
+        self.finished = self.referee.over  # the journal holds the round's end (match_end)
+        self.stats.already_finished = self.finished
+        if self.resumed and not self.finished:
+            done = sum(1 for e in self.journal.entries if e["type"] == "move")
+            self.stats.resumed_from_sowing = min(done + 1, self.script.sowings)
         frame_reader = (reader(self.camera) if reader is not None
                         else MangalaFrameReader(self.camera.corners))
         self.pipeline = MangalaPipeline(self.referee, frame_reader, self.executor, self.time)
         self._connect()
-        if self.resumed:
+        if self.stats.resumed_from_sowing is not None:
             self.log.say(f"Resuming the round in {self.out} from its journal "
-                         f"({len(self.journal.entries)} entries); another --out starts afresh")
+                         f"({len(self.journal.entries)} entries) at sowing "
+                         f"{self.stats.resumed_from_sowing} of {self.script.sowings}; another "
+                         "--out starts afresh")
+        if self.finished:  # nothing to say of it in the live log (nor to append to live.log)
+            startup = [c for c in startup if not isinstance(c, Say)]
         self.executor.run(startup)
         self.cells: tuple[int, ...] = Position.initial().board()
         self.scene = 0
@@ -200,14 +218,17 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
 
     # --- the round --------------------------------------------------------------------------
     def run(self) -> MangalaDemoStats:
-        """Play the round to its end (or until ``stop_after`` entries); write the records."""
+        """Play the round to its end (or until ``stop_after`` entries); write the records. A
+        finished round plays nothing, and its records are written only where missing or out of
+        date."""
         start = systime.perf_counter()
         self._t0 = start
         with contextlib.suppress(StopNow):
-            with contextlib.suppress(_RoundOver):
-                self._play()
-            if self._await(("match_end",), 16) is None and not self.referee.over:
-                raise DemoStalled("the referee did not journal the round's end")
+            if not self.finished:
+                with contextlib.suppress(_RoundOver):
+                    self._play()
+                if self._await(("match_end",), 16) is None and not self.referee.over:
+                    raise DemoStalled("the referee did not journal the round's end")
             self.write_records()
         self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
@@ -217,8 +238,10 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         return self.stats
 
     def write_records(self) -> Path:
-        """The round record (the engine's text format) and ``summary.json`` from the journal."""
-        path = write_round_record(self.journal.entries, self.out / RECORD_NAME)
+        """The round record (the engine's text format) and ``summary.json`` from the journal,
+        written atomically; a file already holding that text is left alone (a finished round run
+        again)."""
+        path = self.out / RECORD_NAME
         end = [e for e in self.journal.entries if e["type"] == "match_end"]
         summary = {
             "game": "mangala",
@@ -230,8 +253,10 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
             "points": end[-1].get("points") if end else None,
             "how": end[-1].get("how") if end else None,
         }
-        (self.out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
-        self.log.say(f"Wrote {path} and {self.out / 'summary.json'}")
+        wrote = [write_changed(path, round_text(self.journal.entries)),
+                 write_changed(self.out / "summary.json", json.dumps(summary, indent=1))]
+        if any(wrote):
+            self.log.say(f"Wrote {path} and {self.out / 'summary.json'}")
         return path
 
     def _play(self) -> None:
@@ -281,6 +306,7 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
             if e["type"] == "illegal_move":
                 pending.append(e)
         if w.illegal is not None and not pending:
+            self.stats.planted_illegal += 1
             self.lay(w.illegal, mover, origin, rng)
             self.still()
             self.press(mover)

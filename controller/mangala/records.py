@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.records.files import write_changed
 from engine.errors import PositionError, RecordFormatError
 from engine.mangala.position import Position, Side
 from engine.mangala.record import (
@@ -95,13 +96,16 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def round_text(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The round record of a journal as the engine's text."""
+    return format_record(round_record(entries))
+
+
 def write_round_record(entries: Sequence[Mapping[str, Any]], path: Path) -> Path:
-    """Write the round record of a journal to ``path`` atomically; return the path."""
-    text = format_record(round_record(entries))
-    tmp = path.with_suffix(path.suffix + ".part")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Write the round record of a journal to ``path`` atomically (a file that holds it already
+    is left alone); return the path."""
+    write_changed(path, round_text(entries))
     return path
 
 
-__all__ = ["RECORD_NAME", "round_record", "write_round_record"]
+__all__ = ["RECORD_NAME", "round_record", "round_text", "write_round_record"]

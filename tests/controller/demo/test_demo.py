@@ -1,14 +1,18 @@
 """``hakem demo`` end to end on a short real match with planted faults: the journal, every
 planted fault flagged before the opponent's next throw, no legal move flagged, the written
-``match.mat`` equal to the source match as the engine reads it, a deterministic replay, and a
-process killed at random moments that resumes and ends with the same record."""
+``match.mat`` equal to the source match as the engine reads it, a deterministic replay, a
+process killed at random moments that resumes and ends with the same record, and what ``hakem
+demo`` says when it resumes a match (part played, or finished)."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from controller.cli import main
 from controller.demo.script import InvalidKind, build_script, illegal_result, load_match
 from controller.demo.table import DemoOptions, DemoStats, DemoTable
 from controller.records.journal import CONTRACT_TYPES, read_journal
@@ -257,3 +262,84 @@ def test_a_throw_the_referee_cannot_judge_waits_for_the_director(tmp_path: Path)
     thrown_again = next(e for e in entries[said:] if e["type"] == "roll")
     assert thrown_again["player"] == entries[said]["player"]
     _same_match(tmp_path / "match.mat", MATCH)
+
+
+def _cli(out: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+         *extra: str) -> tuple[int, str, str]:
+    """``hakem demo`` on the fixture's match and faults (its throw kinds too, which the command
+    line does not choose), into ``out``."""
+    monkeypatch.setattr("controller.demo.table.DemoOptions",
+                        functools.partial(DemoOptions, invalid_kinds=KINDS, record=False))
+    code = main(["demo", "--match", str(MATCH), "--out", str(out), "--illegal", str(ILLEGAL),
+                 "--invalid-throws", str(INVALID), "--seed", str(SEED), *extra])
+    text, err = capsys.readouterr()
+    return code, text, err
+
+
+def test_a_finished_match_run_again_plays_nothing(
+        demo: tuple[Path, DemoStats], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run again with the same ``--out`` after the match's end: one line says so (no "planted
+    faults flagged: 0/2" that reads as every fault missed), exit 0, every file as it was."""
+    out = tmp_path / "finished"
+    shutil.copytree(demo[0], out)
+    files = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()}
+    code, text, err = _cli(out, capsys, monkeypatch)
+    assert code == 0 and err == ""
+    assert text == (f"The match in {out} is already finished (its journal holds the match's "
+                    f"end): nothing to play. Its record: {out / 'match.mat'}; another --out, "
+                    f"or removing {out}, plays it again.\n")
+    code, text, _ = _cli(out, capsys, monkeypatch, "--json")
+    report = json.loads(text)
+    assert code == 0 and report["already_finished"] is True
+    assert report["resumed_from_act"] is None and report["frames"] == 0
+    assert report["planted_illegal"] == report["flagged_illegal"] == 0
+    assert report["planted_invalid_throws"] == report["flagged_invalid_throws"] == 0
+    assert report["planted_illegal_in_match"] == ILLEGAL
+    assert report["planted_invalid_throws_in_match"] == INVALID
+    assert files == {p: (p.read_bytes(), p.stat().st_mtime_ns)
+                     for p in out.rglob("*") if p.is_file()}
+
+
+def test_a_resumed_match_counts_the_faults_planted_after_the_restart(
+        demo: tuple[Path, DemoStats], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopped just after the first planted invalid throw is flagged, then resumed: the resumed
+    run says from which act, and counts (text and ``--json``) only the faults it planted; the
+    throw made again after the restart is a valid one, so each fault is planted once in all."""
+    journal = read_journal(demo[0] / "journal.jsonl").entries
+    stop = 1 + next(i for i, e in enumerate(journal) if e["type"] == "invalid_throw")
+    out = tmp_path / "resumed"
+    options = DemoOptions(match=MATCH, out=out, illegal=ILLEGAL, invalid_throws=INVALID,
+                          seed=SEED, invalid_kinds=KINDS, record=False, stop_after=stop)
+    with DemoTable(options, log=open(os.devnull, "w")) as table:
+        first = table.run()
+    assert first.resumed_from_act is None and not first.already_finished
+    assert first.planted_illegal_flagged <= first.planted_illegal
+    entries = read_journal(out / "journal.jsonl").entries
+    act = 1 + sum(1 for e in entries if e["type"] in ("move", "double", "take", "drop"))
+    twin = tmp_path / "twin"
+    shutil.copytree(out, twin)
+
+    code, text, _ = _cli(out, capsys, monkeypatch)
+    assert code == 0
+    lines = text.splitlines()
+    assert lines[0] == (f"Resuming the match in {out} from its journal ({stop} entries) at act "
+                        f"{act} of {first.acts}; another --out starts afresh")
+    done = next(line for line in lines if line.startswith("Done in"))
+    found = re.search(rf"; resumed at act {act} of {first.acts}; faults planted in this run "
+                      r"flagged: (\d+)/(\d+) illegal moves, (\d+)/(\d+) invalid throws;", done)
+    assert found, done
+    illegal_flagged, illegal, invalid_flagged, invalid = map(int, found.groups())
+    _same_match(out / "match.mat", MATCH)
+
+    code, text, _ = _cli(twin, capsys, monkeypatch, "--json")
+    report = json.loads(text)
+    assert code == 0 and report["resumed_from_act"] == act and not report["already_finished"]
+    assert (report["flagged_illegal"], report["planted_illegal"],
+            report["flagged_invalid_throws"], report["planted_invalid_throws"]) == (
+        illegal_flagged, illegal, invalid_flagged, invalid)
+    assert illegal_flagged <= illegal and invalid_flagged <= invalid
+    assert first.planted_illegal + illegal == ILLEGAL
+    assert first.planted_invalid + invalid == INVALID
+    assert 0 < first.planted_invalid < INVALID  # each run planted an invalid throw

@@ -1,17 +1,27 @@
 """The Mangala demo's flow (players, clock presses, planted illegal sowings, sweeps, set-ups,
-records, restart) on cheap pictures read by an oracle: fast, and independent of how well the
+records, restart, and what ``hakem demo --game mangala`` says when it resumes a round, part
+played or finished) on cheap pictures read by an oracle: fast, and independent of how well the
 stone reader counts. The rendered round with the real reader is ``test_demo_rendered``."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
+import shutil
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import pytest
 
 from controller.cli import main
-from controller.mangala.demo import MangalaCamera, MangalaDemo, MangalaDemoOptions
+from controller.mangala.demo import (
+    MangalaCamera,
+    MangalaDemo,
+    MangalaDemoOptions,
+    MangalaDemoStats,
+)
 from controller.mangala.records import RECORD_NAME
 from controller.mangala.script import build_round, mistakes
 from controller.records.journal import read_journal
@@ -36,11 +46,18 @@ class FlatCamera(MangalaCamera):
         return image
 
 
-def run(out: Path, illegal: int, seed: int, stop_after: int | None = None) -> MangalaDemo:
-    options = MangalaDemoOptions(out=out, illegal=illegal, seed=seed, size=(320, 180),
-                                 stop_after=stop_after)
-    demo = MangalaDemo(options, reader=OracleReader)
+def cheap(options: MangalaDemoOptions, *, log: TextIO | None = None,
+          progress: TextIO | None = None) -> MangalaDemo:
+    """The demo asked for, on small flat pictures read by the oracle."""
+    small = dataclasses.replace(options, size=(320, 180))
+    demo = MangalaDemo(small, log=log, progress=progress, reader=OracleReader)
     demo.camera.__class__ = FlatCamera
+    return demo
+
+
+def run(out: Path, illegal: int, seed: int, stop_after: int | None = None) -> MangalaDemo:
+    options = MangalaDemoOptions(out=out, illegal=illegal, seed=seed, stop_after=stop_after)
+    demo = cheap(options)
     demo.run()
     demo.close()
     return demo
@@ -94,3 +111,94 @@ def test_cli_refuses_backgammon_options_for_mangala(capsys: pytest.CaptureFixtur
     code = main(["demo", "--game", "mangala", "--invalid-throws", "1"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--invalid-throws" in err
+
+
+def _cli(out: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+         *extra: str) -> tuple[int, str, str]:
+    """``hakem demo --game mangala --illegal 2 --seed 3 --out OUT`` on cheap pictures; its exit
+    code, stdout and stderr."""
+    def fast(options: MangalaDemoOptions, *, log: TextIO | None = None,
+             progress: TextIO | None = None) -> MangalaDemoStats:
+        with cheap(options, log=log, progress=progress) as demo:
+            return demo.run()
+
+    monkeypatch.setattr("controller.mangala.cli.run_mangala_demo", fast)
+    code = main(["demo", "--game", "mangala", "--illegal", "2", "--seed", "3", "--out", str(out),
+                 *extra])
+    text, err = capsys.readouterr()
+    return code, text, err
+
+
+def _files(folder: Path) -> dict[Path, tuple[bytes, int, int]]:
+    """Every file under ``folder``: its bytes, time and inode (a file replaced whole, even by
+    the same text, has a new inode)."""
+    return {p: (p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_ino)
+            for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_finished_round_run_again_plays_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run again with the same ``--out`` after the round's end: one line says so (no "planted
+    illegal sowings flagged: 0/2" that reads as every mistake missed), exit 0, every file as it
+    was, and ``--json`` says ``already_finished``."""
+    out = tmp_path / "finished"
+    code, _, _ = _cli(out, capsys, monkeypatch)
+    assert code == 0 and read_journal(out / "journal.jsonl").entries[-1]["type"] == "match_end"
+    files = _files(out)
+    code, text, err = _cli(out, capsys, monkeypatch)
+    assert text == (f"The round in {out} is already finished (its journal holds the round's "
+                    f"end): nothing to play. Its record: {out / RECORD_NAME}; another --out, "
+                    f"or removing {out}, plays it again.\n")
+    assert code == 0 and err == ""
+    assert files == _files(out)
+    code, text, err = _cli(out, capsys, monkeypatch, "--json")
+    report = json.loads(text)
+    assert code == 0 and err == "" and report["already_finished"] is True
+    assert report["resumed_from_sowing"] is None
+    assert report["frames"] == report["sowings"] == 0
+    assert report["planted_illegal"] == report["flagged_illegal"] == 0
+    assert report["planted_illegal_in_match"] == 2
+    assert report["sowings_in_match"] == build_round(3, 2).sowings
+    assert files == _files(out)
+
+
+def test_a_resumed_round_counts_the_mistakes_planted_after_the_restart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopped just after the first planted illegal sowing is flagged, then resumed: the resumed
+    run says from which sowing, and counts (text and ``--json``) only the mistake it planted; the
+    flagged one is corrected after the restart, not made again."""
+    whole = run(tmp_path / "whole", 2, 3).journal.entries
+    stop = 1 + next(i for i, e in enumerate(whole) if e["type"] == "illegal_move")
+    out = tmp_path / "resumed"
+    first = run(out, 2, 3, stop_after=stop).stats
+    entries = read_journal(out / "journal.jsonl").entries
+    assert entries[-1]["type"] == "illegal_move"
+    sowing = 1 + sum(1 for e in entries if e["type"] == "move")
+    total = build_round(3, 2).sowings
+    twin = tmp_path / "twin"
+    shutil.copytree(out, twin)
+
+    code, text, _ = _cli(out, capsys, monkeypatch)
+    assert code == 0
+    lines = text.splitlines()
+    assert lines[0] == (f"Resuming the round in {out} from its journal ({len(entries)} entries) "
+                        f"at sowing {sowing} of {total}; another --out starts afresh")
+    done = next(line for line in lines if line.startswith("Done in"))
+    assert re.search(rf"; resumed at sowing {sowing} of {total}; illegal sowings planted in "
+                     r"this run flagged: 1/1; ", done), done
+    check = check_record(parse_record((out / RECORD_NAME).read_text()))
+    assert check.legal and check.round.over and check.moves == total
+
+    code, text, _ = _cli(twin, capsys, monkeypatch, "--json")
+    report = json.loads(text)
+    assert code == 0 and report["resumed_from_sowing"] == sowing
+    assert report["already_finished"] is False
+    assert (report["planted_illegal"], report["flagged_illegal"]) == (1, 1)
+    assert report["planted_illegal_in_match"] == 2 and report["sowings_in_match"] == total
+    assert report["sowings"] == total - sowing + 1 and report["missed_illegal"] == 0
+    # the first run planted the other one (its flag came as it stopped)
+    assert first.planted_illegal == 1 and first.planted_flagged <= 1
+    assert first.resumed_from_sowing is None and not first.already_finished
+    assert first.round_sowings == total
