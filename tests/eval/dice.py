@@ -14,17 +14,20 @@ BG-ROLL-2, though its face is reported and recorded), cocked dice caught (of the
 cocked dice found, and ``cocked_of_all``: of every cocked die in the scenes, found or not) and
 flat dice called cocked, half and on-checker right, cube found, value and place right
 (``pass`` only), cubes reported where there is none, extra dice reported.
-The ``table_`` figures (``pass`` only) count the dice a table's referee gets: those its frame
-reader keeps (it drops a die read less surely than the camera section's ``die_floor``, or
-``cocked_floor`` for one read cocked, as a reflection), after the one thorough read (raster
-and whole-frame pip spots) the table makes when the referee cannot judge the dice kept as a
-throw (``table_thorough``: how often): dice found and kept, cocked dice caught and kept (of
-every cocked die), extra dice kept; of the throws of two dice, those the referee judges (a roll
-or "throw again", ``table_judged``; the rest wait for the director), and of those with a cocked
-die, the ones it counts as a valid roll (``table_cocked_passed``: the silent misses; a die read
-off the board or in the other half, or on a checker, makes the throw invalid as well), and
-of the valid throws (both dice flat in one half, on no checker), the ones it calls invalid
-(``table_valid_flagged``: false "throw again").
+The ``table_`` figures (``pass`` only) count the dice a table's referee gets
+(:func:`table_read`): its dice memory reads the board at the press (the scene rendered without
+its dice, :func:`before_throw`) and then the throw's picture; the frame reader keeps what it
+keeps (it drops a die read less surely than the camera section's ``die_floor``, or
+``cocked_floor`` for one read cocked, as a reflection), and a die lying where one lay at the
+press is no part of the throw; after the one thorough read (raster and whole-frame pip spots,
+keeping no die where the picture did not change since the press) the table makes when the
+referee cannot judge the dice kept as a throw (``table_thorough``: how often): dice found and
+kept, cocked dice caught and kept (of every cocked die), extra dice kept; of the throws of two
+dice, those the referee judges (a roll or "throw again", ``table_judged``; the rest wait for the
+director), and of those with a cocked die, the ones it counts as a valid roll
+(``table_cocked_passed``: the silent misses; a die read off the board or in the other half, or
+on a checker, makes the throw invalid as well), and of the valid throws (both dice flat in one
+half, on no checker), the ones it calls invalid (``table_valid_flagged``: false "throw again").
 ``--errors`` lists every found die read wrong (pips, or flat against cocked): seed, true and read
 pips, read flat, style (index in
 ``synth.DICE_STYLES``), material, flat and tilt, on a checker, the reader's confidence, place
@@ -45,6 +48,7 @@ around the whole face on others, so IoU alone under-counts finds).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import time
@@ -52,26 +56,31 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
 
 from controller.config.table import CameraSection
+from controller.referee.api import DieSeen
 from controller.referee.config import RecognitionSettings
+from controller.referee.dice_places import Sig, signature, unmatched
 from controller.runtime.view import table_dice
 from tests.eval.dice_photos import match
 from vision.board_reader import prepare, read_prepared
 from vision.calibration import Calibration
+from vision.cube import CubeReading
 from vision.dice.board import PLAYING, BoardDie, read_board_dice
 from vision.dice.board_pass import read_frame
 from vision.dice.detect import find_dice
 from vision.dice.leaning import beside_checker_scene
-from vision.dice.reading import image_to_mm
+from vision.dice.reading import image_to_mm, settle_dice_and_cube
 from vision.dice.render import DieProp
-from vision.dice.reuse import thorough_dice
+from vision.dice.reuse import DiceMemory
 from vision.dice.synth import DICE_STYLES, DiceScene, DieTruth, random_dice_scene
 from vision.dice.train import read_labels
-from vision.geometry import BoardGeometry
+from vision.render import draw_canvas
+from vision.render.camera import camera_model, jpeg_round_trip, photograph
 from vision.throw import landing_problems
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
@@ -260,7 +269,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             t = time.perf_counter()
             found = read_frame(frame)  # the pass hakem vision read runs
             t_read += time.perf_counter() - t
-            raw, cube = found.dice, found.cube
+            cube = found.cube
             dice = read_frame(frame, slot_counts=slots).dice
         else:
             to_mm = image_to_mm(scene.corners, scene.geometry)
@@ -268,7 +277,7 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
             dice = read_board_dice(scene.image, to_mm, scene.geometry,
                                    spots=reader == "spots")
             t_read += time.perf_counter() - t
-            raw, cube = dice, None
+            cube = None
         pairs, extra = _pairs(scene.dice, dice)
         for truth, d in pairs:
             c["found"][1] += 1
@@ -306,16 +315,10 @@ def synthetic(n: int, seed0: int, reader: str = "pass",
         if reader != "pass":
             continue
         c["table_thorough"][1] += 1
-        g = scene.geometry
-        cube_mm = None if cube is None else cube.centre_mm
-        table = _table_dice(raw, camera, recognition, g, slots, cube_mm)
-        if table is None:  # the referee could not judge these: read thoroughly
-            c["table_thorough"][0] += 1
-            raw = thorough_dice(scene.image, image_to_mm(scene.corners, g), g)
-            table = _table_dice(raw, camera, recognition, g, slots, cube_mm, judge=False)
-        _count_table(c, scene, table or [])
+        kept, thorough = table_read(scene, cube, slots, camera, recognition)
+        c["table_thorough"][0] += thorough
+        _count_table(c, scene, kept)
         if len(scene.dice) == 2:  # a throw: judged (a roll or "throw again"), or left unjudged
-            kept = table or []
             judged = recognition.judgeable(kept)
             c["table_judged"][0] += judged
             c["table_judged"][1] += 1
@@ -386,16 +389,71 @@ def _pairs(truths: Sequence[DieTruth], dice: Sequence[BoardDie]
     return pairs, len(dice) - len(used)
 
 
-def _table_dice(dice: list[BoardDie], camera: CameraSection, recognition: RecognitionSettings,
-                geometry: BoardGeometry, slots: list[tuple[int, int] | None] | None,
-                cube_mm: tuple[float, float] | None, *, judge: bool = True
-                ) -> list[BoardDie] | None:
-    """The dice a table keeps of a reading (``controller.runtime.view.table_dice``, as its
-    ``FrameReader``), or None when ``judge`` and the referee could not judge them as a throw
-    (``RecognitionSettings.judgeable``: ``Referee.throw_unsure``), so that the table reads the
-    frame again thoroughly (``vision.dice.reuse.DiceMemory.read_thoroughly``)."""
-    kept = table_dice(dice, geometry, slots, cube_mm, camera.die_floor, camera.cocked_floor)
-    return None if judge and not recognition.judgeable(kept) else kept
+def table_read(scene: DiceScene, cube: CubeReading | None,
+               slots: list[tuple[int, int] | None] | None, camera: CameraSection,
+               recognition: RecognitionSettings) -> tuple[list[BoardDie], bool]:
+    """The dice of a throw as a table's referee gets them, and whether the table read the frame
+    thoroughly. Its dice memory (``vision.dice.reuse.DiceMemory``) reads the board at the
+    press before the throw (:func:`before_throw`), then the throw's frame where it changed;
+    when the referee cannot judge the dice kept as a throw (``RecognitionSettings.judgeable``:
+    ``Referee.throw_unsure``), it reads the frame again thoroughly, keeping no die where the
+    picture did not change since the press. Each time the frame reader keeps what
+    ``controller.runtime.view.table_dice`` keeps, and a die lying where one lay at the press
+    is no part of the throw (the referee's ``dice_places.unmatched``, within ``dice_moved``).
+    The referee's last resort, two dice read surely among more, is not taken here."""
+    g = scene.geometry
+    corners = np.asarray(scene.corners, np.float32).reshape(4, 2)
+    cube_mm = None if cube is None else cube.centre_mm
+    memory = DiceMemory()
+
+    def kept() -> list[BoardDie]:
+        dice, _ = settle_dice_and_cube(memory.read(image, corners, g), cube, g)
+        return table_dice(dice, g, slots, cube_mm, camera.die_floor, camera.cocked_floor)
+
+    memory.read_before_throw()
+    image = before_throw(scene)
+    stale = signature([_seen(d) for d in kept()])
+    image = scene.image
+    fresh = _thrown(kept(), stale, recognition)
+    if recognition.judgeable(fresh):
+        return fresh, False
+    memory.read_thoroughly(recognition.flat_doubt)
+    return _thrown(kept(), stale, recognition), True
+
+
+def before_throw(scene: DiceScene) -> np.ndarray:
+    """The picture of a synthetic throw's board before the dice landed: its scene rendered
+    without the dice and photographed with the very noise of the throw's picture (the dice are
+    the last props drawn, so the board's random details come out the same)."""
+    spec = scene.frame.spec if scene.frame is not None else None
+    if spec is None:
+        raise ValueError("a synthetic throw without its rendered frame has no board before it")
+    rng = np.random.default_rng(spec.seed)
+    draw_canvas(spec, rng)  # the throw's canvas: the camera's noise is drawn after it
+    board = dataclasses.replace(spec, props=tuple(p for p in spec.props
+                                                  if not isinstance(p, DieProp)))
+    canvas, canonical, _ = draw_canvas(board, np.random.default_rng(spec.seed))
+    photo = photograph(canvas, camera_model(canonical, spec.camera), spec.camera, rng)
+    image, _ = jpeg_round_trip(photo, spec.camera.jpeg_quality)
+    return image
+
+
+def _seen(die: BoardDie) -> DieSeen:
+    """A die as the referee's frame event gives it (what its dice places compare)."""
+    half: Literal["left", "right", "off-board"] = (
+        "left" if die.half == "left" else "right" if die.half == "right" else "off-board")
+    return DieSeen(pips=die.pips, half=half, flat=die.flat,
+                   on_checker=die.on_checker, confidence=die.confidence,
+                   centre=(round(die.centre_mm[0], 1), round(die.centre_mm[1], 1)),
+                   p_cocked=die.p_cocked)
+
+
+def _thrown(dice: list[BoardDie], stale: Sig, recognition: RecognitionSettings
+            ) -> list[BoardDie]:
+    """The dice of ``dice`` that are not one lying where it lay at the press."""
+    seen = [_seen(d) for d in dice]
+    fresh = unmatched(seen, stale, recognition.dice_moved)
+    return [d for d, s in zip(dice, seen, strict=True) if any(s is f for f in fresh)]
 
 
 def _valid_roll(dice: list[BoardDie]) -> bool:
