@@ -153,8 +153,8 @@ def test_a_cocked_die_read_unsurely_still_reaches_the_referee(camera: DemoCamera
     cocked down to ``cocked_floor`` (the referee then judges the throw, BG-ROLL-2), while flat
     dice keep the higher ``die_floor``."""
     contents = _contents(Position.initial())
-    keep = FrameReader(corners=camera.corners_flat(), die_floor=0.75, cocked_floor=0.35)
-    strict = FrameReader(corners=camera.corners_flat(), die_floor=0.75)
+    keep = FrameReader(corners=camera.corners_flat(), die_floor=0.9, cocked_floor=0.35)
+    strict = FrameReader(corners=camera.corners_flat(), die_floor=0.9)
     caught = dropped = 0
     for seed in range(8):
         dice = thrown_dice(camera.geometry, seed % 2, (5, 3), random.Random(seed),
@@ -162,10 +162,11 @@ def test_a_cocked_die_read_unsurely_still_reaches_the_referee(camera: DemoCamera
         image, _ = camera.render(Shot(contents, dice, centre_cube(camera.geometry)))
         kept, only_sure = keep.read(image, 0).dice, strict.read(image, 0).dice
         assert [d for d in kept if d.flat] == [d for d in only_sure if d.flat]
-        assert all(d.confidence >= 0.75 for d in only_sure)
+        assert all(d.confidence >= 0.9 for d in only_sure)
         caught += any(not d.flat for d in kept)
         dropped += not any(not d.flat for d in only_sure)
-    # measured: all 8 cocked dice kept with the lower floor, 4 of them under 0.75
+    # measured: all 8 cocked dice kept with the lower floor, 6 of them under 0.9 (0.82-0.89;
+    # the flat fives 0.93-0.97)
     assert caught >= 7 and dropped >= 2
 
 
