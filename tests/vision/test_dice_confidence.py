@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from vision.dice.board import pip_evidence, read_board_dice
-from vision.dice.face_fit import DECISIVE_SCORE, FaceFinding
+from vision.dice.board import CONFIRMED_SCORE, pip_evidence, read_board_dice
+from vision.dice.face_fit import FaceFinding
 from vision.dice.reading import DIE_FLOOR, image_to_mm
 from vision.dice.synth import random_dice_scene
 
@@ -21,14 +21,14 @@ def _face(score: float, contrast: float) -> FaceFinding:
 
 
 def test_a_confirmed_pattern_is_full_evidence() -> None:
-    assert pip_evidence(_face(DECISIVE_SCORE, 0.11)) == 1.0
+    assert pip_evidence(_face(CONFIRMED_SCORE, 0.09)) == 1.0
     assert pip_evidence(_face(0.3, 0.3)) == 1.0
 
 
 def test_an_unconfirmed_face_counts_its_contrast() -> None:
-    assert pip_evidence(_face(0.08, 0.1)) == pytest.approx(0.5)
+    assert pip_evidence(_face(0.07, 0.1)) == pytest.approx(0.5)
     assert pip_evidence(_face(0.05, 0.01)) == pytest.approx(0.2)  # never below a fifth
-    assert pip_evidence(_face(0.09, 0.3)) == 1.0
+    assert pip_evidence(_face(0.07, 0.3)) == 1.0
 
 
 # tuning-range throws (12000-12599): a flat die of low contrast, read right, fell under the
