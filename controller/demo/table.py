@@ -149,9 +149,9 @@ class DemoTable(SimulatedTable[Pipeline]):
         super().__init__(options.out, pins=self.config.signals, log=log, progress=progress,
                          seed=options.seed, stop_after=options.stop_after)
         self.stats = DemoStats(acts=sum(len(g.acts) for g in self.script.games))
-        self.finished = any(e["type"] == "match_end" for e in self.journal.entries)
-        self.stats.already_finished = self.finished
-        if self.resumed and not self.finished:
+        finished = any(e["type"] == "match_end" for e in self.journal.entries)
+        self.stats.already_finished = finished
+        if self.resumed and not finished:
             done = sum(1 for e in self.journal.entries if e["type"] in ACT_ENTRIES)
             self.stats.resumed_from_act = min(done + 1, self.stats.acts)
         rconfig = referee_config(self.config, players=self.script.players,
@@ -159,7 +159,7 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.referee, startup = start_referee(rconfig, self.journal.entries)
         self.publisher: Any = None
         self.recorder: Recorder | None = None
-        if options.record and not self.finished:
+        if options.record and not finished:
             self.recorder = Recorder(self.out / "recording", {
                 "config": _config_json(self.config),
                 "match": self.script.path.name,
@@ -211,7 +211,7 @@ class DemoTable(SimulatedTable[Pipeline]):
         start = systime.perf_counter()
         self._t0 = start
         with contextlib.suppress(StopNow):
-            if not self.finished:
+            if not self.stats.already_finished:
                 self._play()
             self.write_records()
         self.stats.frames = self.frames

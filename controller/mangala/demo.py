@@ -162,9 +162,9 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         self.camera = MangalaCamera(options.seed, options.size)
         config = MangalaConfig(players=options.players, first_starter=options.first_starter)
         self.referee, startup = start_referee(config, self.journal.entries)
-        self.finished = self.referee.over  # the journal holds the round's end (match_end)
-        self.stats.already_finished = self.finished
-        if self.resumed and not self.finished:
+        finished = self.referee.over  # the journal holds the round's end (match_end)
+        self.stats.already_finished = finished
+        if self.resumed and not finished:
             done = sum(1 for e in self.journal.entries if e["type"] == "move")
             self.stats.resumed_from_sowing = min(done + 1, self.script.sowings)
         frame_reader = (reader(self.camera) if reader is not None
@@ -176,7 +176,7 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                          f"({len(self.journal.entries)} entries) at sowing "
                          f"{self.stats.resumed_from_sowing} of {self.script.sowings}; another "
                          "--out starts afresh")
-        if self.finished:  # nothing to say of it in the live log (nor to append to live.log)
+        if finished:  # nothing to say of it in the live log (nor to append to live.log)
             startup = [c for c in startup if not isinstance(c, Say)]
         self.executor.run(startup)
         self.cells: tuple[int, ...] = Position.initial().board()
@@ -224,7 +224,7 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         start = systime.perf_counter()
         self._t0 = start
         with contextlib.suppress(StopNow):
-            if not self.finished:
+            if not self.stats.already_finished:
                 with contextlib.suppress(_RoundOver):
                     self._play()
                 if self._await(("match_end",), 16) is None and not self.referee.over:

@@ -406,19 +406,17 @@ def table_read(scene: DiceScene, cube: CubeReading | None,
     cube_mm = None if cube is None else cube.centre_mm
     memory = DiceMemory()
 
-    def kept() -> list[BoardDie]:
+    def kept(image: np.ndarray) -> list[BoardDie]:
         dice, _ = settle_dice_and_cube(memory.read(image, corners, g), cube, g)
         return table_dice(dice, g, slots, cube_mm, camera.die_floor, camera.cocked_floor)
 
     memory.read_before_throw()
-    image = before_throw(scene)
-    stale = signature([_seen(d) for d in kept()])
-    image = scene.image
-    fresh = _thrown(kept(), stale, recognition)
+    stale = signature([_seen(d) for d in kept(before_throw(scene))])
+    fresh = _thrown(kept(scene.image), stale, recognition)
     if recognition.judgeable(fresh):
         return fresh, False
     memory.read_thoroughly(recognition.flat_doubt)
-    return _thrown(kept(), stale, recognition), True
+    return _thrown(kept(scene.image), stale, recognition), True
 
 
 def before_throw(scene: DiceScene) -> np.ndarray:
