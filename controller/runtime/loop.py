@@ -67,7 +67,7 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                 if due == "thorough":
                     memory.read_thoroughly(self.flat_doubt())
                 else:
-                    memory.read_before_throw()
+                    memory.read_before_throw(one_pair=self.one_pair())
         return self.reader.read(image, t, with_dice=self.dice_wanted())
 
     def memory_due(self) -> Literal["press", "thorough"] | None:
@@ -86,6 +86,13 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
         if getattr(referee, "move_pressed", False):
             return "press"
         return "thorough" if getattr(referee, "throw_unsure", False) else None
+
+    def one_pair(self) -> bool:
+        """Whether the table plays with one pair of dice (BG-EQ-2, the referee's rules; a
+        referee without them: no)."""
+        rules = getattr(getattr(self.referee, "config", None), "rules", None)
+        dice = getattr(getattr(rules, "dice", None), "value", None)
+        return dice == "shared-pair"
 
     def flat_doubt(self) -> float:
         """The referee's ``flat_doubt`` (a die read flat from this cocked probability on may

@@ -218,6 +218,34 @@ def test_at_a_press_second_chances_are_only_about_the_dice_read_again(
     assert same_dice(after, _fresh(camera, image))
 
 
+@pytest.mark.parametrize(("one_pair", "nudged", "read"), [
+    (True, False, 2), (False, False, 3), (True, True, 3)])
+def test_at_a_one_pair_press_with_the_pair_untouched_nothing_else_is_a_die(
+        camera: DemoCamera, one_pair: bool, nudged: bool, read: int) -> None:
+    """BG-EQ-2: with one pair of dice, a press frame whose pair lies untouched reads no changed
+    part for dice (a throw picks the pair up first; the parts that changed are checkers moved,
+    whose highlights would else be read as dice). A third die put down there stands for such a
+    highlight: it is read with a pair each (``one_pair`` False), or once a die of the pair was
+    touched (BG-MOVE-8), as before."""
+    g = camera.geometry
+    rng = __import__("random").Random(21)
+    pair = pl.thrown_dice(g, 0, (5, 3), rng)
+    memory = DiceMemory()
+    first = memory.read(camera.render(Shot(_start(), pair))[0], _corners(camera), g)
+    assert len(first) == 2
+    third = pl.demo_die(g.width_mm * 0.25, g.height_mm / 2, 6)
+    lying = pair if not nudged else (
+        dataclasses.replace(pair[0], x_mm=pair[0].x_mm + 5.0, yaw_deg=pair[0].yaw_deg + 20),
+        pair[1])
+    image = camera.render(Shot(_start(), (*lying, third)))[0]
+    assert len(_fresh(camera, image)) == 3
+    memory.read_before_throw(one_pair=one_pair)
+    after = memory.read(image, _corners(camera), g)
+    assert memory.stats.last == "partial" and len(after) == read
+    if read == 2:
+        assert after == first
+
+
 def test_hands_pick_ups_and_the_same_numbers_again(camera: DemoCamera) -> None:
     g = camera.geometry
     rng = __import__("random").Random(11)

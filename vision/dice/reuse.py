@@ -483,6 +483,7 @@ class DiceMemory:
     _thorough: bool = False  # the next whole read adds the spot candidates
     _doubt: float = FLAT_DOUBT  # ... and settles dice read flat from this cocked probability on
     _mark_before: bool = False  # the next read's picture is the board before a throw
+    _one_pair: bool = False  # ... at a table with one pair of dice (read_before_throw)
     # the change raster (and frame key) of the board before the throw: what a thorough read
     # keeps dice against (only where the picture changed since, a die can have been thrown)
     _before: tuple[bytes, np.ndarray] | None = None
@@ -499,7 +500,7 @@ class DiceMemory:
         self._peaks = None
         self._dice = []
 
-    def read_before_throw(self) -> None:
+    def read_before_throw(self, one_pair: bool = False) -> None:
         """The next frame's picture is kept as the board before the next throw (the table
         calls this at a move's press, where the referee learns what lies on the board): a
         later thorough read keeps only the dice where the picture changed since. A die where
@@ -510,8 +511,16 @@ class DiceMemory:
         third of the demo's dice time and told the referee nothing the thorough read's
         filter does not already keep out. Its second chances (cocked dice) are only about
         the dice read before (no throw is due): the checkers just moved gave that frame's
-        reads most of their second chances, and their cost (see :func:`read_dice_at`)."""
+        reads most of their second chances, and their cost (see :func:`read_dice_at`).
+
+        ``one_pair``: the table plays with one pair of dice (BG-EQ-2's "shared-pair"). When that
+        frame shows at least two dice read before, none of them touched, no die can lie
+        anywhere else (a throw picks the pair up first): the parts that changed (the checkers
+        just moved) are then not read for dice at all. That was two fifths of a press frame's
+        dice time in the demo, and it keeps the moved checkers' highlights from being read as
+        dice there."""
         self._mark_before = True
+        self._one_pair = one_pair
 
     def read_thoroughly(self, doubt: float = FLAT_DOUBT) -> None:
         """The next frame is read whole and thoroughly (:func:`thorough_dice`: more second
@@ -607,6 +616,10 @@ class DiceMemory:
         # (tipped by the hand), so only about those are second chances given (a changed part
         # elsewhere is a checker moved, whose highlights a second chance would read for long)
         tilted_near = [d.centre_mm for d in dropped] if self._mark_before else None
+        if self._mark_before and self._one_pair and not dropped and len(kept) >= 2:
+            # BG-EQ-2's one pair lies as it was read, untouched: nothing else on the board is a
+            # die, so the changed parts (checkers moved) are taken as read and holding none
+            places = []
         new = [d for d in read_dice_at(image, to_mm, g, places, tilted_near)
                if all(_apart_mm(d, k) >= 0.7 * g.die_size_mm for k in kept)]
         out = sorted([*kept, *new], key=lambda d: -d.confidence)

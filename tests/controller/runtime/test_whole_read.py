@@ -20,6 +20,7 @@ import pytest
 
 from controller.referee.config import RecognitionSettings
 from controller.runtime.loop import Pipeline
+from engine.backgammon.rules import DiceSetup
 from tests.controller.runtime.test_table_pipeline import Bench, picture, show
 from vision.config import StillnessConfig
 from vision.dice.reuse import FLAT_DOUBT
@@ -47,14 +48,16 @@ class Memory:
         self.thorough_next = False
         self.before_next = False
         self.doubts: list[float] = []
+        self.one_pair: list[bool] = []
 
     def forget(self) -> None:
         self.forgotten += 1
         self.whole_next = True
 
-    def read_before_throw(self) -> None:
+    def read_before_throw(self, one_pair: bool = False) -> None:
         self.before_throw += 1
         self.before_next = True
+        self.one_pair.append(one_pair)
 
     def read_thoroughly(self, doubt: float) -> None:
         self.doubts.append(doubt)
@@ -172,3 +175,17 @@ def test_the_press_scene_is_read_once_as_the_board_before_the_throw(bench: Bench
     referee.stage, referee.move_pressed = "decide", False  # the verdict: the opponent is to
     show(bench, pipeline, picture(1), 8, key="moving")  # throw; nothing unsure yet
     assert reader.dice_memory.before_throw == 1 and reader.dice_memory.forgotten == 0
+
+
+@pytest.mark.parametrize("dice", [None, DiceSetup.SHARED_PAIR, DiceSetup.PAIR_EACH])
+def test_the_press_tells_the_memory_whether_the_table_plays_one_pair(
+        bench: Bench, dice: DiceSetup | None) -> None:
+    # BG-EQ-2: with one pair, the pair lying untouched at the press means no die lies elsewhere
+    # (the memory then reads no changed part for dice); a pair each, or rules unknown: it may
+    pipeline, reader, referee = _pipeline(bench)
+    if dice is not None:
+        referee.config = SimpleNamespace(rules=SimpleNamespace(dice=dice),
+                                         recognition=RecognitionSettings())
+    referee.stage, referee.dice_due, referee.move_pressed = "move", True, True
+    show(bench, pipeline, picture(1), 8, key="pressed")
+    assert reader.dice_memory.one_pair == [dice == DiceSetup.SHARED_PAIR]
