@@ -18,7 +18,8 @@ examples:
   hakem demo --illegal 2 --invalid-throws 2 --seed 7
   hakem demo --match my-match.mat --out /tmp/demo
   hakem demo --publish mqtt://localhost:1883 --table 4
-Restarting with the same --out resumes the match from its journal; a match whose
+Restarting with the same --out resumes the match from its journal, given the options it
+was started with (DIR/demo.json keeps them; other ones are refused); a match whose
 journal holds its end is not played again (another --out, or removing DIR, plays it).
 """
 

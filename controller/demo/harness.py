@@ -6,9 +6,10 @@ entries, stop after a number of entries (tests of a restart), print the progress
 
 from __future__ import annotations
 
+import json
 import random
 import time as systime
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Generic, TextIO, TypeVar
 
@@ -19,11 +20,16 @@ from controller.clock.messages import Button, ClockEvent, PressEvent
 from controller.clock.sim import LoopbackClock
 from controller.clock.timebase import FakeTime
 from controller.closing import ClosedOnExit
+from controller.records.files import write_changed
 from controller.records.journal import Journal
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.pipeline import FrameSink
 from controller.signals import SignalPins, Signals
-from engine.errors import HakemError
+from engine.errors import ConfigError, HakemError
+
+# the options a demo's output folder was started with (its script depends on them), beside its
+# journal: a resumed run must be given the same ones
+SETTINGS_NAME = "demo.json"
 
 
 class DemoStalled(HakemError, RuntimeError):
@@ -38,6 +44,34 @@ class StopNow(Exception):
 P = TypeVar("P", bound=FrameSink)
 
 
+def pin_settings(path: Path, settings: Mapping[str, str], *, resumed: bool) -> None:
+    """Keep the options a demo was started with in ``path``; a run resuming its journal with
+    other ones (another seed or number of planted faults makes another script, whose acts would
+    follow the first one's) is refused, naming them. A folder from before the file existed
+    takes this run's."""
+    text = json.dumps(dict(settings), indent=1, sort_keys=True) + "\n"
+    if resumed and path.exists():
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path} is not the demo's settings (json): {exc}") from exc
+        stored = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+        game = stored.get("--game")
+        if game is not None and game != settings.get("--game"):
+            raise ConfigError(f"the demo in {path.parent} is of {game}, not "
+                              f"{settings.get('--game')}: give --game {game} to resume it, or "
+                              "another --out to start afresh")
+        differ = sorted(k for k in set(stored) | set(settings)
+                        if stored.get(k) != settings.get(k))
+        if differ:
+            was = " ".join(f"{k} {stored.get(k, '(none)')}" for k in differ)
+            now = " ".join(f"{k} {settings.get(k, '(none)')}" for k in differ)
+            raise ConfigError(f"the demo in {path.parent} was started with {was}, not {now}: "
+                              "give those to resume it, or another --out to start afresh")
+        return
+    write_changed(path, text)
+
+
 class SimulatedTable(ClosedOnExit, Generic[P]):
     """The devices and records of a demo table; a demo adds its camera, referee and pipeline
     (of type ``P``)."""
@@ -46,8 +80,11 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
 
     def __init__(self, out: Path, *, pins: SignalPins | None = None, log: TextIO | None = None,
                  progress: TextIO | None = None, keep: int = 0, seed: int = 0,
-                 stop_after: int | None = None) -> None:
-        """``stop_after``: stop (:class:`StopNow`) once the journal holds this many entries."""
+                 stop_after: int | None = None,
+                 settings: Mapping[str, str] | None = None) -> None:
+        """``stop_after``: stop (:class:`StopNow`) once the journal holds this many entries;
+        ``settings``: what the demo's script is made from, as the command line gives it
+        (``{"--illegal": "2", ...}``), pinned to the folder (:func:`pin_settings`)."""
         self.out = out
         self.out.mkdir(parents=True, exist_ok=True)
         self.progress = progress
@@ -65,6 +102,12 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         self.executor = Executor(self.journal, self.clock, self.signals, self.out / "snapshots",
                                  self.log, frame_jpeg=lambda: None)
         self.resumed = bool(self.journal.entries)
+        if settings is not None:
+            try:
+                pin_settings(self.out / SETTINGS_NAME, settings, resumed=self.resumed)
+            except ConfigError:
+                self.close()
+                raise
         self.seed = seed
         self.stop_after = stop_after
         self.frames = 0  # frames shown to the camera

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import random
 import sys
@@ -86,6 +87,17 @@ class DemoOptions:
     stop_after: int | None = None  # stop after this many journal entries (tests of a restart)
 
 
+def demo_settings(options: DemoOptions) -> dict[str, str]:
+    """What the demo's script is made from, by command-line option: a run resuming the
+    folder's journal must be given the same (``harness.pin_settings``). The match file counts
+    by its content, so a copy of it elsewhere resumes too."""
+    digest = hashlib.sha256(options.match.read_bytes()).hexdigest()[:16]
+    return {"--game": "backgammon", "--match": f"{options.match.name} (sha256 {digest}...)",
+            "--illegal": str(options.illegal), "--invalid-throws": str(options.invalid_throws),
+            "--seed": str(options.seed), "kinds of invalid throws": ",".join(
+                str(k) for k in options.invalid_kinds)}
+
+
 @dataclass
 class DemoStats:
     """What happened, for the summary line and the tests."""
@@ -147,7 +159,8 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.geometry = self.camera.geometry
         self.config = demo_table_config(self.script, self.camera, options.out)
         super().__init__(options.out, pins=self.config.signals, log=log, progress=progress,
-                         seed=options.seed, stop_after=options.stop_after)
+                         seed=options.seed, stop_after=options.stop_after,
+                         settings=demo_settings(options))
         self.stats = DemoStats(acts=sum(len(g.acts) for g in self.script.games))
         finished = any(e["type"] == "match_end" for e in self.journal.entries)
         self.stats.already_finished = finished

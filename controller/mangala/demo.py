@@ -156,7 +156,12 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         self.script: RoundScript = build_round(options.seed, options.illegal,
                                                options.first_starter)
         super().__init__(options.out, log=log, progress=progress, keep=400, seed=options.seed,
-                         stop_after=options.stop_after)
+                         stop_after=options.stop_after, settings={
+                             "--game": "mangala", "--illegal": str(options.illegal),
+                             "--seed": str(options.seed),
+                             "picture size": f"{options.size[0]}x{options.size[1]}",
+                             "players": " and ".join(options.players),
+                             "first starter": options.first_starter})
         self.stats = MangalaDemoStats(round_sowings=self.script.sowings,
                                       planted_in_round=self.script.planted)
         self.camera = MangalaCamera(options.seed, options.size)

@@ -343,3 +343,32 @@ def test_a_resumed_match_counts_the_faults_planted_after_the_restart(
     assert first.planted_illegal + illegal == ILLEGAL
     assert first.planted_invalid + invalid == INVALID
     assert 0 < first.planted_invalid < INVALID  # each run planted an invalid throw
+
+
+def test_a_match_resumed_with_other_options_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The script is made from the match, the seed and the faults to plant: a run resuming a
+    folder's journal with other ones would play another script's acts after the first one's
+    (and count its faults). It is refused, naming them: one line, exit 2, every file as it
+    was; the other game too. The same options resume it."""
+    out = tmp_path / "stopped"
+    options = DemoOptions(match=MATCH, out=out, illegal=ILLEGAL, invalid_throws=INVALID,
+                          seed=SEED, invalid_kinds=KINDS, record=False, stop_after=8)
+    with DemoTable(options, log=open(os.devnull, "w")) as table:
+        table.run()
+    files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, text, err = _cli(out, capsys, monkeypatch, "--seed", str(SEED + 1), "--illegal", "0")
+    assert code == 2 and text == ""
+    assert err == (f"hakem: the demo in {out} was started with --illegal {ILLEGAL} --seed "
+                   f"{SEED}, not --illegal 0 --seed {SEED + 1}: give those to resume it, or "
+                   "another --out to start afresh\n")
+    code = main(["demo", "--game", "mangala", "--out", str(out)])
+    text, err = capsys.readouterr()
+    assert code == 2 and err == (f"hakem: the demo in {out} is of backgammon, not mangala: "
+                                 "give --game backgammon to resume it, or another --out to "
+                                 "start afresh\n")
+    assert files == {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, text, _ = _cli(out, capsys, monkeypatch, "--json")
+    assert code == 0 and json.loads(text)["resumed_from_act"] is not None
+    _same_match(out / "match.mat", MATCH)

@@ -202,3 +202,20 @@ def test_a_resumed_round_counts_the_mistakes_planted_after_the_restart(
     assert first.planted_illegal == 1 and first.planted_flagged <= 1
     assert first.resumed_from_sowing is None and not first.already_finished
     assert first.round_sowings == total
+
+
+def test_a_round_resumed_with_other_options_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another seed or number of planted mistakes makes another round's script: resuming a
+    folder's journal with them is refused, naming them (exit 2, every file as it was)."""
+    out = tmp_path / "stopped"
+    run(out, 2, 3, stop_after=6)
+    files = _files(out)
+    code, text, err = _cli(out, capsys, monkeypatch, "--seed", "4")
+    assert code == 2 and text == ""
+    assert err == (f"hakem: the demo in {out} was started with --seed 3, not --seed 4: give "
+                   "those to resume it, or another --out to start afresh\n")
+    assert files == _files(out)
+    code, _, _ = _cli(out, capsys, monkeypatch)
+    assert code == 0 and read_journal(out / "journal.jsonl").entries[-1]["type"] == "match_end"
