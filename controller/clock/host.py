@@ -76,6 +76,8 @@ class HostClock(ClosedOnExit):
         self.errors: list[m.ErrorReport] = []
         self.last_press = last_press
         self.reconnects = 0
+        # why the port could not be opened or was lost last (None once it is open and heard)
+        self.last_error: str | None = None
         self._snapshot: m.Status | None = None
         self._offsets: deque[int] = deque(maxlen=OFFSET_SAMPLES)
         self._events: list[m.ClockEvent] = []
@@ -94,7 +96,8 @@ class HostClock(ClosedOnExit):
         if not self.transport.is_open and now >= self._next_open_ms:
             try:
                 self.transport.open()
-            except DeviceError:
+            except DeviceError as exc:
+                self.last_error = str(exc)
                 self._next_open_ms = now + REOPEN_MS
             else:
                 self.reconnects += 1
@@ -104,7 +107,8 @@ class HostClock(ClosedOnExit):
                 self._receive(self.transport.read(), now)
                 self._drive(now)
                 self.transport.write(self._link.take_output())
-            except DeviceError:
+            except DeviceError as exc:
+                self.last_error = str(exc)
                 self._drop_handshake()
                 self._link.take_output()
                 self._next_open_ms = now
@@ -149,6 +153,7 @@ class HostClock(ClosedOnExit):
             self._snapshot = None
         self.hello = hello
         self._handshaken = True
+        self.last_error = None
         self._link.paused = False
         self._link.resend_soon()
 

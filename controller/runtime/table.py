@@ -24,6 +24,7 @@ from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.journal import Journal
 from controller.referee.api import ClockCommand, Command, DirectorAction, JournalEntry, Say
+from controller.runtime.clock_watch import ClockWatch
 from controller.runtime.director_inbox import DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import Pipeline, press_event
@@ -167,11 +168,13 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
     stopped."""
     flag = table.stop
     inbox = DirectorInbox(table.folder) if director is not None else None
+    watch = ClockWatch(table.clock, table.live, table.signals, table.time)
     while not flag.is_set and not over():
         if inbox is not None and director is not None:
             take_requests(table, inbox, director)
         for event in table.clock.poll():
             pipeline.on_clock(event)
+        watch.check()
         frame = table.camera.read()
         if frame is None:
             table.live.say("The camera has no more frames")
