@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
     p = action("accept", "the flagged move stands as played (backgammon); Mangala: the "
                "sowing from PIT is accepted")
-    p.add_argument("pit", nargs="?", type=int, help="Mangala: the pit 1..6 that was sown")
+    p.add_argument("pit", nargs="?", type=_pit, help="Mangala: the pit 1..6 that was sown")
     p.set_defaults(func=_send, build=lambda a: {} if a.pit is None else {"pit": a.pit},
                    kind="accept")
     p = action("reject", "the last accepted move was illegal: it is flagged for correction "
@@ -93,14 +94,39 @@ def _die(text: str) -> int:
     return value
 
 
+def _pit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a pit: {text!r}") from None
+    if not 1 <= value <= 6:
+        raise argparse.ArgumentTypeError(f"a pit is 1..6, not {value}")
+    return value
+
+
 def _position_args(args: argparse.Namespace) -> dict[str, Any]:
-    text = str(args.position).strip()
+    """The position checked here, before it is posted: a malformed one would only be refused
+    by the table, after the wait."""
+    from engine.backgammon.position import Position
+    from engine.mangala.position import Position as MangalaPosition
+
+    text = _text(str(args.position), "the position").strip()
     if text.startswith("{"):
-        try:
-            return {"position": json.loads(text)}
-        except json.JSONDecodeError as exc:
-            raise CommandError(f"the position is not valid JSON: {exc.msg}") from None
+        position = MangalaPosition.from_json(text)  # a PositionError names what is wrong
+        position.check_stones()
+        return {"position": json.loads(text)}
+    Position.from_id(text)
     return {"position_id": text}
+
+
+def _text(value: str, what: str) -> str:
+    """``value`` as given, refused when it is not UTF-8 text (bytes the terminal could not
+    decode arrive as surrogates, and the journal is UTF-8)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise CommandError(f"{what} is not UTF-8 text: {value!r}") from None
+    return value
 
 
 def _winner_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -124,11 +150,22 @@ def _folder(args: argparse.Namespace) -> Path:
 def _send(args: argparse.Namespace) -> int:
     from controller.runtime.director_inbox import REQUEST_TTL_S, post_request, read_answer
 
-    if args.wait < 0:
+    if not math.isfinite(args.wait) or args.wait < 0:
         raise CommandError(f"--wait must be 0 or more seconds, not {args.wait}")
+    if args.by is not None and not args.by.strip():
+        raise CommandError("--by must name the director, not be empty")
+    for what, name in (("reason", "--reason"), ("text", "the note")):
+        value = getattr(args, what, None)
+        if isinstance(value, list):
+            value = " ".join(value)
+        if isinstance(value, str):
+            _text(value, name)
+    if args.kind == "note" and not " ".join(args.text).strip():
+        raise CommandError("the note is empty")
+    director = _text(args.by.strip() if args.by else getpass.getuser(), "--by")
+    built = args.build(args)
     folder = _folder(args)
-    director = args.by or getpass.getuser()
-    request = post_request(folder, args.kind, args.build(args), director)
+    request = post_request(folder, args.kind, built, director)
     deadline = time.monotonic() + args.wait
     answer = read_answer(folder, request.id)
     while answer is None and time.monotonic() < deadline:

@@ -200,3 +200,33 @@ def test_the_command_checks_its_arguments(tmp_path: Path,
     assert main(["director", "end-match", "x", "--folder", str(tmp_path)]) == 2
     assert "the winner is 0 or 1" in capsys.readouterr().err
     assert not (tmp_path / INBOX_NAME).exists()  # nothing was asked
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["set-position", "xx"], "not a position id (14 base64 characters): 'xx'"),
+    (["set-position", '{"a": [1]}'], "mangala position has no 'a_store'"),
+    (["set-position", '{"a": [4, 4, 4, 4, 4, 4], "a_store": 0, "b": [4, 4, 4, 4, 4, 4], '
+      '"b_store": 1, "to_move": "a"}'], "position has 49 stones"),
+    (["note", "hi", "--wait", "nan"], "--wait must be 0 or more seconds, not nan"),
+    (["note", " "], "the note is empty"),
+    (["note", "hi", "--by", ""], "--by must name the director"),
+    (["note", "caf\udce9"], "the note is not UTF-8 text"),
+    (["reject", "--reason", "\udce9"], "--reason is not UTF-8 text"),
+])
+def test_what_the_table_would_refuse_is_refused_before_it_is_posted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str) -> None:
+    """A malformed position, an empty note or name, text the journal cannot hold (bytes the
+    terminal could not decode), a wait of nan: one line, exit 2, and nothing posted (before,
+    each was posted and refused by the table, or journalled as given)."""
+    assert main(["director", *args, "--folder", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hakem: ") and said in err and err.count("\n") == 1
+    assert not (tmp_path / INBOX_NAME).exists()
+
+
+@pytest.mark.parametrize("pit", ["0", "7", "x"])
+def test_a_mangala_accept_names_a_pit_1_to_6(tmp_path: Path, pit: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["director", "accept", pit, "--folder", str(tmp_path)])
+    assert exc.value.code == 2
+    assert not (tmp_path / INBOX_NAME).exists()
