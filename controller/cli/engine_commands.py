@@ -14,8 +14,8 @@ from controller.cli.common import CommandError, add_command, emit_json, wants_js
 from engine.backgammon.dice import parse_dice
 from engine.backgammon.judge import judge
 from engine.backgammon.moves import legal_plays
-from engine.backgammon.position import Position
-from engine.errors import HakemError
+from engine.backgammon.position import CHECKERS, Position
+from engine.errors import HakemError, PositionError, RuleViolationError
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -48,9 +48,30 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     judge_cmd.set_defaults(func=run_judge)
 
 
+def _game_position(position_id: str) -> Position:
+    """A Position ID a game can reach: not one where both players have borne off all their
+    checkers (the game ends with the first, BG-SCORE-1)."""
+    position = Position.from_id(position_id)
+    if position.my_off == CHECKERS and position.their_off == CHECKERS:
+        raise PositionError(f"no game has position {position_id}: both players have borne "
+                            f"off all {CHECKERS} checkers (the game ends with the first, "
+                            "BG-SCORE-1)")
+    return position
+
+
+def game_over(position: Position) -> str | None:
+    """Why no move is made in a position whose game is over (a player has borne off all
+    their checkers, BG-SCORE-1), or None."""
+    for off, who in ((position.my_off, "the player on roll"),
+                     (position.their_off, "the opponent")):
+        if off == CHECKERS:
+            return f"the game is over: {who} has borne off all {CHECKERS} checkers (BG-SCORE-1)"
+    return None
+
+
 def plays_json(position_id: str, dice_text: str) -> dict[str, Any]:
     """The ``hakem plays`` JSON object for one position and roll."""
-    position = Position.from_id(position_id)
+    position = _game_position(position_id)
     dice = parse_dice(dice_text)
     return {
         "position": position.position_id,
@@ -76,9 +97,11 @@ def run_plays(args: argparse.Namespace) -> int:
         return 0
     dice = obj["dice"]
     plays = obj["plays"]
-    print(f"position {obj['position']}, dice {dice[0]}{dice[1]}: {len(plays)} legal plays")
+    count = len(plays)
+    print(f"position {obj['position']}, dice {dice[0]}{dice[1]}: {count} legal "
+          f"play{'' if count == 1 else 's'}")
     if not plays:
-        print("no legal move (gele, BG-MOVE-7)")
+        print(game_over(Position.from_id(obj["position"])) or "no legal move (gele, BG-MOVE-7)")
     width = max((len(p["move"]) for p in plays), default=0)
     for play in plays:
         print(f"{play['move']:<{width}}  {play['result']}")
@@ -103,7 +126,10 @@ def _bulk_plays() -> int:
 
 def run_judge(args: argparse.Namespace) -> int:
     """``hakem judge BEFORE_ID AFTER_ID DICE``."""
-    before = Position.from_id(args.before)
+    before = _game_position(args.before)
+    over = game_over(before)
+    if over is not None:
+        raise RuleViolationError(f"{over}: no move follows {args.before}")
     after = Position.from_id(args.after)
     dice = parse_dice(args.dice)
     verdict = judge(before, after, dice)

@@ -104,3 +104,32 @@ def test_judge_legal_and_illegal(capsys: pytest.CaptureFixture[str]) -> None:
     assert obj["reason"] and obj["closest"]
     code, out, _ = run(capsys, "judge", START_ID, half, "64")
     assert out.startswith("illegal (BG-MOVE-6): ")
+
+
+def test_a_finished_game_says_so_rather_than_no_legal_move(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A position where a player has borne off all 15 checkers ends the game (BG-SCORE-1):
+    no play, but not "no legal move (gele)"; one where both have is no game's (refused)."""
+    done = Position.from_checkers({}, {6: 15})  # the player on roll has none left
+    code, out, _ = run(capsys, "plays", done.position_id, "66")
+    assert code == 0 and out.splitlines() == [
+        f"position {done.position_id}, dice 66: 0 legal plays",
+        "the game is over: the player on roll has borne off all 15 checkers (BG-SCORE-1)"]
+    lost = done.swap()
+    code, out, err = run(capsys, "judge", lost.position_id, lost.position_id, "31")
+    assert code == 2 and out == "" and err == (
+        "hakem: the game is over: the opponent has borne off all 15 checkers (BG-SCORE-1): no "
+        f"move follows {lost.position_id}\n")
+    empty = Position.from_checkers({}, {}).position_id
+    for argv in (("plays", empty, "31"), ("judge", empty, empty, "31")):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and err == (
+            f"hakem: no game has position {empty}: both players have borne off all 15 checkers "
+            "(the game ends with the first, BG-SCORE-1)\n")
+
+
+def test_one_legal_play_is_one_play(capsys: pytest.CaptureFixture[str]) -> None:
+    last = Position.from_checkers({1: 1}, {1: 1})  # one checker to bear off with a 1
+    code, out, _ = run(capsys, "plays", last.position_id, "11")
+    first = out.splitlines()[0]
+    assert code == 0 and first == f"position {last.position_id}, dice 11: 1 legal play"
