@@ -8,10 +8,11 @@ gpiozero's background threads, so a pattern is exact and testable without sleepi
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, fields
 from typing import Any
 
-from gpiozero import LED, DigitalOutputDevice
+from gpiozero import LED, DigitalOutputDevice, PinFactoryFallback
 
 from controller.clock.messages import Side
 from controller.clock.timebase import MonotonicTime, TimeSource
@@ -74,19 +75,28 @@ class Signals(ClosedOnExit):
         self._pattern: tuple[int, ...] = ()
         self._pattern_start = 0
         self._closed = False
-        try:
-            for name in LAMPS:
-                self._lamps[name] = LED(
-                    getattr(self.pins, name),
-                    active_high=self.pins.active_high,
-                    pin_factory=pin_factory,
+        # gpiozero warns once per pin library it falls back from; on a Pi one of them works
+        # and the warnings are noise, off a Pi they end in an error that names them
+        with warnings.catch_warnings(record=True) as fallbacks:
+            warnings.simplefilter("always", PinFactoryFallback)
+            try:
+                for name in LAMPS:
+                    self._lamps[name] = LED(
+                        getattr(self.pins, name),
+                        active_high=self.pins.active_high,
+                        pin_factory=pin_factory,
+                    )
+                self._buzzer: Any = DigitalOutputDevice(
+                    self.pins.buzzer, active_high=self.pins.active_high, pin_factory=pin_factory
                 )
-            self._buzzer: Any = DigitalOutputDevice(
-                self.pins.buzzer, active_high=self.pins.active_high, pin_factory=pin_factory
-            )
-        except Exception as exc:  # gpiozero raises its own tree (no pin library, pin in use)
-            self.close()
-            raise DeviceError(f"cannot set up the LEDs and buzzer: {exc}") from exc
+            except Exception as exc:  # gpiozero raises its own tree (no pin library, pin in use)
+                self.close()
+                tried = "; ".join(str(w.message).removeprefix("Falling back from ")
+                                  for w in fallbacks
+                                  if issubclass(w.category, PinFactoryFallback))
+                hint = (f" (pin libraries tried: {tried}; off a Raspberry Pi, "
+                        "GPIOZERO_PIN_FACTORY=mock runs without them)") if tried else ""
+                raise DeviceError(f"cannot set up the LEDs and buzzer: {exc}{hint}") from exc
 
     # lamps ---------------------------------------------------------------------------------
     def _set(self, name: str, on: bool) -> None:

@@ -103,3 +103,29 @@ def test_pin_in_use_is_a_device_error(factory: MockFactory) -> None:
         pytest.raises(DeviceError, match="cannot set up"),
     ):
         Signals(PINS, time=FakeTime(), pin_factory=factory)
+
+
+def test_no_pin_library_is_one_error_naming_what_was_tried(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off a Raspberry Pi gpiozero warns once per pin library it falls back from, then fails:
+    one error names them all (``hakem run`` printed the warnings over ten lines first)."""
+    import warnings
+
+    from gpiozero import BadPinFactory, Device, PinFactoryFallback
+
+    def no_library() -> None:
+        warnings.warn(PinFactoryFallback("Falling back from lgpio: No module named 'lgpio'"),
+                      stacklevel=2)
+        warnings.warn(PinFactoryFallback("Falling back from native: not a Pi"), stacklevel=2)
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(no_library))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning let through would raise here
+        with pytest.raises(DeviceError) as info:
+            Signals(PINS, time=FakeTime())
+    assert str(info.value) == (
+        "cannot set up the LEDs and buzzer: Unable to load any default pin factory! (pin "
+        "libraries tried: lgpio: No module named 'lgpio'; native: not a Pi; off a Raspberry "
+        "Pi, GPIOZERO_PIN_FACTORY=mock runs without them)")
