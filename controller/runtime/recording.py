@@ -48,6 +48,7 @@ class Recorder:
             key, jpeg = payload
             if key is None or jpeg is None:
                 raise RecordFormatError("a recorded frame needs its name and its JPEG bytes")
+            frame_name(key, "a recorded frame")
             if key not in self._saved:
                 path = self.folder / FRAMES / f"{key}.jpg"
                 tmp = path.with_suffix(".part")
@@ -125,11 +126,19 @@ class Recording:
             yield _step(item, f"{path} line {number}")
 
 
+def frame_name(key: str, where: str) -> str:
+    """``key`` when it names a picture inside the recording's frames folder: a plain file name
+    (a timeline naming ``../../x`` would have a replay read files outside the recording)."""
+    if key in ("", ".", "..") or "/" in key or "\\" in key or "\0" in key:
+        raise RecordFormatError(f"{where}: frame name {key!r} is not a picture of {FRAMES}/")
+    return key
+
+
 def _step(item: dict[str, Any], where: str) -> Step:
     try:
         t = int(item["t"])
         if "frame" in item:
-            return Step(t, frame=str(item["frame"]))
+            return Step(t, frame=frame_name(str(item["frame"]), where))
         if "press" in item:
             times = (int(item["times"][0]), int(item["times"][1]))
             press = PressEvent(int(item.get("number", 0)), item["press"], t, None, times, 0,

@@ -4,6 +4,7 @@ the real referee, recordings and their replay."""
 from __future__ import annotations
 
 import io
+import json
 import random
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from controller.runtime.view import FrameReader
 from controller.signals import Signals
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
+from engine.errors import RecordFormatError
 from vision.dice.board import BoardDie
 from vision.dice.pose import cocked_threshold
 from vision.dice.reading import kept_die
@@ -202,3 +204,19 @@ def test_the_floors_weigh_a_die_once_its_pose_is_settled(camera: DemoCamera,
     seen = reader.read(image, 0).dice
     assert sorted((d.centre, d.flat) for d in seen) == sorted([
         ((150.0, g.height_mm / 2), True), ((open_x, g.height_mm - 14.0), False)])
+
+
+@pytest.mark.parametrize("name", ["../../../etc/passwd", "..", "", "a/b", "a\\b"])
+def test_a_timeline_naming_a_file_outside_its_frames_is_refused(tmp_path: Path,
+                                                                 name: str) -> None:
+    """A replay reads only the recording's own pictures: a frame name that is no plain file
+    name of ``frames/`` is a malformed timeline, and is not recorded either."""
+    recorder = Recorder(tmp_path / "rec", {"config": {}})
+    recorder("frame", 100, ("a", b"\xff\xd8one"))
+    with pytest.raises(RecordFormatError, match="is not a picture of frames/"):
+        recorder("frame", 150, (name, b"\xff\xd8two"))
+    recorder.close()
+    with (tmp_path / "rec" / "timeline.jsonl").open("a") as timeline:
+        timeline.write(json.dumps({"t": 200, "frame": name}) + "\n")
+    with pytest.raises(RecordFormatError, match=r"line 2: frame name .* is not a picture of"):
+        list(Recording(tmp_path / "rec").steps())
