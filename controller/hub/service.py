@@ -158,6 +158,7 @@ class HubService:
         self.broadcaster = Broadcaster()
         self.stats = {"messages": 0, "stored": 0, "duplicates": 0, "rejected": 0}
         self.connected = threading.Event()
+        self._unreachable_said = False  # the broker could not be reached, and it was said
         self._inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
         self._client: mqtt.Client | None = None
@@ -180,6 +181,7 @@ class HubService:
             client.will_set(hub_presence_topic(self.prefix),
                             json.dumps({"status": "offline", "boot": self.boot}), 1, True)
             client.on_connect = self._on_connect
+            client.on_connect_fail = self._on_connect_fail
             client.on_disconnect = self._on_disconnect
             client.on_message = self._on_message
             client.connect_async(self.link.host, self.link.port, self.link.keepalive_s)
@@ -283,11 +285,28 @@ class HubService:
         client.publish(hub_presence_topic(self.prefix),
                        json.dumps({"status": "online", "boot": self.boot}), 1, True)
         self.connected.set()
+        self._unreachable_said = False
+        log.info("connected to the broker at %s", self._broker_name())
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        # said once until the hub connects: paho tries again every few seconds
+        if not self._unreachable_said:
+            self._unreachable_said = True
+            log.warning("cannot reach the broker at %s: no table is heard until it answers; "
+                        "trying again", self._broker_name())
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
     ) -> None:
+        was = self.connected.is_set()
         self.connected.clear()
+        if was and self._client is not None:  # not the hub's own stop
+            log.warning("lost the broker at %s (%s): trying again", self._broker_name(),
+                        reason_code)
+
+    def _broker_name(self) -> str:
+        link = self.link
+        return "(none)" if link is None else f"{link.host}:{link.port}"
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         self.ingest(message.topic, bytes(message.payload))

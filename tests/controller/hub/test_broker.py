@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -13,6 +14,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from controller.hub.contract import MatchState
 from controller.hub.publisher import TablePublisher, publish_journal
@@ -236,3 +239,28 @@ def test_a_restarted_table_resumes_its_state_from_the_journal(
     wait_for(lambda: (hub.service.table("cup", "12")["reported"] or {}).get("seq")
              == len(entries), 30, "the retained state")
     assert hub.service.table("cup", "12")["reported"]["players"] == ["Ayse 12", "Mehmet 12"]
+
+
+def test_the_hub_says_when_it_cannot_reach_reaches_and_loses_the_broker(
+        broker: Broker, make_hub: Callable[..., HubApp],
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A director starting the hub before the broker (or with a mistyped port) is told, once,
+    that no table can be heard yet; then when the hub connects, and when it loses the broker
+    (before, the hub said nothing at all about its broker)."""
+    caplog.set_level(logging.INFO, logger="hakem.hub")
+    broker.stop()
+    hub = make_hub()
+    name = f"127.0.0.1:{broker.port}"
+
+    def said(text: str) -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.getMessage().startswith(text)]
+
+    wait_for(lambda: said("cannot reach"), 10, "the hub to say the broker is not there")
+    assert said("cannot reach") == [f"cannot reach the broker at {name}: no table is heard "
+                                    "until it answers; trying again"]
+    broker.start()
+    wait_for(hub.service.connected.is_set, 15, "the hub to connect")
+    assert said("connected") == [f"connected to the broker at {name}"]
+    assert len(said("cannot reach")) == 1  # said once, however often paho tried again
+    broker.kill()
+    wait_for(lambda: said("lost the broker"), 15, "the hub to say it lost the broker")
