@@ -8,6 +8,7 @@ import json
 import pytest
 
 from controller.cli import main
+from controller.cli.common import count
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.position import Position
 
@@ -104,3 +105,14 @@ def test_judge_legal_and_illegal(capsys: pytest.CaptureFixture[str]) -> None:
     assert obj["reason"] and obj["closest"]
     code, out, _ = run(capsys, "judge", START_ID, half, "64")
     assert out.startswith("illegal (BG-MOVE-6): ")
+
+
+def test_one_legal_play_is_counted_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    last = Position.from_checkers({1: 1}, {1: 1})  # one checker left, on the ace point
+    code, out, _ = run(capsys, "plays", last.position_id, "21")
+    assert code == 0 and out.splitlines()[0].endswith(": 1 legal play")
+
+
+def test_count_words_take_the_number() -> None:
+    assert [count(1, "die", "dice"), count(2, "die", "dice"), count(0, "game")] == [
+        "1 die", "2 dice", "0 games"]
