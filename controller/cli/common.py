@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from engine.errors import HakemError, InvalidInputError
@@ -57,6 +60,40 @@ def emit_json(obj: Any) -> None:
     sys.stdout.flush()
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: the same resolved path, or (both existing) the same
+    file reached another way (a hard or symbolic link)."""
+    if Path(a).resolve() == Path(b).resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): only the resolved paths can tell
+        return False
+
+
+def refuse_clobbering(
+    inputs: Sequence[tuple[str, str]], outputs: Sequence[tuple[str, str | None]]
+) -> None:
+    """Refuse, before anything is written, an output that is an input file or another output
+    (writing it would destroy the record being read, or one output would replace the other).
+    Each pair is (what it is, path); outputs not asked for are None."""
+    asked = [(what, path) for what, path in outputs if path]
+    for index, (what, path) in enumerate(asked):
+        for source, read in inputs:
+            if _same_file(path, read):
+                raise CommandError(
+                    f"{what} {path} is the {source} being read: refusing to overwrite it")
+        for other, earlier in asked[:index]:
+            if _same_file(path, earlier):
+                raise CommandError(
+                    f"{other} {earlier} and {what} {path} are the same file: give each its own")
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the number it takes: "1 legal play", "2 legal plays", "1 die"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def wants_json(args: argparse.Namespace) -> bool:
     """True when ``--json`` was given before or after the subcommand."""
     return bool(getattr(args, "json", False))
@@ -68,7 +105,9 @@ __all__ = [
     "OneLineArgumentParser",
     "add_command",
     "add_group",
+    "count",
     "emit_json",
     "json_parent",
+    "refuse_clobbering",
     "wants_json",
 ]

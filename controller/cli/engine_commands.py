@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from controller.cli.common import CommandError, add_command, emit_json, wants_json
+from controller.cli.common import CommandError, add_command, count, emit_json, wants_json
 from engine.backgammon.dice import parse_dice
 from engine.backgammon.judge import judge
 from engine.backgammon.moves import legal_plays
@@ -97,9 +97,7 @@ def run_plays(args: argparse.Namespace) -> int:
         return 0
     dice = obj["dice"]
     plays = obj["plays"]
-    count = len(plays)
-    print(f"position {obj['position']}, dice {dice[0]}{dice[1]}: {count} legal "
-          f"play{'' if count == 1 else 's'}")
+    print(f"position {obj['position']}, dice {dice[0]}{dice[1]}: {count(len(plays), 'legal play')}")
     if not plays:
         print(game_over(Position.from_id(obj["position"])) or "no legal move (gele, BG-MOVE-7)")
     width = max((len(p["move"]) for p in plays), default=0)

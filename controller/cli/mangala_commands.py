@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
+from controller.cli.common import (
+    CommandError,
+    add_command,
+    add_group,
+    count,
+    emit_json,
+    wants_json,
+)
 from engine.mangala.judge import judge
 from engine.mangala.position import Position
 from engine.mangala.record import check_record, parse_record
@@ -142,7 +149,11 @@ def run_check(args: argparse.Namespace) -> int:
     text = _read_text(
         args.record if args.record == "-" else "@" + args.record, "RECORD", stdin_used=[False]
     )
-    check = check_record(parse_record(text))
+    record = parse_record(text)
+    if not record.entries:
+        name = "stdin" if args.record == "-" else args.record
+        raise CommandError(f"the record {name} is empty: no set or move lines to check")
+    check = check_record(record)
     if wants_json(args):
         emit_json(check.to_obj())
         return 0
@@ -164,7 +175,8 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         print("round not finished")
     if check.first_illegal is None:
-        print(f"all {check.moves} moves legal")
+        print("no moves recorded yet" if not check.moves else
+              f"{'the' if check.moves == 1 else 'all'} {count(check.moves, 'move')} legal")
     else:
         problem = check.first_illegal
         print(f"line {problem.line}: illegal ({problem.rule}): {problem.reason}")

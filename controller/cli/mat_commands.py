@@ -12,7 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.cli.common import add_command, add_group, emit_json, wants_json
+from controller.cli.common import (
+    add_command,
+    add_group,
+    count,
+    emit_json,
+    refuse_clobbering,
+    wants_json,
+)
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat_bytes
 from engine.backgammon.mat_replay import Problem, Replay, ReplayedGame, replay
 from engine.backgammon.mat_writer import format_mat, record_from_replay
@@ -46,6 +53,8 @@ def check_json(result: Replay) -> dict[str, Any]:
         "legal": result.legal,
         "games": len(result.record.games),
         "final_score": [result.final_score[0], result.final_score[1]],
+        "complete": result.complete,
+        "note": ending_note(result),
         "first_illegal": None
         if problem is None
         else {
@@ -60,6 +69,7 @@ def check_json(result: Replay) -> dict[str, Any]:
 
 def run_check(args: argparse.Namespace) -> int:
     """Read, replay, report, and optionally write the record back out."""
+    refuse_clobbering([("record", args.file)], [("--write", args.write)])
     record = parse_mat_bytes(Path(args.file).read_bytes())
     result = replay(record)
     if args.write:
@@ -102,7 +112,7 @@ def _game_lines(
             else "legal up to the one below"
         )
         lines.append(
-            f"  {opener} opens with {dice[0]}{dice[1]}; {len(game.turns)} moves, {verdict}"
+            f"  {opener} opens with {dice[0]}{dice[1]}; {count(len(game.turns), 'move')}, {verdict}"
         )
     stop = problem.line if problem is not None and problem.game == game.number else None
     if source is not None:
@@ -129,6 +139,18 @@ def _game_lines(
         why = f" ({how}{cube})" if how else (f" ({cube[2:]})" if cube else "")
         lines.append(f"  {names[result.winner]} wins {_points(result.points)}{why}")
     return lines
+
+
+def ending_note(result: Replay) -> str | None:
+    """What a record that stops short says: a match not yet won, or a money session (no end of
+    its own, BG-MATCH-1 needs a length) cut off inside a game; None when nothing is missing."""
+    if result.complete or result.problem is not None:
+        return None
+    final = result.final_score
+    if result.record.length:
+        return f"The record ends before the match is over, at {final[0]}-{final[1]}."
+    game = result.games[-1].number if result.games else 1
+    return f"The record ends inside game {game} of the session, at {final[0]}-{final[1]}."
 
 
 def check_text(result: Replay, *, written: str | None = None) -> str:
@@ -162,7 +184,8 @@ def check_text(result: Replay, *, written: str | None = None) -> str:
     else:
         moves = sum(len(g.turns) for g in result.games)
         games = len(result.games)
-        head = f"All {moves} moves in {games} game{'' if games == 1 else 's'} are legal"
+        every = "The 1 move" if moves == 1 else f"All {moves} moves"
+        head = f"{every} in {count(games, 'game')} {'is' if moves == 1 else 'are'} legal"
         if result.notes:
             slips = len(result.notes)
             out.append(
@@ -176,10 +199,10 @@ def check_text(result: Replay, *, written: str | None = None) -> str:
         if winner is not None:
             out.append(f"{names[winner]} wins the match {final[winner]}-{final[1 - winner]}.")
         else:
-            out.append(f"The record ends before the match is over, at {final[0]}-{final[1]}.")
+            out.append(ending_note(result) or f"The session stands at {final[0]}-{final[1]}.")
     if written:
         out.append(f"Written to {written}.")
     return "\n".join(out) + "\n"
 
 
-__all__ = ["check_json", "check_text", "player_names", "register", "run_check"]
+__all__ = ["check_json", "check_text", "ending_note", "player_names", "register", "run_check"]

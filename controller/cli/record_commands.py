@@ -13,7 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.cli.common import CommandError, add_command, emit_json, wants_json
+from controller.cli.common import (
+    CommandError,
+    add_command,
+    count,
+    emit_json,
+    refuse_clobbering,
+    wants_json,
+)
 from controller.records.journal import read_journal
 from controller.records.mat_export import export_match, position_ids
 
@@ -39,10 +46,14 @@ def run_export(args: argparse.Namespace) -> int:
     path = Path(args.journal)
     if path.is_dir():
         raise CommandError(f"{path} is a directory, not a journal file")
+    refuse_clobbering([("journal", args.journal)],
+                      [("--mat", args.mat), ("--summary", args.summary)])
     contents = read_journal(path)
     if not contents.entries:
         raise CommandError(f"{path} holds no journal entries")
-    exported = export_match(contents.entries)
+    exported = export_match(contents.entries, str(path))
+    for note in exported.notes:
+        print(f"hakem: note: {note}", file=sys.stderr)
     if args.mat:
         Path(args.mat).write_text(exported.mat_text, encoding="utf-8")
     summary = dict(exported.summary)
@@ -60,8 +71,8 @@ def run_export(args: argparse.Namespace) -> int:
     state = "finished" if summary["finished"] else "not finished"
     lines = [
         f"{players[0]} {score[0]} - {score[1]} {players[1]}"
-        f" ({summary['length']}-point match, {games} game(s) played, {state})",
-        f"{len(summary['positions'])} move(s), {len(summary['flags'])} flag(s)",
+        f" ({summary['length']}-point match, {count(games, 'game')} played, {state})",
+        f"{count(len(summary['positions']), 'move')}, {count(len(summary['flags']), 'flag')}",
     ]
     if args.mat:
         lines.append(f"wrote {args.mat}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from controller.cli.common import add_command, emit_json, wants_json
+from controller.cli.common import add_command, count, emit_json, wants_json
 from vision.dice.detect import DieFinding, find_dice
 from vision.imageio import load_image
 
@@ -33,7 +33,7 @@ def _text(path: str, dice: list[DieFinding]) -> str:
         x, y = d.centre
         parts.append(f"{d.pips} at ({x:.0f}, {y:.0f}) confidence {d.confidence:.2f}")
     faces = " ".join(str(d.pips) for d in dice)
-    return f"{path}: {len(dice)} dice [{faces}]: " + "; ".join(parts)
+    return f"{path}: {count(len(dice), 'die', 'dice')} [{faces}]: " + "; ".join(parts)
 
 
 def _dice(args: argparse.Namespace) -> int:

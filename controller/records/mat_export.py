@@ -8,10 +8,11 @@ engine's :mod:`engine.backgammon.mat_writer`, so GNU Backgammon imports it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.records.journal_check import check_journal
 from engine.backgammon.mat_reader import (
     ActionKind,
     MatAction,
@@ -41,6 +42,7 @@ class MatchExport:
 
     record: MatMatch
     summary: dict[str, Any]
+    notes: tuple[str, ...] = ()  # entries skipped (types export does not know), for stderr
 
     @property
     def mat_text(self) -> str:
@@ -78,8 +80,11 @@ def _dice(entry: Mapping[str, Any]) -> tuple[int, int]:
     return (int(dice[0]), int(dice[1]))
 
 
-def export_match(entries: Iterable[Mapping[str, Any]]) -> MatchExport:
-    """Fold journal entries (oldest first) into the match record and its summary."""
+def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") -> MatchExport:
+    """Fold journal entries (oldest first, one per line of ``source``) into the match record
+    and its summary, after checking them (impossible values, illegal moves: RecordFormatError
+    naming the line)."""
+    notes = check_journal(entries, source)
     players: tuple[str, str] | None = None
     length = 0
     games: list[_Game] = []
@@ -200,7 +205,7 @@ def export_match(entries: Iterable[Mapping[str, Any]]) -> MatchExport:
         "ended_by": match_end.get("how") if match_end else None,
         "flags": flags,
     }
-    return MatchExport(record, summary)
+    return MatchExport(record, summary, tuple(notes))
 
 
 def _final_score(games: list[_Game], match_end: Mapping[str, Any] | None) -> list[int]:

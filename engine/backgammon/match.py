@@ -269,13 +269,13 @@ def may_double(state: MatchState) -> str | None:
             return (
                 "the dice are already rolled: a double comes before the roll (BG-CUBE-2, BG-ROLL-6)"
             )
-        return f"no double now: the game is at {state.phase.value} (BG-CUBE-2)"
+        return f"the game is at {state.phase.value} (BG-CUBE-2)"
     if not state.rules.cube:
         return "this table plays without the doubling cube (BG-OPEN-T)"
     if state.crawford_game:
-        return "no doubling in the Crawford game (BG-MATCH-2)"
+        return "the Crawford game is played without the cube (BG-MATCH-2)"
     if state.moves_made == 0:
-        return "no double before the game's first move (BG-CUBE-2)"
+        return "the game's first move is not played yet (BG-CUBE-2)"
     rules = state.rules
     if rules.holland and state.post_crawford and min(state.rolls) < rules.holland_rolls:
         return (

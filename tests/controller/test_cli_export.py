@@ -65,3 +65,52 @@ def test_export_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     empty.write_text("", encoding="utf-8")
     assert main(["export", str(empty)]) == 2
     assert "no journal entries" in capsys.readouterr().err
+
+
+def test_an_output_that_is_the_journal_or_the_other_output_is_refused_unwritten(
+    journal_file: tuple[Path, list[object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = journal_file
+    before = path.read_bytes()
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(path)
+    for argv, words in (
+        (["--mat", str(path)], f"--mat {path} is the journal being read"),
+        (["--summary", str(link)], f"--summary {link} is the journal being read"),
+        (["--mat", str(tmp_path / "x"), "--summary", str(tmp_path / "." / "x")],
+         "are the same file"),
+    ):
+        assert main(["export", str(path), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err
+    assert path.read_bytes() == before and not (tmp_path / "x").exists()
+
+
+def test_a_mangala_journal_and_a_bad_move_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mangala = tmp_path / "mangala.jsonl"
+    mangala.write_text('{"seq": 1, "time": "t", "type": "match_start", "game": "mangala",'
+                       ' "players": ["a", "b"]}\n', encoding="utf-8")
+    assert main(["export", str(mangala)]) == 2
+    assert f"hakem: {mangala} is a Mangala journal" in capsys.readouterr().err
+    lines = [
+        {"type": "match_start", "players": ["A", "B"], "length": 3},
+        {"type": "game_start", "number": 1, "score": [0, 0]},
+        {"type": "bogus"},
+        {"type": "move", "player": 0, "dice": [3, 1], "move": "xx",
+         "position_id": "4HPwATCwZ/ABMA"},
+    ]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps({"seq": n, "time": "t", **e}) + "\n"
+                           for n, e in enumerate(lines, start=1)), encoding="utf-8")
+    assert main(["export", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"hakem: {bad} line 4 (seq 4, move): not a move: 'xx'\n"
+    del lines[3]
+    bad.write_text("".join(json.dumps({"seq": n, "time": "t", **e}) + "\n"
+                           for n, e in enumerate(lines, start=1)), encoding="utf-8")
+    assert main(["export", str(bad)]) == 0
+    assert capsys.readouterr().err == (
+        f"hakem: note: {bad} line 3 (seq 3, bogus): entry type 'bogus' is not one export knows;"
+        " skipped\n")

@@ -170,3 +170,13 @@ def test_entry_point_runs_mangala_play() -> None:
         "b_store": 1,
         "to_move": "a",
     }
+
+
+def test_check_an_empty_record_says_it_is_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "round.txt"
+    empty.write_text("# nothing played yet\n", encoding="utf-8")
+    assert main(["mangala", "check", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"hakem: the record {empty} is empty: no set or move lines to check\n"

@@ -47,7 +47,7 @@ def test_a_roll_followed_by_a_resignation_stays_in_the_record() -> None:
         {"type": "game_start", "number": 1, "score": [0, 0], "crawford": False},
         {"type": "opening_roll", "dice": [3, 1], "player": 0},
         {"type": "move", "player": 0, "dice": [3, 1], "move": "8/5 6/5",
-         "position_id": "4HPwATDgc/ABMA"},
+         "position_id": "4HPwATCwZ/ABMA"},
         {"type": "roll", "player": 1, "dice": [6, 6]},
         {"type": "resign", "player": 1, "resigned": 1},
         {"type": "game_end", "winner": 0, "points": 1, "score": [1, 0]},

@@ -46,6 +46,8 @@ def test_json_exactly_as_design_gives_it(capsys: pytest.CaptureFixture[str]) -> 
         "legal": True,
         "games": 3,
         "final_score": [0, 5],
+        "complete": True,
+        "note": None,
         "first_illegal": None,
     }
     assert main(["--json", "mat", "check", str(BUNDLED)]) == 0
@@ -129,3 +131,47 @@ def test_readme_quick_start_command_runs_as_a_process() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "carsten_bg wins the match 5-0."
+
+
+def test_write_may_not_replace_the_record_being_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "mine.mat"
+    mine.write_bytes(BUNDLED.read_bytes())
+    assert main(["mat", "check", str(mine), "--write", str(tmp_path / ".." / tmp_path.name
+                                                          / "mine.mat")]) == 2
+    assert "is the record being read: refusing to overwrite it" in capsys.readouterr().err
+    assert mine.read_bytes() == BUNDLED.read_bytes()
+
+
+def test_a_record_cut_short_says_so_in_json_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = BUNDLED.read_text(encoding="utf-8").splitlines()
+    half = tmp_path / "half.mat"
+    half.write_text("\n".join(lines[: len(lines) // 2]) + "\n", encoding="utf-8")
+    assert main(["--json", "mat", "check", str(half)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["legal"] is True and data["complete"] is False
+    assert data["note"].startswith("The record ends before the match is over")
+    assert main(["--json", "mat", "check", str(BUNDLED)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["complete"] is True and data["note"] is None
+
+
+def test_a_money_session_is_not_said_to_end_before_the_match_is_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = BUNDLED.read_text(encoding="utf-8").replace("\n5 point match", "\n0 point match", 1)
+    money = tmp_path / "money.mat"
+    money.write_text(text, encoding="utf-8")
+    assert main(["mat", "check", str(money)]) == 0
+    out = capsys.readouterr().out
+    assert "money session" in out.splitlines()[0]
+    assert "before the match is over" not in out
+
+
+def test_the_early_double_reason_says_no_double_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mat", "check", str(MAT_DATA / "early_double.mat")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("no double") == 1 and "BG-CUBE-2: no double: " in out

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from controller.cli import main
+from controller.cli.common import count
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.position import Position
 
@@ -128,8 +129,13 @@ def test_a_finished_game_says_so_rather_than_no_legal_move(
             "(the game ends with the first, BG-SCORE-1)\n")
 
 
-def test_one_legal_play_is_one_play(capsys: pytest.CaptureFixture[str]) -> None:
-    last = Position.from_checkers({1: 1}, {1: 1})  # one checker to bear off with a 1
-    code, out, _ = run(capsys, "plays", last.position_id, "11")
-    first = out.splitlines()[0]
-    assert code == 0 and first == f"position {last.position_id}, dice 11: 1 legal play"
+
+def test_one_legal_play_is_counted_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    last = Position.from_checkers({1: 1}, {1: 1})  # one checker left, on the ace point
+    code, out, _ = run(capsys, "plays", last.position_id, "21")
+    assert code == 0 and out.splitlines()[0].endswith(": 1 legal play")
+
+
+def test_count_words_take_the_number() -> None:
+    assert [count(1, "die", "dice"), count(2, "die", "dice"), count(0, "game")] == [
+        "1 die", "2 dice", "0 games"]

@@ -1,0 +1,279 @@
+"""Checks a backgammon journal before it is exported: impossible values and illegal moves.
+
+The journal is the source of truth, but a file can be damaged or edited by hand; an export must
+not turn impossible contents into a record that looks right (a ".mat" that ``hakem mat check``
+then rejects, a summary with a Position ID that is none). Each problem raises
+:class:`RecordFormatError` naming the journal line and the value. Entry types outside the
+contract and the referee's own are skipped with a note: tables may add their own (journal.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeGuard
+
+from controller.records.journal import CONTRACT_TYPES
+from engine.backgammon.mat_reader import MatMove, parse_move
+from engine.backgammon.mat_replay import NotAPlay, find_play
+from engine.backgammon.position import Position
+from engine.errors import HakemError, RecordFormatError
+
+# What the backgammon referee journals besides the contract types (controller/referee).
+REFEREE_TYPES: Final = frozenset(
+    {"early_throw", "setup_error", "setup_corrected", "turn_passed", "resign", "cube_refused",
+     "director"}
+)
+KNOWN_TYPES: Final = CONTRACT_TYPES | REFEREE_TYPES
+MATCH_ID_RE: Final = re.compile(r"[A-Za-z0-9+/]{12}")
+PLAYER_TYPES: Final = frozenset({"roll", "move", "double", "take", "drop", "turn_passed"})
+
+
+def where(source: str, index: int, entry: Mapping[str, Any]) -> str:
+    """How a message names an entry: the file, its line (entries are one per line), the seq
+    and the type."""
+    seq = entry.get("seq")
+    head = f"{source} line {index}"
+    return f"{head} (seq {seq}, {entry.get('type')})" if seq is not None else (
+        f"{head} ({entry.get('type')})")
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """A JSON integer (``true`` is no number of checkers or points)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_player(entry: Mapping[str, Any], at: str, *, key: str = "player",
+                 optional: bool = False) -> None:
+    """A player is 0 or 1 (the match_start's order); flags may name none."""
+    value = entry.get(key)
+    if optional and value is None:
+        return
+    if value not in (0, 1) or not is_int(value):
+        raise RecordFormatError(f"{at}: {key} must be 0 or 1, got {value!r}")
+
+
+def check_score(value: object, at: str, *, key: str = "score") -> tuple[int, int]:
+    """A score is two whole numbers of points, neither negative."""
+    if (not isinstance(value, list | tuple) or len(value) != 2
+            or not all(is_int(v) and v >= 0 for v in value)):
+        raise RecordFormatError(f"{at}: {key} must be two whole numbers 0 or more, got {value!r}")
+    return (int(value[0]), int(value[1]))
+
+
+def check_match_start(entry: Mapping[str, Any], at: str, source: str) -> int:
+    """A backgammon match_start with two names and a length (0: a money session); the length."""
+    game = entry.get("game", "backgammon")
+    if game == "mangala":
+        raise RecordFormatError(
+            f"{source} is a Mangala journal: export handles backgammon journals (a Mangala"
+            " round's record is round.txt; check one with hakem mangala check)")
+    if game != "backgammon":
+        raise RecordFormatError(f"{at}: game must be 'backgammon', got {game!r}")
+    names = entry.get("players")
+    if (not isinstance(names, list | tuple) or len(names) != 2
+            or not all(isinstance(n, str) and n.strip() for n in names)):
+        raise RecordFormatError(f"{at}: players must be two names, got {names!r}")
+    length = entry.get("length")
+    if not is_int(length) or length < 0:
+        raise RecordFormatError(
+            f"{at}: length must be a whole number of points 0 or more (0: money), got {length!r}")
+    return int(length)
+
+
+def check_ids(entry: Mapping[str, Any], at: str) -> Position:
+    """A move's Position ID (copied to the summary) and Match ID must be real ones."""
+    value = entry.get("position_id")
+    try:
+        position = Position.from_id(value)  # type: ignore[arg-type]
+    except HakemError as exc:
+        raise RecordFormatError(f"{at}: position_id {value!r} is no Position ID ({exc})") from None
+    match_id = entry.get("match_id")
+    # the form only: after the winning move the referee's Match ID holds the final score,
+    # which may pass the length (the decoder refuses that, gnubg writes it)
+    if match_id is not None and not (isinstance(match_id, str) and MATCH_ID_RE.fullmatch(match_id)):
+        raise RecordFormatError(
+            f"{at}: match_id {match_id!r} is no Match ID (12 base64 characters)")
+    return position
+
+
+def move_tokens(entry: Mapping[str, Any], at: str, index: int) -> tuple[MatMove, ...]:
+    """The move text as .mat moves; a token that is no move is named with the journal line."""
+    text = entry.get("move", "")
+    if not isinstance(text, str):
+        raise RecordFormatError(f"{at}: move must be move text, got {text!r}")
+    try:
+        return tuple(parse_move(token, index) for token in text.split())
+    except RecordFormatError as exc:
+        raise RecordFormatError(f"{at}: {str(exc).split(': ', 1)[-1]}") from None
+
+
+def check_dice(entry: Mapping[str, Any], at: str) -> tuple[int, int]:
+    """Two dice 1..6."""
+    dice = entry.get("dice")
+    if (not isinstance(dice, list | tuple) or len(dice) != 2
+            or not all(is_int(d) and 1 <= d <= 6 for d in dice)):
+        raise RecordFormatError(f"{at}: dice must be two numbers 1..6, got {dice!r}")
+    return (int(dice[0]), int(dice[1]))
+
+
+@dataclass
+class _Board:
+    """The board as the journal's moves leave it, seen by ``view`` (the player on roll)."""
+
+    position: Position
+    view: int = 0
+    undo: tuple[Position, int] | None = None
+
+    def seen_by(self, player: int) -> Position:
+        return self.position if player == self.view else self.position.swap()
+
+    def set(self, position: Position, view: int) -> None:
+        self.position, self.view = position, view
+
+
+@dataclass
+class JournalCheck:
+    """Walks the journal once: the length, each game's score, and the board for move checks."""
+
+    source: str
+    length: int | None = None
+    board: _Board | None = None
+    score: tuple[int, int] | None = None  # at the start of the current game
+    ended: tuple[int, int] | None = None  # after the last game_end
+    on_roll: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def entry(self, entry: Mapping[str, Any], index: int) -> None:
+        """Check one entry (``index``: its line in the journal)."""
+        kind = entry.get("type")
+        at = where(self.source, index, entry)
+        if kind == "match_start":
+            if self.length is not None:
+                raise RecordFormatError(f"{at}: a second match_start in one journal")
+            self.length = check_match_start(entry, at, self.source)
+            return
+        if self.length is None or kind in (None, ""):
+            return  # the fold says what is missing
+        if kind not in KNOWN_TYPES:
+            self.notes.append(f"{at}: entry type {kind!r} is not one export knows; skipped")
+            return
+        if kind in PLAYER_TYPES:
+            check_player(entry, at)
+        elif "player" in entry:
+            check_player(entry, at, optional=True)
+        handler = getattr(self, f"_{kind}", None)
+        if handler is not None:
+            handler(entry, at, index)
+
+    def _game_start(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        number = entry.get("number")
+        if not is_int(number) or number < 1:
+            raise RecordFormatError(f"{at}: number must be a game number 1 or more, got {number!r}")
+        score = check_score(entry.get("score") or [0, 0], at)
+        if self.length and max(score) >= self.length:
+            raise RecordFormatError(
+                f"{at}: score {list(score)} is impossible at a game's start in a"
+                f" {self.length}-point match (BG-MATCH-1)")
+        if self.ended is not None and score != self.ended:
+            raise RecordFormatError(
+                f"{at}: score {list(score)} is not the {list(self.ended)} the last game ended at")
+        self.score, self.board, self.on_roll = score, _Board(Position.initial()), 0
+
+    def _opening_roll(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        check_dice(entry, at)
+        if entry.get("player") is not None:
+            self.on_roll = int(entry["player"])
+
+    def _roll(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        check_dice(entry, at)
+
+    def _move(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        dice = check_dice(entry, at)
+        moves = move_tokens(entry, at, index)
+        seen = check_ids(entry, at)
+        if self.board is None:
+            raise RecordFormatError(f"{at}: a move before the journal's first game_start")
+        player = int(entry["player"])
+        before = self.board.seen_by(player)
+        # a flagged move that stands (TTB-4.8, or the director accepted it) is not re-judged
+        after = seen if entry.get("stands") else legal_result(before, dice, moves, entry, at)
+        self.board.undo = (before, player)
+        self.board.set(after, player)
+        self.on_roll = 1 - player
+
+    def _turn_passed(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        self.on_roll = 1 - int(entry["player"])
+
+    def _setup_corrected(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        position = check_ids(entry, at)
+        if self.board is not None:
+            self.board.set(position, int(entry.get("player", self.on_roll)))
+
+    def _illegal_move(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        if entry.get("reopen") and self.board is not None and self.board.undo is not None:
+            self.board.set(*self.board.undo)  # the director rejected the move (TTB-4.9)
+            self.board.undo = None
+            self.on_roll = self.board.view
+
+    def _director(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        args = entry.get("args")
+        if entry.get("action") != "set_position" or not isinstance(args, dict):
+            return
+        position = check_ids(args, f"{at} set_position")
+        if self.board is not None:
+            self.board.set(position, self.on_roll)
+
+    def _double(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        cube = entry.get("cube")
+        if not is_int(cube) or cube < 2 or cube & (cube - 1):
+            raise RecordFormatError(f"{at}: cube must be a power of two 2 or more, got {cube!r}")
+
+    def _game_end(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        check_player(entry, at, key="winner")
+        points = entry.get("points")
+        if not is_int(points) or points < 1:
+            raise RecordFormatError(f"{at}: points must be 1 or more, got {points!r}")
+        after = check_score(entry.get("score") or [0, 0], at)
+        before = list(self.score or (0, 0))
+        before[int(entry["winner"])] += int(points)
+        if self.score is not None and list(after) != before:
+            raise RecordFormatError(
+                f"{at}: score {list(after)} is not the game's start {list(self.score)} plus"
+                f" {points} point(s) to player {entry['winner']}")
+        self.ended = after
+
+    def _match_end(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        check_player(entry, at, key="winner", optional=True)
+        if entry.get("score") is not None:
+            check_score(entry["score"], at)
+
+
+def legal_result(before: Position, dice: tuple[int, int], moves: tuple[MatMove, ...],
+                 entry: Mapping[str, Any], at: str) -> Position:
+    """The position a move leaves when it is a legal play for the dice, else the rule broken
+    (a flagged move the journal lets stand carries ``stands``)."""
+    found = find_play(before, dice, moves)
+    text = entry.get("move", "")
+    if isinstance(found, NotAPlay):
+        raise RecordFormatError(
+            f"{at}: move {text!r} with {dice[0]}{dice[1]} is not a legal play and the journal"
+            f" does not say it stands: {found.reason} ({found.rule})")
+    if found.result.position_id != entry.get("position_id"):
+        raise RecordFormatError(
+            f"{at}: position_id {entry.get('position_id')!r} is not the position move {text!r}"
+            f" leaves ({found.result.position_id})")
+    return found.result
+
+
+def check_journal(entries: Sequence[Mapping[str, Any]], source: str) -> list[str]:
+    """Refuse impossible values and illegal moves (RecordFormatError naming the line); the
+    notes for entry types that were skipped."""
+    check = JournalCheck(source)
+    for index, entry in enumerate(entries, start=1):
+        check.entry(entry, index)
+    return check.notes
+
+
+__all__ = ["KNOWN_TYPES", "JournalCheck", "check_journal", "legal_result", "where"]

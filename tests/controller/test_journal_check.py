@@ -1,0 +1,136 @@
+"""What ``export`` refuses in a journal before it writes anything: impossible values, illegal
+moves the journal does not let stand, another game's journal; and what it only notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.records.mat_export import export_match
+from engine.backgammon.mat_reader import parse_mat
+from engine.backgammon.position import Position
+from engine.errors import RecordFormatError
+from tests.controller.referee.table import Table
+
+OPENED = Position.initial().apply_steps([(8, 5), (6, 5)])
+
+
+def journal() -> list[dict[str, Any]]:
+    """A small legal journal: a 3-point match, one opening move, a resignation."""
+    return [
+        {"seq": 1, "type": "match_start", "players": ["A", "B"], "length": 3},
+        {"seq": 2, "type": "game_start", "number": 1, "score": [0, 0], "crawford": False},
+        {"seq": 3, "type": "opening_roll", "dice": [3, 1], "player": 0},
+        {"seq": 4, "type": "move", "player": 0, "dice": [3, 1], "move": "8/5 6/5",
+         "position_id": OPENED.position_id, "match_id": "cAlgAAAAAAAA"},
+        {"seq": 5, "type": "roll", "player": 1, "dice": [6, 6]},
+        {"seq": 6, "type": "resign", "player": 1, "resigned": 1},
+        {"seq": 7, "type": "game_end", "winner": 0, "points": 1, "score": [1, 0]},
+    ]
+
+
+def changed(index: int, **fields: Any) -> list[dict[str, Any]]:
+    entries = journal()
+    entries[index].update(fields)
+    return entries
+
+
+def test_the_small_journal_exports() -> None:
+    assert export_match(journal(), "j.jsonl").summary["final_score"] == [1, 0]
+
+
+@pytest.mark.parametrize(
+    ("entries", "words"),
+    [
+        (changed(0, length=-3), r"line 1 \(seq 1, match_start\): length must be .* got -3"),
+        (changed(1, score=[99, 0]), r"line 2 .*score \[99, 0\] is impossible .* 3-point match"),
+        (changed(3, position_id="garbage"), "line 4 .*position_id 'garbage' is no Position ID"),
+        (changed(3, match_id="nonsense"), "line 4 .*match_id 'nonsense'"),
+        (changed(3, player=5), "line 4 .*player must be 0 or 1, got 5"),
+        (changed(3, move="xx"), r"j.jsonl line 4 \(seq 4, move\): not a move: 'xx'"),
+        (changed(4, player=True), "line 5 .*player must be 0 or 1, got True"),
+        (changed(6, score=[5, 0]), r"line 7 .*score \[5, 0\] is not the game's start"),
+        (changed(6, winner=2), "line 7 .*winner must be 0 or 1, got 2"),
+        (changed(6, points=0), "line 7 .*points must be 1 or more, got 0"),
+        (changed(0, players=["A", ""]), "line 1 .*players must be two names"),
+    ],
+)
+def test_impossible_values_are_refused_naming_the_line(
+    entries: list[dict[str, Any]], words: str
+) -> None:
+    with pytest.raises(RecordFormatError, match=words):
+        export_match(entries, "j.jsonl")
+
+
+def test_a_cube_that_is_no_power_of_two_is_refused() -> None:
+    entries = journal()[:5]
+    entries[4:] = [{"seq": 5, "type": "double", "player": 1, "cube": 3}]
+    with pytest.raises(RecordFormatError, match=r"line 5 .*cube must be a power of two.* got 3"):
+        export_match(entries, "j.jsonl")
+
+
+def test_an_illegal_move_is_refused_with_its_rule() -> None:
+    entries = changed(3, dice=[4, 2], move="13/1")
+    with pytest.raises(RecordFormatError, match=r"line 4 .*'13/1' with 42 .*\(BG-MOVE-3\)"):
+        export_match(entries, "j.jsonl")
+
+
+def test_a_move_whose_position_id_is_another_position_is_refused() -> None:
+    entries = changed(3, position_id=Position.initial().position_id)
+    with pytest.raises(RecordFormatError, match=r"line 4 .*is not the position move '8/5 6/5'"):
+        export_match(entries, "j.jsonl")
+
+
+def flagged_table() -> tuple[Table, Position]:
+    """Player 1 opens 53 with a move that is no play for it and leaves it flagged."""
+    table = Table()
+    table.opening(3, 5)
+    table.press(0)
+    wrong = table.referee.match.position.apply_steps([(13, 7), (8, 6)])
+    table.place(wrong, 1)
+    table.press(1)
+    return table, wrong
+
+
+def test_a_flagged_move_that_stands_is_exported_as_played() -> None:
+    """TTB-4.8: the opponent threw before the correction; the journal marks the move."""
+    table, _ = flagged_table()
+    table.throw(0, 2, 1)
+    table.play_first_legal()
+    entries = table.journal()
+    game = parse_mat(export_match(entries).mat_text).games[0]
+    assert game.actions[0].text.endswith("13/7 8/6") and len(game.actions) == 2
+    stood = next(e for e in entries if e.get("stands"))
+    del stood["stands"]
+    with pytest.raises(RecordFormatError, match=r"'13/7 8/6' with 53 .*\(BG-"):
+        export_match(entries)
+
+
+def test_a_move_the_director_accepted_then_rejected_exports_the_correction() -> None:
+    table, _ = flagged_table()
+    table.director("accept")
+    table.director("reject", reason="a checker was knocked over")
+    table.play_first_legal()
+    table.throw(0, 2, 1)
+    table.play_first_legal()
+    entries = table.journal()
+    assert [e.get("stands", False) for e in entries if e["type"] == "move"] == [True, False, False]
+    assert len(parse_mat(export_match(entries).mat_text).games[0].actions) == 3
+
+
+def test_unknown_entry_types_are_skipped_with_a_note_the_referees_own_silently() -> None:
+    entries = journal()
+    entries.insert(5, {"seq": 6, "type": "bogus"})
+    exported = export_match(entries, "j.jsonl")
+    assert exported.notes == ("j.jsonl line 6 (seq 6, bogus): entry type 'bogus' is not one"
+                              " export knows; skipped",)
+    assert exported.mat_text == export_match(journal()).mat_text
+    assert export_match(journal()).notes == ()
+
+
+def test_a_mangala_journal_is_named_as_one() -> None:
+    entries = [{"seq": 1, "type": "match_start", "game": "mangala", "players": ["A", "B"]}]
+    with pytest.raises(RecordFormatError, match=r"round.txt is a Mangala journal: export handles"
+                                                r" backgammon journals .*hakem mangala check"):
+        export_match(entries, "round.txt")
