@@ -205,21 +205,50 @@ class BoardReading:
         b = sum(s.counts[1] for s in self.slots) + self.bar.counts[1]
         return (max(0, CHECKERS_PER_SIDE - a), max(0, CHECKERS_PER_SIDE - b))
 
+    def seen_totals(self) -> tuple[int, int]:
+        """Darker and lighter checkers counted on the visible slots and the bar."""
+        seen = [c for c in self.slot_counts() if c is not None]
+        if not self.bar.hidden:
+            seen.append(self.bar.counts)
+        return (sum(c[0] for c in seen), sum(c[1] for c in seen))
+
+    def warnings(self) -> list[str]:
+        """What makes the counts impossible: more checkers of a colour seen than a side has
+        (BG-EQ-1). The counts are left as read; the reading says it cannot be right."""
+        out = []
+        for total, colour in zip(self.seen_totals(), ("darker", "lighter"), strict=True):
+            if total > CHECKERS_PER_SIDE:
+                out.append(f"impossible: {total} {colour} checkers "
+                           f"(at most {CHECKERS_PER_SIDE}, BG-EQ-1)")
+        return out
+
+    @property
+    def visible_share(self) -> float:
+        """Share of the board's places (the 24 slots and the bar) the picture shows."""
+        seen = sum(1 for s in self.slots if not s.hidden) + (0 if self.bar.hidden else 1)
+        return seen / (len(self.slots) + 1)
+
     @property
     def confidence(self) -> float:
-        """P(every visible count is right), treating slots as independent."""
+        """P(every count is right): the visible counts' probabilities (slots independent)
+        times the share of the board visible, since nothing is known of a hidden place (a
+        reading that sees nothing is sure of nothing; a whole board keeps the product as it
+        is). 0 for counts no board can show (:meth:`warnings`): one of them is surely wrong."""
+        if self.warnings():
+            return 0.0
         p = 1.0
         for s in self.slots:
             if not s.hidden:
                 p *= s.confidence
         if not self.bar.hidden:
             p *= self.bar.confidence
-        return float(p)
+        return float(p * self.visible_share)  # p * 1.0 is p exactly
 
     def to_json(self) -> dict[str, Any]:
         """The DESIGN.md object; hidden slots (and a hidden bar) are null, listed in
         ``hidden``; ``slot_confidence`` gives each slot's probability of its count;
-        ``off_trays`` the borne-off checkers seen in the trays (null: a tray out of sight)."""
+        ``off_trays`` the borne-off checkers seen in the trays (null: a tray out of sight);
+        ``warnings`` why the counts cannot be right (empty when they may be)."""
         off = self.off()
         trays = self.off_in_trays()
         return {
@@ -232,6 +261,7 @@ class BoardReading:
             "dice": self.dice,
             "cube": self.cube,
             "confidence": round(self.confidence, 4),
+            "warnings": self.warnings(),
             "hidden": {"slots": list(self.hidden_slots), "bar": self.bar.hidden},
             "slot_confidence": [
                 None if s.hidden else round(s.confidence, 4) for s in self.slots

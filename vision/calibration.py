@@ -9,6 +9,7 @@ its own edges (:mod:`vision.board_finder`, source "found").
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -17,6 +18,7 @@ import numpy as np
 from engine.errors import ImageError
 from vision.board_finder import BoardNotFoundError as BoardNotFoundError  # re-exported
 from vision.board_finder import find_board
+from vision.bounds import MAX_CORNER_PX
 from vision.config import FinderConfig
 from vision.geometry import BoardGeometry, Canonical
 
@@ -66,8 +68,11 @@ def parse_corners(text: str) -> np.ndarray:
         vals = [float(p) for p in parts]
     except ValueError:
         raise ImageError(f"corners must be numbers: {text!r}") from None
-    if not all(np.isfinite(vals)):
-        raise ImageError(f"corners must be finite numbers: {text!r}")
+    for part, value in zip(parts, vals, strict=True):
+        # checked before any arithmetic: 1e308 is finite, yet no float32 holds it
+        if not math.isfinite(value) or abs(value) > MAX_CORNER_PX:
+            raise ImageError(f"corner coordinate {part} is not a finite number of pixels "
+                             f"within -{MAX_CORNER_PX:g}..{MAX_CORNER_PX:g}")
     return np.array(vals, dtype=np.float32).reshape(4, 2)
 
 

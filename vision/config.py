@@ -12,7 +12,124 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
+from vision.bounds import (
+    CHECKERS,
+    GREY,
+    MAX_CORNER_PX,
+    POSITIVE,
+    SHARE,
+    Bound,
+    check_fields,
+    check_length,
+    check_order,
+)
 from vision.geometry import BoardGeometry
+
+# The reading rasters' scale (px per mm): below it a checker is a few pixels, above it the
+# raster of a board no longer fits in memory.
+RASTER_PX_PER_MM = Bound(0.25, 4.0, unit="px per mm")
+# A colour channel (B, G or R).
+CHANNEL = Bound(0.0, 255.0)
+# Corners of the playing surface in a picture (pixels).
+CORNER_PX = Bound(-MAX_CORNER_PX, MAX_CORNER_PX, unit="px")
+
+# Each section's fields that are not merely a threshold or weight of 0 up (see vision.bounds).
+CHECKER_BOUNDS = {
+    "px_per_mm": RASTER_PX_PER_MM,
+    "rim_edge_min": Bound(0.0, 2000.0, unit="grey levels per px"),
+    "rim_dominance": Bound(0.0, 16.0, open_low=True),
+    "disc_score_threshold": SHARE,
+    "disc_score_scale": POSITIVE,
+    "edge_dilate_along": Bound(1, 50, unit="px"),
+    "cover_line_threshold": SHARE,
+    "line_clear_min": POSITIVE,
+    "evidence_floor": SHARE,
+    "whole_disc_score": SHARE,
+    "side_rim_threshold": SHARE,
+    "seam_disc_threshold": SHARE,
+    "seam_floor": SHARE,
+    "overlay_one_arc": SHARE,
+    "overlay_prior": POSITIVE,
+    "bar_own_scale": POSITIVE,
+    "bar_own_clear": CHECKERS,
+    "bar_round_min": SHARE,
+    "darker_bgr": CHANNEL,
+    "lighter_bgr": CHANNEL,
+    "off_px_per_mm": RASTER_PX_PER_MM,
+    "off_spacing_mm": Bound(0.0, 100.0, open_low=True, unit="mm"),
+    "off_inset_mm": Bound(0.0, 100.0, unit="mm"),
+    "off_gap_mm": Bound(0.0, 100.0, open_low=True, unit="mm"),
+    "off_count_sd": POSITIVE,
+    # a slot may hold all 15 checkers of a side (BG-EQ-1): a table covering fewer cannot
+    # read a legal board
+    "max_count": Bound(15, 30, unit="checkers"),
+}
+OCCLUSION_BOUNDS = {
+    "downscale": Bound(1, 16),
+    "chroma_threshold": GREY,
+    "dark_offset": Bound(0.0, 765.0),
+    "min_brightness_ratio": POSITIVE,
+    "max_brightness_ratio": POSITIVE,
+    "loose_chroma_threshold": GREY,
+    "loose_brightness_ratio": POSITIVE,
+    "loose_gap_checkers": CHECKERS,
+    "checker_chroma_threshold": GREY,
+    "checker_brightness_ratio": POSITIVE,
+    "glare_gain": POSITIVE,
+    "glare_residual": GREY,
+    "min_blob_checkers": CHECKERS,
+    "huge_blob_checkers": Bound(0.0, 100.0, open_low=True, unit="checker diameters"),
+    "margin_checkers": CHECKERS,
+    "edge_margin_checkers": CHECKERS,
+    "slot_hidden_fraction": SHARE,
+    "rail_band_mm": Bound(0.0, 1000.0, unit="mm"),
+    "rail_reach_checkers": CHECKERS,
+    "side_band_mm": Bound(0.0, 1000.0, unit="mm"),
+    "side_reach_checkers": CHECKERS,
+    "frame_step_threshold": Bound(0.0, 500.0),
+    "frame_step_px": Bound(1, 100, unit="px"),
+    "frame_step_faint": Bound(0.0, 500.0),
+    "confirm_depth_checkers": CHECKERS,
+    "confirm_share": SHARE,
+    "band_end_checkers": CHECKERS,
+    "frame_step_confirm": Bound(0.0, 500.0),
+    "missing_edge_checkers": CHECKERS,
+    "min_point_edge_visibility": SHARE,
+}
+STILLNESS_BOUNDS = {
+    "pixel_threshold": GREY,
+    "diff_threshold": SHARE,
+    "still_frames": Bound(1, 1000, unit="frames"),
+    "thumb_width": Bound(8, 4096, unit="px"),
+}
+BENCH_BOUNDS = {"max_read_to_decode_ratio": POSITIVE, "max_memory_mb": POSITIVE}
+FINDER_BOUNDS = {
+    "coarse_width": Bound(32, 4096, unit="px"),
+    "min_board_share": Bound(0.0, 1.0, open_low=True),
+    "max_board_share": Bound(0.0, 1.0, open_low=True),
+    # each step must grow the board tried, or the search never ends
+    "scale_step": Bound(1.0, 2.0, open_low=True),
+    "rotations_deg": Bound(-45.0, 45.0, unit="degrees"),
+    "aspects": Bound(0.0, 4.0, open_low=True),
+    "template_blur_px": Bound(0.0, 50.0, unit="px"),
+    "candidates": Bound(1, 100),
+    "levels": Bound(1.0, 64.0),
+    "search_px": Bound(0.0, 1000.0, open_low=True, unit="px"),
+    "iterations": Bound(1, 100),
+    "robust_px": POSITIVE,
+    "sample_mm": Bound(0.0, 1000.0, open_low=True, unit="mm"),
+    "row_search_level": Bound(0, 64),
+    "row_edge_scale": POSITIVE,
+    "lens_from_level": Bound(0, 64),
+    "max_k1": Bound(0.0, 1.0),
+    "strong_share": SHARE,
+    "inlier_px": POSITIVE,
+    "inlier_alignment": SHARE,
+    "inlier_contrast": POSITIVE,
+    "inlier_window_px": Bound(1, 100, unit="px"),
+    "min_inlier_share": SHARE,
+    "accept_share": SHARE,
+}
 
 
 @dataclass(frozen=True)
@@ -93,9 +210,9 @@ class CheckerConfig:
     max_count: int = 15
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.rim_dominance <= 16.0:
-            raise ConfigError(f"rim_dominance must be above 0 and at most 16, "
-                             f"not {self.rim_dominance!r}")
+        check_fields(self, "vision.checkers", CHECKER_BOUNDS)
+        check_length(self, "vision.checkers", "darker_bgr", 3)
+        check_length(self, "vision.checkers", "lighter_bgr", 3)
 
 
 @dataclass(frozen=True)
@@ -146,6 +263,13 @@ class OcclusionConfig:
     missing_edge_checkers: float = 1.5  # point edge missing this long (diameters): hidden
     min_point_edge_visibility: float = 0.7  # below this board-wide, point edges are not used
 
+    def __post_init__(self) -> None:
+        check_fields(self, "vision.occlusion", OCCLUSION_BOUNDS)
+        for name in ("loose_brightness_ratio", "checker_brightness_ratio", "glare_gain",
+                     "rail_band_mm", "side_band_mm"):
+            check_length(self, "vision.occlusion", name, 2)
+        check_order(self, "vision.occlusion", "min_brightness_ratio", "max_brightness_ratio")
+
 
 @dataclass(frozen=True)
 class StillnessConfig:
@@ -155,6 +279,9 @@ class StillnessConfig:
     diff_threshold: float = 0.004  # share of moving pixels above which the frame is in motion
     still_frames: int = 3  # consecutive still frames before a reading is taken
     thumb_width: int = 160  # frames are compared at this width
+
+    def __post_init__(self) -> None:
+        check_fields(self, "vision.stillness", STILLNESS_BOUNDS)
 
 
 @dataclass(frozen=True)
@@ -214,6 +341,11 @@ class FinderConfig:
     # A candidate fitting this well ends the search (the other coarse matches are not refined).
     accept_share: float = 0.6
 
+    def __post_init__(self) -> None:
+        # the per-level tuples' lengths are checked where the levels are used (find_board)
+        check_fields(self, "vision.finder", FINDER_BOUNDS)
+        check_order(self, "vision.finder", "min_board_share", "max_board_share")
+
 
 @dataclass(frozen=True)
 class BenchConfig:
@@ -221,6 +353,9 @@ class BenchConfig:
 
     max_read_to_decode_ratio: float = 2.5
     max_memory_mb: float = 150.0
+
+    def __post_init__(self) -> None:
+        check_fields(self, "vision.bench", BENCH_BOUNDS)
 
 
 @dataclass(frozen=True)
@@ -235,6 +370,10 @@ class VisionConfig:
     finder: FinderConfig = field(default_factory=FinderConfig)
     # Playing-surface corners (x, y) x 4 for a fixed camera, used when none are given.
     corners: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(self, "vision", {"corners": CORNER_PX})
+        check_length(self, "vision", "corners", 8)
 
 
 DEFAULT_CONFIG = VisionConfig()
@@ -278,17 +417,13 @@ def _apply(section: str, obj: Any, table: dict[str, Any]) -> Any:
             changes[key] = _apply(key, current, value)
         else:
             changes[key] = _coerce(section, key, value, current)
-    try:
-        return replace(obj, **changes)
-    except ValueError as exc:
-        raise ConfigError(f"vision.{section}: {exc}") from exc
+    # every section checks its own values (and names the key) as it is built
+    return replace(obj, **changes)
 
 
 def vision_config_from_mapping(table: dict[str, Any]) -> VisionConfig:
     """Build a :class:`VisionConfig` from the ``[vision]`` table of a TOML document."""
     config: VisionConfig = _apply("", DEFAULT_CONFIG, table)
-    if config.corners is not None and len(config.corners) != 8:
-        raise ConfigError("vision.corners must hold 8 numbers (x, y for 4 corners)")
     return config
 
 

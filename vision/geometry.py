@@ -12,7 +12,8 @@ Coordinates (the contract the readers, the renderer and the dice/cube helpers sh
 * A :class:`Canonical` is a top-down raster of the board at ``px_per_mm`` with a margin around
   the playing surface; ``mm_to_px``/``px_to_mm`` convert between the two.
 
-Only numpy is used here, so every other vision module (and the tests) can build on it.
+Only numpy (and the range checks of ``vision.bounds``) is used here, so every other vision
+module (and the tests) can build on it.
 """
 
 from __future__ import annotations
@@ -22,12 +23,18 @@ from typing import Literal
 
 import numpy as np
 
+from engine.errors import ConfigError
+from vision.bounds import Bound, check_fields
+
 # What a canonical point can fall in (see :meth:`BoardGeometry.region_at`).
 RegionKind = Literal["slot", "bar", "field", "tray", "frame", "off-board"]
 Half = Literal["left", "right"]
 CubePlace = Literal["centre", "top-side", "bottom-side", "offered"]
 
 SLOT_COUNT = 24
+# The range of a board measurement (mm), and of one that may be 0 (see BoardGeometry).
+BOARD_MM = Bound(0.0, 1000.0, open_low=True, unit="mm")
+BOARD_MM_OR_NONE = Bound(0.0, 1000.0, unit="mm")
 
 
 def _kept_hash(obj: object) -> int:
@@ -107,17 +114,13 @@ class BoardGeometry:
         return _kept_hash(self)
 
     def __post_init__(self) -> None:
-        for name in (
-            "point_width_mm",
-            "bar_width_mm",
-            "height_mm",
-            "point_length_mm",
-            "checker_diameter_mm",
-        ):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"board measurement {name} must be positive")
+        # a board's measurements in mm: positive (the frame and the gap before a tray may be
+        # nothing), and at most a metre (more would build rasters no memory holds)
+        check_fields(self, "vision.geometry", {"tray_gap_mm": BOARD_MM_OR_NONE,
+                                               "frame_mm": BOARD_MM_OR_NONE}, BOARD_MM)
         if self.point_length_mm >= self.height_mm / 2:
-            raise ValueError("point_length_mm must be less than half the board height")
+            raise ConfigError(f"vision.geometry.point_length_mm must be less than half of "
+                              f"height_mm ({self.height_mm / 2:g}), not {self.point_length_mm!r}")
 
     # -- the playing surface -------------------------------------------------------------
 

@@ -28,6 +28,13 @@ from vision.overlay import annotate
 from vision.render import SCHEMES, SceneSpec, random_camera, random_hand, render_scene
 from vision.render.scene import BoardContents
 
+# File name endings each command writes (OpenCV encodes these; a sheet is printed, so a
+# lossless one first). render writes its own JPEG bytes, or PNG.
+PICTURE_FORMATS = (".png", ".jpg", ".jpeg", ".bmp")
+SHEET_FORMATS = (".png", ".bmp", ".tif", ".tiff", ".jpg", ".jpeg")
+RENDER_FORMATS = (".jpg", ".jpeg", ".png")
+MIN_DPI, MAX_DPI = 72, 1200
+
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Add ``hakem vision`` and its subcommands."""
@@ -42,15 +49,19 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_read)
 
     p = add_command(vision, "markers", parents, "write a printable sheet of the four markers")
-    p.add_argument("--out", default="hakem-markers.png", help="image file to write")
-    p.add_argument("--dpi", type=int, default=300)
+    p.add_argument("--out", default="hakem-markers.png",
+                   help=f"image file to write ({_kinds(SHEET_FORMATS)})")
+    p.add_argument("--dpi", type=int, default=300,
+                   help=f"printer resolution, {MIN_DPI}..{MAX_DPI} (default 300)")
     p.add_argument("--config", help="table configuration (marker size)")
     p.set_defaults(func=_markers)
 
     p = add_command(vision, "render", parents, "a synthetic photo of a position")
     p.add_argument("position", metavar="POSITION_ID")
     p.add_argument("--out", required=True, help="JPEG (or PNG) file to write")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the random camera and light (and arm, with --hand): the "
+                   "same seed gives the same picture")
     p.add_argument("--scheme", choices=[s.name for s in SCHEMES], default=SCHEMES[0].name)
     p.add_argument("--hard", action="store_true", help="glare, shadows, distortion, noise")
     p.add_argument("--hand", action="store_true", help="an arm over the board")
@@ -62,7 +73,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p = add_command(vision, "calibrate", parents,
                     "find the board and write an annotated picture to check the set-up")
     p.add_argument("image", metavar="IMAGE")
-    p.add_argument("--out", required=True, help="annotated picture to write")
+    p.add_argument("--out", required=True,
+                   help=f"annotated picture to write ({_kinds(PICTURE_FORMATS)})")
     p.add_argument("--corners", help="playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL)")
     p.add_argument("--config", help="table configuration (TOML, [vision] table)")
     p.set_defaults(func=_calibrate)
@@ -78,15 +90,39 @@ def _corners(args: argparse.Namespace) -> np.ndarray | None:
     return None if text is None else parse_corners(text)
 
 
-def _write_image(path: str, img: np.ndarray) -> None:
+def _kinds(formats: tuple[str, ...]) -> str:
+    """The file name endings allowed, for help texts and messages."""
+    return ", ".join(formats)
+
+
+def _out_path(path: str, formats: tuple[str, ...]) -> Path:
+    """Where to write, refused when its ending names a format not written here (a sheet
+    saved as "m.pdf" must not be a PNG under a PDF's name) or its folder is missing."""
     out = Path(path)
+    if out.suffix.lower() not in formats:
+        kind = out.suffix or "a file without an ending"
+        raise CommandError(f"--out {path}: cannot write {kind}; the file name must end in "
+                           f"{_kinds(formats)}")
     if out.parent and not out.parent.exists():
         raise CommandError(f"directory {out.parent} does not exist")
-    ext = out.suffix.lower() or ".png"
-    ok, buf = cv2.imencode(ext if ext in (".jpg", ".jpeg", ".png", ".bmp") else ".png", img)
-    if not ok:  # pragma: no cover - OpenCV encodes any uint8 BGR image
-        raise CommandError(f"cannot encode {path}")
-    out.write_bytes(buf.tobytes())
+    return out
+
+
+def _write_bytes(out: Path, data: bytes) -> None:
+    """Write the encoded picture, one line naming the file when the system refuses."""
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise CommandError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def _write_image(path: str, img: np.ndarray, formats: tuple[str, ...] = PICTURE_FORMATS) -> None:
+    """Encode ``img`` in the format its file name ends in, and write it."""
+    out = _out_path(path, formats)
+    ok, buf = cv2.imencode(out.suffix.lower(), img)
+    if not ok:
+        raise CommandError(f"opencv cannot encode {path} as {out.suffix.lower()}")
+    _write_bytes(out, buf.tobytes())
 
 
 def _summary(reading: BoardReading) -> str:
@@ -127,15 +163,18 @@ def _read(args: argparse.Namespace) -> int:
             emit_json(reading.to_json())
         else:
             print(_summary(reading))
+            for warning in reading.warnings():
+                print(f"{reading.image}: {warning}")
     return 0
 
 
 def _markers(args: argparse.Namespace) -> int:
     config = _config(args)
-    if not 72 <= args.dpi <= 1200:
-        raise CommandError(f"--dpi {args.dpi} is not in 72..1200")
+    if not MIN_DPI <= args.dpi <= MAX_DPI:
+        raise CommandError(f"--dpi {args.dpi} is not in {MIN_DPI}..{MAX_DPI}")
+    _out_path(args.out, SHEET_FORMATS)  # before the sheet is drawn
     sheet = marker_sheet(config.geometry, dpi=args.dpi)
-    _write_image(args.out, sheet)
+    _write_image(args.out, sheet, SHEET_FORMATS)
     info = {"out": args.out, "ids": [0, 1, 2, 3], "size_mm": config.geometry.marker_size_mm,
             "dictionary": "DICT_4X4_50", "dpi": args.dpi}
     if wants_json(args):
@@ -147,6 +186,7 @@ def _markers(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
+    out = _out_path(args.out, RENDER_FORMATS)
     layout = TableLayout(first_colour=args.first_colour)
     counts = layout.counts_from_id(args.position)
     contents = BoardContents(counts.slots, counts.bar, counts.off)
@@ -159,13 +199,10 @@ def _render(args: argparse.Namespace) -> int:
     spec.darker_at_bottom = args.first_colour == "darker"
     spec.seed = args.seed
     frame = render_scene(spec)
-    if Path(args.out).suffix.lower() in (".jpg", ".jpeg"):
-        out = Path(args.out)
-        if out.parent and not out.parent.exists():
-            raise CommandError(f"directory {out.parent} does not exist")
-        out.write_bytes(frame.jpeg)
+    if out.suffix.lower() in (".jpg", ".jpeg"):
+        _write_bytes(out, frame.jpeg)
     else:
-        _write_image(args.out, frame.image)
+        _write_image(args.out, frame.image, RENDER_FORMATS)
     info = {
         "out": args.out,
         "position": args.position,
@@ -185,6 +222,7 @@ def _render(args: argparse.Namespace) -> int:
 
 def _calibrate(args: argparse.Namespace) -> int:
     config = _config(args)
+    _out_path(args.out, PICTURE_FORMATS)  # before the picture is read
     img = load_image(args.image)
     corners = _corners(args)
     if corners is None and config.corners is not None:

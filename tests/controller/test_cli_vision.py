@@ -134,3 +134,70 @@ def test_real_photo_through_the_cli(shared_data: Path, capsys: pytest.CaptureFix
                         "--corners", corners, "--json"], capsys)
     assert code == 0
     assert json.loads(out)["slots"] == lab["slots"]
+
+
+def test_out_files_in_a_format_not_written_are_refused(
+    rendered: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = rendered
+    pdf = tmp_path / "m.pdf"
+    code, _, err = run(["vision", "markers", "--out", str(pdf)], capsys)
+    _assert_one_line_exit_2(code, err, "cannot write .pdf; the file name must end in .png")
+    gif = tmp_path / "r3.gif"
+    code, _, err = run(["vision", "render", START_ID, "--out", str(gif)], capsys)
+    _assert_one_line_exit_2(code, err, "must end in .jpg, .jpeg, .png")
+    code, _, err = run(["vision", "calibrate", str(path), "--out", str(gif)], capsys)
+    _assert_one_line_exit_2(code, err, "cannot write .gif")
+    assert not pdf.exists() and not gif.exists()
+    tif = tmp_path / "m.tif"
+    code, _, _ = run(["vision", "markers", "--out", str(tif), "--dpi", "72"], capsys)
+    assert code == 0 and tif.read_bytes()[:2] in (b"II", b"MM")  # a TIFF, not a PNG
+
+
+def test_absurd_corners_are_refused_before_any_arithmetic(
+    rendered: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = rendered
+    code, _, err = run(["vision", "read", str(path), "--corners", "1e308,0,100,0,100,100,0,100"],
+                       capsys)
+    _assert_one_line_exit_2(code, err, "corner coordinate 1e308 is not a finite number")
+
+
+def test_a_bad_vision_config_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mk.toml"
+    config.write_text("[vision.geometry]\nmarker_size_mm = -5\n")
+    code, _, err = run(["vision", "markers", "--config", str(config), "--out",
+                        str(tmp_path / "m.png")], capsys)
+    _assert_one_line_exit_2(code, err, "vision.geometry.marker_size_mm must be a positive "
+                            "finite number of mm")
+
+
+def test_an_impossible_reading_says_so(
+    rendered: tuple[Path, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from controller.cli import vision_commands
+    from tests.vision.test_reading_checks import _bar, _reading, _slot, _start
+
+    slots = _start()
+    slots[1] = _slot(10, True)
+    impossible = _reading(slots, _bar(1, 0))
+    monkeypatch.setattr(vision_commands, "read_board", lambda *a, **k: impossible)
+    path, corners = rendered
+    code, out, _ = run(["vision", "read", str(path), "--corners", corners], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].endswith("confidence 0.000")
+    assert lines[1] == "x.jpg: impossible: 16 darker checkers (at most 15, BG-EQ-1)"
+    code, out, _ = run(["vision", "read", str(path), "--corners", corners, "--json"], capsys)
+    assert json.loads(out)["warnings"] == [lines[1].removeprefix("x.jpg: ")]
+
+
+def test_help_explains_seed_and_dpi(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["vision", "render", "--help"])
+    assert "the same seed gives the same picture" in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit):
+        main(["vision", "markers", "--help"])
+    assert "72..1200" in capsys.readouterr().out

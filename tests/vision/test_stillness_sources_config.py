@@ -100,5 +100,5 @@ def test_config_from_toml(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="px_per_mm"):
         load_vision_config(p)
     p.write_text("[vision.checkers]\nrim_dominance = 0\n")
-    with pytest.raises(ConfigError, match=r"vision\.checkers: rim_dominance .* not 0\.0"):
+    with pytest.raises(ConfigError, match=r"vision\.checkers\.rim_dominance .* not 0\.0"):
         load_vision_config(p)
