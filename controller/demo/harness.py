@@ -6,6 +6,7 @@ entries, stop after a number of entries (tests of a restart), print the progress
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import time as systime
@@ -21,6 +22,7 @@ from controller.clock.sim import LoopbackClock
 from controller.clock.timebase import FakeTime
 from controller.closing import ClosedOnExit
 from controller.records.files import write_changed
+from controller.records.folder_lock import folder_lock
 from controller.records.journal import Journal
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.pipeline import FrameSink
@@ -86,10 +88,12 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         ``settings``: what the demo's script is made from, as the command line gives it
         (``{"--illegal": "2", ...}``), pinned to the folder (:func:`pin_settings`)."""
         self.out = out
-        self.out.mkdir(parents=True, exist_ok=True)
         self.progress = progress
         self.time = FakeTime(0)
         self._closers: list[Callable[[], None]] = []
+        held = contextlib.ExitStack()
+        held.enter_context(folder_lock(out, "demo"))  # before the journal is opened
+        self._closers.append(held.close)
         self.journal = Journal(self.out / "journal.jsonl")
         self._closers.append(self.journal.close)
         self.clock = LoopbackClock(self.time, boot_id=1 + len(self.journal.entries) % 60000)

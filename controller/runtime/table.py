@@ -22,6 +22,7 @@ from controller.clock.sim import LoopbackClock
 from controller.clock.timebase import FakeTime, MonotonicTime, TimeSource
 from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
+from controller.records.folder_lock import folder_lock
 from controller.records.journal import Journal
 from controller.referee.api import ClockCommand, Command, DirectorAction, JournalEntry, Say
 from controller.runtime.clock_watch import ClockWatch
@@ -133,6 +134,7 @@ def open_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> Iterator[
     timer: TimeSource = time if time is not None else MonotonicTime()
     folder = Path(config.journal.directory)
     with contextlib.ExitStack() as stack, stop_on_signals(flag):
+        stack.enter_context(folder_lock(folder, "hakem run"))
         journal = stack.enter_context(Journal(folder / JOURNAL_NAME))
         if journal.recovered_torn_tail:
             print("hakem: the journal's last line was torn (power lost?); it was cut off",

@@ -177,3 +177,18 @@ def test_press_events_reach_the_loop(tmp_path: Path) -> None:
     press_at = sink.seen.index(PressEvent.__name__)
     assert sink.seen[press_at + 1] == "frame"
     assert sink.seen[:press_at].count("frame") >= 4
+
+
+def test_a_second_table_on_the_same_journal_folder_is_refused(tmp_path: Path) -> None:
+    """Two tables writing one journal tear each other's lines (QA pass): the second is
+    refused before it opens the journal, and the first goes on."""
+    from controller.records.folder_lock import FolderInUseError
+
+    time = FakeTime(0)
+    with open_table(config(tmp_path), time=time, source=Camera(time, 2), clock=connected(time),
+                    pin_factory=MockFactory(), log=io.StringIO()) as table:
+        with pytest.raises(FolderInUseError, match="in use by another hakem run"), open_table(
+                config(tmp_path), time=time, source=Camera(time, 2), clock=connected(time),
+                pin_factory=MockFactory(), log=io.StringIO()):
+            pass
+        drive(table, Sink(), lambda: False)
