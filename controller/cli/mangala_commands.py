@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
+from controller.cli.common import (
+    CommandError,
+    add_command,
+    add_group,
+    emit_json,
+    read_utf8,
+    wants_json,
+)
 from engine.mangala.judge import judge
 from engine.mangala.position import Position
 from engine.mangala.record import check_record, parse_record
@@ -86,9 +92,12 @@ def _read_text(arg: str, what: str, *, stdin_used: list[bool]) -> str:
         if stdin_used[0]:
             raise CommandError(f"{what}: stdin (-) can be read only once")
         stdin_used[0] = True
-        return sys.stdin.read()
+        try:
+            return sys.stdin.read()
+        except UnicodeDecodeError:
+            raise CommandError(f"{what}: stdin is not UTF-8 text") from None
     if arg.startswith("@"):
-        return Path(arg[1:]).read_text(encoding="utf-8")
+        return read_utf8(arg[1:])
     return arg
 
 

@@ -65,3 +65,17 @@ def test_export_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     empty.write_text("", encoding="utf-8")
     assert main(["export", str(empty)]) == 2
     assert "no journal entries" in capsys.readouterr().err
+
+
+def test_export_names_an_output_it_cannot_write(
+    journal_file: tuple[Path, list[object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = journal_file
+    missing = tmp_path / "nodir" / "m.mat"
+    assert main(["export", str(path), "--mat", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"hakem: cannot write {missing}: no such folder {missing.parent}\n"
+    if Path("/dev/full").exists():
+        assert main(["export", str(path), "--summary", "/dev/full"]) == 2
+        err = capsys.readouterr().err
+        assert err == "hakem: cannot write /dev/full: no space left on device\n"
