@@ -6,11 +6,19 @@ Every deliberate error becomes one line on stderr and exit code 2, never a trace
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
-from controller.cli.common import CommandError, OneLineArgumentParser, json_parent
+from controller.cli.common import (
+    CommandError,
+    OneLineArgumentParser,
+    json_parent,
+    os_reason,
+    shown,
+)
 from engine.errors import HakemError
 
 # Each module defines ``register(subparsers, parents)`` and adds its commands; the handler of a
@@ -50,23 +58,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = args.func(args)
     except (HakemError, CommandError) as exc:
-        print(f"hakem: {exc}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as exc:
-        print(f"hakem: no such file: {exc.filename}", file=sys.stderr)
-        return 2
-    except IsADirectoryError as exc:
-        print(f"hakem: is a directory, not a file: {exc.filename}", file=sys.stderr)
-        return 2
-    except PermissionError as exc:
-        print(f"hakem: permission denied: {exc.filename}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     except KeyboardInterrupt:
         print("hakem: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        return _fail(os_error_line(exc))
+    except UnicodeError as exc:
+        return _fail(unicode_error_line(exc))
     return int(code or 0)
+
+
+def _fail(message: str) -> int:
+    """The one error line on stderr; exit code 2."""
+    print(f"hakem: {message}", file=sys.stderr)
+    return 2
+
+
+def os_error_line(exc: OSError) -> str:
+    """An operating system error as one line naming the file (when the error names one)."""
+    name = exc.filename
+    if name is None:
+        if exc.errno == errno.ENOSPC:
+            return f"cannot write the output: {os_reason(exc)}"
+        return os_reason(exc)
+    shown_name = shown(os.fsdecode(name)) if isinstance(name, (str, bytes)) else str(name)
+    if isinstance(exc, FileNotFoundError):
+        return f"no such file: {shown_name}"
+    if isinstance(exc, IsADirectoryError):
+        return f"is a directory, not a file: {shown_name}"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {shown_name}"
+    return f"cannot use {shown_name}: {os_reason(exc)}"
+
+
+def unicode_error_line(exc: UnicodeError) -> str:
+    """Text that is not UTF-8 (a file, stdin, an argument) as one line."""
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"the input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                f"{exc.start})")
+    if isinstance(exc, UnicodeEncodeError):
+        return f"not UTF-8 text: '{shown(exc.object)[:80]}'"
+    return f"not UTF-8 text: {exc}"
 
 
 if __name__ == "__main__":  # pragma: no cover

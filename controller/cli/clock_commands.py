@@ -10,7 +10,7 @@ import sys
 import threading
 from typing import Any
 
-from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
+from controller.cli.common import add_command, add_group, emit_json, number_in, wants_json
 from controller.clock.host import HostClock, wait_for
 from controller.clock.messages import Button
 from controller.clock.sim import SimulatedClock
@@ -21,9 +21,16 @@ from firmware.clock_core import (
     DEFAULT_COUNTDOWN_MS,
     DEFAULT_DELAY_MS,
     DEFAULT_RESERVE_MS,
+    MAX_TIME_MS,
     format_time,
 )
 from firmware.device import FIRMWARE_VERSION
+
+# Times the firmware can hold (its limit, 100 hours); checked while parsing, so a bad value is
+# refused before a port is opened or anything printed.
+CLOCK_SECONDS = number_in(0, MAX_TIME_MS / 1000)
+POSITIVE_SECONDS = number_in(0, MAX_TIME_MS / 1000, above_low=True)
+MAX_TIMEOUT_S = 3600
 
 KEYS: dict[str, Button] = {
     "l": "left",
@@ -49,39 +56,44 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     sim.add_argument("--mode", choices=("delay", "countdown"), default="delay")
     sim.add_argument(
-        "--delay-s", type=float, default=DEFAULT_DELAY_MS / 1000, help="delay per move"
+        "--delay-s", type=CLOCK_SECONDS, default=DEFAULT_DELAY_MS / 1000, help="delay per move"
     )
     sim.add_argument(
-        "--reserve-s", type=float, default=DEFAULT_RESERVE_MS / 1000, help="reserve per player"
+        "--reserve-s",
+        type=CLOCK_SECONDS,
+        default=DEFAULT_RESERVE_MS / 1000,
+        help="reserve per player",
     )
     sim.add_argument(
         "--time-s",
-        type=float,
+        type=POSITIVE_SECONDS,
         default=DEFAULT_COUNTDOWN_MS / 1000,
         help="countdown per player per set (MG-CLOCK-1)",
     )
-    sim.add_argument("--duration", type=float, default=None, help="stop after this many seconds")
+    sim.add_argument(
+        "--duration", type=POSITIVE_SECONDS, default=None, help="stop after this many seconds"
+    )
     sim.set_defaults(func=run_sim)
 
     status = add_command(group, "status", parents, "the clock's state as the host sees it")
     status.add_argument("--port", required=True, help="serial port or pyserial URL of the clock")
-    status.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for an answer")
+    status.add_argument(
+        "--timeout",
+        type=number_in(0, MAX_TIMEOUT_S, above_low=True),
+        default=3.0,
+        help=f"seconds to wait for an answer (at most {MAX_TIMEOUT_S})",
+    )
     status.set_defaults(func=run_status)
 
 
-def _ms(seconds: float, name: str) -> int:
-    if not seconds >= 0:
-        raise CommandError(f"{name} must be a number of seconds >= 0: {seconds}")
+def _ms(seconds: float) -> int:
+    """Seconds (already checked while parsing) as the firmware's milliseconds."""
     return round(seconds * 1000)
 
 
 def run_sim(args: argparse.Namespace) -> int:
     """Serve the simulated clock until interrupted; buttons from stdin (l, r, h; q quits)."""
-    delay, reserve, total = (
-        _ms(args.delay_s, "--delay-s"),
-        _ms(args.reserve_s, "--reserve-s"),
-        _ms(args.time_s, "--time-s"),
-    )
+    delay, reserve, total = _ms(args.delay_s), _ms(args.reserve_s), _ms(args.time_s)
     pair: PtyPair | None = None
     transport: Transport
     if args.port == "pty":
@@ -108,7 +120,7 @@ def run_sim(args: argparse.Namespace) -> int:
     presses: queue.Queue[str] = queue.Queue()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     threading.Thread(target=_read_buttons, args=(presses, stop), daemon=True).start()
-    deadline = None if args.duration is None else time.now_ms() + _ms(args.duration, "--duration")
+    deadline = None if args.duration is None else time.now_ms() + _ms(args.duration)
     try:
         while not stop.is_set():
             while not presses.empty():

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -21,7 +22,10 @@ class OneLineArgumentParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line on stderr and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message}\n")
+        # every error line starts "hakem: " (what scripts look for); the subcommand follows
+        command = self.prog.removeprefix("hakem").strip()
+        where = f"{command}: " if command else ""
+        self.exit(2, f"hakem: {where}{message}\n")
 
 
 def json_parent(*, top_level: bool) -> argparse.ArgumentParser:
@@ -52,6 +56,114 @@ def add_group(subparsers: Any, name: str, help_text: str) -> Any:
     sub = parser.add_subparsers(dest=f"{name}_command", metavar="COMMAND")
     sub.required = True
     return sub
+
+
+def shown(text: str) -> str:
+    """``text`` printable: bytes that were not UTF-8 (kept as surrogates) shown as ``\\xNN``."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def is_utf8(text: str) -> bool:
+    """True when ``text`` holds no stray surrogate (a byte that was not UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def utf8_arg(text: str) -> str:
+    """An argparse type for text that is written somewhere: it must be UTF-8."""
+    if not is_utf8(text):
+        raise argparse.ArgumentTypeError(f"not UTF-8 text: '{shown(text)}'")
+    return text
+
+
+def read_utf8(path: str | Path) -> str:
+    """A text file's contents; one that is not UTF-8 is an error naming it."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at "
+                           f"offset {exc.start})") from None
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type for counts and seeds: a whole number 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def number_in(low: float, high: float, *, above_low: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number in ``low..high`` (more than ``low`` if ``above_low``);
+    checked while parsing, so nothing starts with a value it cannot use."""
+    wanted = (f"more than {low:g} and at most {high:g}" if above_low
+              else f"a number in {low:g}..{high:g}")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value > high or value < low or (
+                above_low and value == low):
+            raise argparse.ArgumentTypeError(f"must be {wanted}, not {text!r}")
+        return value
+
+    return parse
+
+
+def os_reason(exc: OSError) -> str:
+    """What went wrong, lowercased ("no space left on device"), without the file name."""
+    return str(exc.strerror or exc).lower()
+
+
+def write_output(path: str, text: str) -> None:
+    """Write an output file; a missing folder, a full disk... is an error naming the file."""
+    target = Path(path)
+    folder = target.parent
+    blocker = file_in_the_way(folder)
+    if blocker is not None:
+        raise CommandError(f"cannot write {path}: {blocker} is a file, not a folder")
+    if not folder.is_dir():
+        raise CommandError(f"cannot write {path}: no such folder {folder}")
+    try:
+        target.write_text(text, encoding="utf-8")
+    except FileNotFoundError:  # the folder is there: it takes no new files (/proc)
+        raise CommandError(f"cannot write {path}: {folder} takes no new files") from None
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {os_reason(exc)}") from None
+
+
+def file_in_the_way(folder: Path) -> Path | None:
+    """The nearest existing path at or above ``folder`` when it is a file, not a folder: what
+    stops ``folder`` being made or used. None when nothing is in the way."""
+    for step in (folder, *folder.parents):
+        if step.exists():
+            return None if step.is_dir() else step
+    return None
+
+
+def check_out_folder(path: str | Path, option: str) -> Path:
+    """An output folder that is made on demand, refused (naming ``option``) before anything
+    is written when it, or a folder on its way, is a file."""
+    folder = Path(path)
+    blocker = file_in_the_way(folder)
+    if blocker == folder:
+        raise CommandError(f"{option} {folder} is a file, not a folder")
+    if blocker is not None:
+        raise CommandError(f"{option} {folder}: {blocker} is a file, not a folder")
+    return folder
 
 
 def emit_json(obj: Any) -> None:
@@ -105,9 +217,19 @@ __all__ = [
     "OneLineArgumentParser",
     "add_command",
     "add_group",
+    "check_out_folder",
     "count",
     "emit_json",
+    "file_in_the_way",
+    "is_utf8",
     "json_parent",
+    "non_negative_int",
+    "number_in",
+    "os_reason",
+    "read_utf8",
     "refuse_clobbering",
+    "shown",
+    "utf8_arg",
     "wants_json",
+    "write_output",
 ]

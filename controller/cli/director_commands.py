@@ -14,7 +14,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
+from controller.cli.common import (
+    CommandError,
+    add_command,
+    add_group,
+    emit_json,
+    utf8_arg,
+    wants_json,
+)
 
 _EPILOG = """\
 examples (the table named by its configuration, as for hakem run):
@@ -40,8 +47,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                             help="the table's TOML configuration (its journal folder)")
         parser.add_argument("--folder", metavar="DIR", help="the table's journal folder "
                             "(instead of --config)")
-        parser.add_argument("--by", metavar="NAME", help="the director's name for the journal "
-                            "(default: the login name)")
+        parser.add_argument("--by", metavar="NAME", type=utf8_arg,
+                            help="the director's name for the journal (default: the login name)")
         parser.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
                             help="how long to wait for the table's answer (default 10)")
         return parser
@@ -53,11 +60,11 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    kind="accept")
     p = action("reject", "the last accepted move was illegal: it is flagged for correction "
                "(TTB-4.9)")
-    p.add_argument("--reason", default="the director ruled the move illegal")
+    p.add_argument("--reason", type=utf8_arg, default="the director ruled the move illegal")
     p.set_defaults(func=_send, build=lambda a: {"reason": a.reason}, kind="reject")
     p = action("set-position", "correct the position: a GNU Backgammon Position ID, or a "
                "Mangala position as JSON")
-    p.add_argument("position", metavar="POSITION")
+    p.add_argument("position", metavar="POSITION", type=utf8_arg)
     p.set_defaults(func=_send, build=_position_args, kind="set_position")
     p = action("set-dice", "the dice thrown, which the camera could not read (opening: player "
                "0's die, then player 1's)")
@@ -76,11 +83,11 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_send, build=lambda a: {}, kind="rethrow")
     p = action("warn", "Mangala: a warning to PLAYER (a or b, MG-T-4)")
     p.add_argument("player", choices=("a", "b"))
-    p.add_argument("--reason", default="")
+    p.add_argument("--reason", type=utf8_arg, default="")
     p.set_defaults(func=_send, build=lambda a: {"player": a.player, "reason": a.reason},
                    kind="warn")
     p = action("note", "a note in the journal")
-    p.add_argument("text", nargs="+")
+    p.add_argument("text", nargs="+", type=utf8_arg)
     p.set_defaults(func=_send, build=lambda a: {"text": " ".join(a.text)}, kind="note")
 
 
@@ -110,23 +117,13 @@ def _position_args(args: argparse.Namespace) -> dict[str, Any]:
     from engine.backgammon.position import Position
     from engine.mangala.position import Position as MangalaPosition
 
-    text = _text(str(args.position), "the position").strip()
+    text = str(args.position).strip()
     if text.startswith("{"):
         position = MangalaPosition.from_json(text)  # a PositionError names what is wrong
         position.check_stones()
         return {"position": json.loads(text)}
     Position.from_id(text)
     return {"position_id": text}
-
-
-def _text(value: str, what: str) -> str:
-    """``value`` as given, refused when it is not UTF-8 text (bytes the terminal could not
-    decode arrive as surrogates, and the journal is UTF-8)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise CommandError(f"{what} is not UTF-8 text: {value!r}") from None
-    return value
 
 
 def _winner_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -154,15 +151,9 @@ def _send(args: argparse.Namespace) -> int:
         raise CommandError(f"--wait must be 0 or more seconds, not {args.wait}")
     if args.by is not None and not args.by.strip():
         raise CommandError("--by must name the director, not be empty")
-    for what, name in (("reason", "--reason"), ("text", "the note")):
-        value = getattr(args, what, None)
-        if isinstance(value, list):
-            value = " ".join(value)
-        if isinstance(value, str):
-            _text(value, name)
     if args.kind == "note" and not " ".join(args.text).strip():
         raise CommandError("the note is empty")
-    director = _text(args.by.strip() if args.by else getpass.getuser(), "--by")
+    director = args.by.strip() if args.by else getpass.getuser()
     built = args.build(args)
     folder = _folder(args)
     request = post_request(folder, args.kind, built, director)

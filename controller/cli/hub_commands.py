@@ -9,16 +9,36 @@ line of stdin. The demo publishes through :func:`controller.hub.publisher.publis
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import re
 import signal
+import socket
+import sqlite3
+import ssl
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from controller.cli.common import CommandError, add_command, emit_json, wants_json
+from controller.cli.common import (
+    CommandError,
+    add_command,
+    emit_json,
+    is_utf8,
+    number_in,
+    os_reason,
+    wants_json,
+)
 from controller.hub.link import LinkConfig, parse_broker_url
 from controller.hub.topics import DEFAULT_PREFIX, check_id
+
+if TYPE_CHECKING:
+    from controller.hub.server import HubApp
+
+MAX_SESSION_HOURS = 24 * 366  # a year: a session lasting longer is a mistake
 
 _EPILOG = """\
 examples:
@@ -47,8 +67,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                         help="file whose first line is the broker password")
     parser.add_argument("--https-cert", metavar="FILE", help="serve HTTPS with this certificate")
     parser.add_argument("--https-key", metavar="FILE", help="the certificate's private key")
-    parser.add_argument("--session-hours", type=float, default=8.0,
-                        help="director sessions expire after this many hours (default 8)")
+    parser.add_argument("--session-hours", type=number_in(0, MAX_SESSION_HOURS, above_low=True),
+                        default=8.0, help="director sessions expire after this many hours "
+                        f"(default 8, at most {MAX_SESSION_HOURS})")
     parser.add_argument("--add-user", metavar="NAME",
                         help="create or reset a director account; the password is the first "
                              "line of stdin (at least 8 characters); then exit")
@@ -66,37 +87,18 @@ def broker_config(args: argparse.Namespace) -> LinkConfig:
 
 def run_hub(args: argparse.Namespace) -> int:
     """Run the hub, or manage accounts."""
-    from controller.hub.server import HubApp
-    from controller.hub.service import HubService
-
-    if args.add_user or args.list_users:
-        service = HubService(args.db)
-        try:
-            if args.add_user:
-                line = sys.stdin.readline().rstrip("\r\n")
-                service.add_user(args.add_user, line)
-                print(f"account {args.add_user} saved", file=sys.stderr)
-            users = service.store.users()
-        finally:
-            service.store.close()
-        if args.list_users:
-            if wants_json(args):
-                emit_json({"users": users})
-            else:
-                print("\n".join(users))
-        return 0
+    if args.add_user is not None or args.list_users:
+        return _accounts(args)
     if args.broker is None or args.http is None:
         raise CommandError("hub: --broker URL and --http PORT are required to run the hub")
     if not 0 <= args.http < 65536:
         raise CommandError(f"hub: --http is not a port number: {args.http}")
     if (args.https_cert is None) != (args.https_key is None):
         raise CommandError("hub: --https-cert and --https-key go together")
-    if args.session_hours <= 0:
-        raise CommandError(f"hub: --session-hours must be positive, got {args.session_hours}")
+    _check_tls_files(args)
+    link = broker_config(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    app = HubApp(args.db, broker_config(args), host=args.bind, port=args.http,
-                 certfile=args.https_cert, keyfile=args.https_key,
-                 session_ttl_s=args.session_hours * 3600)
+    app = _start_app(args, link)
     message = f"hakem hub: dashboard on {app.url}/ (broker {args.broker})"
     if wants_json(args):
         emit_json({"url": app.url, "broker": args.broker})
@@ -107,3 +109,105 @@ def run_hub(args: argparse.Namespace) -> int:
                   lambda signum, frame: threading.Thread(target=app.http.shutdown).start())
     app.serve_forever()
     return 0
+
+
+def _accounts(args: argparse.Namespace) -> int:
+    """``--add-user NAME`` (password from stdin) and ``--list-users``."""
+    from controller.hub.auth import check_user_name
+    from controller.hub.service import HubService
+
+    if args.add_user is not None:
+        check_user_name(args.add_user)  # before the password is typed
+    with _database(args.db):
+        service = HubService(args.db)
+        try:
+            if args.add_user is not None:
+                service.add_user(args.add_user, _password_line())
+                print(f"account {args.add_user} saved", file=sys.stderr)
+            users = service.store.users()
+        finally:
+            service.store.close()
+    if args.list_users:
+        if wants_json(args):
+            emit_json({"users": users})
+        else:
+            print("\n".join(users))
+    return 0
+
+
+def _password_line() -> str:
+    """The first line of stdin, which must be UTF-8 text (it is hashed as such)."""
+    problem = "hub: the password (first line of stdin) is not UTF-8 text"
+    try:
+        line = sys.stdin.readline()
+    except UnicodeDecodeError:
+        raise CommandError(problem) from None
+    if not is_utf8(line):  # stdin decoded with surrogates for the bytes that are not UTF-8
+        raise CommandError(problem)
+    return line.rstrip("\r\n")
+
+
+@contextlib.contextmanager
+def _database(path: str) -> Iterator[None]:
+    """SQLite's errors opening ``--db`` as one line naming the file."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise CommandError(f"cannot open the hub's database {path}: {exc}") from None
+
+
+def _check_tls_files(args: argparse.Namespace) -> None:
+    """Load ``--ca`` and ``--https-cert``/``--https-key`` now, so a missing or bad file is
+    named before the hub starts (the broker's certificate is loaded only on connecting)."""
+    for option, path, marker in (("--ca", args.ca, b"CERTIFICATE-----"),
+                                 ("--https-cert", args.https_cert, b"CERTIFICATE-----"),
+                                 ("--https-key", args.https_key, b"PRIVATE KEY-----")):
+        if path is None:
+            continue
+        if not Path(path).is_file():
+            raise CommandError(f"hub: {option} {path}: no such file")
+        if marker not in Path(path).read_bytes():
+            what = "private key" if option == "--https-key" else "certificate"
+            raise CommandError(f"hub: {option} {path}: holds no PEM {what}")
+    try:
+        if args.ca is not None:
+            ssl.create_default_context(cafile=args.ca)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"hub: --ca {args.ca}: not a usable CA file ({_ssl_reason(exc)})"
+                           ) from None
+    try:
+        if args.https_cert is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(args.https_cert, args.https_key)
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"hub: --https-cert {args.https_cert} --https-key {args.https_key}:"
+                           f" not a usable certificate and key ({_ssl_reason(exc)})") from None
+
+
+def _ssl_reason(exc: Exception) -> str:
+    """OpenSSL's words without its codes: "[X509: ...] no certificate found (_ssl.c:4154)"
+    becomes "no certificate found"."""
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return re.sub(r"\[[^\]]*\]\s*|\s*\(_ssl\.c:\d+\)", "", text).lower()
+
+
+def _start_app(args: argparse.Namespace, link: LinkConfig) -> HubApp:
+    """Open the database and bind the dashboard; failures name the option at fault."""
+    from controller.hub.server import HubApp
+
+    where = f"--bind {args.bind} --http {args.http}"
+    with _database(args.db):
+        try:
+            return HubApp(args.db, link, host=args.bind, port=args.http,
+                          certfile=args.https_cert, keyfile=args.https_key,
+                          session_ttl_s=args.session_hours * 3600)
+        except socket.gaierror as exc:
+            raise CommandError(f"hub: --bind {args.bind}: no such address ({os_reason(exc)})"
+                               ) from None
+        except ssl.SSLError as exc:
+            raise CommandError(f"hub: --https-cert {args.https_cert}: {_ssl_reason(exc)}"
+                               ) from None
+        except OSError as exc:
+            if exc.filename is not None:  # the database's folder: the general message
+                raise
+            raise CommandError(f"hub: cannot listen on {where}: {os_reason(exc)}") from None

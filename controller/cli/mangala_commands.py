@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from controller.cli.common import (
@@ -13,6 +12,7 @@ from controller.cli.common import (
     add_group,
     count,
     emit_json,
+    read_utf8,
     wants_json,
 )
 from engine.mangala.judge import judge
@@ -93,9 +93,12 @@ def _read_text(arg: str, what: str, *, stdin_used: list[bool]) -> str:
         if stdin_used[0]:
             raise CommandError(f"{what}: stdin (-) can be read only once")
         stdin_used[0] = True
-        return sys.stdin.read()
+        try:
+            return sys.stdin.read()
+        except UnicodeDecodeError:
+            raise CommandError(f"{what}: stdin is not UTF-8 text") from None
     if arg.startswith("@"):
-        return Path(arg[1:]).read_text(encoding="utf-8")
+        return read_utf8(arg[1:])
     return arg
 
 

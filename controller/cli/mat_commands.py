@@ -19,6 +19,7 @@ from controller.cli.common import (
     emit_json,
     refuse_clobbering,
     wants_json,
+    write_output,
 )
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat_bytes
 from engine.backgammon.mat_replay import Problem, Replay, ReplayedGame, replay
@@ -73,7 +74,7 @@ def run_check(args: argparse.Namespace) -> int:
     record = parse_mat_bytes(Path(args.file).read_bytes())
     result = replay(record)
     if args.write:
-        Path(args.write).write_text(format_mat(record_from_replay(result)), encoding="utf-8")
+        write_output(args.write, format_mat(record_from_replay(result)))
     if wants_json(args):
         emit_json(check_json(result))
     else:

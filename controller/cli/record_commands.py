@@ -20,6 +20,7 @@ from controller.cli.common import (
     emit_json,
     refuse_clobbering,
     wants_json,
+    write_output,
 )
 from controller.records.journal import read_journal
 from controller.records.mat_export import export_match, position_ids
@@ -55,13 +56,11 @@ def run_export(args: argparse.Namespace) -> int:
     for note in exported.notes:
         print(f"hakem: note: {note}", file=sys.stderr)
     if args.mat:
-        Path(args.mat).write_text(exported.mat_text, encoding="utf-8")
+        write_output(args.mat, exported.mat_text)
     summary = dict(exported.summary)
     summary["positions"] = position_ids(exported)
     if args.summary:
-        Path(args.summary).write_text(
-            json.dumps(summary, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-        )
+        write_output(args.summary, json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
     if wants_json(args):
         emit_json(summary)
         return 0

@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.cli.common import CommandError, add_command, emit_json, wants_json
+from controller.cli.common import (
+    CommandError,
+    add_command,
+    check_out_folder,
+    emit_json,
+    non_negative_int,
+    wants_json,
+)
 
 _DEMO_EPILOG = """\
 examples:
@@ -42,11 +49,12 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     demo.add_argument("--out", metavar="DIR", default="hakem-demo",
                       help="where journal.jsonl, match.mat, snapshots and the recording go "
                       "(default ./hakem-demo)")
-    demo.add_argument("--illegal", type=_count, default=0, metavar="N",
+    demo.add_argument("--illegal", type=non_negative_int, default=0, metavar="N",
                       help="illegal moves the players make and correct when flagged")
-    demo.add_argument("--invalid-throws", type=_count, default=0, metavar="N",
+    demo.add_argument("--invalid-throws", type=non_negative_int, default=0, metavar="N",
                       help="throws that land invalidly (BG-ROLL-2) and are thrown again")
-    demo.add_argument("--seed", type=int, default=0, metavar="S", help="random seed")
+    demo.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+                      help="random seed (0 or more)")
     demo.add_argument("--publish", metavar="URL", help="publish to the hub's MQTT broker")
     demo.add_argument("--table", metavar="ID", help="the table's ID on the hub")
     demo.add_argument("--quiet", action="store_true", help="no live log, only the summary")
@@ -61,21 +69,12 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     rep.set_defaults(func=_replay)
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
-    return value
-
-
 def _run(args: argparse.Namespace) -> int:
     from controller.config.table import load_table_config
     from controller.runtime.table import publisher_for, run_table
 
     config = load_table_config(args.config)
+    check_out_folder(config.journal.directory, "the journal folder (journal.directory)")
     if config.match.game == "mangala":
         from controller.mangala.table import run_mangala_table
 
@@ -89,6 +88,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    check_out_folder(args.out, "--out")
     if args.game == "mangala":
         from controller.mangala.cli import demo_command
 
@@ -105,6 +105,8 @@ def _demo(args: argparse.Namespace) -> int:
         invalid_throws=args.invalid_throws,
         seed=args.seed,
     )
+    if args.match and options.match.is_dir():
+        raise CommandError(f"--match {args.match} is a folder, not a match file")
     if args.match and not options.match.is_file():
         raise CommandError(f"no such match file: {args.match}")
     quiet = args.quiet or wants_json(args)
@@ -184,9 +186,12 @@ def _replay(args: argparse.Namespace) -> int:
     from controller.runtime.replay import replay
 
     folder = Path(args.recording)
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(f"{folder} is a file, not a recording folder")
     if not folder.is_dir():
         raise CommandError(f"no such recording folder: {folder}")
-    out = Path(args.out) if args.out else folder.with_name(folder.name + ".replay")
+    named = folder if folder.name else folder.resolve()  # "." has no name to add to
+    out = check_out_folder(args.out or named.with_name(named.name + ".replay"), "--out")
     result = replay(folder, out, quiet=wants_json(args))
     if wants_json(args):
         emit_json({"journal": str(result.journal), "entries": result.entries,

@@ -16,7 +16,14 @@ import cv2
 import numpy as np
 
 from controller.cli import vision_dice_commands, vision_stones_commands
-from controller.cli.common import CommandError, add_command, add_group, emit_json, wants_json
+from controller.cli.common import (
+    CommandError,
+    add_command,
+    add_group,
+    emit_json,
+    non_negative_int,
+    wants_json,
+)
 from controller.table_layout import TableLayout
 from engine.errors import ImageError
 from vision.board_reader import BoardReading, read_board, start_colours, with_colours
@@ -34,6 +41,8 @@ PICTURE_FORMATS = (".png", ".jpg", ".jpeg", ".bmp")
 SHEET_FORMATS = (".png", ".bmp", ".tif", ".tiff", ".jpg", ".jpeg")
 RENDER_FORMATS = (".jpg", ".jpeg", ".png")
 MIN_DPI, MAX_DPI = 72, 1200
+CORNERS_HELP = ("playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL); write --corners=-5,... "
+                "when the first number is negative")
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -44,7 +53,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
     p = add_command(vision, "read", parents, "the board in photos: checkers per slot, bar, off")
     p.add_argument("images", nargs="+", metavar="IMAGE")
-    p.add_argument("--corners", help="playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL)")
+    p.add_argument("--corners", help=CORNERS_HELP)
     p.add_argument("--config", help="table configuration (TOML, [vision] table)")
     p.set_defaults(func=_read)
 
@@ -59,9 +68,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p = add_command(vision, "render", parents, "a synthetic photo of a position")
     p.add_argument("position", metavar="POSITION_ID")
     p.add_argument("--out", required=True, help="JPEG (or PNG) file to write")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the random camera and light (and arm, with --hand): the "
-                   "same seed gives the same picture")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="seed of the random camera and light (and arm, with --hand), 0 or "
+                   "more: the same seed gives the same picture")
     p.add_argument("--scheme", choices=[s.name for s in SCHEMES], default=SCHEMES[0].name)
     p.add_argument("--hard", action="store_true", help="glare, shadows, distortion, noise")
     p.add_argument("--hand", action="store_true", help="an arm over the board")
@@ -75,7 +84,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("image", metavar="IMAGE")
     p.add_argument("--out", required=True,
                    help=f"annotated picture to write ({_kinds(PICTURE_FORMATS)})")
-    p.add_argument("--corners", help="playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL)")
+    p.add_argument("--corners", help=CORNERS_HELP)
     p.add_argument("--config", help="table configuration (TOML, [vision] table)")
     p.set_defaults(func=_calibrate)
 
@@ -216,7 +225,8 @@ def _render(args: argparse.Namespace) -> int:
         emit_json(info)
     else:
         corners = ",".join(f"{v:.1f}" for v in frame.corners_flat)
-        print(f"wrote {args.out}; read it with: hakem vision read {args.out} --corners {corners}")
+        # "--corners=" form: a first corner with a negative x would read as an option
+        print(f"wrote {args.out}; read it with: hakem vision read {args.out} --corners={corners}")
     return 0
 
 

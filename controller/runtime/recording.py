@@ -94,9 +94,13 @@ class Recording:
         if not (self.folder / TIMELINE).is_file():
             raise RecordFormatError(f"{self.folder}: not a recording (no {TIMELINE})")
         try:
-            self.meta: dict[str, Any] = json.loads((self.folder / META).read_text("utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+            meta = json.loads((self.folder / META).read_text("utf-8"))
+        except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
             raise RecordFormatError(f"{self.folder / META}: cannot be read ({exc})") from None
+        if not isinstance(meta, dict):
+            raise RecordFormatError(f"{self.folder / META}: must hold a JSON object, not "
+                                    f"{type(meta).__name__} {json.dumps(meta)[:40]}")
+        self.meta: dict[str, Any] = meta
 
     def frame(self, key: str) -> tuple[Any, bytes]:
         """The picture called ``key``: decoded image and JPEG bytes."""

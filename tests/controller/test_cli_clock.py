@@ -96,3 +96,28 @@ def test_no_answer_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) ->
 def test_sim_on_a_missing_port_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["clock", "sim", "--port", "/dev/no-such-clock"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["clock", "status", "--port", "loop://", "--timeout", "nan"], "--timeout"),
+        (["clock", "status", "--port", "loop://", "--timeout", "inf"], "--timeout"),
+        (["clock", "status", "--port", "loop://", "--timeout", "-1"], "--timeout"),
+        (["clock", "sim", "--port", "pty", "--duration", "inf"], "--duration"),
+        (["clock", "sim", "--port", "pty", "--duration", "-1"], "--duration"),
+        (["clock", "sim", "--port", "pty", "--delay-s", "inf"], "--delay-s"),
+        (["clock", "sim", "--port", "pty", "--reserve-s", "1e30"], "--reserve-s"),
+        (["clock", "sim", "--port", "pty", "--mode", "countdown", "--time-s", "0"], "--time-s"),
+    ],
+)
+def test_times_are_checked_before_anything_starts(
+    argv: list[str], option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no banner: the simulator never started
+    assert captured.err.startswith(f"hakem: clock {argv[1]}: argument {option}: must be ")
+    assert captured.err.count("\n") == 1

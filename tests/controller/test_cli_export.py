@@ -114,3 +114,17 @@ def test_a_mangala_journal_and_a_bad_move_are_named(
     assert capsys.readouterr().err == (
         f"hakem: note: {bad} line 3 (seq 3, bogus): entry type 'bogus' is not one export knows;"
         " skipped\n")
+
+
+def test_export_names_an_output_it_cannot_write(
+    journal_file: tuple[Path, list[object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = journal_file
+    missing = tmp_path / "nodir" / "m.mat"
+    assert main(["export", str(path), "--mat", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"hakem: cannot write {missing}: no such folder {missing.parent}\n"
+    if Path("/dev/full").exists():
+        assert main(["export", str(path), "--summary", "/dev/full"]) == 2
+        err = capsys.readouterr().err
+        assert err == "hakem: cannot write /dev/full: no space left on device\n"

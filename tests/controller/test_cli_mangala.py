@@ -119,6 +119,23 @@ def test_bad_input_is_one_line_and_exit_2(
     assert err.count("\n") == 1 and message in err
 
 
+def test_files_that_are_not_utf8_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "state.json"
+    state.write_bytes(START_B.replace('"b"}', '"b", "by": "caf\xe9"}').encode("latin-1"))
+    code, _, err = run(["mangala", "play", f"@{state}", "1"], capsys)
+    assert code == 2 and err.startswith(f"hakem: {state} is not UTF-8 text (byte 0xe9")
+    record = tmp_path / "record.txt"
+    record.write_bytes("player a caf\xe9\n".encode("latin-1"))
+    code, _, err = run(["mangala", "check", str(record)], capsys)
+    assert code == 2 and err == f"hakem: {record} is not UTF-8 text (byte 0xe9 at offset 12)\n"
+    latin1 = io.TextIOWrapper(io.BytesIO(b"caf\xe9"), encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", latin1)
+    code, _, err = run(["mangala", "check", "-"], capsys)
+    assert code == 2 and err == "hakem: RECORD: stdin is not UTF-8 text\n"
+
+
 def test_judge_legal_and_illegal(capsys: pytest.CaptureFixture[str]) -> None:
     after = '{"a": [5,4,4,4,4,4], "a_store": 0, "b": [4,4,4,4,1,5], "b_store": 1}'
     code, out, _ = run(["mangala", "judge", START_B, after, "--json"], capsys)

@@ -62,6 +62,54 @@ def test_replay_needs_a_recording(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 2 and "missing" in err
 
 
+def test_an_output_folder_that_is_a_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    plain.write_text("x", encoding="utf-8")
+    code, _, err = _run(["demo", "--out", str(plain)], capsys)
+    assert code == 2 and err == f"hakem: --out {plain} is a file, not a folder\n"
+    code, _, err = _run(["demo", "--game", "mangala", "--out", str(plain / "sub")], capsys)
+    assert code == 2 and err == f"hakem: --out {plain / 'sub'}: {plain} is a file, not a folder\n"
+    recording = tmp_path / "rec"
+    recording.mkdir()
+    code, _, err = _run(["replay", str(recording), "--out", str(plain)], capsys)
+    assert code == 2 and err == f"hakem: --out {plain} is a file, not a folder\n"
+    config = tmp_path / "table.toml"
+    config.write_text(f'[journal]\ndirectory = "{plain}"\n', encoding="utf-8")
+    code, _, err = _run(["run", "--config", str(config)], capsys)
+    assert code == 2 and "journal.directory" in err and "is a file, not a folder" in err
+
+
+def test_a_file_for_a_folder_and_a_folder_for_a_file_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "plain"
+    plain.write_text("x", encoding="utf-8")
+    code, _, err = _run(["replay", str(plain)], capsys)
+    assert code == 2 and err == f"hakem: {plain} is a file, not a recording folder\n"
+    code, _, err = _run(["demo", "--match", str(tmp_path), "--out", str(tmp_path / "o")],
+                        capsys)
+    assert code == 2 and err == f"hakem: --match {tmp_path} is a folder, not a match file\n"
+
+
+def test_replay_refuses_meta_that_is_not_an_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "timeline.jsonl").write_text("", encoding="utf-8")
+    (tmp_path / "meta.json").write_text("[]", encoding="utf-8")
+    code, _, err = _run(["replay", str(tmp_path), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "meta.json: must hold a JSON object, not list" in err
+
+
+def test_demo_seed_must_not_be_negative(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--seed", "-1"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err == "hakem: demo: argument --seed: must be 0 or more, not -1\n"
+
+
 def test_run_names_the_bad_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "table.toml"
     path.write_text('[clock]\ndelay_s = "soon"\n', encoding="utf-8")

@@ -124,6 +124,27 @@ def test_bad_input_is_one_line_and_exit_2(
     assert code == 2 and err.count("\n") == 1
 
 
+def test_render_says_how_to_read_it_back_with_any_corners(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.jpg"
+    code, text, err = run(["vision", "render", START_ID, "--out", str(out), "--seed", "2"], capsys)
+    assert code == 0, err
+    suggested = text.split("read it with: hakem ")[1].split()
+    assert suggested[-1].startswith("--corners=")  # a negative first corner stays its value
+    code, _, err = run(suggested, capsys)
+    assert code == 0, err
+
+
+def test_render_seed_must_not_be_negative(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["vision", "render", START_ID, "--out", str(tmp_path / "r.jpg"), "--seed", "-1"])
+    assert info.value.code == 2
+    assert "argument --seed: must be 0 or more, not -1" in capsys.readouterr().err
+
+
 def test_real_photo_through_the_cli(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
     labels = json.loads((shared_data / "boards_dev" / "labels.json").read_text())["images"]
     lab = labels["test12.jpg"]

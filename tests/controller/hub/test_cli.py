@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import signal
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -49,6 +50,80 @@ def test_bad_arguments_are_one_line_and_exit_2(
     assert main(["hub", "--db", db, "--broker", "mqtt://h", "--http", "8080",
                  "--prefix", "a/#"]) == 2
     assert "bad prefix id" in capsys.readouterr().err
+
+
+def _hub_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["hub", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hakem: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_a_database_that_cannot_be_opened_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n" * 100, encoding="utf-8")
+    for db in (str(text), str(tmp_path), "/dev/null"):
+        err = _hub_error(["--db", db, "--list-users"], capsys)
+        assert err.startswith(f"hakem: cannot open the hub's database {db}: ")
+    err = _hub_error(["--db", str(text), "--broker", "mqtt://127.0.0.1:1", "--http", "0"], capsys)
+    assert err == f"hakem: cannot open the hub's database {text}: file is not a database\n"
+
+
+def test_start_up_failures_name_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = ["--db", str(tmp_path / "hub.db"), "--broker", "mqtt://127.0.0.1:1", "--http", "0"]
+    missing = str(tmp_path / "nosuch.pem")
+    err = _hub_error([*run, "--https-cert", missing, "--https-key", missing], capsys)
+    assert err == f"hakem: hub: --https-cert {missing}: no such file\n"
+    text = tmp_path / "notes.txt"
+    text.write_text("no certificate here\n", encoding="utf-8")
+    err = _hub_error([*run, "--https-cert", str(text), "--https-key", str(text)], capsys)
+    assert err == f"hakem: hub: --https-cert {text}: holds no PEM certificate\n"
+    broken = tmp_path / "broken.pem"
+    broken.write_text("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+                      encoding="utf-8")
+    err = _hub_error([*run, "--ca", str(broken)], capsys)
+    assert err.startswith(f"hakem: hub: --ca {broken}: not a usable CA file (")
+    err = _hub_error([*run, "--bind", "no-such-host.invalid"], capsys)
+    assert err.startswith("hakem: hub: --bind no-such-host.invalid: no such address")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        err = _hub_error([*run[:-1], str(port), "--bind", "127.0.0.1"], capsys)
+    assert err == (f"hakem: hub: cannot listen on --bind 127.0.0.1 --http {port}: "
+                   "address already in use\n")
+
+
+def test_accounts_refuse_an_empty_name_and_a_password_not_utf8(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "hub.db")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a long secret\n"))
+    err = _hub_error(["--db", db, "--add-user", ""], capsys)
+    assert err.startswith("hakem: bad user name ''")
+    # stdin decoded with surrogates for the bytes that are not UTF-8 (a Latin-1 terminal)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("pass\udce9word123\n"))
+    err = _hub_error(["--db", db, "--add-user", "td"], capsys)
+    assert err == "hakem: hub: the password (first line of stdin) is not UTF-8 text\n"
+    strict = io.TextIOWrapper(io.BytesIO(b"pass\xe9word123\n"), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", strict)
+    assert "is not UTF-8 text" in _hub_error(["--db", db, "--add-user", "td"], capsys)
+
+
+def test_session_hours_must_be_a_finite_positive_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for value in ("nan", "inf", "0"):
+        with pytest.raises(SystemExit) as info:
+            main(["hub", "--db", str(tmp_path / "hub.db"), "--broker", "mqtt://h", "--http", "0",
+                  "--session-hours", value])
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("hakem: hub: argument --session-hours: must be more than 0")
 
 
 def test_hakem_hub_serves_the_dashboard_and_stops_cleanly_on_sigterm(

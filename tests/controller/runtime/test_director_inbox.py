@@ -210,14 +210,12 @@ def test_the_command_checks_its_arguments(tmp_path: Path,
     (["note", "hi", "--wait", "nan"], "--wait must be 0 or more seconds, not nan"),
     (["note", " "], "the note is empty"),
     (["note", "hi", "--by", ""], "--by must name the director"),
-    (["note", "caf\udce9"], "the note is not UTF-8 text"),
-    (["reject", "--reason", "\udce9"], "--reason is not UTF-8 text"),
 ])
 def test_what_the_table_would_refuse_is_refused_before_it_is_posted(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str) -> None:
-    """A malformed position, an empty note or name, text the journal cannot hold (bytes the
-    terminal could not decode), a wait of nan: one line, exit 2, and nothing posted (before,
-    each was posted and refused by the table, or journalled as given)."""
+    """A malformed position, an empty note or name, a wait of nan: one line, exit 2, and
+    nothing posted (before, each was posted and refused by the table, or journalled as given;
+    text that is not UTF-8 is refused while the arguments are parsed, test_cli_errors)."""
     assert main(["director", *args, "--folder", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("hakem: ") and said in err and err.count("\n") == 1
