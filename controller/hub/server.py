@@ -23,7 +23,7 @@ class HubApp:
         certfile: str | None = None,
         keyfile: str | None = None,
         session_ttl_s: float = SESSION_TTL_S,
-        client_id: str = "hakem-hub",
+        client_id: str | None = None,
     ) -> None:
         self.service = HubService(db_path, link, session_ttl_s=session_ttl_s, client_id=client_id)
         self.http: HubHTTPServer = serve(self.service, host, port, certfile=certfile,

@@ -145,8 +145,11 @@ class HubService:
         *,
         session_ttl_s: float = SESSION_TTL_S,
         clock: Callable[[], float] = time.time,
-        client_id: str = "hakem-hub",
+        client_id: str | None = None,
     ) -> None:
+        """``client_id``: the hub's MQTT client id; by default one of its own per process, so
+        that a second hub on the broker (another room's) does not take this one's connection
+        over, each knocking the other off (its session is clean: nothing is kept under it)."""
         self.store = HubStore(db_path)
         self.link = link
         self.session_ttl_s = session_ttl_s
@@ -162,7 +165,7 @@ class HubService:
         self._inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
         self._client: mqtt.Client | None = None
-        self._client_id = client_id
+        self._client_id = client_id or f"hakem-hub-{uuid.uuid4().hex[:12]}"
         self._failures: dict[str, list[float]] = {}
         self._failures_lock = threading.Lock()
         self._idle = threading.Condition()

@@ -264,3 +264,17 @@ def test_the_hub_says_when_it_cannot_reach_reaches_and_loses_the_broker(
     assert len(said("cannot reach")) == 1  # said once, however often paho tried again
     broker.kill()
     wait_for(lambda: said("lost the broker"), 15, "the hub to say it lost the broker")
+
+
+def test_two_hubs_on_one_broker_keep_their_connections(
+        make_hub: Callable[..., HubApp], tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Two rooms' hubs on one broker: each has a client id of its own, so neither takes the
+    other's connection over (with one fixed id they knocked each other off every 200 ms)."""
+    caplog.set_level(logging.INFO, logger="hakem.hub")
+    first, second = make_hub(tmp_path / "a.db"), make_hub(tmp_path / "b.db")
+    for hub in (first, second):
+        wait_for(hub.service.connected.is_set, 15, "a hub to connect")
+    threading.Event().wait(1.5)  # a takeover would have happened by now, many times
+    assert first.service.connected.is_set() and second.service.connected.is_set()
+    assert not [r for r in caplog.records if r.getMessage().startswith("lost the broker")]
