@@ -132,10 +132,14 @@ def test_a_mangala_round_gets_the_hub_publisher_and_the_torn_tail_warning(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     published: list[dict[str, Any]] = []
     closed: list[bool] = []
+    resumed: list[list[dict[str, Any]]] = []
 
     class Publisher:
         def publish(self, entry: dict[str, Any]) -> None:
             published.append(entry)
+
+        def resume(self, entries: list[dict[str, Any]]) -> None:
+            resumed.append(list(entries))
 
         def close(self) -> None:
             closed.append(True)
@@ -147,7 +151,14 @@ def test_a_mangala_round_gets_the_hub_publisher_and_the_torn_tail_warning(
     entries = read_journal(tmp_path / "journal.jsonl").entries
     assert entries and entries[0]["type"] == "match_start" and entries[0]["game"] == "mangala"
     assert [e["seq"] for e in published] == [e["seq"] for e in entries]
-    assert closed == [True]
+    assert closed == [True] and resumed == []  # a new round: nothing to rebuild
+    # restarted: the hub's retained state is rebuilt from the journal so far (hakem run did
+    # not, and the dashboard showed a resumed table with no players, end-to-end QA)
+    run_mangala_table(config(tmp_path), time=time, source=Camera(time, 1, (1280, 720)),
+                      clock=connected(time), pin_factory=MockFactory(), log=io.StringIO(),
+                      publisher_factory=lambda folder: Publisher())
+    assert resumed == [entries]
+    entries = read_journal(tmp_path / "journal.jsonl").entries
     # power lost in the middle of a line: the next start cuts it off and says so
     with (tmp_path / "journal.jsonl").open("ab") as f:
         f.write(b'{"seq": 99, "type": "mo')
