@@ -23,7 +23,7 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -91,7 +91,12 @@ class TablePublisher:
         will = _dumps({"status": "offline", "reason": "lost"})
         self.client.will_set(self._presence, will, 1, True)
         self.client.on_connect = self._on_connect
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.on_disconnect = self._on_disconnect
+        # where the table says how its link to the hub goes (``hakem run``: the live log);
+        # called from paho's thread, once per change
+        self.say: Callable[[str], None] | None = None
+        self._link_said = ""
         self.client.on_publish = self._on_publish
         self.client.on_message = self._on_message
         self._started = False
@@ -116,6 +121,7 @@ class TablePublisher:
                 while not info.is_published() and self._connected and time.monotonic() < deadline:
                     with self._changed:
                         self._changed.wait(0.05)
+            self._link_said = "closed"  # the table's own goodbye is no lost link
             self.client.disconnect()
             self.client.loop_stop()
             self._started = False
@@ -244,11 +250,24 @@ class TablePublisher:
             self.client.publish(self._state_topic, _dumps(self.state.summary()), 1, True)
 
     # -- paho callbacks (network thread) --------------------------------------------------
+    def _tell(self, state: str, text: str) -> None:
+        """Say how the link goes, once per change of ``state`` (nothing once closing)."""
+        if self.say is not None and state != self._link_said and self._link_said != "closed":
+            self._link_said = state
+            self.say(f"The hub's broker at {self.config.host}:{self.config.port} {text}")
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self._tell("unreachable", "cannot be reached: the table's entries wait in its outbox "
+                                  "until it answers; trying again")
+
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
     ) -> None:
         if reason_failed(reason_code):
+            self._tell("refused", f"refused the table ({reason_code}): check hub.url's user "
+                                  "and password; trying again")
             return
+        self._tell("connected", "answers: the table is on the hub")
         client.subscribe([(self._ack_topic, 1), (self._hub_topic, 1),
                           (table_topic(self.config.prefix, self.config.tournament,
                                        self.config.table, "director"), 1)])
@@ -267,6 +286,9 @@ class TablePublisher:
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
     ) -> None:
+        if self._connected and self._link_said != "closed":
+            self._tell("lost", f"was lost ({reason_code}): the table's entries wait in its "
+                               "outbox; trying again")
         self._connected = False
         self._notify()
 

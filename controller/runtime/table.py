@@ -154,6 +154,10 @@ def open_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> Iterator[
         if publisher_factory is not None:
             publisher = publisher_factory(folder)
             stack.callback(publisher.close)
+            if hasattr(publisher, "say"):
+                publisher.say = live.say  # the link to the hub, in the live log
+            if hasattr(publisher, "start"):
+                publisher.start()
             if journal.entries and hasattr(publisher, "resume"):
                 # the hub's retained state of this table (players, score, position) is
                 # rebuilt from the journal; its outbox already holds what was not acknowledged
@@ -278,7 +282,7 @@ def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:
     def make(folder: Path) -> Any:
         link = parse_broker_url(config.hub.url, LinkConfig(
             table=config.table.id, outbox=str(folder / "hub-outbox.sqlite")))
-        return TablePublisher(link, snapshot_dir=folder / "snapshots",
-                              director_folder=folder).start()
+        # started by open_table, once it listens to what the publisher says of its link
+        return TablePublisher(link, snapshot_dir=folder / "snapshots", director_folder=folder)
 
     return make

@@ -278,3 +278,30 @@ def test_two_hubs_on_one_broker_keep_their_connections(
     threading.Event().wait(1.5)  # a takeover would have happened by now, many times
     assert first.service.connected.is_set() and second.service.connected.is_set()
     assert not [r for r in caplog.records if r.getMessage().startswith("lost the broker")]
+
+
+def test_a_table_says_how_its_link_to_the_hub_goes(broker: Broker, tmp_path: Path) -> None:
+    """``hakem run`` said nothing when its hub.url pointed nowhere or the broker went away
+    (end-to-end QA): the publisher says each change of its link once, and nothing on its own
+    goodbye."""
+    said: list[str] = []
+    broker.stop()
+    publisher = TablePublisher(table_link(broker, tmp_path, "t1"))
+    publisher.say = said.append
+    publisher.start()
+    name = f"The hub's broker at 127.0.0.1:{broker.port}"
+    wait_for(lambda: said, 10, "the table to say the broker is not there")
+    broker.start()
+    wait_for(lambda: len(said) >= 2, 15, "the table to connect")
+    broker.kill()
+    wait_for(lambda: len(said) >= 3, 15, "the table to say it lost the broker")
+    broker.start()
+    wait_for(lambda: len(said) >= 4, 15, "the table to connect again")
+    publisher.close()
+    assert said == [
+        f"{name} cannot be reached: the table's entries wait in its outbox until it answers; "
+        "trying again",
+        f"{name} answers: the table is on the hub",
+        said[2],
+        f"{name} answers: the table is on the hub"]
+    assert said[2].startswith(f"{name} was lost (")
