@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from controller.cli.common import (
     non_negative_int,
     wants_json,
 )
+from engine.errors import DeviceError
 
 _DEMO_EPILOG = """\
 examples:
@@ -71,20 +73,35 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from controller.config.table import load_table_config
-    from controller.runtime.table import publisher_for, run_table
+    from controller.runtime.table import StopFlag, publisher_for, run_table
 
     config = load_table_config(args.config)
     check_out_folder(config.journal.directory, "the journal folder (journal.directory)")
+    stop = StopFlag(threading.Event())  # set by SIGINT or SIGTERM: a stop asked for
     if config.match.game == "mangala":
         from controller.mangala.table import run_mangala_table
 
-        entries = run_mangala_table(config, publisher_factory=publisher_for(config))
+        entries = run_mangala_table(config, publisher_factory=publisher_for(config), stop=stop)
     else:
-        entries = run_table(config, publisher_factory=publisher_for(config))
+        entries = run_table(config, publisher_factory=publisher_for(config), stop=stop)
+    journal = Path(config.journal.directory) / "journal.jsonl"
+    if not stop.is_set and not _match_ended(journal):
+        # the camera gave out (a USB camera unplugged, a stream closed): a failure, so that
+        # the service manager starts the table again (Restart=on-failure), which resumes
+        raise DeviceError(f"the camera ({config.camera.source}) gave no more frames before the "
+                          f"match ended; the journal is complete up to here ({journal}) and "
+                          "hakem run resumes it")
     if wants_json(args):
         emit_json({"journal": str(Path(config.journal.directory) / "journal.jsonl"),
                    "entries": entries})
     return 0
+
+
+def _match_ended(journal: Path) -> bool:
+    """Whether the journal holds the match's (or the round's) end."""
+    from controller.records.journal import read_journal
+
+    return any(e.get("type") == "match_end" for e in read_journal(journal).entries)
 
 
 def _demo(args: argparse.Namespace) -> int:

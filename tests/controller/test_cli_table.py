@@ -197,6 +197,15 @@ def test_run_json_reports_the_journal(tmp_path: Path, capsys: pytest.CaptureFixt
         original(self, pins, time=time, pin_factory=MockFactory())  # no GPIO off a Pi
 
     monkeypatch.setattr(Signals, "__init__", mock_pins)
+    code, out, err = _run(["run", "--config", str(path), "--json"], capsys)
+    # six pictures and no more: the camera gave out before the match ended, a failure (the
+    # service manager starts the table again, which resumes; it exited 0, end-to-end QA)
+    assert code == 2 and err.startswith(f"hakem: the camera ({folder}) gave no more frames "
+                                        "before the match ended; the journal is complete")
+    assert err.count("\n") == 1
+    assert len(read_journal(tmp_path / "j" / "journal.jsonl").entries) >= 2
+    # stopped by SIGTERM (the service stopped): exit 0 and the report
+    monkeypatch.setattr(StopFlag, "is_set", property(lambda self: True))
     code, out, _ = _run(["run", "--config", str(path), "--json"], capsys)
     assert code == 0
     report = json.loads(out.strip().splitlines()[-1])
