@@ -316,6 +316,25 @@ def _clock(s: MatchState, e: dict[str, Any], who: int | None) -> None:
         s.running = _player(e.get("running"))
 
 
+def _director(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    """A director's correction at the table: the position (a Position ID from the view of
+    the player on roll, as GNU Backgammon gives it; Mangala: the position itself) or the dice
+    the camera could not read."""
+    args = e.get("args")
+    if not isinstance(args, dict):
+        return
+    action = e.get("action")
+    if action == "set_position":
+        position_id = _text(args.get("position_id"))
+        if position_id is not None:
+            s.position_id = position_id
+            s.position_player = s.to_move if s.to_move is not None else 0
+        if isinstance(args.get("position"), dict):
+            s.position = args["position"]
+    elif action == "set_dice":
+        s.dice = _pair(args.get("dice")) or s.dice
+
+
 _HANDLERS: Final = {
     "match_start": _match_start,
     "game_start": _game_start,
@@ -329,4 +348,5 @@ _HANDLERS: Final = {
     "game_end": _game_end,
     "match_end": _match_end,
     "clock": _clock,
+    "director": _director,
 }

@@ -98,3 +98,25 @@ def test_director_end_finishes_the_match_with_who_and_why() -> None:
     s = state.summary()
     assert s["finished"] and s["winner"] == 1 and s["ended_by"] == "td: a withdrew"
     assert s["running"] is None
+
+
+def test_a_directors_position_and_dice_reach_the_dashboard() -> None:
+    """``hakem director set-position`` / ``set-dice`` are journalled as ``director`` entries:
+    the dashboard kept the position and dice from before them (end-to-end QA)."""
+    corrected = Position.initial().apply_steps([(13, 7)]).position_id
+    state = fold(entries(
+        ("match_start", {"players": ["Ayşe", "Mehmet"], "length": 5, "game": "backgammon"}),
+        ("game_start", {"number": 1, "score": [0, 0]}),
+        ("opening_roll", {"dice": [3, 1], "player": 1}),
+        ("director", {"action": "set_dice", "args": {"dice": [5, 2]}, "director": "td"}),
+        ("director", {"action": "set_position", "args": {"position_id": corrected},
+                      "director": "td"}),
+        ("director", {"action": "note", "args": {"text": "checked"}, "director": "td"}),
+    ))
+    s = state.summary()
+    assert s["dice"] == [5, 2]
+    assert s["position_id"] == corrected and s["position_player"] == 1  # seen by the mover
+    mangala = {"a": [4] * 6, "a_store": 0, "b": [4] * 6, "b_store": 0, "to_move": "a"}
+    state.apply({"seq": 7, "type": "director", "action": "set_position",
+                 "args": {"position": mangala}})
+    assert state.position == mangala
