@@ -11,6 +11,7 @@ import getpass
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,24 +92,21 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_send, build=lambda a: {"text": " ".join(a.text)}, kind="note")
 
 
-def _die(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a die: {text!r}") from None
-    if not 1 <= value <= 6:
-        raise argparse.ArgumentTypeError(f"a die shows 1..6, not {value}")
-    return value
+def _one_to_six(kind: str) -> Callable[[str], int]:
+    """An argument type for a number 1..6 (a die's pips, a Mangala pit), named in its errors."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {kind}: {text!r}") from None
+        if not 1 <= value <= 6:
+            raise argparse.ArgumentTypeError(f"a {kind} is 1..6, not {value}")
+        return value
+
+    return parse
 
 
-def _pit(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a pit: {text!r}") from None
-    if not 1 <= value <= 6:
-        raise argparse.ArgumentTypeError(f"a pit is 1..6, not {value}")
-    return value
+_die, _pit = _one_to_six("die"), _one_to_six("pit")
 
 
 def _position_args(args: argparse.Namespace) -> dict[str, Any]:

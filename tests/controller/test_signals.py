@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -12,13 +10,6 @@ from controller.signals import PATTERNS, SignalPins, Signals
 from engine.errors import ConfigError, DeviceError
 
 PINS = SignalPins()
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    f = MockFactory()
-    yield f
-    f.reset()
 
 
 def pin(factory: MockFactory, number: int) -> bool:

@@ -4,9 +4,6 @@ meanwhile. Before, ``hakem run`` with a wrong clock port refereed on without a w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.clock import FakeTime
@@ -19,13 +16,6 @@ from controller.runtime.effects import LiveLog
 from controller.signals import SignalPins, Signals
 
 PINS = SignalPins()
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    f = MockFactory()
-    yield f
-    f.reset()
 
 
 def _watch(clock: HostClock, time: FakeTime, factory: MockFactory
