@@ -337,11 +337,16 @@ class TablePublisher:
             return
         if body.get("match") != self.match_id:
             return  # an earlier match of this table: nothing left to end here
+        if self.state is not None and self.state.finished:
+            return  # ended already (the hub keeps its end for a table that was offline)
         from controller.runtime.director_inbox import post_request
 
+        args: dict[str, Any] = {"winner": int(body["winner"])}
+        note = body.get("note")
+        if isinstance(note, str) and note.strip():
+            args["note"] = note.strip()  # the director's why, into the table's journal
         with contextlib.suppress(HakemError, OSError):  # the network thread must not die
-            post_request(folder, "end_match", {"winner": int(body["winner"])},
-                         str(body.get("user") or "hub"))
+            post_request(folder, "end_match", args, str(body.get("user") or "hub"))
 
     def _notify(self) -> None:
         with self._changed:

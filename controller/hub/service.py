@@ -554,8 +554,10 @@ class HubService:
         client = self._client
         if client is not None:
             body = {"kind": kind, "user": user, "match": state.match, **data}
+            # an end is kept on the broker (retained): a table offline now gets it when it is
+            # back (its session is clean, so nothing else waits for it there)
             client.publish(table_topic(self.prefix, tournament, table, "director"),
-                           json.dumps(body), 1, False)
+                           json.dumps(body), 1, kind == "end")
         return {"ok": True, "user": user, "kind": kind, **data}
 
 
