@@ -31,7 +31,8 @@ examples (the table named by its configuration, as for hakem run):
   hakem director set-dice 5 3                        # the throw the camera could not read
   hakem director set-position 4HPwATDgc/ABMA        # correct the position (GNU Backgammon ID)
   hakem director end-match 1 --by "Ayse Kaya"
-A request not taken by a running table within 60 s expires.
+A request no table answers within --wait seconds is withdrawn (exit 2: send it again once
+the table runs); with --wait 0 it is left for a table that runs within 60 s.
 """
 
 
@@ -143,7 +144,13 @@ def _folder(args: argparse.Namespace) -> Path:
 
 
 def _send(args: argparse.Namespace) -> int:
-    from controller.runtime.director_inbox import REQUEST_TTL_S, post_request, read_answer
+    from controller.runtime.director_inbox import (
+        REQUEST_TTL_S,
+        WITHDRAWN,
+        post_request,
+        read_answer,
+        withdraw,
+    )
 
     if not math.isfinite(args.wait) or args.wait < 0:
         raise CommandError(f"--wait must be 0 or more seconds, not {args.wait}")
@@ -160,10 +167,17 @@ def _send(args: argparse.Namespace) -> int:
     while answer is None and time.monotonic() < deadline:
         time.sleep(0.1)
         answer = read_answer(folder, request.id)
+    if answer is None and args.wait == 0:
+        raise CommandError(f"no answer from a table in {folder} at once (--wait 0): the "
+                           f"request is taken if the table runs within {REQUEST_TTL_S:.0f} s")
     if answer is None:
-        raise CommandError(f"no answer from a table in {folder} within {args.wait:g} s: is "
-                           f"hakem run running with it? (the request is taken if it starts "
-                           f"within {REQUEST_TTL_S:.0f} s)")
+        # given up: taken back, so that a table started later does not carry it out as well
+        # as the request the director sends again
+        answer = withdraw(folder, request.id, f"no table answered within {args.wait:g} s")
+        if str(answer.get("text", "")).startswith(WITHDRAWN):
+            raise CommandError(f"no answer from a table in {folder} within {args.wait:g} s: is "
+                               "hakem run running with it? The request was withdrawn; send it "
+                               "again once the table runs")
     if wants_json(args):
         emit_json({"id": request.id, "action": args.kind, "ok": bool(answer.get("ok")),
                    "text": answer.get("text", "")})

@@ -62,6 +62,21 @@ def post_request(folder: Path, action: str, args: dict[str, Any], director: str,
     return request
 
 
+WITHDRAWN = "withdrawn"
+
+
+def withdraw(folder: Path, request_id: str, text: str, *,
+             now: Callable[[], float] = time.time) -> dict[str, Any]:
+    """Take a request back (its director gave up waiting): a table starting later does not
+    carry it out. The answer that stands is the first one written: the table's, if it took the
+    request meanwhile, else this withdrawal."""
+    _append(folder / ANSWERS_NAME, {"id": request_id, "ok": False,
+                                    "text": f"{WITHDRAWN}: {text}", "answered": now()})
+    found = read_answer(folder, request_id)
+    assert found is not None  # just written
+    return found
+
+
 def read_answer(folder: Path, request_id: str) -> dict[str, Any] | None:
     """The table's answer to a request (``{"id", "ok", "text"}``), or None while it has none."""
     for obj in _lines(folder / ANSWERS_NAME):
@@ -124,6 +139,16 @@ class DirectorInbox:
                 continue
             out.append(request)
         return out
+
+    def still_open(self, request_id: str) -> bool:
+        """Whether nobody has answered the request yet: its director may have withdrawn it
+        since it was read (:func:`withdraw`)."""
+        if request_id in self._answered:
+            return False
+        if any(str(a.get("id")) == request_id for a in _lines(self.answers)):
+            self._answered.add(request_id)
+            return False
+        return True
 
     def answer(self, request_id: str, ok: bool, text: str) -> None:
         """Say what became of a request (once)."""

@@ -199,6 +199,8 @@ def take_requests(table: TableDevices, inbox: DirectorInbox, director: Director)
     """Hand the director's new requests to the referee, in order, and answer each: taken
     (the referee journalled it) or refused, with the referee's words."""
     for request in inbox.poll():
+        if not inbox.still_open(request.id):
+            continue  # its director withdrew it
         event = DirectorAction(table.time.now_ms(), request.action, request.args,
                                request.director or "director")
         try:

@@ -25,6 +25,7 @@ from controller.runtime.director_inbox import (
     DirectorInbox,
     post_request,
     read_answer,
+    withdraw,
 )
 from controller.runtime.table import drive, open_table, run_table
 from controller.table_layout import DEFAULT_LAYOUT
@@ -228,3 +229,25 @@ def test_a_mangala_accept_names_a_pit_1_to_6(tmp_path: Path, pit: str) -> None:
         main(["director", "accept", pit, "--folder", str(tmp_path)])
     assert exc.value.code == 2
     assert not (tmp_path / INBOX_NAME).exists()
+
+
+def test_a_request_nobody_answered_in_time_is_withdrawn(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The command gave up ("no answer", exit 2) but a table started later still carried the
+    request out, so a director who sent it again had it twice (end-to-end QA). Given up, it is
+    taken back: neither a table starting later nor one that read it just before takes it."""
+    reading = DirectorInbox(tmp_path)  # a table that reads the inbox but is slow to answer
+    assert main(["director", "note", "first", "--folder", str(tmp_path), "--wait", "0.2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "The request was withdrawn; send it again" in err
+    [request] = reading.poll()  # read before the withdrawal reached it ...
+    assert not reading.still_open(request.id)  # ... and checked before it is carried out
+    assert DirectorInbox(tmp_path).poll() == []  # a table started later: nothing to take
+    answers = [json.loads(line) for line in (tmp_path / ANSWERS_NAME).read_text().splitlines()]
+    assert [a["text"].split(":")[0] for a in answers] == ["withdrawn"]
+
+
+def test_a_table_that_answers_before_the_withdrawal_stands(tmp_path: Path) -> None:
+    request = post_request(tmp_path, "note", {"text": "x"}, "td")
+    DirectorInbox(tmp_path).answer(request.id, True, "taken")
+    assert withdraw(tmp_path, request.id, "too late")["text"] == "taken"
