@@ -94,6 +94,11 @@ def reconcile(entries: Sequence[dict[str, Any]], status: Status | None, boot: in
     return out
 
 
+# after the restarted link hears the clock, how long the presses it counted beyond the
+# journal's last may take to be resent before the rest are taken as acknowledged and lost
+RESEND_WAIT_MS = 1500
+
+
 def recover(clock: HostClock, entries: Sequence[dict[str, Any]], timer: TimeSource,
             wait_ms: int = 3000, sleep: bool = True) -> Recovery:
     """Wait (up to ``wait_ms``) for the restarted link to hear the clock's status, keeping
@@ -105,5 +110,23 @@ def recover(clock: HostClock, entries: Sequence[dict[str, Any]], timer: TimeSour
         if sleep:
             systime.sleep(0.01)
     received += clock.poll()
+    # the presses the clock still holds unacknowledged are resent once the link is up: wait a
+    # little for those the status counts beyond the journal, rather than call them lost
+    last = journalled_press(entries)
+    settle = timer.now_ms() + RESEND_WAIT_MS
+    same_boot = clock.hello is not None and last is not None and clock.hello.boot == last[0]
+    for _ in range(RESEND_WAIT_MS):  # bounded also where time stands still (a test's)
+        if (not same_boot or clock.status is None or last is None or timer.now_ms() >= settle
+                or not _unarrived(last, clock.status.presses, received)):
+            break
+        received += clock.poll()
+        if sleep:
+            systime.sleep(0.01)
     boot = clock.hello.boot if clock.hello is not None else None
     return reconcile(entries, clock.status, boot, received)
+
+
+def _unarrived(last: tuple[int, int], counted: int, received: Sequence[ClockEvent]) -> bool:
+    """Whether a press the clock counted after the journal's last has not arrived yet."""
+    arrived = {e.number for e in received if isinstance(e, PressEvent) and e.boot == last[0]}
+    return any(n not in arrived for n in range(last[1] + 1, counted + 1))

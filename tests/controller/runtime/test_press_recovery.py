@@ -22,7 +22,7 @@ from controller.clock.messages import ClockEvent, PressEvent, Status
 from controller.clock.sim import SimulatedClock
 from controller.clock.timebase import FakeTime
 from controller.clock.wire import Wire
-from controller.records.journal import Journal
+from controller.records.journal import Journal, read_journal
 from controller.records.mat_export import export_match
 from controller.referee.api import ClockHoldPressed, ClockPressed, Event, MotionSeen
 from controller.referee.machine import Referee
@@ -249,3 +249,34 @@ def test_hakem_run_recovers_the_press_on_restart(tmp_path: Path) -> None:
     assert len(recovered) == 1 and recovered[0]["press"] == [7, 2]
     assert recovered[0]["side"] == "left"
     assert "recovered from the clock" in (tmp_path / "live.log").read_text()
+
+
+def test_presses_made_while_the_host_was_down_are_all_awaited(tmp_path: Path) -> None:
+    """Presses the clock queued while the host was down come one by one after the restarted
+    link hears the clock (stop-and-wait): the recovery waits for those the clock's count says
+    are coming, rather than calling them lost ("cannot be told apart", end-to-end QA) and then
+    seeing them arrive."""
+    record = read_mat(MATCH)
+    config = config_for(record)
+    time = FakeTime(0)
+    wire = Wire()
+    sim = SimulatedClock(wire.clock_end, time, boot_id=7)
+    host = Host(tmp_path / "j.jsonl", config, wire, sim, time)
+    sim.press("right")
+    first = host.wait_press()
+    host.handle(press_event(first, time.now_ms()))
+    for _ in range(50):
+        host.clock.poll()
+    host.close()
+    wire.unplug()  # the host is down; the players go on pressing
+    for button in ("left", "right", "left"):
+        for _ in range(100):
+            sim.step()
+            time.advance(5)
+        sim.press(button)
+    wire.plug()
+    entries = read_journal(tmp_path / "j.jsonl").entries
+    clock = SteppedHost(wire, time, sim, journalled_press(entries))
+    found = recover(clock, entries, time, sleep=False)
+    assert [e.number for e in found.events if isinstance(e, PressEvent)] == [2, 3, 4]
+    assert found.notes == [] and found.recovered == set()
