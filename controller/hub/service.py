@@ -73,6 +73,7 @@ class TableView:
     presence_time: str | None = None
     reported: dict[str, Any] | None = None
     revision: int = 0  # stamp of the last change (see HubService._stamp)
+    twin: str | None = None  # why two tables seem to publish under this id (HubService)
 
     @property
     def current(self) -> MatchState | None:
@@ -91,6 +92,7 @@ class TableView:
                 "presence": self.presence,
                 "matches": len(self.matches),
                 "reported_seq": (self.reported or {}).get("seq"),
+                "warnings": [self.twin] if self.twin else [],
                 "revision": self.revision,
             }
         )
@@ -434,12 +436,26 @@ class HubService:
                 raise ProtocolError(f"bad snapshot_jpeg on {topic}") from None
             self.store.add_snapshot(where.tournament, where.table, match, int(entry["seq"]), jpeg)
         state = view.matches[match]
+        self._twin_check(view, match)
         was_finished = state.finished
         self._fold(view, match, entry)
         if state.finished and not was_finished:
             self.store.set_result(where.tournament, where.table, match, state.players,
                                   state.score, state.winner, state.last_time)
         return key, True
+
+    def _twin_check(self, view: TableView, match: str) -> None:
+        """A new entry of an unfinished match that is not the table's latest, while the latest
+        is unfinished too: two tables publish under one id (a configuration copied without
+        changing ``[table] id``). They take each other's broker connection over and the
+        dashboard card switches between their matches; say so once, on the card as well."""
+        current = view.current
+        if (current is None or current.match == match or current.finished
+                or view.matches[match].finished or view.twin):
+            return
+        view.twin = (f"entries of two unfinished matches arrive for table {view.table}: two "
+                     "tables with the same [table] id?")
+        log.warning("%s/%s: %s", view.tournament, view.table, view.twin)
 
     # -- reads for the HTTP layer ----------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:

@@ -17,7 +17,8 @@ function render(t) {
   card.dataset.sort = key(t);
   card.dataset.seq = t.seq;
   card.dataset.rev = t.revision;
-  card.className = "card" + (t.online ? " online" : "") + (t.open_flags ? " alert" : "")
+  card.className = "card" + (t.online ? " online" : "")
+    + (t.open_flags || (t.warnings || []).length ? " alert" : "")
     + (t.finished ? " finished" : "");
   const href = "/tables/" + encodeURIComponent(t.tournament) + "/" + encodeURIComponent(t.table);
   const status = t.finished ? "finished" : (t.online ? "online" : t.presence);
@@ -39,6 +40,9 @@ function render(t) {
     const last = t.last_flag;
     parts.push(el("div", {class: "flag"}, t.open_flags + " open / " + t.flags + " flags"
       + (last ? " · last: " + last.rule + " " + last.reason : "")));
+  }
+  for (const warning of t.warnings || []) {
+    parts.push(el("div", {class: "flag warning"}, "⚠ " + warning));
   }
   card.replaceChildren(...parts);
 }

@@ -90,3 +90,21 @@ def test_the_table_page_draws_the_board_and_lists_moves_and_flags(
     # A phone-width window (412 px): nothing wider than the screen, no sideways scrolling.
     assert browser.run("return document.documentElement.scrollWidth <= window.innerWidth;")
     assert browser.run("return document.getElementById('login').hidden;") is False
+
+
+def test_a_cards_warning_is_shown(
+    browser: Browser, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
+) -> None:
+    """The hub's warning on a card (two tables under one id, ``HubService._twin_check``) is
+    shown on it, and the card is marked for attention."""
+    hub = make_hub()
+    make_table("7").publish_many(simulated_match(7, seed=3)[:4])
+    browser.get(hub.url + "/")
+    wait_for(lambda: browser.run(SCORE, "score-cup-7-0") == "0", 30, "the card for table 7")
+    card = next(t for t in hub.service.tables() if t["table"] == "7")
+    warned = {**card, "revision": card["revision"] + 1,
+              "warnings": ["two tables with the same [table] id?"]}
+    browser.run("render(JSON.parse(arguments[0]));", json.dumps(warned))
+    text = browser.run("return document.getElementById('card-cup-7').textContent;")
+    assert "two tables with the same [table] id?" in text
+    assert "alert" in browser.run("return document.getElementById('card-cup-7').className;")

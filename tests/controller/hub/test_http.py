@@ -219,3 +219,33 @@ def test_table_reads_snapshots_without_holding_the_views_lock(
     monkeypatch.setattr(service.store, "has_snapshot", probe)
     assert service.table("cup", "3")["flags"]
     assert held_while_querying and not any(held_while_querying)
+
+
+def test_two_tables_publishing_under_one_id_are_named_on_the_card(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A second table configured with the first one's id: their entries interleave under one
+    card, which switched between their matches without a word (end-to-end QA). Entries of an
+    unfinished match that is not the table's latest, while the latest is unfinished too, are
+    named once, in the log and on the card; one match after another finished one is not."""
+    caplog.set_level(logging.WARNING, logger="hakem.hub")
+    service = HubService(str(tmp_path / "hub.db")).start()
+    try:
+        def send(match: str, entries: list[dict[str, Any]]) -> None:
+            for entry in entries:
+                service.ingest("hakem/cup/5/events",
+                               json.dumps({"v": 1, "match": match, "entry": entry}).encode())
+            assert service.wait_idle(30)
+
+        send("first", simulated_match(5, 1))  # a whole match, then the next: no warning
+        second = simulated_match(5, 2)
+        send("second", second[:6])
+        assert service.tables()[0]["warnings"] == []
+        send("twin", simulated_match(5, 3)[:6])  # a third starts: still one after another
+        send("second", second[6:9])  # ... but the second one goes on meanwhile
+        card = service.tables()[0]
+        assert card["warnings"] == ["entries of two unfinished matches arrive for table 5: two "
+                                    "tables with the same [table] id?"]
+        send("second", second[9:12])
+        assert len([r for r in caplog.records if "two tables" in r.getMessage()]) == 1
+    finally:
+        service.stop()
