@@ -45,7 +45,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                        "pipeline with a simulated clock and LEDs")
     demo.epilog = _DEMO_EPILOG
     demo.formatter_class = argparse.RawDescriptionHelpFormatter
-    demo.add_argument("--game", choices=("backgammon", "mangala"), default="backgammon")
+    demo.add_argument("--game", choices=("backgammon", "mangala"), default="backgammon",
+                      help="the game to play (default backgammon)")
     demo.add_argument("--match", metavar="FILE.mat", help="a Jellyfish .mat match "
                       "(default: the bundled sample)")
     demo.add_argument("--out", metavar="DIR", default="hakem-demo",
@@ -59,13 +60,15 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                       help="random seed (0 or more)")
     demo.add_argument("--publish", metavar="URL", help="publish to the hub's MQTT broker")
     demo.add_argument("--table", metavar="ID", help="the table's ID on the hub")
-    demo.add_argument("--quiet", action="store_true", help="no live log, only the summary")
+    demo.add_argument("--quiet", action="store_true",
+                      help="no live log on stdout, only the summary (the progress line still "
+                      "goes to stderr; --json has neither)")
     demo.set_defaults(func=_demo)
 
     rep = add_command(subparsers, "replay", parents,
                       "the table pipeline on recorded frames and clock events (deterministic)")
     rep.add_argument("recording", metavar="RECORDING", help="a recording folder "
-                     "(hakem demo writes one to DIR/recording)")
+                     "(hakem demo, backgammon, writes one to DIR/recording)")
     rep.add_argument("--out", metavar="DIR", help="where the replay's journal goes "
                      "(default RECORDING.replay)")
     rep.set_defaults(func=_replay)
