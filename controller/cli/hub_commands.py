@@ -87,6 +87,8 @@ def broker_config(args: argparse.Namespace) -> LinkConfig:
 
 def run_hub(args: argparse.Namespace) -> int:
     """Run the hub, or manage accounts."""
+    if not args.db.strip():
+        raise CommandError("hub: --db must name the hub's database file, not be empty")
     if args.add_user is not None or args.list_users:
         return _accounts(args)
     if args.broker is None or args.http is None:
@@ -118,6 +120,9 @@ def _accounts(args: argparse.Namespace) -> int:
 
     if args.add_user is not None:
         check_user_name(args.add_user)  # before the password is typed
+    elif not Path(args.db).exists():
+        # listing reads accounts: a mistyped --db would otherwise make a new, empty database
+        raise CommandError(f"hub: no hub database at {args.db!r} (--add-user makes one)")
     with _database(args.db):
         service = HubService(args.db)
         try:
@@ -130,8 +135,11 @@ def _accounts(args: argparse.Namespace) -> int:
     if args.list_users:
         if wants_json(args):
             emit_json({"users": users})
-        else:
+        elif users:
             print("\n".join(users))
+        else:
+            print("hub: no accounts yet (hakem hub --db FILE --add-user NAME makes one)",
+                  file=sys.stderr)
     return 0
 
 

@@ -161,3 +161,21 @@ def test_hakem_hub_serves_the_dashboard_and_stops_cleanly_on_sigterm(
         err = process.stderr.read().decode()
         process.stderr.close()
     assert "dashboard on http://127.0.0.1:" in err and "Traceback" not in err
+
+
+def test_listing_accounts_makes_no_database_and_says_when_there_are_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped --db made a new, empty database (and its folders) and listed a blank line;
+    an empty --db was taken (QA pass)."""
+    missing = tmp_path / "nodir" / "hub.db"
+    err = _hub_error(["--db", str(missing), "--list-users"], capsys)
+    assert err == f"hakem: hub: no hub database at {str(missing)!r} (--add-user makes one)\n"
+    assert not missing.parent.exists()
+    assert "--db must name the hub's database file" in _hub_error(["--db", "", "--list-users"],
+                                                                    capsys)
+    empty = tmp_path / "hub.db"
+    HubService(str(empty)).store.close()
+    assert main(["hub", "--db", str(empty), "--list-users"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("hub: no accounts yet")
