@@ -13,7 +13,8 @@ Message bodies (JSON, UTF-8):
   (base64) for a flag whose ``snapshot`` file exists in ``snapshot_dir``. ``MATCH_ID`` is the
   ``match_id`` field of ``match_start`` when present, else its ``time``: the same journal always
   gives the same ID, so republishing after a reboot makes no duplicate match.
-- presence: ``{"status": "online"|"offline", "time": ISO}``; state: ``MatchState.summary()``.
+- presence: ``{"status": "online"|"offline", "time": ISO}`` (online: and the table's ``name``
+  when it has one); state: ``MatchState.summary()``.
 """
 
 from __future__ import annotations
@@ -61,8 +62,12 @@ class TablePublisher:
         snapshot_dir: str | Path | None = None,
         client_id: str | None = None,
         director_folder: str | Path | None = None,
+        name: str = "",
     ) -> None:
+        """``name``: the table's name for people (``[table] name``), shown on the dashboard
+        beside its id."""
         self.config = config
+        self.name = name
         # the table's journal folder: a match the hub's director ends is ended at the table
         # too, through the referee (``controller.runtime.director_inbox``)
         self.director_folder = Path(director_folder) if director_folder is not None else None
@@ -271,7 +276,10 @@ class TablePublisher:
         client.subscribe([(self._ack_topic, 1), (self._hub_topic, 1),
                           (table_topic(self.config.prefix, self.config.tournament,
                                        self.config.table, "director"), 1)])
-        client.publish(self._presence, _dumps({"status": "online", "time": utc_now_iso()}), 1, True)
+        online: dict[str, Any] = {"status": "online", "time": utc_now_iso()}
+        if self.name:
+            online["name"] = self.name
+        client.publish(self._presence, _dumps(online), 1, True)
         with self._send_lock:
             self.reconnects += 1
             self._connected = True

@@ -74,6 +74,7 @@ class TableView:
     reported: dict[str, Any] | None = None
     revision: int = 0  # stamp of the last change (see HubService._stamp)
     twin: str | None = None  # why two tables seem to publish under this id (HubService)
+    name: str = ""  # the table's name for people ([table] name), from its presence
 
     @property
     def current(self) -> MatchState | None:
@@ -87,6 +88,7 @@ class TableView:
         base.update(
             {
                 "table": self.table,
+                "name": self.name,
                 "tournament": self.tournament,
                 "online": self.presence == "online",
                 "presence": self.presence,
@@ -408,6 +410,9 @@ class HubService:
             if status not in ("online", "offline"):
                 raise ProtocolError(f"bad presence status {status!r} on {topic}")
             view.presence, view.presence_time = str(status), _str_or_none(body.get("time"))
+            name = body.get("name")
+            if isinstance(name, str) and name.strip():
+                view.name = name.strip()[:80]
             self.store.set_presence(where.tournament, where.table, view.presence,
                                     view.presence_time)
             return key, False

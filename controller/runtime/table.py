@@ -285,6 +285,7 @@ def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:
         link = parse_broker_url(config.hub.url, LinkConfig(
             table=config.table.id, outbox=str(folder / "hub-outbox.sqlite")))
         # started by open_table, once it listens to what the publisher says of its link
-        return TablePublisher(link, snapshot_dir=folder / "snapshots", director_folder=folder)
+        return TablePublisher(link, snapshot_dir=folder / "snapshots", director_folder=folder,
+                              name=config.table.name)
 
     return make

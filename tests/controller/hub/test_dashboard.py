@@ -92,16 +92,20 @@ def test_the_table_page_draws_the_board_and_lists_moves_and_flags(
     assert browser.run("return document.getElementById('login').hidden;") is False
 
 
-def test_a_cards_warning_is_shown(
+def test_a_card_shows_the_tables_name_and_a_warning(
     browser: Browser, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
 ) -> None:
-    """The hub's warning on a card (two tables under one id, ``HubService._twin_check``) is
-    shown on it, and the card is marked for attention."""
+    """A card is headed by the table's name, and the hub's warning on it (two tables under
+    one id, ``HubService._twin_check``) is shown on it, the card marked for attention."""
     hub = make_hub()
-    make_table("7").publish_many(simulated_match(7, seed=3)[:4])
+    make_table("7", name="Masa 7").publish_many(simulated_match(7, seed=3)[:4])
     browser.get(hub.url + "/")
     wait_for(lambda: browser.run(SCORE, "score-cup-7-0") == "0", 30, "the card for table 7")
     card = next(t for t in hub.service.tables() if t["table"] == "7")
+    # the table's [table] name, from its presence, heads its card (it was unused, QA pass)
+    assert card["name"] == "Masa 7"
+    head = "return document.querySelector('#card-cup-7 h2 a').textContent;"
+    wait_for(lambda: browser.run(head) == "Masa 7 (7)", 30, "the card headed by the name")
     warned = {**card, "revision": card["revision"] + 1,
               "warnings": ["two tables with the same [table] id?"]}
     browser.run("render(JSON.parse(arguments[0]));", json.dumps(warned))
