@@ -9,6 +9,7 @@ import argparse
 import errno
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -54,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``hakem`` command and return its exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(joined_negative_lists(sys.argv[1:] if argv is None else argv))
     try:
         code = args.func(args)
     except (HakemError, CommandError) as exc:
@@ -69,6 +70,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnicodeError as exc:
         return _fail(unicode_error_line(exc))
     return int(code or 0)
+
+
+# options whose value is a comma-separated list of numbers that may start with a minus sign
+NUMBER_LIST_OPTIONS = ("--corners",)
+_NUMBER_LIST = re.compile(r"-\d[\d.,eE+-]*")
+
+
+def joined_negative_lists(argv: Sequence[str]) -> list[str]:
+    """``--corners -5,-5,...`` as ``--corners=-5,-5,...``: argparse takes a value starting
+    with a minus sign (and not a plain number) for another option and refuses the command
+    ("expected one argument"); given, the value meets the command's own check, which names
+    the corner."""
+    out: list[str] = []
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if (item in NUMBER_LIST_OPTIONS and i + 1 < len(items)
+                and _NUMBER_LIST.fullmatch(items[i + 1])):
+            out.append(f"{item}={items[i + 1]}")
+            i += 2
+            continue
+        out.append(item)
+        i += 1
+    return out
 
 
 def _fail(message: str) -> int:

@@ -41,8 +41,7 @@ PICTURE_FORMATS = (".png", ".jpg", ".jpeg", ".bmp")
 SHEET_FORMATS = (".png", ".bmp", ".tif", ".tiff", ".jpg", ".jpeg")
 RENDER_FORMATS = (".jpg", ".jpeg", ".png")
 MIN_DPI, MAX_DPI = 72, 1200
-CORNERS_HELP = ("playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL); write --corners=-5,... "
-                "when the first number is negative")
+CORNERS_HELP = "playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL), in pixels"
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:

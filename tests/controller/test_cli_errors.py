@@ -152,3 +152,19 @@ def test_director_text_that_is_not_utf8_is_refused(
     err = capsys.readouterr().err
     assert err == "hakem: director note: argument text: not UTF-8 text: 'caf\\xe9'\n"
     assert not any(tmp_path.iterdir())  # no request was posted
+
+
+def test_a_corner_list_starting_with_a_minus_sign_is_taken_as_the_options_value(
+        capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
+    """``--corners -5,-5,...`` was refused by argparse ("expected one argument"); the value now
+    reaches the command, whose check names the corner."""
+    from controller.cli import joined_negative_lists
+
+    assert joined_negative_lists(["vision", "read", "--corners", "-5,-5,9,0,9,9,0,9", "x.jpg"]) \
+        == ["vision", "read", "--corners=-5,-5,9,0,9,9,0,9", "x.jpg"]
+    assert joined_negative_lists(["plays", "--corners", "--json"]) == [
+        "plays", "--corners", "--json"]  # not a list of numbers: left to argparse
+    image = shared_data / "boards_dev" / "test10.jpg"
+    code = main(["vision", "read", "--corners", "-5,-5,1285,-5,1285,725,-5,725", str(image)])
+    assert code == 2
+    assert capsys.readouterr().err == "hakem: corner (-5, -5) is outside the 1280x720 image\n"
