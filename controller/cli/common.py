@@ -128,8 +128,9 @@ def os_reason(exc: OSError) -> str:
     return str(exc.strerror or exc).lower()
 
 
-def write_output(path: str, text: str) -> None:
-    """Write an output file; a missing folder, a full disk... is an error naming the file."""
+def write_output(path: str, data: str | bytes) -> None:
+    """Write an output file (text as UTF-8, or bytes as they are); a missing folder, a full
+    disk... is an error naming the file."""
     target = Path(path)
     folder = target.parent
     blocker = file_in_the_way(folder)
@@ -138,7 +139,7 @@ def write_output(path: str, text: str) -> None:
     if not folder.is_dir():
         raise CommandError(f"cannot write {path}: no such folder {folder}")
     try:
-        target.write_text(text, encoding="utf-8")
+        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     except FileNotFoundError:  # the folder is there: it takes no new files (/proc)
         raise CommandError(f"cannot write {path}: {folder} takes no new files") from None
     except OSError as exc:

@@ -76,7 +76,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from controller.config.table import load_table_config
-    from controller.runtime.table import StopFlag, publisher_for, run_table
+    from controller.runtime.table import JOURNAL_NAME, StopFlag, publisher_for, run_table
 
     config = load_table_config(args.config)
     check_out_folder(config.journal.directory, "the journal folder (journal.directory)")
@@ -87,7 +87,7 @@ def _run(args: argparse.Namespace) -> int:
         entries = run_mangala_table(config, publisher_factory=publisher_for(config), stop=stop)
     else:
         entries = run_table(config, publisher_factory=publisher_for(config), stop=stop)
-    journal = Path(config.journal.directory) / "journal.jsonl"
+    journal = Path(config.journal.directory) / JOURNAL_NAME
     if not stop.is_set and not _match_ended(journal):
         # the camera gave out (a USB camera unplugged, a stream closed): a failure, so that
         # the service manager starts the table again (Restart=on-failure), which resumes
@@ -95,8 +95,7 @@ def _run(args: argparse.Namespace) -> int:
                           f"match ended; the journal is complete up to here ({journal}) and "
                           "hakem run resumes it")
     if wants_json(args):
-        emit_json({"journal": str(Path(config.journal.directory) / "journal.jsonl"),
-                   "entries": entries})
+        emit_json({"journal": str(journal), "entries": entries})
     return 0
 
 

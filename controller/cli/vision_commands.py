@@ -23,6 +23,7 @@ from controller.cli.common import (
     emit_json,
     non_negative_int,
     wants_json,
+    write_output,
 )
 from controller.table_layout import TableLayout
 from engine.errors import ImageError
@@ -116,21 +117,13 @@ def _out_path(path: str, formats: tuple[str, ...]) -> Path:
     return out
 
 
-def _write_bytes(out: Path, data: bytes) -> None:
-    """Write the encoded picture, one line naming the file when the system refuses."""
-    try:
-        out.write_bytes(data)
-    except OSError as exc:
-        raise CommandError(f"cannot write {out}: {exc.strerror or exc}") from None
-
-
 def _write_image(path: str, img: np.ndarray, formats: tuple[str, ...] = PICTURE_FORMATS) -> None:
     """Encode ``img`` in the format its file name ends in, and write it."""
     out = _out_path(path, formats)
     ok, buf = cv2.imencode(out.suffix.lower(), img)
     if not ok:
         raise CommandError(f"opencv cannot encode {path} as {out.suffix.lower()}")
-    _write_bytes(out, buf.tobytes())
+    write_output(str(out), buf.tobytes())
 
 
 def _summary(reading: BoardReading) -> str:
@@ -208,7 +201,7 @@ def _render(args: argparse.Namespace) -> int:
     spec.seed = args.seed
     frame = render_scene(spec)
     if out.suffix.lower() in (".jpg", ".jpeg"):
-        _write_bytes(out, frame.jpeg)
+        write_output(str(out), frame.jpeg)
     else:
         _write_image(args.out, frame.image, RENDER_FORMATS)
     info = {

@@ -76,8 +76,8 @@ def reconcile(entries: Sequence[dict[str, Any]], status: Status | None, boot: in
         out.notes.append("The clock restarted since the last press journalled: its presses "
                          "count afresh")
         return out
-    arrived = {e.number for e in received if isinstance(e, PressEvent) and e.boot == boot}
-    missing = [n for n in range(last[1] + 1, status.presses + 1) if n not in arrived]
+    arrived = _arrived(received, boot)
+    missing = _missing(last, status.presses, received)
     if not missing:
         return out
     if len(missing) == 1 and not arrived:
@@ -117,7 +117,7 @@ def recover(clock: HostClock, entries: Sequence[dict[str, Any]], timer: TimeSour
     same_boot = clock.hello is not None and last is not None and clock.hello.boot == last[0]
     for _ in range(RESEND_WAIT_MS):  # bounded also where time stands still (a test's)
         if (not same_boot or clock.status is None or last is None or timer.now_ms() >= settle
-                or not _unarrived(last, clock.status.presses, received)):
+                or not _missing(last, clock.status.presses, received)):
             break
         received += clock.poll()
         if sleep:
@@ -126,7 +126,13 @@ def recover(clock: HostClock, entries: Sequence[dict[str, Any]], timer: TimeSour
     return reconcile(entries, clock.status, boot, received)
 
 
-def _unarrived(last: tuple[int, int], counted: int, received: Sequence[ClockEvent]) -> bool:
-    """Whether a press the clock counted after the journal's last has not arrived yet."""
-    arrived = {e.number for e in received if isinstance(e, PressEvent) and e.boot == last[0]}
-    return any(n not in arrived for n in range(last[1] + 1, counted + 1))
+def _arrived(received: Sequence[ClockEvent], boot: int) -> set[int]:
+    """The numbers of the presses of this boot of the clock among ``received``."""
+    return {e.number for e in received if isinstance(e, PressEvent) and e.boot == boot}
+
+
+def _missing(last: tuple[int, int], counted: int, received: Sequence[ClockEvent]) -> list[int]:
+    """The presses the clock counted (``counted``) after the journal's ``last`` that have not
+    arrived (of the same boot as ``last``)."""
+    arrived = _arrived(received, last[0])
+    return [n for n in range(last[1] + 1, counted + 1) if n not in arrived]
