@@ -30,6 +30,7 @@ examples (the table named by its configuration, as for hakem run):
   hakem director reject --reason "6/2 is blocked"    # the last accepted move was illegal
   hakem director set-dice 5 3                        # the throw the camera could not read
   hakem director set-position 4HPwATDgc/ABMA        # correct the position (GNU Backgammon ID)
+  hakem director set-position 4HPwATDgc/ABMA --player 1   # ... and player 1 is on roll
   hakem director end-match 1 --by "Ayse Kaya"
 A request no table answers within --wait seconds is withdrawn (exit 2: send it again once
 the table runs); with --wait 0 it is left for a table that runs within 60 s.
@@ -67,6 +68,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p = action("set-position", "correct the position: a GNU Backgammon Position ID, or a "
                "Mangala position as JSON")
     p.add_argument("position", metavar="POSITION", type=utf8_arg)
+    p.add_argument("--player", type=int, choices=(0, 1),
+                   help="backgammon: the player on roll (0 or 1), from whose side the ID is "
+                   "written; another than the table's gives that player the turn, a throw due "
+                   "(default: the player the table has on roll)")
     p.set_defaults(func=_send, build=_position_args, kind="set_position")
     p = action("set-dice", "the dice thrown, which the camera could not read (opening: player "
                "0's die, then player 1's)")
@@ -118,10 +123,15 @@ def _position_args(args: argparse.Namespace) -> dict[str, Any]:
 
     text = str(args.position).strip()
     if text.startswith("{"):
+        if args.player is not None:
+            raise CommandError("--player is for a backgammon Position ID: a Mangala position "
+                               "says whose turn it is itself")
         position = MangalaPosition.from_json(text)  # a PositionError names what is wrong
         position.check_stones()
         return {"position": json.loads(text)}
     Position.from_id(text)
+    if args.player is not None:
+        return {"position_id": text, "player": args.player}
     return {"position_id": text}
 
 

@@ -303,6 +303,24 @@ def _game_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     s.cube_offered_by = None
 
 
+def _cannot_read(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    """Turns played while the table could not see (TTB-6.1): the player on roll is the one
+    the flag names; the dice and the position are not known until the board is taken."""
+    if e.get("about") == "turns_unseen" and who is not None:
+        s.to_move, s.dice = who, None
+        s.cube_offered_by, s.cube_offered_value = None, None
+
+
+def _position_taken(s: MatchState, e: dict[str, Any], who: int | None) -> None:
+    """The position (and the cube) the board showed after unseen turns (TTB-6.1)."""
+    position_id = _text(e.get("position_id"))
+    if position_id is not None and who is not None:
+        s.position_id, s.position_player, s.to_move = position_id, who, who
+    if "cube" in e:
+        s.cube = _int(e.get("cube")) or s.cube
+        s.cube_owner = _player(e.get("owner"))
+
+
 def _match_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     s.score = _pair(e.get("score")) or s.score
     s.winner = _player(e.get("winner"))
@@ -328,6 +346,9 @@ def _director(s: MatchState, e: dict[str, Any], who: int | None) -> None:
         position_id = _text(args.get("position_id"))
         if position_id is not None:
             s.position_id = position_id
+            player = _player(args.get("player"))
+            if player is not None:  # the director says who is on roll
+                s.to_move, s.dice = (player, None) if player != s.to_move else (player, s.dice)
             s.position_player = s.to_move if s.to_move is not None else 0
         if isinstance(args.get("position"), dict):
             s.position = args["position"]
@@ -349,4 +370,6 @@ _HANDLERS: Final = {
     "match_end": _match_end,
     "clock": _clock,
     "director": _director,
+    "cannot_read": _cannot_read,
+    "position_taken": _position_taken,
 }

@@ -23,7 +23,7 @@ from engine.errors import HakemError, RecordFormatError
 # What the backgammon referee journals besides the contract types (controller/referee).
 REFEREE_TYPES: Final = frozenset(
     {"early_throw", "setup_error", "setup_corrected", "turn_passed", "resign", "cube_refused",
-     "director"}
+     "director", "position_taken"}
 )
 KNOWN_TYPES: Final = CONTRACT_TYPES | REFEREE_TYPES
 MATCH_ID_RE: Final = re.compile(r"[A-Za-z0-9+/]{12}")
@@ -211,6 +211,22 @@ class JournalCheck:
         if self.board is not None:
             self.board.set(position, int(entry.get("player", self.on_roll)))
 
+    def _cannot_read(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        if entry.get("about") == "turns_unseen":
+            # turns played while the table could not see (TTB-6.1): the board is the one
+            # position_taken gives; nothing before can be corrected any more
+            check_player(entry, at)
+            self.on_roll = int(entry["player"])
+            if self.board is not None:
+                self.board.undo = None
+
+    def _position_taken(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        check_player(entry, at)
+        position = check_ids(entry, at)
+        self.on_roll = int(entry["player"])
+        if self.board is not None:
+            self.board.set(position, self.on_roll)
+
     def _illegal_move(self, entry: Mapping[str, Any], at: str, index: int) -> None:
         if entry.get("reopen") and self.board is not None and self.board.undo is not None:
             self.board.set(*self.board.undo)  # the director rejected the move (TTB-4.9)
@@ -222,6 +238,9 @@ class JournalCheck:
         if entry.get("action") != "set_position" or not isinstance(args, dict):
             return
         position = check_ids(args, f"{at} set_position")
+        if "player" in args:  # the director says who is on roll, from whose side the ID is
+            check_player(args, f"{at} set_position")
+            self.on_roll = int(args["player"])
         if self.board is not None:
             self.board.set(position, self.on_roll)
 

@@ -2,7 +2,9 @@
 
 The journal's contract entries (DESIGN.md, Records) carry everything: ``match_start`` the
 players and length, ``game_start`` the score, ``move`` the dice and the move text, ``double``/
-``take``/``drop`` the cube, ``game_end`` the points. The ``.mat`` text is written by the
+``take``/``drop`` the cube, ``game_end`` the points. After turns the table could not see
+(``cannot_read`` about ``turns_unseen``, TTB-6.1) a game's ``.mat`` record has only its result;
+the summary keeps every move. The ``.mat`` text is written by the
 engine's :mod:`engine.backgammon.mat_writer`, so GNU Backgammon imports it.
 """
 
@@ -34,6 +36,10 @@ class _Game:
     moves: list[dict[str, Any]] = field(default_factory=list)
     rolled: tuple[int, tuple[int, int]] | None = None  # a roll not yet followed by its move
     result: dict[str, Any] | None = None
+    # turns the table could not see (TTB-6.1): the .mat has no way to jump to the position
+    # taken after them, so the game's record stops there and goes on with its result (GNU
+    # Backgammon imports it as a game ended by resignation, for the points it gave)
+    gap: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,7 @@ class MatchExport:
 
     record: MatMatch
     summary: dict[str, Any]
-    notes: tuple[str, ...] = ()  # entries skipped (types export does not know), for stderr
+    notes: tuple[str, ...] = ()  # entries skipped, games cut short (TTB-6.1), for stderr
 
     @property
     def mat_text(self) -> str:
@@ -132,6 +138,15 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
         if not games:
             continue
         game = games[-1]
+        if kind == "cannot_read" and entry.get("about") == "turns_unseen" and not game.gap:
+            game.gap, game.rolled = True, None
+            notes.append(f"game {game.number}: turns were played unseen at entry seq "
+                         f"{entry.get('seq', '?')} (TTB-6.1): the .mat record of that game "
+                         "stops there and gives its result")
+        if game.gap and kind in ("roll", "move", "double", "take", "drop"):
+            if kind == "move":
+                game.moves.append(_summary_move(entry, after_gap=True))
+            continue
         if kind == "roll":
             game.rolled = (_int(entry, "player"), _dice(entry))
         elif kind == "move":
@@ -142,16 +157,7 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
                 _action(player, ActionKind.ROLL, dice=dice, moves=moves, cannot_move=not moves)
             )
             game.rolled = None
-            game.moves.append(
-                {
-                    "player": player,
-                    "dice": [dice[0], dice[1]],
-                    "move": text,
-                    "position_id": entry.get("position_id"),
-                    "match_id": entry.get("match_id"),
-                    "stands": bool(entry.get("stands", False)),
-                }
-            )
+            game.moves.append(_summary_move(entry))
         elif kind == "double":
             game.actions.append(
                 _action(_int(entry, "player"), ActionKind.DOUBLE, value=_int(entry, "cube"))
@@ -206,6 +212,23 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
         "flags": flags,
     }
     return MatchExport(record, summary, tuple(notes))
+
+
+def _summary_move(entry: Mapping[str, Any], *, after_gap: bool = False) -> dict[str, Any]:
+    """A move as the summary lists it (``after_gap``: played after unseen turns, so not in
+    the game's .mat record)."""
+    dice = _dice(entry)
+    out = {
+        "player": _int(entry, "player"),
+        "dice": [dice[0], dice[1]],
+        "move": str(entry.get("move", "")),
+        "position_id": entry.get("position_id"),
+        "match_id": entry.get("match_id"),
+        "stands": bool(entry.get("stands", False)),
+    }
+    if after_gap:
+        out["after_gap"] = True
+    return out
 
 
 def _final_score(games: list[_Game], match_end: Mapping[str, Any] | None) -> list[int]:

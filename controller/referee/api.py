@@ -134,6 +134,22 @@ class ClockHoldPressed:
 
 
 @dataclass(frozen=True)
+class PressesUnseen:
+    """Clock presses made while the table could not see the board (the host was down; the
+    clock sent or counted them on the restart). The turns they ended cannot be judged on the
+    picture seen now, which already shows what came after them (TTB-6.1).
+
+    ``presses``: those that arrived, in order; ``lost``: ``(boot, number)`` of those the clock
+    counted that will not come (their buttons unknown); ``running``: the side whose time runs
+    now, as the clock says (None when held, flagged or unknown)."""
+
+    t_ms: int
+    presses: tuple[ClockPressed | ClockHoldPressed, ...]
+    lost: tuple[tuple[int, int], ...] = ()
+    running: Side | None = None
+
+
+@dataclass(frozen=True)
 class FlagFell:
     """A side's time ran out (TTB-CLOCK-3)."""
 
@@ -160,7 +176,8 @@ class DirectorAction:
     director: str = ""
 
 
-Event = FrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | FlagFell | DirectorAction
+Event = (FrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | PressesUnseen | FlagFell
+         | DirectorAction)
 
 
 # --- commands out -----------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from controller.referee.api import (
     FrameSeen,
     JournalEntry,
     MotionSeen,
+    PressesUnseen,
     RefereeProtocol,
     Say,
     SetSignal,
@@ -54,6 +55,14 @@ from controller.referee.recognition import (
     hypothesis,
     position_of_counts,
     recognise,
+)
+from controller.referee.unseen import (
+    FOLLOWED,
+    after_gap,
+    cube_fields,
+    on_roll_after,
+    plausible,
+    taken,
 )
 from engine.backgammon.match import (
     Double,
@@ -137,6 +146,9 @@ class Referee:
         self._setup_checked = 0
         self._setup_open = False  # a set-up error that may still be corrected (BG-EQ-4)
         self._setup_pos0: Position | None = None  # the wrong set-up as read, player 0's view
+        # turns played while the table could not see (TTB-6.1): the position is taken as the
+        # board next shows it whole (position_taken), or set by the director
+        self._retake = False
         self._end_how = ""
         self._winner: int | None = None
         self._corrected: Position | None = None  # a correction journalled, its move not yet
@@ -267,6 +279,8 @@ class Referee:
             self._press(event)
         elif isinstance(event, ClockHoldPressed):
             self._hold(event)
+        elif isinstance(event, PressesUnseen):
+            self._unseen(event)
         elif isinstance(event, FlagFell):
             self._flag_fell(event)
         elif isinstance(event, DirectorAction):
@@ -395,8 +409,14 @@ class Referee:
             seen = Position.from_id(str(f["position_id"]))
             self._flag = (seen, str(f["rule"]), str(f["reason"]))
             self._pending = None
+        elif kind == "position_taken":
+            self.match = taken(m, f)
+            self._retake = False
+            self._stale = self._thrown = sig_of_json(f.get("seen"))
         elif kind in ("cannot_read", "setup_error"):
             self._flags += 1
+            if f.get("about") == "turns_unseen":
+                self._fold_unseen(f)
             if kind == "cannot_read":  # said once: not again after a restart
                 self._said_cannot_read = True
                 self._throw_unread_said = self._throw_unread_said or f.get("about") == "throw"
@@ -433,6 +453,9 @@ class Referee:
                 self._phantoms.remember(place, 0)
             self._phantoms.unsaid = []
             means = f.get("means")
+            presser = f.get("player")
+            if means == "unseen" and self._retake and presser in (0, 1):
+                self.match = after_gap(m, 1 - int(presser), 1)
             if means in ("move", "double", "take", "drop", "unclear", "pass"):
                 self._pending = str(means)
             if means == "double" and self._flag is not None:
@@ -459,8 +482,18 @@ class Referee:
     def _fold_director(self, action: str, args: dict[str, Any]) -> None:
         m = self.match
         if action == "set_position":
-            self.match = dataclasses.replace(m, position=Position.from_id(str(args["position_id"])))
+            position = Position.from_id(str(args["position_id"]))
+            player = args.get("player", m.on_roll)
+            if player is not None and player != m.on_roll:
+                # the director says who is on roll (from whose side the ID is written): a
+                # throw of theirs is due
+                self.match = dataclasses.replace(m, position=position, on_roll=int(player),
+                                                 phase=Phase.DECIDE, dice=None)
+                self._pending = None
+            else:
+                self.match = dataclasses.replace(m, position=position)
             self._flag = None
+            self._retake = False
         elif action == "rethrow":
             # BG-ROLL-5: the mover has the early throw thrown again; the dice lying there now
             # are not the new throw
@@ -524,7 +557,9 @@ class Referee:
         if stage == "opening":
             self._opening_frame(ev)
         elif stage == "decide":
-            if not self._setup_correction():
+            if self._retake:
+                self._take_position()
+            elif not self._setup_correction():
                 self._throw_frame(ev)
         elif stage == "move" and self._pending is None:
             self._early_frame(ev)
@@ -985,7 +1020,12 @@ class Referee:
         stage = self.stage
         m = self.match
         means = "none"
-        if stage == "decide" and player == m.on_roll and self._cube_offered():
+        if self._retake and stage == "decide" and player == m.on_roll:
+            # the board was not taken yet since unseen turns: this turn is unseen too
+            means = "unseen"
+            self._say(f"{self.config.players[player]} pressed before the board could be read"
+                      " whole: that turn is not judged either (TTB-6.1)")
+        elif stage == "decide" and player == m.on_roll and self._cube_offered():
             means = "double"
         elif stage == "decide" and player == m.on_roll and closed_out(m.position):
             means = "pass"  # BG-BAR-4: closed out, the player need not throw
@@ -1043,6 +1083,94 @@ class Referee:
             "press",
         )
         return True
+
+    def _unseen(self, ev: PressesUnseen) -> None:
+        """Presses made while the table could not see (TTB-6.1): each journalled as unseen,
+        their turns not judged (the picture shows what came after them); the turn goes to the
+        player whose time runs, the position is taken as the board next shows it whole
+        (:meth:`_take_position`), and the director is called to check it."""
+        if self._over:
+            return
+        self._still, self._view_fresh = [], False  # what was seen before is not the board now
+        for press in ev.presses:
+            fields = _press_fields(press.press, press.recovered)
+            times = self._times_json(press.times_ms)
+            if isinstance(press, ClockPressed):
+                presser = self.config.player_of_side(press.side)
+                self._emit("clock", event="press", player=presser, side=press.side,
+                           times_ms=times, running=1 - presser, means="unseen", **fields)
+            else:
+                self._emit("clock", event="hold", player=None, times_ms=times, running=None,
+                           means="unseen", **fields)
+        for boot, number in ev.lost:
+            self._emit("clock", event="press", means="unseen", press=[boot, number])
+        m = self.match
+        player = on_roll_after(self.config, ev.presses, ev.running, m.on_roll)
+        count = len(ev.presses) + len(ev.lost)
+        if m.phase not in FOLLOWED or player is None or count == 0:
+            return
+        names = self.config.players
+        label = self._snapshot_label()
+        self._emit(
+            "cannot_read",
+            player=player,
+            rule="TTB-6.1",
+            reason=f"{count} clock presses were made while the table could not see the board:"
+            " the turns they ended were not judged; the position is taken as the board shows it"
+            " and the director checks it",
+            about="turns_unseen",
+            turns=count,
+            snapshot=label,
+        )
+        self._signal("cannot_read", True)
+        self._do(TakeSnapshot(label))
+        self._say(f"{count} presses were made while the table could not see the board: their"
+                  f" turns were not judged; {names[player]} is on roll; the position is taken"
+                  " as the board shows it; call the director to check it (TTB-6.1)")
+
+    def _fold_unseen(self, f: dict[str, Any]) -> None:
+        """The state once unseen turns end (see :meth:`_unseen`): nothing of the turns before
+        them can be corrected any more, and a throw is due once the position is taken."""
+        m = self.match
+        player = f.get("player")
+        if m.phase not in FOLLOWED or player not in (0, 1):
+            return
+        self.match = after_gap(m, int(player), int(f.get("turns", 1)))
+        self._flag, self._undo, self._corrected = None, None, None
+        self._pending, self._early, self._before_early_roll = None, None, None
+        self._stand_due, self._double_after, self._throw_again = False, None, False
+        self._setup_open = False
+        self._retake = True
+        self._phantoms.clear()  # checkers moved meanwhile
+
+    def _take_position(self) -> None:
+        """After unseen turns (TTB-6.1): the position every still frame since the last motion
+        shows alike and whole, from the view of the player on roll, is taken, with the cube
+        where it lies. The dice lying then are a throw only when they are a valid one of the
+        player on roll (the last mover's dice lie in the other half); else they are no throw."""
+        m = self.match
+        player = m.on_roll
+        if player is None or len(self._still) < self.config.recognition.agree:
+            return
+        read = StillViews(self._still).best_counts()
+        if read is None:
+            return
+        seen = position_of_counts(self.config.layout, read[0], read[1], player)
+        if seen is None or not plausible(seen, m.position):
+            return
+        dice = self._dice
+        rec = self.config.recognition
+        # with a pair each (BG-EQ-2) the player's own pair lies in their half from their
+        # last turn: only dice seen moving are a throw
+        thrown = (self.config.rules.dice.value != "pair-each" and len(dice) == 2
+                  and rec.judgeable(dice)
+                  and all(self._die_problem(d, player) is None for d in dice))
+        stale = {} if thrown else {"seen": sig_json(signature(dice))}
+        self._emit("position_taken", player=player, position_id=seen.position_id,
+                   rule="TTB-6.1", **cube_fields(self.config, m, self._cube), **stale)
+        names = self.config.players
+        self._say(f"Position taken as the board shows it, {names[player]} on roll:"
+                  f" {seen.position_id} (the director checks it, TTB-6.1)")
 
     def _hold(self, ev: ClockHoldPressed) -> None:
         if self._over:
@@ -1348,7 +1476,9 @@ class Referee:
             return
         self._emit("director", action=action, args=args, director=ev.director)
         if action == "set_position":
-            self._say(f"The director set the position to {args['position_id']}")
+            on_roll = self.match.on_roll
+            whom = "" if on_roll is None else f", {self.config.players[on_roll]} on roll"
+            self._say(f"The director set the position to {args['position_id']}{whom}")
         elif action == "note":
             self._say(f"Director's note: {args.get('text', '')}")
         elif action == "rethrow":
@@ -1444,6 +1574,8 @@ class Referee:
             Position.from_id(str(args["position_id"]))
             if m.phase not in (Phase.DECIDE, Phase.MOVE):
                 raise InvalidInputError("the position can be set only during a game")
+            if "player" in args and args["player"] not in (0, 1):
+                raise InvalidInputError(f"the player on roll is 0 or 1, not {args['player']!r}")
         elif action == "set_dice":
             dice = args["dice"]
             if len(dice) != 2 or not all(1 <= int(d) <= 6 for d in dice):

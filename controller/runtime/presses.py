@@ -6,7 +6,9 @@ before the referee journalled it, the clock will not send it again, but its stat
 counts it. On a restart the journal's last press number is compared with the clock's count:
 presses the clock resends (never acknowledged) arrive as usual; a press in between that nobody
 will send again is recovered from the clock's state (the button that explains it) and handed
-to the referee marked ``recovered``.
+to the referee marked ``recovered``. Two presses or more made while the host was down are
+handed over together (``controller.referee.api.PressesUnseen``): the picture seen now already
+shows what came after the first, so the referee judges none of their turns (TTB-6.1).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.clock.host import HostClock
-from controller.clock.messages import Button, ClockEvent, PressEvent, Status
+from controller.clock.messages import Button, ClockEvent, PressEvent, Side, Status
 from controller.clock.timebase import TimeSource
 
 
@@ -56,12 +58,27 @@ def explain(status: Status, boot: int, number: int, after_hold: bool) -> PressEv
 @dataclass
 class Recovery:
     """What a restart found: presses to hand to the referee, in order (``recovered`` holds the
-    numbers of those rebuilt from the clock's count), and what to tell the people at the
-    table."""
+    numbers of those rebuilt from the clock's count), ``(boot, number)`` of the presses the
+    clock counted that nobody will send (``lost``: which buttons is not known), the side whose
+    time runs by the clock's status (None when held, flagged or unknown), and what to tell the
+    people at the table."""
 
     events: list[ClockEvent] = field(default_factory=list)
     recovered: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    lost: list[tuple[int, int]] = field(default_factory=list)
+    running: Side | None = None
+
+    @property
+    def presses(self) -> list[PressEvent]:
+        """The presses to hand to the referee, in order."""
+        return [e for e in self.events if isinstance(e, PressEvent)]
+
+    @property
+    def unseen(self) -> bool:
+        """Whether two presses or more were made while the table could not see: none of
+        their turns can be judged on the picture seen now (TTB-6.1)."""
+        return len(self.presses) + len(self.lost) >= 2
 
 
 def reconcile(entries: Sequence[dict[str, Any]], status: Status | None, boot: int | None,
@@ -72,6 +89,7 @@ def reconcile(entries: Sequence[dict[str, Any]], status: Status | None, boot: in
     last = journalled_press(entries)
     if last is None or status is None or boot is None:
         return out
+    out.running = status.running if status.state == "run" else None
     if last[0] != boot:
         out.notes.append("The clock restarted since the last press journalled: its presses "
                          "count afresh")
@@ -88,9 +106,11 @@ def reconcile(entries: Sequence[dict[str, Any]], status: Status | None, boot: in
             out.notes.append(f"Press {press.number} ({press.button}) reached the clock but not "
                              "the journal before the restart: recovered from the clock")
             return out
-    out.notes.append(f"The clock counted {len(missing)} press(es) the journal does not hold "
-                     f"(numbers {missing[0]}..{missing[-1]}) and they cannot be told apart: "
-                     "the director checks the position (TTB-6.1)")
+    # which buttons they were cannot be told: the referee takes the turn from the clock's
+    # status and the position from the board, and calls the director (TTB-6.1)
+    out.lost = [(boot, n) for n in missing]
+    out.notes.append(f"The clock counted {len(missing)} press(es) that will not be sent again "
+                     f"(numbers {missing[0]}..{missing[-1]})")
     return out
 
 

@@ -24,7 +24,14 @@ from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.folder_lock import folder_lock
 from controller.records.journal import Journal
-from controller.referee.api import ClockCommand, Command, DirectorAction, JournalEntry, Say
+from controller.referee.api import (
+    ClockCommand,
+    Command,
+    DirectorAction,
+    JournalEntry,
+    PressesUnseen,
+    Say,
+)
 from controller.runtime.clock_watch import ClockWatch
 from controller.runtime.director_inbox import DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
@@ -242,9 +249,20 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
 def deliver_recovery(pipeline: Pipeline, recovery: Recovery, timer: TimeSource,
                      live: LiveLog) -> None:
     """Tell the table what the restart found, then hand the presses to the referee in order
-    (a press rebuilt from the clock's count is journalled ``recovered``)."""
+    (a press rebuilt from the clock's count is journalled ``recovered``); two or more as one
+    :class:`PressesUnseen`, whose turns the referee does not judge (TTB-6.1)."""
     for note in recovery.notes:
         live.say(note)
+    if recovery.unseen:
+        now = timer.now_ms()
+        pipeline.handle(PressesUnseen(
+            now, tuple(press_event(e, now, recovered=e.number in recovery.recovered)
+                       for e in recovery.presses),
+            tuple(recovery.lost), recovery.running))
+        for event in recovery.events:
+            if not isinstance(event, PressEvent):
+                pipeline.on_clock(event)
+        return
     for event in recovery.events:
         if isinstance(event, PressEvent) and event.number in recovery.recovered:
             pipeline.handle(press_event(event, timer.now_ms(), recovered=True))

@@ -134,3 +134,64 @@ def test_a_mangala_journal_is_named_as_one() -> None:
     with pytest.raises(RecordFormatError, match=r"round.txt is a Mangala journal: export handles"
                                                 r" backgammon journals .*hakem mangala check"):
         export_match(entries, "round.txt")
+
+
+def _with_gap(taken: Position, player: int = 0, played: Position | None = None
+              ) -> list[dict[str, Any]]:
+    """The small journal with two turns played unseen after the opening move (TTB-6.1), the
+    position taken, and a move from it (24/18 18/13, leaving ``played``)."""
+    entries = journal()[:4]
+    played = played or taken.apply_steps([(24, 18), (18, 13)])
+    entries += [
+        {"seq": 5, "type": "clock", "event": "press", "means": "unseen", "press": [7, 2]},
+        {"seq": 6, "type": "clock", "event": "press", "means": "unseen", "press": [7, 3]},
+        {"seq": 7, "type": "cannot_read", "player": player, "rule": "TTB-6.1",
+         "reason": "2 presses unseen", "about": "turns_unseen", "turns": 2},
+        {"seq": 8, "type": "position_taken", "player": player, "position_id": taken.position_id,
+         "rule": "TTB-6.1"},
+        {"seq": 9, "type": "roll", "player": player, "dice": [6, 5]},
+        {"seq": 10, "type": "move", "player": player, "dice": [6, 5], "move": "24/18 18/13",
+         "position_id": played.position_id},
+        {"seq": 11, "type": "game_end", "winner": 0, "points": 2, "score": [2, 0]},
+    ]
+    return entries
+
+
+def test_moves_after_unseen_turns_are_checked_from_the_position_taken() -> None:
+    """The position the board showed after turns played unseen (TTB-6.1) is where the next
+    move starts; the .mat record of that game stops at the gap and gives its result."""
+    taken = OPENED.swap().apply_steps([(13, 10), (13, 11)]).swap()
+    export = export_match(_with_gap(taken), "j.jsonl")
+    assert any("game 1" in n and "TTB-6.1" in n for n in export.notes)
+    moves = export.summary["games"][0]["moves"]
+    assert [m.get("after_gap", False) for m in moves] == [False, True]
+    game = parse_mat(export.mat_text).games[0]
+    assert [a.kind.value for a in game.actions][-1] == "win"
+    assert len([a for a in game.actions if a.kind.value == "roll"]) == 1  # only the opening
+    with pytest.raises(RecordFormatError, match=r"line 8 .*position_id 'x' is no Position ID"):
+        export_match([*_with_gap(taken)[:7], dict(_with_gap(taken)[7], position_id="x")],
+                     "j.jsonl")
+    with pytest.raises(RecordFormatError, match=r"line 7 .*player must be 0 or 1, got 3"):
+        export_match(_with_gap(taken, 3), "j.jsonl")
+    # a move that is no legal play from the position taken is refused, as any
+    with pytest.raises(RecordFormatError, match="line 10"):
+        export_match(_with_gap(Position.initial().apply_steps([(24, 20), (24, 20)]),
+                               played=taken.apply_steps([(24, 18), (18, 13)])), "j.jsonl")
+
+
+def test_a_directors_position_with_the_player_on_roll_turns_the_board() -> None:
+    """``set-position ID --player 0`` after player 0's own move: the ID is read from player
+    0's side and the next move, player 0's, is checked from it."""
+    entries = journal()[:4]
+    played = OPENED.apply_steps([(13, 7), (13, 8)])
+    entries += [
+        {"seq": 5, "type": "director", "action": "set_position",
+         "args": {"position_id": OPENED.position_id, "player": 0}, "director": "td"},
+        {"seq": 6, "type": "roll", "player": 0, "dice": [6, 5]},
+        {"seq": 7, "type": "move", "player": 0, "dice": [6, 5], "move": "13/7 13/8",
+         "position_id": played.position_id},
+    ]
+    assert export_match(entries, "j.jsonl").summary["games"][0]["moves"][-1]["player"] == 0
+    entries[4]["args"]["player"] = 4
+    with pytest.raises(RecordFormatError, match=r"line 5 .*player must be 0 or 1, got 4"):
+        export_match(entries, "j.jsonl")

@@ -120,3 +120,27 @@ def test_a_directors_position_and_dice_reach_the_dashboard() -> None:
     state.apply({"seq": 7, "type": "director", "action": "set_position",
                  "args": {"position": mangala}})
     assert state.position == mangala
+
+
+def test_turns_played_unseen_reach_the_dashboard() -> None:
+    """After turns the table could not see (TTB-6.1) the card shows the flag, the player on
+    roll, then the position and cube the board showed; a director's position with the player
+    on roll moves the turn too."""
+    taken = Position.initial().apply_steps([(13, 7), (6, 5)]).position_id
+    state = fold(entries(
+        ("match_start", {"players": ["Ayşe", "Mehmet"], "length": 5, "game": "backgammon"}),
+        ("game_start", {"number": 1, "score": [0, 0]}),
+        ("opening_roll", {"dice": [3, 1], "player": 0}),
+        ("cannot_read", {"player": 1, "rule": "TTB-6.1", "reason": "2 presses unseen",
+                         "about": "turns_unseen", "turns": 2}),
+    ))
+    s = state.summary()
+    assert s["dice"] is None and s["last_flag"]["rule"] == "TTB-6.1"
+    state.apply({"seq": 5, "type": "position_taken", "player": 1, "position_id": taken,
+                 "cube": 2, "owner": 0, "rule": "TTB-6.1"})
+    s = state.summary()
+    assert (s["position_id"], s["position_player"]) == (taken, 1)
+    assert s["cube"] == {"value": 2, "owner": 0, "offered_by": None}
+    state.apply({"seq": 6, "type": "director", "action": "set_position",
+                 "args": {"position_id": taken, "player": 0}})
+    assert state.summary()["position_player"] == 0

@@ -193,6 +193,17 @@ def test_a_refusal_or_no_table_is_one_line_and_exit_2(tmp_path: Path,
     assert "no answer from a table" in capsys.readouterr().err
 
 
+def test_set_position_names_the_player_on_roll(tmp_path: Path) -> None:
+    """After turns the table could not see (TTB-6.1) the director gives the position and who
+    is on roll, from whose side the Position ID is written."""
+    thread = _answering_table(tmp_path, True, "The director set the position")
+    assert main(["director", "set-position", "4HPwATDgc/ABMA", "--player", "1",
+                 "--folder", str(tmp_path)]) == 0
+    thread.join()
+    request = json.loads((tmp_path / INBOX_NAME).read_text().splitlines()[0])
+    assert request["args"] == {"position_id": "4HPwATDgc/ABMA", "player": 1}
+
+
 def test_the_command_checks_its_arguments(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -208,6 +219,8 @@ def test_the_command_checks_its_arguments(tmp_path: Path,
     (["set-position", '{"a": [1]}'], "mangala position has no 'a_store'"),
     (["set-position", '{"a": [4, 4, 4, 4, 4, 4], "a_store": 0, "b": [4, 4, 4, 4, 4, 4], '
       '"b_store": 1, "to_move": "a"}'], "position has 49 stones"),
+    (["set-position", '{"a": [4, 4, 4, 4, 4, 4], "a_store": 0, "b": [4, 4, 4, 4, 4, 4], '
+      '"b_store": 0, "to_move": "a"}', "--player", "1"], "--player is for a backgammon"),
     (["note", "hi", "--wait", "nan"], "--wait must be 0 or more seconds, not nan"),
     (["note", " "], "the note is empty"),
     (["note", "hi", "--by", ""], "--by must name the director"),

@@ -45,13 +45,23 @@ class SteppedHost(HostClock):
         super().__init__(wire.host_end, time, session=None, last_press=last_press)
         self.sim = sim
         self.fake = time
+        self.held: list[ClockEvent] = []  # what the handshake's polls heard, for the next poll
 
     def poll(self) -> list[ClockEvent]:
         self.sim.step()
         events = super().poll()
         self.sim.step()
         self.fake.advance(5)
-        return events
+        held, self.held = self.held, []
+        return held + events
+
+    def handshake(self) -> None:
+        """Poll until the link is up, keeping what it hears (a press the clock resends at
+        once) for the next :meth:`poll`."""
+        for _ in range(100):
+            self.held += self.poll()
+            if self.connected:
+                break
 
 
 class Host:
@@ -67,10 +77,7 @@ class Host:
         self.executor = Executor(self.journal, self.clock, None, None, LiveLog(),
                                  frame_jpeg=lambda: None)
         self.executor.run(startup)
-        for _ in range(100):  # the handshake
-            self.clock.poll()
-            if self.clock.connected:
-                break
+        self.clock.handshake()
 
     def handle(self, event: Event) -> None:
         self.executor.run(self.referee.handle(event))
@@ -190,9 +197,15 @@ def test_reconcile_cases() -> None:
     resent = PressEvent(5, "right", 900, "left", (1, 2), 0, "run", boot=7)
     found = reconcile(entries, _status(5, "run", "left"), 7, [resent])
     assert found.events == [resent] and not found.recovered
-    # two missing: cannot be told apart, the director is asked (TTB-6.1)
+    # two missing: which buttons cannot be told; they are handed over as lost, with the side
+    # whose time runs, for the referee to take the turn from (TTB-6.1)
     found = reconcile(entries, _status(6, "run", "left"), 7, [])
-    assert not found.events and "TTB-6.1" in found.notes[0]
+    assert not found.events and found.lost == [(7, 5), (7, 6)] and found.unseen
+    assert found.running == "left" and "5..6" in found.notes[0]
+    # one missing and one resent: two presses unseen
+    resent6 = PressEvent(6, "left", 950, "right", (1, 2), 0, "run", boot=7)
+    found = reconcile(entries, _status(6, "run", "right"), 7, [resent6])
+    assert found.lost == [(7, 5)] and found.events == [resent6] and found.unseen
     # another boot of the clock: its count starts afresh
     found = reconcile(entries, _status(2, "run", "left"), 8, [])
     assert not found.events and "restarted" in found.notes[0]

@@ -1,0 +1,176 @@
+"""The referee after turns it could not see (TTB-6.1, ``PressesUnseen``): who is on roll, the
+position taken from the board, presses before it is taken, the director's say."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from controller.referee.api import ClockPressed, CubeSeen, PressesUnseen
+from controller.referee.config import RefereeConfig
+from controller.referee.resume import resume
+from controller.referee.unseen import plausible
+from engine.backgammon.moves import legal_plays
+from engine.backgammon.position import Position
+from engine.backgammon.rules import DiceSetup, Rules
+from tests.controller.referee.table import Table
+
+
+def _opened(config: RefereeConfig | None = None) -> Table:
+    """A table through the opening 3-1 and a reply 6-4, player 0 on roll to throw."""
+    table = Table(config)
+    table.opening(3, 1)
+    table.play_first_legal()
+    table.throw(1, 6, 4)
+    table.play_first_legal()
+    assert table.referee.match.on_roll == 0 and table.referee.stage == "decide"
+    return table
+
+
+def _press(table: Table, player: int, number: int) -> ClockPressed:
+    table.t += 10
+    return ClockPressed(table.t, table.config.side_of(player), (250_000, 250_000),
+                        press=(7, number))
+
+
+def _unseen(table: Table, *presses: ClockPressed, lost: tuple[tuple[int, int], ...] = (),
+            running: int | None = None) -> None:
+    side = None if running is None else table.config.side_of(running)
+    table.send(PressesUnseen(table.t, presses, lost, side))
+
+
+def _seen_after_two_moves(table: Table) -> Position:
+    """Player 0 plays 6-5, player 1 plays 2-1, unseen: the board, player 0's view (player 0
+    on roll again)."""
+    mine = legal_plays(table.referee.match.position, (6, 5))[0].result
+    return legal_plays(mine.swap(), (2, 1))[0].result.swap()
+
+
+def test_two_unseen_presses_are_journalled_and_the_board_is_taken() -> None:
+    table = _opened()
+    _unseen(table, _press(table, 0, 3), _press(table, 1, 4))
+    journal = table.journal()
+    unseen = [e for e in journal if e.get("means") == "unseen"]
+    assert [e["press"] for e in unseen] == [[7, 3], [7, 4]]
+    gap = [e for e in journal if e["type"] == "cannot_read"][-1]
+    assert (gap["about"], gap["rule"], gap["player"], gap["turns"]) == ("turns_unseen",
+                                                                       "TTB-6.1", 0, 2)
+    assert table.referee.match.on_roll == 0  # player 1 pressed last: player 0's turn
+    # nothing is judged until the board is read whole: the checkers as they lie now
+    seen = _seen_after_two_moves(table)
+    table.motion()
+    table.board0 = seen
+    table.dice = (table.die(2, 1), table.die(1, 1))  # player 1's dice, in player 1's half
+    out = table.frames()
+    taken = table.entries(out, "position_taken")
+    assert len(taken) == 1 and taken[0]["player"] == 0
+    assert taken[0]["position_id"] == seen.position_id
+    assert "seen" in taken[0]  # the last mover's dice are no throw of player 0's
+    assert (taken[0]["cube"], taken[0]["owner"]) == (1, None)
+    assert not table.entries(table.log, "illegal_move")
+    # play goes on from the position taken
+    table.throw(0, 5, 2)
+    assert table.referee.match.dice == (5, 2)
+    table.play_first_legal()
+    assert table.entries(table.log, "move")[-1]["player"] == 0
+    assert not table.entries(table.log, "illegal_move")
+
+
+def test_presses_that_never_come_take_the_turn_from_the_clock() -> None:
+    """Presses the clock counted but will not send (which buttons is not known): the player
+    whose time runs is on roll; each number is journalled so a later restart does not count
+    it again."""
+    table = _opened()
+    _unseen(table, lost=((7, 3), (7, 4), (7, 5)), running=1)
+    journal = table.journal()
+    assert [e["press"] for e in journal if e.get("means") == "unseen"] == [[7, 3], [7, 4], [7, 5]]
+    assert table.referee.match.on_roll == 1
+    assert table.entries(table.log, "cannot_read")[-1]["turns"] == 3
+
+
+def test_a_press_before_the_board_is_taken_is_one_more_unseen_turn() -> None:
+    """The hands never left the board long enough: the player on roll throws, moves and
+    presses before the position could be taken. That turn is not judged either; the turn
+    passes, and the position is taken once the board is seen whole."""
+    table = _opened()
+    _unseen(table, _press(table, 0, 3), _press(table, 1, 4))
+    table.occluded = True  # hands over the board: nothing is read whole
+    table.frames()
+    out = table.press(0)
+    assert [e["means"] for e in table.entries(out, "clock")] == ["unseen"]
+    assert table.referee.match.on_roll == 1
+    table.occluded = False
+    seen = _seen_after_two_moves(table).apply_steps([(13, 8)])  # player 0 moved meanwhile
+    table.motion()
+    table.board0 = seen
+    out = table.frames()
+    taken = table.entries(out, "position_taken")
+    assert taken and taken[0]["player"] == 1
+    assert taken[0]["position_id"] == seen.swap().position_id
+    assert not table.entries(table.log, "illegal_move")
+
+
+def test_with_a_pair_each_the_dice_lying_are_no_throw() -> None:
+    """BG-EQ-2 with a pair each: the player on roll's own pair lies in their half from their
+    last turn; taking it for a new throw would record a roll nobody made."""
+    config = RefereeConfig(players=("Ayse", "Mehmet"), length=5,
+                           rules=Rules(dice=DiceSetup.PAIR_EACH))
+    table = _opened(config)
+    _unseen(table, _press(table, 0, 3), _press(table, 1, 4))
+    table.motion()
+    table.board0 = _seen_after_two_moves(table)
+    table.dice = (table.die(6, 0), table.die(5, 0), table.die(2, 1), table.die(1, 1))
+    out = table.frames()
+    taken = table.entries(out, "position_taken")
+    assert taken and "seen" in taken[0]
+    assert not table.entries(out, "roll")
+
+
+def test_the_director_sets_the_position_and_the_turn() -> None:
+    """When the board cannot be taken (here: hidden), the director sets the position and
+    who is on roll (``hakem director set-position ID --player N``)."""
+    table = _opened()
+    _unseen(table, _press(table, 0, 3), lost=((7, 4),), running=1)
+    table.occluded = True
+    table.frames()
+    seen = _seen_after_two_moves(table)
+    out = table.director("set_position", position_id=seen.position_id, player=0)
+    assert table.entries(out, "director")
+    assert table.referee.match.on_roll == 0
+    assert table.referee.match.position == seen
+    table.occluded = False
+    table.frames()
+    assert not table.entries(table.log, "position_taken")  # the director's stands
+    out = table.director("set_position", position_id=seen.position_id, player=2)
+    assert not table.entries(out, "director")  # refused: no such player
+
+
+def test_a_restarted_table_folds_the_gap_alike() -> None:
+    table = _opened()
+    _unseen(table, _press(table, 0, 3), _press(table, 1, 4))
+    referee, _ = resume(table.journal())
+    assert referee.match.on_roll == 0 and referee.stage == "decide"
+    assert referee.match.moves_made == table.referee.match.moves_made
+
+
+def test_a_hidden_checker_is_not_taken_for_one_borne_off() -> None:
+    before = Position.initial()
+    hidden = Position(tuple(c - 1 if i == 13 else c for i, c in enumerate(before.board)))
+    assert hidden.my_off == 1
+    assert not plausible(hidden, before)
+    home = Position((0, 0, 0, 0, 0, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -15, 0, 0, 0,
+                     0, 0, 0))
+    fewer = dataclasses.replace(home, board=(0, 0, 0, 0, 0, 3, 3, *home.board[7:]))
+    assert plausible(fewer, home)  # bearing off: every checker left is home
+    assert not plausible(home, fewer)  # a checker borne off does not come back
+
+
+def test_the_cube_taken_from_the_board() -> None:
+    """A double and a take unseen: the cube on the taker's side, turned to 2."""
+    table = _opened()
+    _unseen(table, _press(table, 0, 3), _press(table, 1, 4))
+    table.motion()
+    table.cube = CubeSeen(2, f"{table.config.colour_of(1)}-side", 0.95)  # type: ignore[arg-type]
+    out = table.frames()
+    taken = table.entries(out, "position_taken")
+    assert (taken[0]["cube"], taken[0]["owner"]) == (2, 1)
+    assert (table.referee.match.cube.value, table.referee.match.cube.owner) == (2, 1)
