@@ -13,8 +13,11 @@ Message bodies (JSON, UTF-8):
   (base64) for a flag whose ``snapshot`` file exists in ``snapshot_dir``. ``MATCH_ID`` is the
   ``match_id`` field of ``match_start`` when present, else its ``time``: the same journal always
   gives the same ID, so republishing after a reboot makes no duplicate match.
-- presence: ``{"status": "online"|"offline", "time": ISO}`` (online: and the table's ``name``
-  when it has one); state: ``MatchState.summary()``.
+- presence: ``{"status": "online"|"offline", "time": ISO, "instance": RUN}`` (online: and the
+  table's ``name`` when it has one; the will: ``"reason": "lost"``, no time); state:
+  ``MatchState.summary()``. ``RUN`` marks one run of the table (also in its MQTT client id): a
+  table hears another run come online under its id (two tables given one id), and hears the
+  will of its own last run that died without a goodbye, then says again that it is online.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import contextlib
 import json
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
@@ -90,10 +94,18 @@ class TablePublisher:
         self._early: set[int] = set()
         self._hub_boot: str | None = None
         self.reconnects = 0
+        # this run's mark on its presence and in its client id: another run seen coming online
+        # under this table's id is a second table given the same [table] id
+        self.instance = uuid.uuid4().hex[:12]
+        self.twin = False
         self.director_messages: list[dict[str, Any]] = []
-        client_name = client_id or f"hakem-table-{config.tournament}-{config.table}"
+        # a client id of its own per run: with one per table id, two tables given the same id
+        # took the connection from each other without a word (the broker lets one connection
+        # per client id)
+        client_name = client_id or (
+            f"hakem-table-{config.tournament}-{config.table}-{self.instance}")
         self.client = make_client(config, client_name, clean_session=True)
-        will = _dumps({"status": "offline", "reason": "lost"})
+        will = _dumps({"status": "offline", "reason": "lost", "instance": self.instance})
         self.client.will_set(self._presence, will, 1, True)
         self.client.on_connect = self._on_connect
         self.client.on_connect_fail = self._on_connect_fail
@@ -119,9 +131,8 @@ class TablePublisher:
         """Say ``offline`` (retained) and disconnect; queued events stay in the outbox."""
         if self._started:
             if self._connected:
-                info = self.client.publish(
-                    self._presence, _dumps({"status": "offline", "time": utc_now_iso()}), 1, True
-                )
+                offline = {"status": "offline", "time": utc_now_iso(), "instance": self.instance}
+                info = self.client.publish(self._presence, _dumps(offline), 1, True)
                 deadline = time.monotonic() + timeout_s
                 while not info.is_published() and self._connected and time.monotonic() < deadline:
                     with self._changed:
@@ -273,13 +284,10 @@ class TablePublisher:
                                   "and password; trying again")
             return
         self._tell("connected", "answers: the table is on the hub")
-        client.subscribe([(self._ack_topic, 1), (self._hub_topic, 1),
+        client.subscribe([(self._ack_topic, 1), (self._hub_topic, 1), (self._presence, 1),
                           (table_topic(self.config.prefix, self.config.tournament,
                                        self.config.table, "director"), 1)])
-        online: dict[str, Any] = {"status": "online", "time": utc_now_iso()}
-        if self.name:
-            online["name"] = self.name
-        client.publish(self._presence, _dumps(online), 1, True)
+        self._publish_presence()
         with self._send_lock:
             self.reconnects += 1
             self._connected = True
@@ -290,6 +298,14 @@ class TablePublisher:
         self._pump()
         self._publish_state()
         self._notify()
+
+    def _publish_presence(self) -> None:
+        """Say (retained) that this table is online, with its name and this run's mark."""
+        online: dict[str, Any] = {"status": "online", "time": utc_now_iso(),
+                                  "instance": self.instance}
+        if self.name:
+            online["name"] = self.name
+        self.client.publish(self._presence, _dumps(online), 1, True)
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
@@ -324,6 +340,8 @@ class TablePublisher:
                     if isinstance(seq, int):
                         self.outbox.acknowledge(str(match), seq)
             self._notify()
+        elif message.topic == self._presence:
+            self._twin_check(body, bool(message.retain))
         elif message.topic == self._hub_topic:
             boot = body.get("boot")
             if body.get("status") == "online" and isinstance(boot, str) and boot != self._hub_boot:
@@ -334,6 +352,28 @@ class TablePublisher:
         else:
             self.director_messages.append(body)
             self._to_referee(body)
+
+    def _twin_check(self, body: dict[str, Any], retained: bool) -> None:
+        """Another run speaks under this table's id, now (not a retained word of an earlier
+        run): coming online, it is a second table given the same id (said once); going
+        offline (the broker's word for an earlier run of this table that died without a
+        goodbye), it has overwritten this run's presence, which is said again."""
+        other = body.get("instance")
+        if retained or other == self.instance:
+            return
+        if body.get("status") == "offline":
+            if self._connected:
+                self._publish_presence()
+            return
+        if self.twin or body.get("status") != "online" or not isinstance(other, str):
+            return
+        self.twin = True
+        if self._connected:
+            self._publish_presence()  # now, so that the other table hears of this one too
+        if self.say is not None:
+            self.say(f"Another table is on the hub as table {self.config.table!r} (tournament "
+                     f"{self.config.tournament!r}): each table needs its own [table] id; until "
+                     "one is renamed the two take the hub link from each other")
 
     def _to_referee(self, body: dict[str, Any]) -> None:
         """A director's action on the hub that the table's referee must carry out: ending the

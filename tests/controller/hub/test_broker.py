@@ -305,3 +305,76 @@ def test_a_table_says_how_its_link_to_the_hub_goes(broker: Broker, tmp_path: Pat
         said[2],
         f"{name} answers: the table is on the hub"]
     assert said[2].startswith(f"{name} was lost (")
+
+
+def test_two_tables_with_one_id_each_say_so_once(broker: Broker, tmp_path: Path) -> None:
+    """Two tables given the same [table] id share one MQTT client id and take the link from
+    each other; neither said a word, and each one's live log filled with lost/answers lines
+    (end-to-end QA). Each now says once that another table is on the hub under its id."""
+    said: dict[str, list[str]] = {"a": [], "b": []}
+    tables = {}
+    for key in ("a", "b"):
+        publisher = TablePublisher(table_link(broker, tmp_path, "t1",
+                                              outbox=str(tmp_path / f"outbox-{key}.db")))
+        publisher.say = said[key].append
+        tables[key] = publisher.start()
+        threading.Event().wait(0.5)
+    wait_for(lambda: all(t.twin for t in tables.values()), 20, "both tables to see the other")
+    threading.Event().wait(1.0)  # the two keep taking the link from each other meanwhile
+    for publisher in tables.values():
+        publisher.close()
+    for lines in said.values():
+        twins = [line for line in lines if line.startswith("Another table is on the hub")]
+        assert len(twins) == 1 and "table 't1' (tournament 'cup')" in twins[0]
+        assert len(lines) <= 4  # not a line per takeover
+
+
+def test_a_table_restarted_under_its_id_is_no_twin(broker: Broker, tmp_path: Path) -> None:
+    """Its last run's presence, kept by the broker, is no other table."""
+    said: list[str] = []
+    first = TablePublisher(table_link(broker, tmp_path, "t1")).start()
+    wait_for(lambda: first.reconnects > 0, 15, "the first run to connect")
+    first.close()
+    again = TablePublisher(table_link(broker, tmp_path, "t1"))
+    again.say = said.append
+    again.start()
+    wait_for(lambda: again.reconnects > 0, 15, "the second run to connect")
+    threading.Event().wait(1.0)
+    again.close()
+    assert not again.twin and not [s for s in said if s.startswith("Another table")]
+
+
+def test_a_dead_runs_last_word_does_not_leave_the_table_offline(broker: Broker,
+                                                                  tmp_path: Path) -> None:
+    """A run that died without a goodbye (SIGKILL, power) leaves the broker its will,
+    "offline", which the broker publishes only once the dead connection times out: after the
+    restarted run said it is online. The restarted run says so again."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    from controller.hub.topics import table_topic
+
+    seen: list[dict[str, Any]] = []
+    reader = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="reader")
+    reader.on_message = lambda c, u, m: seen.append(json.loads(m.payload))
+    reader.connect("127.0.0.1", broker.port)
+    reader.subscribe(table_topic("hakem", "cup", "t1", "presence"), 1)
+    reader.loop_start()
+    dead = TablePublisher(table_link(broker, tmp_path, "t1", keepalive_s=2)).start()
+    wait_for(lambda: dead.reconnects > 0, 15, "the first run to connect")
+    dead.client.loop_stop()  # no more pings, no goodbye: the broker times it out (3 s)
+    again = TablePublisher(table_link(broker, tmp_path, "t1",
+                                      outbox=str(tmp_path / "outbox-again.db"))).start()
+    wait_for(lambda: again.reconnects > 0, 15, "the restarted run to connect")
+
+    def will_then_online() -> bool:
+        wills = [i for i, m in enumerate(seen) if m.get("reason") == "lost"
+                 and m.get("instance") == dead.instance]
+        return bool(wills) and any(m.get("instance") == again.instance
+                                   and m["status"] == "online" for m in seen[wills[0]:])
+
+    wait_for(will_then_online, 15, "the dead run's will, then the restarted run online again")
+    reader.loop_stop()
+    reader.disconnect()
+    again.close()
+    assert not again.twin
