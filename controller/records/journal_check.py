@@ -211,6 +211,11 @@ class JournalCheck:
         if self.board is not None:
             self.board.set(position, int(entry.get("player", self.on_roll)))
 
+    def _setup_error(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        if entry.get("position_id") is not None and self.board is not None:
+            # BG-EQ-4: the set-up as read (player 0's view) is played until it is corrected
+            self.board.set(check_ids(entry, at), 0)
+
     def _cannot_read(self, entry: Mapping[str, Any], at: str, index: int) -> None:
         if entry.get("about") == "turns_unseen":
             # turns played while the table could not see (TTB-6.1): the board is the one

@@ -3,8 +3,9 @@
 The journal's contract entries (DESIGN.md, Records) carry everything: ``match_start`` the
 players and length, ``game_start`` the score, ``move`` the dice and the move text, ``double``/
 ``take``/``drop`` the cube, ``game_end`` the points. After turns the table could not see
-(``cannot_read`` about ``turns_unseen``, TTB-6.1) a game's ``.mat`` record has only its result;
-the summary keeps every move. The ``.mat`` text is written by the
+(``cannot_read`` about ``turns_unseen``, TTB-6.1) a game's ``.mat`` record has only its result,
+as has a game played from a wrong set-up (``setup_error``, BG-EQ-4); the summary keeps every
+move. The ``.mat`` text is written by the
 engine's :mod:`engine.backgammon.mat_writer`, so GNU Backgammon imports it.
 """
 
@@ -143,9 +144,14 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
             notes.append(f"game {game.number}: turns were played unseen at entry seq "
                          f"{entry.get('seq', '?')} (TTB-6.1): the .mat record of that game "
                          "stops there and gives its result")
+        if kind == "setup_error" and entry.get("position_id") and not game.gap:
+            # BG-EQ-4: played from the set-up as it lay, which a .mat game cannot start from
+            game.gap, game.rolled = True, None
+            notes.append(f"game {game.number} was played from a wrong set-up (BG-EQ-3, entry "
+                         f"seq {entry.get('seq', '?')}): its .mat record gives only its result")
         if game.gap and kind in ("roll", "move", "double", "take", "drop"):
             if kind == "move":
-                game.moves.append(_summary_move(entry, after_gap=True))
+                game.moves.append(_summary_move(entry, in_mat=False))
             continue
         if kind == "roll":
             game.rolled = (_int(entry, "player"), _dice(entry))
@@ -214,9 +220,9 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
     return MatchExport(record, summary, tuple(notes))
 
 
-def _summary_move(entry: Mapping[str, Any], *, after_gap: bool = False) -> dict[str, Any]:
-    """A move as the summary lists it (``after_gap``: played after unseen turns, so not in
-    the game's .mat record)."""
+def _summary_move(entry: Mapping[str, Any], *, in_mat: bool = True) -> dict[str, Any]:
+    """A move as the summary lists it (``"in_mat": false`` when the game's .mat record has
+    not got it: played after unseen turns, or from a wrong set-up)."""
     dice = _dice(entry)
     out = {
         "player": _int(entry, "player"),
@@ -226,8 +232,8 @@ def _summary_move(entry: Mapping[str, Any], *, after_gap: bool = False) -> dict[
         "match_id": entry.get("match_id"),
         "stands": bool(entry.get("stands", False)),
     }
-    if after_gap:
-        out["after_gap"] = True
+    if not in_mat:
+        out["in_mat"] = False
     return out
 
 

@@ -3,6 +3,7 @@ moves the journal does not let stand, another game's journal; and what it only n
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from controller.records.mat_export import export_match
 from engine.backgammon.mat_reader import parse_mat
 from engine.backgammon.position import Position
 from engine.errors import RecordFormatError
+from tests.controller.referee.gnubg_compare import gnubg_facts
 from tests.controller.referee.table import Table
 
 OPENED = Position.initial().apply_steps([(8, 5), (6, 5)])
@@ -164,7 +166,7 @@ def test_moves_after_unseen_turns_are_checked_from_the_position_taken() -> None:
     export = export_match(_with_gap(taken), "j.jsonl")
     assert any("game 1" in n and "TTB-6.1" in n for n in export.notes)
     moves = export.summary["games"][0]["moves"]
-    assert [m.get("after_gap", False) for m in moves] == [False, True]
+    assert [m.get("in_mat", True) for m in moves] == [True, False]
     game = parse_mat(export.mat_text).games[0]
     assert [a.kind.value for a in game.actions][-1] == "win"
     assert len([a for a in game.actions if a.kind.value == "roll"]) == 1  # only the opening
@@ -195,3 +197,49 @@ def test_a_directors_position_with_the_player_on_roll_turns_the_board() -> None:
     entries[4]["args"]["player"] = 4
     with pytest.raises(RecordFormatError, match=r"line 5 .*player must be 0 or 1, got 4"):
         export_match(entries, "j.jsonl")
+
+
+def _wrong_set_up_game() -> list[dict[str, Any]]:
+    """A game played from a wrong set-up (BG-EQ-3) and corrected before the 5th move (BG-EQ-4),
+    then resigned; then a second game."""
+    table = Table()
+    table.board0 = Position.initial().apply_steps([(6, 5)])  # a checker on 5, not 6
+    table.opening(3, 5)
+    table.press(0)
+    table.play_first_legal()
+    board = list(table.board0.board)
+    board[5], board[6] = board[5] - 1, board[6] + 1
+    table.place(Position(tuple(board)), 0)
+    table.throw(0, 6, 1)
+    table.play_first_legal()
+    table.director("resign", player=1, kind=1)
+    table.board0 = Position.initial()
+    table.opening(4, 2)
+    table.press(0)
+    table.play_first_legal()
+    return [{"seq": i + 1, **e} for i, e in enumerate(table.journal())]
+
+
+def test_a_game_played_from_a_wrong_set_up_exports() -> None:
+    """``hakem export`` refused such a journal: its moves were checked from the starting
+    position, not from the set-up the referee played (BG-EQ-4). The game's .mat record gives
+    only its result (a .mat game starts from the starting position); the next game is whole."""
+    entries = _wrong_set_up_game()
+    assert [e["type"] for e in entries].count("setup_corrected") == 1
+    export = export_match(entries, "j.jsonl")
+    assert any("game 1 was played from a wrong set-up (BG-EQ-3" in n for n in export.notes)
+    first, second = parse_mat(export.mat_text).games
+    assert [a.kind.value for a in first.actions] == ["win"]
+    assert [a.kind.value for a in second.actions] == ["roll"]
+    moves = export.summary["games"][0]["moves"]
+    assert len(moves) == 2 and all(m["in_mat"] is False for m in moves)
+
+
+@pytest.mark.gnubg
+def test_gnubg_imports_a_game_played_from_a_wrong_set_up(tmp_path: Path, gnubg: str) -> None:
+    path = tmp_path / "setup.mat"
+    path.write_text(export_match(_wrong_set_up_game(), "j.jsonl").mat_text, encoding="utf-8")
+    [games] = gnubg_facts([path], timeout=300).values()
+    assert len(games) == 2 and len(games[0]) == 1  # game 1: no move of the wrong set-up
+    assert games[1][0][2:] == (1, 0)  # game 2 starts at the score game 1's point left
+    assert [item[0] for item in games[1][1:]] == ["move"]
