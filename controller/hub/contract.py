@@ -312,7 +312,10 @@ def _cannot_read(s: MatchState, e: dict[str, Any], who: int | None) -> None:
 
 
 def _position_taken(s: MatchState, e: dict[str, Any], who: int | None) -> None:
-    """The position (and the cube) the board showed after unseen turns (TTB-6.1)."""
+    """The position (and the cube) the board showed after unseen turns (TTB-6.1; Mangala:
+    the position itself, MG-CLOCK-2)."""
+    if isinstance(e.get("position"), dict):
+        s.position = e["position"]
     position_id = _text(e.get("position_id"))
     if position_id is not None and who is not None:
         s.position_id, s.position_player, s.to_move = position_id, who, who

@@ -1,6 +1,7 @@
 """The round's record from the Mangala referee's journal, in the engine's text format
 (``engine.mangala.record``): set starts, every sowing with the position after it, the
-director's corrections of the position (``position`` lines), warnings, time-outs, set ends and
+director's corrections of the position and the boards taken after turns the table could not
+see (``position`` lines), warnings, time-outs, set ends and
 the round's end. ``check_record`` replays it through the rules.
 """
 
@@ -61,6 +62,13 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
                 position = Position.from_obj(args.get("position"))
             except PositionError as exc:
                 raise RecordFormatError(f"director's set_position is malformed: {exc}") from None
+            out.append(SetPosition(0, _current_set(out), position))
+        elif kind == "position_taken":
+            # the board after turns the table could not see, whose sowings could not be told
+            try:
+                position = Position.from_obj(e.get("position"))
+            except PositionError as exc:
+                raise RecordFormatError(f"position_taken is malformed: {exc}") from None
             out.append(SetPosition(0, _current_set(out), position))
         elif kind == "director" and e.get("action") == "warn":
             args = e.get("args") or {}

@@ -59,6 +59,7 @@ from controller.mangala.recognition import (
     usable,
     vision_board,
 )
+from controller.mangala.unseen import find
 from controller.mangala.view import MangalaFrameSeen, MangalaView
 from controller.records.journal import match_start_fields
 from controller.referee.api import (
@@ -71,18 +72,21 @@ from controller.referee.api import (
     FlagFell,
     JournalEntry,
     MotionSeen,
+    PressesUnseen,
     Say,
     SetSignal,
     Signal,
     TakeSnapshot,
+    press_fields,
 )
 from engine.errors import ConfigError, InvalidInputError, RecordFormatError
-from engine.mangala.position import STONES, Position, Side
+from engine.mangala.position import STONES, Position, Side, other
 from engine.mangala.scoring import CLOCK_SECONDS_PER_SET, Round, SetResult, set_result, time_out
 from engine.mangala.sowing import MoveResult, explain, play
 
 MangalaEvent = (
-    MangalaFrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | FlagFell | DirectorAction
+    MangalaFrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | PressesUnseen | FlagFell
+    | DirectorAction
 )
 Stage = Literal["setup", "turn", "correcting", "sweep", "over"]
 
@@ -156,6 +160,10 @@ class MangalaReferee:
         self._times: tuple[int, int] = (config.set_ms, config.set_ms)
         self._over = False
         self._said_cannot_read = False
+        # turns played while the table could not see (MG-CLOCK-2): how many, and who moves
+        # after them by the clock (None: not known); found again from the board, or set by
+        # the director
+        self._retake: tuple[int, Side | None] | None = None
         # what only frames and the moment tell (not journalled)
         self._early_seen: tuple[int, ...] | None = None  # the early board already announced
         self._still: list[MangalaView] = []
@@ -216,7 +224,10 @@ class MangalaReferee:
         elif isinstance(event, ClockPressed):
             self._press(event)
         elif isinstance(event, ClockHoldPressed):
-            self._emit("clock", button="hold", times_ms=list(event.times_ms), means="hold")
+            self._emit("clock", button="hold", times_ms=list(event.times_ms), means="hold",
+                       **press_fields(event))
+        elif isinstance(event, PressesUnseen):
+            self._unseen(event)
         elif isinstance(event, FlagFell):
             self._flag_fell(event)
         elif isinstance(event, DirectorAction):
@@ -289,11 +300,17 @@ class MangalaReferee:
             elif means == "move":
                 self._pending = True
                 self._said_cannot_read = False
+            elif means == "unseen" and self._retake is not None and f.get("player") in ("a", "b"):
+                # a press before the board was found again: one more unseen turn
+                self._retake = (self._retake[0] + 1, other(f["player"]))
         elif kind == "move":
             self._early_seen = None
             before = self.position
             if before is None:
                 raise RecordFormatError("a move with no set being played")
+            if f.get("unseen") and f.get("pressed") and self._retake is not None:
+                left = self._retake[0] - 1
+                self._retake = (left, self._retake[1]) if left > 0 else None
             result = play(before, int(f["pit"]))
             self.position = result.position
             self._again = result.extra_turn and not f.get("pressed")
@@ -318,6 +335,15 @@ class MangalaReferee:
                 self.round = self.round.warn(player, str(f.get("reason", "")))
         elif kind == "cannot_read":
             self._said_cannot_read = True
+            if f.get("about") == "turns_unseen" and self.position is not None:
+                to_move = f.get("player")
+                self._retake = (int(f.get("turns", 1)),
+                                to_move if to_move in ("a", "b") else None)
+                self._flag, self._pending, self.stage = None, False, "turn"
+        elif kind == "position_taken":
+            self.position = Position.from_obj(f["position"])
+            self._retake = None
+            self._flag, self._pending, self.stage = None, False, "turn"
         elif kind == "extra_turn":
             self._pending = False
             self._again = False
@@ -347,6 +373,7 @@ class MangalaReferee:
                 self._flag = None
                 self._pending = False
                 self.stage = "turn"
+                self._retake = None
             elif f.get("action") == "warn":
                 self.round = self.round.warn(
                     "a" if args.get("player") == "a" else "b", str(args.get("reason", "")))
@@ -424,7 +451,13 @@ class MangalaReferee:
 
     def _press(self, ev: ClockPressed) -> None:
         player = self.player_of(ev.side)
-        common = {"button": ev.side, "player": player, "times_ms": list(ev.times_ms)}
+        common = {"button": ev.side, "player": player, "times_ms": list(ev.times_ms),
+                  **press_fields(ev)}
+        if self._retake is not None and self.stage in ("turn", "correcting"):
+            self._emit("clock", **common, means="unseen")
+            self._say(f"{self.name(player)} pressed before the board could be read whole: that "
+                      "turn is not seen either (MG-CLOCK-2)")
+            return
         if self.stage == "setup" and self.position is not None:
             starter = self.position.to_move
             assert starter is not None
@@ -466,6 +499,8 @@ class MangalaReferee:
         """Decide what the frames and the press allow now; True when something was decided."""
         if self._over or self.position is None:
             return False
+        if self._retake is not None:
+            return self._find_unseen()
         if self.stage == "setup":
             return self._setup_check()
         if self.stage == "sweep":
@@ -520,7 +555,7 @@ class MangalaReferee:
                   f"(set {self.set_number})")
         return True
 
-    def _accept(self, decision: Decision, *, pressed: bool) -> None:
+    def _accept(self, decision: Decision, *, pressed: bool, unseen: bool = False) -> None:
         line = decision.line
         assert line is not None
         corrected = self._flag is not None
@@ -546,6 +581,7 @@ class MangalaReferee:
                 corrected=corrected,
                 fit=round(decision.gap, 2),
                 note=decision.reason or None,
+                **({"unseen": True} if unseen else {}),
             )
             stores = f" [stores a {result.position.a_store}, b {result.position.b_store}]"
             self._say(f"{self.name(result.mover)} ({result.mover}): {explain(result)}"
@@ -562,6 +598,59 @@ class MangalaReferee:
             self._do(ClockCommand("start", self.side_of(mover)))
             self._say(f"{self.name(mover)} moves again: the clock goes back to "
                       f"{self.name(mover)} (MG-1)")
+
+    def _unseen(self, ev: PressesUnseen) -> None:
+        """Presses made while the table could not see (MG-CLOCK-2): each journalled as unseen;
+        the turns they ended are found again from the board (:meth:`_find_unseen`), and the
+        director is called to check."""
+        self._still = []  # what was seen before is not the board now
+        for press in ev.presses:
+            if isinstance(press, ClockPressed):
+                self._emit("clock", button=press.side, player=self.player_of(press.side),
+                           times_ms=list(press.times_ms), means="unseen", **press_fields(press))
+            else:
+                self._emit("clock", button="hold", times_ms=list(press.times_ms),
+                           means="unseen", **press_fields(press))
+        for boot, number in ev.lost:
+            self._emit("clock", means="unseen", press=[boot, number])
+        turns = sum(isinstance(p, ClockPressed) for p in ev.presses) + len(ev.lost)
+        if self.position is None or self.stage not in ("turn", "correcting") or turns == 0:
+            return
+        to_move = self.player_of(ev.running) if ev.running is not None else None
+        self._emit("cannot_read", set=self.set_number, player=to_move, rule="MG-CLOCK-2",
+                   about="turns_unseen", turns=turns,
+                   reason=f"{turns} clock presses were made while the table could not see the"
+                   " board: the sowings are found again from the board, or the director sets"
+                   " the position")
+        self._signal("cannot_read", True)
+        self._do(TakeSnapshot(f"unseen-set{self.set_number}.jpg"))
+        whose = f"; {self.name(to_move)} is to move" if to_move is not None else ""
+        self._say(f"{turns} presses were made while the table could not see the board{whose}:"
+                  " the sowings are looked for on the board; call the director to check them"
+                  " (MG-CLOCK-2)")
+
+    def _find_unseen(self) -> bool:
+        """The unseen turns from the still frames (``controller.mangala.unseen``): their
+        sowings when one way explains the board, else the board itself as the position."""
+        assert self._retake is not None and self.position is not None
+        turns, to_move = self._retake
+        found = find(self._still, self.position, turns, to_move, self.config.settings)
+        if found is None:
+            return False
+        if found.turns is not None:
+            for line in found.turns:
+                self._accept(Decision("legal", line, (line,), gap=found.gap), pressed=True,
+                             unseen=True)
+            self._say(f"The {turns} unseen turn(s) found on the board: the sowings above "
+                      "(MG-CLOCK-2)")
+            return True
+        assert found.position is not None
+        self._emit("position_taken", set=self.set_number, position=found.position.to_obj(),
+                   player=found.position.to_move, rule="MG-CLOCK-2", fit=round(found.gap, 2))
+        self._signal("cannot_read", False)
+        self._say(f"Position taken as the board shows it (which pits were sown cannot be told): "
+                  f"{found.position.describe()}")
+        return True
 
     def _early(self, decision: Decision) -> bool:
         """The opponent sowed before the mover pressed (MG-CLOCK-2): not illegal. Before the

@@ -20,7 +20,13 @@ from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.records import RECORD_NAME, write_round_record
 from controller.mangala.referee import MangalaConfig, start_referee
 from controller.runtime.session import seats
-from controller.runtime.table import DeviceOptions, drive, open_table
+from controller.runtime.table import (
+    DeviceOptions,
+    deliver_recovery,
+    drive,
+    open_table,
+    resumed_clock,
+)
 from engine.errors import ConfigError
 from engine.mangala.position import Side
 
@@ -51,10 +57,15 @@ def run_mangala_table(
                         else MangalaFrameReader(config.camera.corners))
         pipeline = MangalaPipeline(referee, frame_reader, table.executor, table.time,
                                    reread_ms=config.camera.reread_ms)
+        recovery = None
         if table.resuming:
             table.live.say(f"Resumed the round from {journal.path} "
                            f"({len(journal.entries)} entries)")
+            # the clock kept the times and whose side runs (presses made meanwhile changed it)
+            startup, recovery = resumed_clock(table, startup, ("set_times", "start"))
         table.executor.run(startup)
+        if recovery is not None:
+            deliver_recovery(pipeline, recovery, table.time, table.live)
         drive(table, pipeline, lambda: referee.over, pipeline.handle)
         if referee.over:
             path = write_round_record(journal.entries, table.folder / RECORD_NAME)

@@ -133,6 +133,17 @@ class ClockHoldPressed:
     recovered: bool = False
 
 
+def press_fields(event: ClockPressed | ClockHoldPressed) -> dict[str, Any]:
+    """A press's journal fields: ``press`` ([boot, number] the clock gave it) and
+    ``recovered``, so a restarted table knows which presses it has acted on."""
+    out: dict[str, Any] = {}
+    if event.press is not None:
+        out["press"] = [int(event.press[0]), int(event.press[1])]
+    if event.recovered:
+        out["recovered"] = True
+    return out
+
+
 @dataclass(frozen=True)
 class PressesUnseen:
     """Clock presses made while the table could not see the board (the host was down; the

@@ -35,6 +35,7 @@ from controller.referee.api import (
     Say,
     SetSignal,
     TakeSnapshot,
+    press_fields,
 )
 from controller.referee.config import RecognitionSettings, RefereeConfig
 from controller.referee.dice_places import (
@@ -86,16 +87,6 @@ from engine.backgammon.scoring import WinKind
 from engine.errors import HakemError, InvalidInputError
 
 SETUP_MOVES = 5  # BG-EQ-4: a set-up error is corrected only before the 5th move
-
-
-def _press_fields(press: tuple[int, int] | None, recovered: bool) -> dict[str, Any]:
-    """A clock entry's ``press`` ([boot, number] the clock gave it) and ``recovered`` fields."""
-    out: dict[str, Any] = {}
-    if press is not None:
-        out["press"] = [int(press[0]), int(press[1])]
-    if recovered:
-        out["recovered"] = True
-    return out
 
 
 def diff_text(before: Position, after: Position) -> str:
@@ -1053,7 +1044,7 @@ class Referee:
             times_ms=self._times_json(ev.times_ms),
             running=1 - player,
             means=means,
-            **_press_fields(ev.press, ev.recovered),
+            **press_fields(ev),
             **self._phantoms.press_field(),
         )
         self._press_t = ev.t_ms
@@ -1093,7 +1084,7 @@ class Referee:
             return
         self._still, self._view_fresh = [], False  # what was seen before is not the board now
         for press in ev.presses:
-            fields = _press_fields(press.press, press.recovered)
+            fields = press_fields(press)
             times = self._times_json(press.times_ms)
             if isinstance(press, ClockPressed):
                 presser = self.config.player_of_side(press.side)
@@ -1186,7 +1177,7 @@ class Referee:
             times_ms=self._times_json(ev.times_ms),
             running=None,
             means=means,
-            **_press_fields(ev.press, ev.recovered),
+            **press_fields(ev),
         )
         if means == "hold":
             self._say("Clock on hold (TTB-4.5, TTB-6.1)")

@@ -10,14 +10,14 @@ import signal
 import sys
 import threading
 import time as systime
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO, TypedDict, Unpack
+from typing import Any, Protocol, TextIO, TypedDict, Unpack
 
 from controller.clock.host import HostClock
-from controller.clock.messages import PressEvent
+from controller.clock.messages import ClockEvent, PressEvent
 from controller.clock.sim import LoopbackClock
 from controller.clock.timebase import FakeTime, MonotonicTime, TimeSource
 from controller.clock.transport import SerialTransport
@@ -35,7 +35,7 @@ from controller.referee.api import (
 from controller.runtime.clock_watch import ClockWatch
 from controller.runtime.director_inbox import DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
-from controller.runtime.loop import Pipeline, press_event
+from controller.runtime.loop import press_event
 from controller.runtime.pipeline import FrameSink
 from controller.runtime.presses import Recovery, journalled_press, recover
 from controller.runtime.session import build_pipeline, colours_store, referee_config, start_referee
@@ -227,17 +227,14 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
     return the number of journal entries. Every device is closed on the way out, whatever
     happens."""
     with open_table(config, **given) as table:
-        journal, live, the_clock, timer = table.journal, table.live, table.clock, table.time
+        journal, live, timer = table.journal, table.live, table.time
         referee, startup = start_referee(referee_config(config), journal.entries)
         pipeline = build_pipeline(config, referee, table.executor, timer,
                                   colours_file=colours_store(table.folder, table.resuming))
         recovery: Recovery | None = None
         if table.resuming:
             live.say(f"Resumed the match from {journal.path} ({len(journal.entries)} entries)")
-            if isinstance(the_clock, HostClock):
-                recovery = recover(the_clock, journal.entries, timer,
-                                   sleep=not isinstance(timer, FakeTime))
-            startup = _keep_clock_times(startup, the_clock, timer, live)
+            startup, recovery = resumed_clock(table, startup, ("set_times",))
         table.executor.run(startup)
         if recovery is not None:
             deliver_recovery(pipeline, recovery, timer, live)
@@ -246,7 +243,28 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
         return len(journal.entries)
 
 
-def deliver_recovery(pipeline: Pipeline, recovery: Recovery, timer: TimeSource,
+class RecoverySink(Protocol):
+    """A game's pipeline as the recovery of presses drives it."""
+
+    def handle(self, event: Any) -> list[Command]: ...
+
+    def on_clock(self, event: ClockEvent) -> None: ...
+
+
+def resumed_clock(table: TableDevices, startup: list[Command], clock_knows: tuple[str, ...]
+                  ) -> tuple[list[Command], Recovery | None]:
+    """On a resume with the real clock: the presses it counted beyond the journal
+    (:func:`recover`), and the referee's start-up commands less those whose ``action`` is in
+    ``clock_knows`` when the clock kept its state through the restart."""
+    clock, timer = table.clock, table.time
+    if not isinstance(clock, HostClock):
+        return startup, None
+    entries = table.journal.entries
+    recovery = recover(clock, entries, timer, sleep=not isinstance(timer, FakeTime))
+    return _keep_clock_times(startup, clock, timer, table.live, entries, clock_knows), recovery
+
+
+def deliver_recovery(pipeline: RecoverySink, recovery: Recovery, timer: TimeSource,
                      live: LiveLog) -> None:
     """Tell the table what the restart found, then hand the presses to the referee in order
     (a press rebuilt from the clock's count is journalled ``recovered``); two or more as one
@@ -270,12 +288,13 @@ def deliver_recovery(pipeline: Pipeline, recovery: Recovery, timer: TimeSource,
             pipeline.on_clock(event)
 
 
-def _keep_clock_times(commands: list[Command], clock: HostClock | LoopbackClock,
-                      timer: TimeSource, live: LiveLog, wait_ms: int = 3000) -> list[Command]:
+def _keep_clock_times(commands: list[Command], clock: HostClock, timer: TimeSource,
+                      live: LiveLog, entries: Sequence[dict[str, Any]],
+                      clock_knows: tuple[str, ...], wait_ms: int = 3000) -> list[Command]:
     """On a resume the real clock kept time while the Pi was down: when it answers with its
-    times, they stand and the journal's (older) times are not sent to it."""
-    if not isinstance(clock, HostClock):
-        return commands
+    times, they stand and the journal's (older) times (and, for Mangala, whose side runs: the
+    presses made meanwhile changed it) are not sent to it. A clock that restarted itself since
+    the journal's last press (power) lost them: the journal's are sent."""
     deadline = timer.now_ms() + wait_ms
     while timer.now_ms() < deadline and clock.times_ms() is None:
         clock.poll()
@@ -284,9 +303,14 @@ def _keep_clock_times(commands: list[Command], clock: HostClock | LoopbackClock,
     if times is None:
         live.say("The clock does not answer yet: its times are set from the journal")
         return commands
+    last = journalled_press(entries)
+    if last is not None and clock.hello is not None and clock.hello.boot != last[0]:
+        live.say("The clock restarted since the journal's last press: its times are set from "
+                 "the journal")
+        return commands
     live.say(f"The clock kept time: left {times[0] / 1000:.1f} s, right {times[1] / 1000:.1f} s")
     return [c for c in commands
-            if not (isinstance(c, ClockCommand) and c.action == "set_times")]
+            if not (isinstance(c, ClockCommand) and c.action in clock_knows)]
 
 
 def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:

@@ -144,3 +144,7 @@ def test_turns_played_unseen_reach_the_dashboard() -> None:
     state.apply({"seq": 6, "type": "director", "action": "set_position",
                  "args": {"position_id": taken, "player": 0}})
     assert state.summary()["position_player"] == 0
+    mangala = {"a": [0, 5, 5, 5, 5, 5], "a_store": 1, "b": [4] * 6, "b_store": 0,
+               "to_move": "b"}
+    state.apply({"seq": 7, "type": "position_taken", "position": mangala, "player": "b"})
+    assert state.position == mangala

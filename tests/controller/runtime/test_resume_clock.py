@@ -33,6 +33,7 @@ class SteppedHost(HostClock):
         return events
 
 
+JOURNAL = [{"type": "clock", "event": "press", "press": [7, 4], "means": "move"}]
 RESTORE: list[Command] = [SetSignal("system_ok", True),
                           ClockCommand("set_times", args={"left_ms": 1000, "right_ms": 2000}),
                           SetSignal("turn_left", True)]
@@ -45,7 +46,7 @@ def test_the_clocks_own_times_stand() -> None:
     sim.device.core.configure_delay(12_000, 300_000, time.now_ms())
     host = SteppedHost(wire, time, sim)
     log = LiveLog(keep=5)
-    kept = _keep_clock_times(list(RESTORE), host, time, log)
+    kept = _keep_clock_times(list(RESTORE), host, time, log, JOURNAL, ("set_times",))
     assert [c for c in kept if isinstance(c, ClockCommand)] == []
     assert len(kept) == 2
     assert "kept time" in log.lines[-1]
@@ -55,6 +56,30 @@ def test_a_silent_clock_gets_the_journals_times() -> None:
     time = FakeTime(0)
     host = SteppedHost(Wire(), time, None)
     log = LiveLog(keep=5)
-    kept = _keep_clock_times(list(RESTORE), host, time, log, wait_ms=300)
+    kept = _keep_clock_times(list(RESTORE), host, time, log, JOURNAL, ("set_times",),
+                             wait_ms=300)
     assert kept == RESTORE
     assert "does not answer" in log.lines[-1]
+
+
+def test_a_clock_that_restarted_itself_gets_the_journals_times() -> None:
+    """Its boot id is not the one of the journal's last press: it lost its times (power), so
+    the journal's are sent (troubleshooting.md)."""
+    time = FakeTime(0)
+    wire = Wire()
+    host = SteppedHost(wire, time, SimulatedClock(wire.clock_end, time, boot_id=8))
+    log = LiveLog(keep=5)
+    kept = _keep_clock_times(list(RESTORE), host, time, log, JOURNAL, ("set_times",))
+    assert kept == RESTORE
+    assert "restarted since the journal's last press" in log.lines[-1]
+
+
+def test_a_mangala_table_leaves_the_running_side_to_the_clock() -> None:
+    """Mangala's restore also starts the mover's side; presses made while the Pi was down
+    changed it, and the clock knows."""
+    time = FakeTime(0)
+    wire = Wire()
+    host = SteppedHost(wire, time, SimulatedClock(wire.clock_end, time, boot_id=7))
+    restore = [*RESTORE, ClockCommand("start", "left")]
+    kept = _keep_clock_times(restore, host, time, LiveLog(), JOURNAL, ("set_times", "start"))
+    assert [c for c in kept if isinstance(c, ClockCommand)] == []
