@@ -313,6 +313,7 @@ class Referee:
         elif kind == "game_start":
             self._double_after = None
             self._setup_open, self._setup_pos0 = False, None
+            self._retake = False  # a game ended meanwhile (the director's resign): play afresh
             if m.phase is Phase.GAME_OVER:
                 self.match = apply(m, NextGame())
             self._started_game = self.match.game

@@ -174,3 +174,30 @@ def test_the_cube_taken_from_the_board() -> None:
     taken = table.entries(out, "position_taken")
     assert (taken[0]["cube"], taken[0]["owner"]) == (2, 1)
     assert (table.referee.match.cube.value, table.referee.match.cube.owner) == (2, 1)
+
+
+def test_a_game_that_ended_while_the_table_was_down_is_ended_by_the_director() -> None:
+    """In the bear-off the host goes down; the last checker comes off meanwhile and the board
+    shows the next game's set-up. That is no position of the game under way (checkers borne
+    off do not come back), so nothing is taken; the director records the game's end
+    (``resign``) and the next game is refereed from its opening as usual."""
+    table = _opened()
+    race = Position((0, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -3, -3, 0, 0, 0,
+                     0, 0))  # player 0 on roll: 6 left, 9 off; player 1: 6 left, 9 off
+    table.director("set_position", position_id=race.position_id)
+    table.board0 = race
+    table.frames()
+    _unseen(table, _press(table, 0, 3), _press(table, 1, 4))
+    table.board0 = Position.initial()
+    table.frames()
+    assert not table.entries(table.log, "position_taken")
+    table.director("resign", player=1, kind=1)
+    assert table.entries(table.log, "game_end")
+    table.opening(5, 2)
+    assert table.referee.match.on_roll == 0 and table.referee.stage == "move"
+    table.play_first_legal()
+    table.throw(1, 6, 4)
+    table.play_first_legal()
+    assert not table.entries(table.log, "illegal_move")
+    assert [e["player"] for e in table.entries(table.log, "move")[-2:]] == [0, 1]
+    assert not table.entries(table.log, "position_taken")  # the new game needs none
