@@ -135,7 +135,7 @@ def test_a_restarted_mangala_table_finds_the_turns_played_while_it_was_down(
     from controller.mangala.table import run_mangala_table
     from controller.records.journal import read_journal
     from tests.controller.mangala.test_table import Pictures, config
-    from tests.controller.runtime.test_press_recovery import SteppedHost
+    from tests.controller.runtime.test_press_recovery import SteppedHost, presses_while_down
     from vision.sources import Frame
 
     class Camera:
@@ -176,13 +176,7 @@ def test_a_restarted_mangala_table_finds_the_turns_played_while_it_was_down(
                     (pics.of(a1.board()), 8, None)])
     run_mangala_table(cfg, time=time, source=first, clock=SteppedHost(wire, time, sim, None),
                       pin_factory=MockFactory(), reader=pics.reader, log=io.StringIO())
-    wire.unplug()  # the host is down; b and a sow and press
-    for button in ("right", "left"):
-        for _ in range(200):
-            sim.step()
-            time.advance(5)
-        sim.press(button)
-    wire.plug()
+    presses_while_down(wire, sim, time, ("right", "left"), gap=200)  # b, then a, sowed
     second = Camera([(pics.of(a2.board()), 8, None), (hand, 1, None),
                      (pics.of(b2.board()), 8, None), (hand, 0, "right"),
                      (pics.of(b2.board()), 8, None)])

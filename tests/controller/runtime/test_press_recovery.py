@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -223,29 +224,57 @@ class _NoFrames:
         pass
 
 
-def test_hakem_run_recovers_the_press_on_restart(tmp_path: Path) -> None:
-    """``run_table`` after a restart: the clock counted one press more than the journal holds;
-    the press is journalled as recovered, and the live log says so."""
-    from gpiozero.pins.mock import MockFactory
+def presses_while_down(wire: Wire, sim: SimulatedClock, time: FakeTime,
+                       buttons: Sequence[str], gap: int = 100) -> None:
+    """The host is down (the cable out): the players press ``buttons``, ``gap`` clock steps
+    (5 ms each) apart; the clock queues them; the cable goes back in."""
+    wire.unplug()
+    for button in buttons:
+        for _ in range(gap):
+            sim.step()
+            time.advance(5)
+        sim.press(button)  # type: ignore[arg-type]
+    wire.plug()
 
+
+def journal_after_opening(folder: Path) -> tuple[Any, FakeTime, Wire, SimulatedClock]:
+    """A table's journal through the opening and its first press, (7, 1), as ``run_table``
+    finds it on a restart; its configuration, time, cable and clock (which counted it)."""
     from controller.config.table import ClockSection, JournalSection, TableConfig
-    from controller.runtime.table import run_table
     from tests.controller.referee.table import Table
 
-    table = Table()  # a referee through the opening, as the journal would hold it
+    table = Table()
     table.opening(3, 5)
     config = TableConfig(clock=ClockSection(port="/dev/null"),
-                         journal=JournalSection(directory=str(tmp_path)))
+                         journal=JournalSection(directory=str(folder)))
     time = FakeTime(0)
     wire = Wire()
     sim = SimulatedClock(wire.clock_end, time, boot_id=7)
-    sim.press("right")  # press 1: journalled before the restart
-    with Journal(tmp_path / "journal.jsonl") as journal:
+    sim.press("right")
+    with Journal(folder / "journal.jsonl") as journal:
         for entry in table.journal():
-            fields = {k: v for k, v in entry.items() if k != "type"}
-            journal.append(entry["type"], **fields)
+            journal.append(entry["type"], **{k: v for k, v in entry.items() if k != "type"})
         journal.append("clock", event="press", player=1, side="right", times_ms=[1, 2],
                        running=0, means="start", press=[7, 1])
+    return config, time, wire, sim
+
+
+def run_restarted(config: Any, time: FakeTime, host: HostClock) -> list[dict[str, Any]]:
+    """``run_table`` restarted on ``host`` with a camera that has ended; its journal."""
+    from gpiozero.pins.mock import MockFactory
+
+    from controller.runtime.table import run_table
+
+    with open(os.devnull, "w") as sink:
+        run_table(config, log=sink, time=time, source=_NoFrames(), clock=host,
+                  pin_factory=MockFactory())
+    return Journal(Path(config.journal.directory) / "journal.jsonl").entries
+
+
+def test_hakem_run_recovers_the_press_on_restart(tmp_path: Path) -> None:
+    """``run_table`` after a restart: the clock counted one press more than the journal holds;
+    the press is journalled as recovered, and the live log says so."""
+    config, time, wire, sim = journal_after_opening(tmp_path)
     first = SteppedHost(wire, time, sim, (7, 1))  # the host that is about to die
     for _ in range(100):
         first.poll()
@@ -253,11 +282,7 @@ def test_hakem_run_recovers_the_press_on_restart(tmp_path: Path) -> None:
     got = [e for _ in range(100) for e in first.poll() if isinstance(e, PressEvent)]
     assert [e.number for e in got] == [2]
     first.poll()
-    host = SteppedHost(wire, time, sim, None)
-    with open(os.devnull, "w") as sink:
-        run_table(config, log=sink, time=time, source=_NoFrames(), clock=host,
-                  pin_factory=MockFactory())
-    entries = Journal(tmp_path / "journal.jsonl").entries
+    entries = run_restarted(config, time, SteppedHost(wire, time, sim, None))
     recovered = [e for e in entries if e.get("recovered")]
     assert len(recovered) == 1 and recovered[0]["press"] == [7, 2]
     assert recovered[0]["side"] == "left"
@@ -281,13 +306,7 @@ def test_presses_made_while_the_host_was_down_are_all_awaited(tmp_path: Path) ->
     for _ in range(50):
         host.clock.poll()
     host.close()
-    wire.unplug()  # the host is down; the players go on pressing
-    for button in ("left", "right", "left"):
-        for _ in range(100):
-            sim.step()
-            time.advance(5)
-        sim.press(button)
-    wire.plug()
+    presses_while_down(wire, sim, time, ("left", "right", "left"))
     entries = read_journal(tmp_path / "j.jsonl").entries
     clock = SteppedHost(wire, time, sim, journalled_press(entries))
     found = recover(clock, entries, time, sleep=False)

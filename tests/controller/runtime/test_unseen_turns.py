@@ -30,7 +30,15 @@ from engine.backgammon.position import Position
 from tests.controller.referee.gnubg_compare import gnubg_facts
 from tests.controller.referee.harness import config_for, read_mat
 from tests.controller.referee.tablesim import TableSim
-from tests.controller.runtime.test_press_recovery import MATCH, Host, _show_still_frames
+from tests.controller.runtime.test_press_recovery import (
+    MATCH,
+    Host,
+    SteppedHost,
+    _show_still_frames,
+    journal_after_opening,
+    presses_while_down,
+    run_restarted,
+)
 
 
 class _Feed:
@@ -226,43 +234,10 @@ def test_gnubg_imports_a_record_with_unseen_turns(tmp_path: Path, gnubg: str) ->
 def test_hakem_run_journals_presses_made_while_it_was_down(tmp_path: Path) -> None:
     """``run_table`` restarted after two presses made while it was down (the clock queued
     them): both journalled as unseen, the director called in the live log (TTB-6.1)."""
-    import os
-
-    from gpiozero.pins.mock import MockFactory
-
-    from controller.config.table import ClockSection, JournalSection, TableConfig
-    from controller.records.journal import Journal
-    from controller.runtime.table import run_table
-    from tests.controller.referee.table import Table
-    from tests.controller.runtime.test_press_recovery import SteppedHost, _NoFrames
-
-    table = Table()  # a referee through the opening, as the journal would hold it
-    table.opening(3, 5)
-    config = TableConfig(clock=ClockSection(port="/dev/null"),
-                         journal=JournalSection(directory=str(tmp_path)))
-    time = FakeTime(0)
-    wire = Wire()
-    sim = SimulatedClock(wire.clock_end, time, boot_id=7)
-    sim.press("right")  # press 1: journalled before the host went down
-    with Journal(tmp_path / "journal.jsonl") as journal:
-        for entry in table.journal():
-            journal.append(entry["type"], **{k: v for k, v in entry.items() if k != "type"})
-        journal.append("clock", event="press", player=1, side="right", times_ms=[1, 2],
-                       running=0, means="start", press=[7, 1])
-    first = SteppedHost(wire, time, sim, (7, 1))
-    first.handshake()
-    wire.unplug()  # the host is down; the players go on pressing
-    for button in ("left", "right"):
-        for _ in range(100):
-            sim.step()
-            time.advance(5)
-        sim.press(button)
-    wire.plug()
-    host = SteppedHost(wire, time, sim, None)
-    with open(os.devnull, "w") as sink:
-        run_table(config, log=sink, time=time, source=_NoFrames(), clock=host,
-                  pin_factory=MockFactory())
-    entries = Journal(tmp_path / "journal.jsonl").entries
+    config, time, wire, sim = journal_after_opening(tmp_path)
+    SteppedHost(wire, time, sim, (7, 1)).handshake()
+    presses_while_down(wire, sim, time, ("left", "right"))
+    entries = run_restarted(config, time, SteppedHost(wire, time, sim, None))
     assert [e["press"] for e in entries if e.get("means") == "unseen"] == [[7, 2], [7, 3]]
     gap = [e for e in entries if e.get("about") == "turns_unseen"]
     assert len(gap) == 1 and gap[0]["player"] == 0  # player 1 (right) pressed last
