@@ -308,6 +308,9 @@ def _cannot_read(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     the flag names; the dice and the position are not known until the board is taken."""
     if e.get("about") == "turns_unseen" and who is not None:
         s.to_move, s.dice = who, None
+        if s.cube_offered_by is not None:  # the game went on: the double was taken
+            s.cube = s.cube_offered_value or s.cube * 2
+            s.cube_owner = 1 - s.cube_offered_by
         s.cube_offered_by, s.cube_offered_value = None, None
 
 
@@ -335,6 +338,8 @@ def _clock(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     s.clocks_ms = _pair(e.get("times_ms")) or s.clocks_ms
     if "running" in e:
         s.running = _player(e.get("running"))
+    if e.get("means") == "unseen" and who is not None:
+        s.to_move, s.dice = 1 - who, None  # a turn ended unseen (TTB-6.1)
 
 
 def _director(s: MatchState, e: dict[str, Any], who: int | None) -> None:

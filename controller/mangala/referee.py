@@ -358,6 +358,7 @@ class MangalaReferee:
                 timed_out=f.get("timed_out"),
             )
             self.round = self.round.add_set(ended)
+            self._retake = None  # the set ended (also meanwhile): nothing more to find
             self.position = None
             self._final = None
             self._pending = False
@@ -555,7 +556,8 @@ class MangalaReferee:
                   f"(set {self.set_number})")
         return True
 
-    def _accept(self, decision: Decision, *, pressed: bool, unseen: bool = False) -> None:
+    def _accept(self, decision: Decision, *, pressed: bool,
+                marks: dict[str, Any] | None = None) -> None:
         line = decision.line
         assert line is not None
         corrected = self._flag is not None
@@ -581,7 +583,7 @@ class MangalaReferee:
                 corrected=corrected,
                 fit=round(decision.gap, 2),
                 note=decision.reason or None,
-                **({"unseen": True} if unseen else {}),
+                **(marks or {}),
             )
             stores = f" [stores a {result.position.a_store}, b {result.position.b_store}]"
             self._say(f"{self.name(result.mover)} ({result.mover}): {explain(result)}"
@@ -604,16 +606,23 @@ class MangalaReferee:
         the turns they ended are found again from the board (:meth:`_find_unseen`), and the
         director is called to check."""
         self._still = []  # what was seen before is not the board now
+        # in the set-up the first press started the set (the players' own start)
+        start = self.stage == "setup" and self.position is not None
+        turns = 0
         for press in ev.presses:
             if isinstance(press, ClockPressed):
+                means = "start" if start else "unseen"
+                turns += not start
+                start = False
                 self._emit("clock", button=press.side, player=self.player_of(press.side),
-                           times_ms=list(press.times_ms), means="unseen", **press_fields(press))
+                           times_ms=list(press.times_ms), means=means, **press_fields(press))
             else:
                 self._emit("clock", button="hold", times_ms=list(press.times_ms),
                            means="unseen", **press_fields(press))
         for boot, number in ev.lost:
-            self._emit("clock", means="unseen", press=[boot, number])
-        turns = sum(isinstance(p, ClockPressed) for p in ev.presses) + len(ev.lost)
+            turns += not start
+            self._emit("clock", means="start" if start else "unseen", press=[boot, number])
+            start = False
         if self.position is None or self.stage not in ("turn", "correcting") or turns == 0:
             return
         to_move = self.player_of(ev.running) if ev.running is not None else None
@@ -638,11 +647,19 @@ class MangalaReferee:
         if found is None:
             return False
         if found.turns is not None:
+            marks: dict[str, Any] = {"unseen": True}
+            if found.ways > 1:
+                marks["guessed"] = True
             for line in found.turns:
                 self._accept(Decision("legal", line, (line,), gap=found.gap), pressed=True,
-                             unseen=True)
-            self._say(f"The {turns} unseen turn(s) found on the board: the sowings above "
-                      "(MG-CLOCK-2)")
+                             marks=marks)
+            if found.ways > 1:
+                self._say(f"The set ended while the table could not see it: the stores stand; "
+                          f"the sowings above are one of the {found.ways} ways to them "
+                          "(MG-4, MG-CLOCK-2)")
+            else:
+                self._say(f"The {turns} unseen turn(s) found on the board: the sowings above "
+                          "(MG-CLOCK-2)")
             return True
         assert found.position is not None
         self._emit("position_taken", set=self.set_number, position=found.position.to_obj(),
@@ -830,12 +847,16 @@ class MangalaReferee:
 
     def _lights(self) -> None:
         mover = self.mover if self.stage in ("turn", "correcting") else None
+        if self._retake is not None and self._retake[1] is not None:
+            mover = self._retake[1]  # after unseen turns: the player whose time runs
         left = mover is not None and self.side_of(mover) == "left"
         right = mover is not None and self.side_of(mover) == "right"
         self._signal("turn_left", left)
         self._signal("turn_right", right)
         self._signal("illegal_move", self._flag is not None)
-        if not self._pending and "cannot_read" in self._signals:
+        if self._retake is not None:
+            self._signal("cannot_read", True)  # the director is called until they are found
+        elif not self._pending and "cannot_read" in self._signals:
             self._signal("cannot_read", False)
 
 

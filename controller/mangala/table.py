@@ -61,8 +61,11 @@ def run_mangala_table(
         if table.resuming:
             table.live.say(f"Resumed the round from {journal.path} "
                            f"({len(journal.entries)} entries)")
-            # the clock kept the times and whose side runs (presses made meanwhile changed it)
-            startup, recovery = resumed_clock(table, startup, ("set_times", "start"))
+            # the clock kept the times and whose side runs (presses made meanwhile changed it);
+            # configuring its countdown again would put both times back to the set's full
+            # time, on hold
+            startup, recovery = resumed_clock(
+                table, startup, ("configure_countdown", "set_times", "start"))
         table.executor.run(startup)
         if recovery is not None:
             deliver_recovery(pipeline, recovery, table.time, table.live)

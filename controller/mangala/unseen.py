@@ -7,7 +7,9 @@ position is played out (MG-1's extra turns included) and the boards they leave a
 against the still frames, as one turn's sowings are (``controller.mangala.recognition``).
 
 - One way explains the frames, clearly better than any other board: its sowings are the
-  turns played (journalled as moves, marked ``unseen``), and the record stays whole.
+  turns played (journalled as moves, marked ``unseen``), and the record stays whole. At a
+  set's end many ways leave the same stores: one is recorded (``"guessed": true``), so that
+  the set is scored (MG-4).
 - One board, reached by several ways: the board is taken as the position (``position_taken``;
   which pits were sown cannot be told).
 - No way explains the frames: vision's own board of 48 stones, read with every cell in view,
@@ -39,25 +41,28 @@ class Found:
     turns: tuple[Line, ...] | None
     position: Position | None
     gap: float
-
-
-def _turn_lines(position: Position, depth: int) -> list[Line]:
-    """The ways one turn may have gone that pass the turn on (its last sowing no extra turn)
-    and leave the set going (a set's end is no unseen turn's: the sweep would be seen)."""
-    return [line for line in lines(position, depth)
-            if not line.last.extra_turn and not line.last.set_over and not line.sweep_pending]
+    ways: int = 1  # ways of sowing that leave the board: more than one only at a set's end
 
 
 def ways(position: Position, turns: int, depth: int) -> list[tuple[Line, ...]]:
-    """Every way ``turns`` turns may have gone from ``position`` (empty when more than
-    :data:`MAX_WAYS`)."""
+    """Every way ``turns`` turns may have gone from ``position``: each turn a line of
+    sowings that passes the turn on (its last no extra turn), or ends the set (MG-4: the
+    board before or after the sweep; no turn follows in that set). Empty when more than
+    :data:`MAX_WAYS`."""
+    ended: list[tuple[Line, ...]] = []
     out: list[tuple[tuple[Line, ...], Position]] = [((), position)]
     for _ in range(turns):
-        out = [((*way, line), line.last.position)
-               for way, at in out for line in _turn_lines(at, depth)]
-        if len(out) > MAX_WAYS:
+        going = []
+        for way, at in out:
+            for line in lines(at, depth):
+                if line.last.set_over:
+                    ended.append((*way, line))
+                elif not line.last.extra_turn:
+                    going.append(((*way, line), line.last.position))
+        out = going
+        if len(out) + len(ended) > MAX_WAYS:
             return []
-    return [way for way, _ in out]
+    return [way for way, _ in out] + ended
 
 
 def find(views: Sequence[MangalaView], position: Position, turns: int, to_move: Side | None,
@@ -71,9 +76,9 @@ def find(views: Sequence[MangalaView], position: Position, turns: int, to_move: 
     n = len(frames)
     by_board: dict[tuple[int, ...], list[tuple[Line, ...]]] = {}
     for way in ways(position, turns, settings.depth):
-        last = way[-1].last.position
-        if to_move is None or last.to_move == to_move:
-            by_board.setdefault(last.board(), []).append(way)
+        line = way[-1]
+        if to_move is None or line.last.set_over or line.last.position.to_move == to_move:
+            by_board.setdefault(line.board, []).append(way)
     raw, fixed = vision_board(frames)
     scored = sorted(((s, board) for board in by_board
                      if (s := score(frames, board)) is not None), reverse=True)
@@ -85,11 +90,16 @@ def find(views: Sequence[MangalaView], position: Position, turns: int, to_move: 
         gap = (top - best) / n
         if gap <= settings.accept_gap and margin >= settings.ambiguity:
             found = by_board[board]
-            if len({tuple(line.pits for line in way) for way in found}) == 1:
-                return Found(found[0], None, gap)
+            distinct = len({tuple(line.pits for line in way) for way in found})
+            if distinct == 1 or found[0][-1].last.set_over:
+                # at a set's end many ways leave the same stores (the sweep takes the rest):
+                # one of them is recorded, so that the set is scored (MG-4) and the record
+                # replays; the moves say they are one of several
+                return Found(found[0], None, gap, distinct)
             return Found(None, found[0][-1].last.position, gap)
     fixed_score = score(frames, fixed)
     if (to_move is None or sum(fixed) != STONES or fixed_score is None
+            or not any(fixed[:6]) or not any(fixed[7:13])  # a set over: no position to take
             or (top - fixed_score) / n > settings.accept_gap):
         return None
     return Found(None, Position.from_board(fixed, to_move), (top - fixed_score) / n)

@@ -216,6 +216,11 @@ class JournalCheck:
             # BG-EQ-4: the set-up as read (player 0's view) is played until it is corrected
             self.board.set(check_ids(entry, at), 0)
 
+    def _clock(self, entry: Mapping[str, Any], at: str, index: int) -> None:
+        if entry.get("means") == "unseen" and entry.get("player") in (0, 1):
+            # a turn ended unseen (TTB-6.1): the presser's opponent is on roll
+            self.on_roll = 1 - int(entry["player"])
+
     def _cannot_read(self, entry: Mapping[str, Any], at: str, index: int) -> None:
         if entry.get("about") == "turns_unseen":
             # turns played while the table could not see (TTB-6.1): the board is the one

@@ -1115,6 +1115,8 @@ class Referee:
             snapshot=label,
         )
         self._signal("cannot_read", True)
+        self._signal("illegal_move", False)  # nothing before the gap can be corrected now
+        self._signal("throw_again", False)
         self._do(TakeSnapshot(label))
         self._say(f"{count} presses were made while the table could not see the board: their"
                   f" turns were not judged; {names[player]} is on roll; the position is taken"

@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.referee.api import ClockHoldPressed, ClockPressed, CubeSeen, Side
 from controller.referee.config import RefereeConfig
-from engine.backgammon.match import MatchState, Phase
+from engine.backgammon.match import MatchState, Phase, borne_off
 from engine.backgammon.position import Position
 
 # the phases in which unseen turns can be followed: a game under way (or its opening)
@@ -70,9 +70,16 @@ def taken(m: MatchState, fields: dict[str, Any]) -> MatchState:
         cube = dataclasses.replace(cube, value=int(fields["cube"]),
                                    owner=None if owner is None else int(owner), offered_by=None,
                                    beaver=False)
-    return dataclasses.replace(m, position=Position.from_id(str(fields["position_id"])),
-                               on_roll=int(fields["player"]), phase=Phase.DECIDE, dice=None,
-                               cube=cube)
+    position = Position.from_id(str(fields["position_id"]))
+    player = int(fields["player"])
+    now = dataclasses.replace(m, position=position, on_roll=player, phase=Phase.DECIDE,
+                              dice=None, cube=cube)
+    # the game ended meanwhile: the last checker came off unseen (BG-SCORE-1)
+    if position.their_off == 15:
+        return borne_off(now, 1 - player, position)
+    if position.my_off == 15:
+        return borne_off(now, player, position.swap())
+    return now
 
 
 def plausible(seen: Position, before: Position) -> bool:

@@ -134,10 +134,13 @@ def recover(clock: HostClock, entries: Sequence[dict[str, Any]], timer: TimeSour
     # little for those the status counts beyond the journal, rather than call them lost
     last = journalled_press(entries)
     settle = timer.now_ms() + RESEND_WAIT_MS
-    same_boot = clock.hello is not None and last is not None and clock.hello.boot == last[0]
+    # the presses after the journal's last, or all of a clock that restarted since
+    since = last
+    if last is not None and clock.hello is not None and clock.hello.boot != last[0]:
+        since = (clock.hello.boot, 0)
     for _ in range(RESEND_WAIT_MS):  # bounded also where time stands still (a test's)
-        if (not same_boot or clock.status is None or last is None or timer.now_ms() >= settle
-                or not _missing(last, clock.status.presses, received)):
+        if (since is None or clock.status is None or timer.now_ms() >= settle
+                or not _missing(since, clock.status.presses, received)):
             break
         received += clock.poll()
         if sleep:

@@ -344,18 +344,7 @@ def _move(state: MatchState, event: Move) -> MatchState:
     mover = state.on_roll
     moved = dataclasses.replace(state, moves_made=state.moves_made + 1)
     if result.my_off == 15:
-        loser_view = result.swap()
-        kind = win_kind_of_board(loser_view.board)
-        points = game_points(
-            kind,
-            state.cube.value,
-            state.rules,
-            in_match=state.length > 0,
-            cube_turned=state.cube.turned,
-            loser_on_bar=loser_view.my_bar > 0,
-        )
-        finished = dataclasses.replace(moved, position=result)
-        return _end_game(finished, mover, points, kind, EndHow.PLAYED)
+        return borne_off(dataclasses.replace(moved, position=result), mover, result.swap())
     return dataclasses.replace(
         moved, position=result.swap(), on_roll=1 - mover, phase=Phase.DECIDE, dice=None
     )
@@ -421,6 +410,25 @@ def _correct_cube(state: MatchState, event: CorrectCube) -> MatchState:
     return dataclasses.replace(state, cube=state.cube.corrected(value, owner))
 
 
+def borne_off(state: MatchState, winner: int, loser_view: Position) -> MatchState:
+    """The game won by ``winner``, who has borne off all 15 checkers (BG-SCORE-1), scored as
+    played from the loser's board (``loser_view``: the loser's own view; gammon and
+    backgammon, BG-SCORE-2/3) and the cube. Also for a game found over whose last move was
+    not seen (turns played while the table could not see, TTB-6.1)."""
+    if winner not in (0, 1):
+        raise InvalidInputError(f"players are 0 and 1, not {winner}")
+    kind = win_kind_of_board(loser_view.board)
+    points = game_points(
+        kind,
+        state.cube.value,
+        state.rules,
+        in_match=state.length > 0,
+        cube_turned=state.cube.turned,
+        loser_on_bar=loser_view.my_bar > 0,
+    )
+    return _end_game(state, winner, points, kind, EndHow.PLAYED)
+
+
 def _end_game(
     state: MatchState, winner: int, points: int, kind: WinKind, how: EndHow
 ) -> MatchState:
@@ -481,6 +489,7 @@ __all__ = [
     "Take",
     "apply",
     "apply_all",
+    "borne_off",
     "legal_results",
     "may_double",
     "new_match",

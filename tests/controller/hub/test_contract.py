@@ -148,3 +148,16 @@ def test_turns_played_unseen_reach_the_dashboard() -> None:
                "to_move": "b"}
     state.apply({"seq": 7, "type": "position_taken", "position": mangala, "player": "b"})
     assert state.position == mangala
+
+
+def test_a_double_pending_at_the_gap_was_taken_on_the_dashboard() -> None:
+    """As the referee has it (the game went on after unseen turns, so the double was taken),
+    when the board does not show the cube: the card's cube is at 2, the taker's."""
+    state = fold(entries(
+        ("match_start", {"players": ["Ayşe", "Mehmet"], "length": 5, "game": "backgammon"}),
+        ("game_start", {"number": 1, "score": [0, 0]}),
+        ("double", {"player": 0, "cube": 2}),
+        ("cannot_read", {"player": 0, "rule": "TTB-6.1", "reason": "unseen",
+                         "about": "turns_unseen", "turns": 2}),
+    ))
+    assert state.summary()["cube"] == {"value": 2, "owner": 1, "offered_by": None}

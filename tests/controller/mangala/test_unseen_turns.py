@@ -11,7 +11,7 @@ from pathlib import Path
 
 from controller.mangala.records import round_record
 from controller.mangala.unseen import ways
-from controller.referee.api import ClockPressed, PressesUnseen
+from controller.referee.api import ClockPressed, DirectorAction, PressesUnseen
 from engine.mangala.position import Position
 from engine.mangala.record import check_record, format_record, parse_record
 from engine.mangala.sowing import legal_pits, play
@@ -177,6 +177,9 @@ def test_a_restarted_mangala_table_finds_the_turns_played_while_it_was_down(
     run_mangala_table(cfg, time=time, source=first, clock=SteppedHost(wire, time, sim, None),
                       pin_factory=MockFactory(), reader=pics.reader, log=io.StringIO())
     presses_while_down(wire, sim, time, ("right", "left"), gap=200)  # b, then a, sowed
+    core = sim.device.core
+    core.update(time.now_ms())
+    before = list(core.reserve)
     second = Camera([(pics.of(a2.board()), 8, None), (hand, 1, None),
                      (pics.of(b2.board()), 8, None), (hand, 0, "right"),
                      (pics.of(b2.board()), 8, None)])
@@ -192,5 +195,59 @@ def test_a_restarted_mangala_table_finds_the_turns_played_while_it_was_down(
     assert [e["means"] for e in entries if e["type"] == "clock" and "press" in e] == [
         "move", "unseen", "unseen", "move"]
     assert "The clock kept time" in out.getvalue()
+    # its times were not put back to the set's full time (configure_countdown), nor held
+    assert sum(before) < 2 * 15 * 60 * 1000
+    assert core.state == "hold" or sum(core.reserve) <= sum(before)
     assert "call the director to check them (MG-CLOCK-2)" in out.getvalue()
     assert not [e for e in entries if e["type"] == "illegal_move"]
+
+
+def test_a_set_that_ended_while_the_table_was_down_is_scored(tmp_path: Path) -> None:
+    """The last sowings and the sweep (MG-4) happened unseen: many ways leave the same
+    stores, so one is recorded (marked guessed), the set is scored from them and the round
+    record replays."""
+    table = Table(tmp_path)
+    setup(table)
+    end = Position.from_obj({"a": [0, 0, 0, 0, 0, 1], "a_store": 20, "b": [0, 1, 1, 1, 1, 2],
+                             "b_store": 21, "to_move": "b"})
+    table.send(DirectorAction(table.time.now_ms(), "set_position", {"position": end.to_obj()}))
+    _unseen(table, "b", "a")
+    a_store = 20 + 1 + 6  # a's last stone into the store ends the set; a sweeps their side
+    table.show((0,) * 6 + (a_store,) + (0,) * 6 + (48 - a_store,))
+    moves = [e for e in table.journal.entries if e["type"] == "move"]
+    assert moves and all(m.get("unseen") and m.get("guessed") for m in moves)
+    ended = table.last("game_end")
+    assert ended["stores"] == [a_store, 48 - a_store] and ended["winner"] == "a"
+    assert table.referee.set_number == 2
+    _record_replays(table)
+    table.close()
+
+
+def test_presses_made_during_the_set_up_start_the_set(tmp_path: Path) -> None:
+    """The host went down before the set started: the first press started it (the players'
+    own start), the others are the turns looked for."""
+    table = Table(tmp_path)
+    start = table.referee.position
+    assert start is not None and table.referee.stage == "setup"
+    after_a = _turn(start)
+    after_b = _turn(after_a)
+    _unseen(table, "a", "a", "b")
+    assert [e.get("means") for e in table.journal.entries if e["type"] == "clock"][-3:] == [
+        "start", "unseen", "unseen"]
+    assert table.last("cannot_read")["turns"] == 2
+    table.show(after_b.board())
+    assert table.referee.position == after_b
+    assert [m.get("unseen") for m in table.journal.entries if m["type"] == "move"] == [True] * 2
+    table.close()
+
+
+def test_the_lights_after_unseen_turns(tmp_path: Path) -> None:
+    """The blue LED stays on and the turn light shows the player whose time runs until the
+    turns are found (table-service.md)."""
+    table = Table(tmp_path)
+    position = setup(table)
+    sow(table, position, 1)
+    _unseen(table, "b", "a")
+    lit = table.referee._signals  # what the referee has lit
+    assert "cannot_read" in lit
+    assert f"turn_{table.referee.side_of('b')}" in lit

@@ -201,3 +201,66 @@ def test_a_game_that_ended_while_the_table_was_down_is_ended_by_the_director() -
     assert not table.entries(table.log, "illegal_move")
     assert [e["player"] for e in table.entries(table.log, "move")[-2:]] == [0, 1]
     assert not table.entries(table.log, "position_taken")  # the new game needs none
+
+
+def test_a_game_won_while_the_table_was_down_goes_to_the_winner() -> None:
+    """Player 1 bore off the last checker unseen: the board shows none of theirs. The game is
+    theirs, scored as played from player 0's board (nine off: a single game, BG-SCORE-1);
+    it went to player 0 on their next bear-off (review)."""
+    table = _opened()
+    race = Position((0, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -3, -3, 0, 0, 0,
+                     0, 0))
+    table.director("set_position", position_id=race.position_id)
+    _unseen(table, _press(table, 0, 3), _press(table, 1, 4))
+    table.motion()
+    table.board0 = Position((0, 1, 2, 1, 0, *[0] * 21))  # player 0: 4 left; player 1: none
+    table.frames()
+    ended = table.entries(table.log, "game_end")
+    assert len(ended) == 1 and (ended[0]["winner"], ended[0]["points"], ended[0]["how"]) == (
+        1, 1, "played")
+    assert table.referee.match.score == (0, 1)
+    assert table.entries(table.log, "game_start")[-1]["number"] == 2
+
+
+def test_the_red_light_of_a_flag_before_the_gap_goes_out() -> None:
+    """A flagged move can no longer be corrected once turns went by unseen: its LED goes
+    out, as a restarted table's lights are (review)."""
+    table = _opened()
+    table.throw(0, 6, 5)
+    wrong = legal_plays(table.referee.match.position, (2, 1))[0].result  # not a 6-5 play
+    table.place(wrong, 0)
+    table.press(0)
+    assert table.referee.flagged and "illegal_move" in table.referee._signals
+    _unseen(table, _press(table, 1, 4), _press(table, 0, 5))
+    assert "illegal_move" not in table.referee._signals
+    assert "cannot_read" in table.referee._signals
+
+
+def test_export_and_dashboard_follow_a_press_made_before_the_board_was_taken() -> None:
+    """A press of the player on roll before the board was taken passes the turn (one more
+    unseen turn); the director then sets the position without naming the player: the journal
+    check (export) and the dashboard read the ID from the same side as the referee (review:
+    the export was refused, the dashboard's board turned round)."""
+    from controller.hub.contract import MatchState
+    from controller.records.mat_export import export_match
+
+    table = _opened()
+    _unseen(table, _press(table, 0, 3), _press(table, 1, 4))
+    table.occluded = True
+    table.frames()
+    table.press(0)  # one more unseen turn: player 1 on roll
+    assert table.referee.match.on_roll == 1
+    theirs = legal_plays(_seen_after_two_moves(table).swap(), (6, 5))[0].result.swap()
+    table.director("set_position", position_id=theirs.swap().position_id)
+    table.occluded = False
+    table.board0 = theirs
+    table.throw(1, 4, 2)
+    table.play_first_legal()
+    journal = [{"seq": i + 1, **e} for i, e in enumerate(table.journal())]
+    export = export_match(journal, "j.jsonl")
+    assert export.summary["games"][0]["moves"][-1]["player"] == 1
+    state = MatchState("m")
+    for entry in journal:
+        state.apply(entry)
+        if entry["type"] == "director":
+            assert state.summary()["position_player"] == 1

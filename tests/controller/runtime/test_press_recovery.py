@@ -312,3 +312,17 @@ def test_presses_made_while_the_host_was_down_are_all_awaited(tmp_path: Path) ->
     found = recover(clock, entries, time, sleep=False)
     assert [e.number for e in found.events if isinstance(e, PressEvent)] == [2, 3, 4]
     assert found.notes == [] and found.recovered == set()
+
+
+def test_presses_of_a_clock_that_restarted_are_all_awaited(tmp_path: Path) -> None:
+    """The clock itself restarted (power) while the host was down, and the players pressed
+    three times: its count starts afresh, and all three are waited for (review: the wait
+    stopped at once, and the third came later as an ordinary press)."""
+    entries = [{"type": "clock", "press": [7, 5], "means": "move"}]
+    time = FakeTime(0)
+    wire = Wire()
+    sim = SimulatedClock(wire.clock_end, time, boot_id=8)
+    presses_while_down(wire, sim, time, ("left", "right", "left"))
+    found = recover(SteppedHost(wire, time, sim, (7, 5)), entries, time, sleep=False)
+    assert [(e.boot, e.number) for e in found.presses] == [(8, 1), (8, 2), (8, 3)]
+    assert found.unseen and "restarted" in found.notes[0]
