@@ -47,8 +47,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     demo.formatter_class = argparse.RawDescriptionHelpFormatter
     demo.add_argument("--game", choices=("backgammon", "mangala"), default="backgammon",
                       help="the game to play (default backgammon)")
-    demo.add_argument("--match", metavar="FILE.mat", help="a Jellyfish .mat match "
-                      "(default: the bundled sample)")
+    demo.add_argument("--match", metavar="FILE.mat", help="a Jellyfish .mat match played to "
+                      "its end (a game resigned is entered by the director, as at a table; a "
+                      "record that stops before the match is over is refused) (default: the "
+                      "bundled sample)")
     demo.add_argument("--out", metavar="DIR", default="hakem-demo",
                       help="where journal.jsonl, match.mat, snapshots and the recording go "
                       "(default ./hakem-demo)")

@@ -19,7 +19,7 @@ from engine.backgammon.moves import closed_out, result_boards
 from engine.backgammon.position import Position
 from engine.errors import InvalidInputError, PositionError, RecordFormatError
 
-ActKind = Literal["move", "double", "take", "drop"]
+ActKind = Literal["move", "double", "take", "drop", "resign"]
 InvalidKind = Literal["cocked", "wrong-half", "on-checker"]
 INVALID_KINDS: tuple[InvalidKind, ...] = ("cocked", "wrong-half", "on-checker")
 BUNDLED = Path(__file__).with_name("data") / "match6711953.txt"
@@ -31,7 +31,9 @@ class Act:
 
     ``move``: throw ``dice`` and play from ``before`` to ``after`` (player 0's view), the move
     text as the engine writes it. ``double``/``take``/``drop``: the cube procedure (BG-CUBE-3)
-    with the cube's value after the act (``cube``).
+    with the cube's value after the act (``cube``). ``resign``: the player resigns the game
+    (``resigned``: 1 single, 2 gammon, 3 backgammon), which the opponent accepts; the table
+    cannot see it, so the director enters it (``hakem director resign``).
     """
 
     kind: ActKind
@@ -43,6 +45,7 @@ class Act:
     cube: int = 1
     illegal: Position | None = None  # a planted illegal result (player 0's view)
     invalid: InvalidKind | None = None  # a planted invalid throw before the valid one
+    resigned: int = 0  # the resignation's kind (``resign``)
 
 
 @dataclass(frozen=True)
@@ -96,12 +99,16 @@ def load_match(path: str | Path = BUNDLED) -> tuple[MatMatch, Replay]:
             f"{problem.reason})")
     if record.length < 1:
         raise InvalidInputError(f"{path}: a money session, not a match to N points")
+    if not result.complete:
+        # the demo plays a match to its end; the record stops before it, or its results (as
+        # the rules count them: a "Wins" beyond the game's worth counts the worth) fall short
+        a, b = result.final_score
+        raise InvalidInputError(
+            f"{path}: the record ends at {a}-{b}, before the {record.length}-point match is "
+            "over; the demo plays a whole match (hakem mat check shows the record)")
     for game in result.games:
         if game.result is None:
             raise InvalidInputError(f"{path}: game {game.number} is unfinished")
-        if game.result.how is EndHow.RESIGNED:
-            raise InvalidInputError(
-                f"{path}: game {game.number} ends by resignation, which a table cannot see")
         if not game.turns:
             raise InvalidInputError(f"{path}: game {game.number} has no moves")
         first = game.turns[0].dice
@@ -133,6 +140,8 @@ def build_script(path: str | Path = BUNDLED, *, illegal: int = 0, invalid_throws
         k = 0
         for action in mgame.actions:
             if action.kind is ActionKind.ROLL:
+                if k >= len(turns):
+                    continue  # rolled, then resigned instead of moving: the resignation counts
                 turn: Turn = turns[k]
                 k += 1
                 before = _view0(turn.before, turn.player)
@@ -149,6 +158,9 @@ def build_script(path: str | Path = BUNDLED, *, illegal: int = 0, invalid_throws
                 acts.append(Act("drop", action.player, position0, position0, cube=cube // 2))
         res = rgame.result
         assert res is not None
+        if res.how is EndHow.RESIGNED:
+            acts.append(Act("resign", 1 - res.winner, position0, position0, cube=cube,
+                            resigned=int(res.kind)))
         first = turns[0]
         hi, lo = max(first.dice), min(first.dice)
         opening = (hi, lo) if first.player == 0 else (lo, hi)

@@ -68,9 +68,10 @@ THROW_WAIT_FRAMES = RecognitionSettings().throw_unread_ms // STILL_MS + 8
 # still frames a player waits for a verdict after pressing (the referee says "cannot read"
 # after 8 s)
 VERDICT_FRAMES = 48
-MILESTONES = frozenset(
-    {"game_start", "opening_roll", "move", "double", "take", "drop", "game_end", "match_end"})
-ACT_ENTRIES = frozenset({"move", "double", "take", "drop"})  # one journal entry per act done
+MILESTONES = frozenset({"game_start", "opening_roll", "move", "double", "take", "drop", "resign",
+                        "game_end", "match_end"})
+# one journal entry per act done
+ACT_ENTRIES = frozenset({"move", "double", "take", "drop", "resign"})
 
 
 @dataclass
@@ -279,6 +280,8 @@ class DemoTable(SimulatedTable[Pipeline]):
                     self._take(act, value, done=milestone_done)
                 elif act.kind == "drop":
                     self._drop(act, done=milestone_done)
+                elif act.kind == "resign":
+                    self._resign(act, done=milestone_done)
                 index += 1
                 acts_done += 1
                 self._progress(game, acts_done, total)
@@ -548,6 +551,18 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.still()
         self.press("hold")
         self._wait(("drop",), f"{self.script.players[act.player]}'s drop")
+
+
+    def _resign(self, act: Act, *, done: bool) -> None:
+        """The player resigns and the opponent accepts: the director enters it, as the table
+        cannot see it (``hakem director resign``)."""
+        if done:
+            return
+        self.still()
+        self.pipeline.handle(DirectorAction(self.time.now_ms(), "resign",
+                                            {"player": act.player, "kind": act.resigned},
+                                            "director"))
+        self._wait(("resign",), f"{self.script.players[act.player]}'s resignation")
 
 
 def _counts(position: Position) -> tuple[tuple[tuple[int, int], ...], tuple[int, int],

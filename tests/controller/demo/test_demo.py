@@ -32,6 +32,7 @@ from engine.backgammon.mat_replay import Replay
 from engine.backgammon.mat_replay import replay as replay_mat
 from engine.backgammon.moves import result_boards
 from engine.errors import InvalidInputError
+from tests.conftest import SHARED_DATA
 
 DATA = Path(__file__).with_name("data")
 MATCH = DATA / "match910138.txt"  # a real 5-point match: 35 moves, a double taken, a redouble
@@ -372,3 +373,30 @@ def test_a_match_resumed_with_other_options_is_refused(
     code, text, _ = _cli(out, capsys, monkeypatch, "--json")
     assert code == 0 and json.loads(text)["resumed_from_act"] is not None
     _same_match(out / "match.mat", MATCH)
+
+
+def test_a_record_that_stops_before_the_match_is_over_is_refused_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
+    """27 of the real matches stop before anyone won (a 16-point match left at 1-0): the demo
+    played them, then stalled ("the referee did not journal the match's end", QA) and wrote
+    no record. It now says so before it starts, and writes nothing."""
+    path = shared_data / "matches" / "match1668002.txt"
+    with pytest.raises(InvalidInputError, match=r"the record ends at 1-0, before the "
+                                                r"16-point match is over"):
+        load_match(path)
+    out = tmp_path / "demo"
+    assert main(["demo", "--match", str(path), "--out", str(out)]) == 2
+    assert "before the 16-point match is over" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_game_ending_by_resignation_is_entered_by_the_director() -> None:
+    """A resigned game (60 of the real matches were refused: "which a table cannot see"):
+    its script ends with a resignation, which the demo's director enters."""
+    from engine.backgammon.mat_replay import replay as replay_mat
+
+    script = build_script(SHARED_DATA / "matches" / "match1864504.txt")
+    last = script.games[-1].acts[-1]
+    assert last.kind == "resign" and last.resigned in (1, 2, 3)
+    assert last.player == 1 - script.games[-1].winner
+    assert replay_mat(script.record).games[-1].result is not None

@@ -20,7 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.eval.referee_matches import MATCHES, MatchResult, evaluate, table
+from tests.eval.referee_matches import (
+    MATCHES,
+    MatchResult,
+    compare_with_gnubg,
+    evaluate,
+    run_match,
+    table,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.gnubg]
 
@@ -75,3 +82,17 @@ def test_recordings_asked_for_without_a_folder_to_keep_them_are_refused(
         main(["--record", "--match", "1", "--no-gnubg"])
     assert exit_info.value.code == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_matches_with_a_resignation_are_played(tmp_path: Path, shared_data: Path,
+                                               gnubg: str) -> None:
+    """A game that ends by resignation (65 of the real matches; the demo refused them): the
+    director enters it (``resign``), as at a real table, and GNU Backgammon imports the
+    record like the source."""
+    name = "match1864504.txt"
+    out = [run_match(shared_data / "matches" / name, tmp_path / "match1864504", seed=5,
+                     illegal=1, invalid=1, kinds=KINDS)]
+    compare_with_gnubg(out, tmp_path)
+    assert not out[0].stalled and out[0].mat_equal is True
+    journal = (tmp_path / "match1864504" / "journal.jsonl").read_text()
+    assert '"action":"resign"' in journal.replace(" ", "")
