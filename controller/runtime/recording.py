@@ -3,7 +3,10 @@ at its time, so the same pipeline can run again on them and write the same journ
 
 A recording is a folder: ``meta.json`` (the table configuration the session ran with),
 ``frames/KEY.jpg`` (every distinct picture once) and ``timeline.jsonl`` (one line per frame,
-clock event or director action, in order, with the time in ms).
+clock event or director action, in order, with the time in ms). A session resumed after a
+stop (``hakem demo`` run again on its folder) goes on in the same recording after a
+``{"resumed": true}`` line: its time starts afresh and its referee starts from the journal as
+the stop left it, which a replay from the first frame cannot be, so a replay refuses it.
 """
 
 from __future__ import annotations
@@ -36,7 +39,12 @@ class Recorder:
         meta_path = self.folder / META
         if not meta_path.exists():
             meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
-        self._timeline = (self.folder / TIMELINE).open("a", encoding="utf-8")
+        path = self.folder / TIMELINE
+        earlier = _whole_lines(path)
+        self._timeline = path.open("a", encoding="utf-8")
+        if earlier:  # a resumed session goes on after a mark
+            self._timeline.write(json.dumps({"resumed": True}) + "\n")
+            self._timeline.flush()
         self._saved: set[str] = {p.stem for p in (self.folder / FRAMES).glob("*.jpg")}
         self._count = 0
 
@@ -114,6 +122,14 @@ class Recording:
             raise RecordFormatError(f"{path}: not a JPEG picture")
         return image, data
 
+    def resumed_at(self) -> int | None:
+        """The timeline line where a resumed session goes on, or None."""
+        for number, raw in enumerate((self.folder / TIMELINE).read_bytes().split(b"\n"),
+                                     start=1):
+            if raw.startswith(b'{"resumed"'):
+                return number
+        return None
+
     def steps(self) -> Iterator[Step]:
         """The timeline in order; a torn last line (the session was killed) ends it."""
         path = self.folder / TIMELINE
@@ -128,6 +144,20 @@ class Recording:
                     return
                 raise RecordFormatError(f"{path} line {number}: not JSON") from None
             yield _step(item, f"{path} line {number}")
+
+
+def _whole_lines(path: Path) -> int:
+    """How many bytes of the timeline at ``path`` end with a whole line (0: none, or no
+    file); a torn last line (the session was killed while writing it) is cut off."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return 0
+    whole = data.rfind(b"\n") + 1
+    if whole < len(data):
+        with path.open("r+b") as f:
+            f.truncate(whole)
+    return whole
 
 
 def frame_name(key: str, where: str) -> str:

@@ -56,6 +56,13 @@ def replay(folder: str | Path, out: str | Path, *, log: TextIO | None = None,
            quiet: bool = False) -> ReplayResult:
     """Run the pipeline on a recording, writing a fresh journal (and snapshots) into ``out``."""
     recording = Recording(folder)
+    resumed = recording.resumed_at()
+    if resumed is not None:
+        raise InvalidInputError(
+            f"{recording.folder}: the session was stopped and resumed (timeline line "
+            f"{resumed}): a replay plays one uninterrupted session from its first frame, and "
+            "the resumed part began from the journal as the stop left it; its journal and "
+            "records are the session's own")
     config = recording_config(recording)
     out_dir = Path(out)
     journal_path = out_dir / "journal.jsonl"

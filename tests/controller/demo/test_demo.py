@@ -92,7 +92,9 @@ def test_the_script_plants_faults_the_engine_calls_illegal() -> None:
         build_script(MATCH, illegal=500)
 
 
-def test_a_match_the_table_cannot_see_is_refused(tmp_path: Path) -> None:
+def test_a_record_whose_results_fall_short_of_the_match_is_refused(tmp_path: Path) -> None:
+    """A resignation for 5 points at a centred cube is worth 3 (the rules count the worth, as
+    GNU Backgammon does): the match is not over at 3-0, and the demo plays whole matches."""
     text = MATCH.read_text()
     head, _, _ = text.partition(" Game 1")
     resigned = head + (" Game 1\n lasse : 0                       unbugable : 0\n"
@@ -100,7 +102,7 @@ def test_a_match_the_table_cannot_see_is_refused(tmp_path: Path) -> None:
                        "  2)  Wins 5 points and the match\n")
     path = tmp_path / "resigned.mat"
     path.write_text(resigned)
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError, match="before the 5-point match is over"):
         load_match(path)
 
 
@@ -231,6 +233,11 @@ def test_killed_at_random_moments_it_resumes_to_the_same_record(
         assert numbers == sorted(numbers)
     _same_match(out / "match.mat", MATCH)
     assert (out / "match.mat").read_text() == (demo[0] / "match.mat").read_text()
+    # its recording spans the restarts: a replay from the first frame cannot be the session
+    # (QA: it flagged legal moves and wrote a wrong record without a word)
+    with pytest.raises(InvalidInputError, match="stopped and resumed"):
+        replay(out / "recording", tmp_path / "again", quiet=True)
+    assert not (tmp_path / "again").exists()
     summary = json.loads((out / "summary.json").read_text())
     assert summary == json.loads((demo[0] / "summary.json").read_text())
 

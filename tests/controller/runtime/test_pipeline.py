@@ -220,3 +220,23 @@ def test_a_timeline_naming_a_file_outside_its_frames_is_refused(tmp_path: Path,
         timeline.write(json.dumps({"t": 200, "frame": name}) + "\n")
     with pytest.raises(RecordFormatError, match=r"line 2: frame name .* is not a picture of"):
         list(Recording(tmp_path / "rec").steps())
+
+
+def test_a_recording_resumed_after_a_kill_is_marked(tmp_path: Path) -> None:
+    """A session killed mid-line and resumed: the torn line is cut, the resumed part goes on
+    after a mark, and the recording says where (``hakem replay`` refuses it)."""
+    folder = tmp_path / "rec"
+    first = Recorder(folder, {"config": {}})
+    first("clock", 10, PressEvent(1, "left", 10, "right", (5, 6), 0, "run", boot=3))
+    first.close()
+    with (folder / "timeline.jsonl").open("a") as f:
+        f.write('{"t": 20, "fra')  # killed while writing
+    second = Recorder(folder, {"config": {}})
+    second("clock", 5, PressEvent(2, "right", 5, "left", (5, 6), 0, "run", boot=4))
+    second.close()
+    lines = (folder / "timeline.jsonl").read_text().splitlines()
+    assert [json.loads(line).get("resumed") for line in lines] == [None, True, None]
+    assert Recording(folder).resumed_at() == 2
+    fresh = Recorder(tmp_path / "other", {"config": {}})
+    fresh.close()
+    assert Recording(tmp_path / "other").resumed_at() is None
