@@ -6,9 +6,7 @@ Every deliberate error becomes one line on stderr and exit code 2, never a trace
 from __future__ import annotations
 
 import argparse
-import errno
 import importlib
-import os
 import re
 import sys
 from collections.abc import Sequence
@@ -17,7 +15,7 @@ from controller.cli.common import (
     CommandError,
     OneLineArgumentParser,
     json_parent,
-    os_reason,
+    os_error_line,
     shown,
 )
 from engine.errors import HakemError
@@ -101,23 +99,6 @@ def _fail(message: str) -> int:
     """The one error line on stderr; exit code 2."""
     print(f"hakem: {message}", file=sys.stderr)
     return 2
-
-
-def os_error_line(exc: OSError) -> str:
-    """An operating system error as one line naming the file (when the error names one)."""
-    name = exc.filename
-    if name is None:
-        if exc.errno == errno.ENOSPC:
-            return f"cannot write the output: {os_reason(exc)}"
-        return os_reason(exc)
-    shown_name = shown(os.fsdecode(name)) if isinstance(name, (str, bytes)) else str(name)
-    if isinstance(exc, FileNotFoundError):
-        return f"no such file: {shown_name}"
-    if isinstance(exc, IsADirectoryError):
-        return f"is a directory, not a file: {shown_name}"
-    if isinstance(exc, PermissionError):
-        return f"permission denied: {shown_name}"
-    return f"cannot use {shown_name}: {os_reason(exc)}"
 
 
 def unicode_error_line(exc: UnicodeError) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import os
@@ -205,6 +206,41 @@ def refuse_clobbering(
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and the noun in the number it takes: "1 legal play", "2 legal plays", "1 die"."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def os_error_line(exc: OSError) -> str:
+    """An operating system error as one line naming the file (when the error names one)."""
+    name = exc.filename
+    if name is None:
+        if exc.errno == errno.ENOSPC:
+            return f"cannot write the output: {os_reason(exc)}"
+        return os_reason(exc)
+    shown_name = shown(os.fsdecode(name)) if isinstance(name, (str, bytes)) else str(name)
+    if isinstance(exc, FileNotFoundError):
+        return f"no such file: {shown_name}"
+    if isinstance(exc, IsADirectoryError):
+        return f"is a directory, not a file: {shown_name}"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {shown_name}"
+    return f"cannot use {shown_name}: {os_reason(exc)}"
+
+
+def each_image(args: argparse.Namespace, read: Callable[[str], None]) -> int:
+    """``read`` every image of ``args.images``. One that cannot be read (no such file, no
+    board found) is one line on stderr naming it (``--json``: also ``{"image", "error"}``),
+    and the images after it are still read; exit code 2 when any failed."""
+    failed = 0
+    for path in args.images:
+        try:
+            read(path)
+        except (HakemError, OSError) as exc:
+            failed += 1
+            text = os_error_line(exc) if isinstance(exc, OSError) else str(exc)
+            message = text if path in text else f"{path}: {text}"
+            if wants_json(args):
+                emit_json({"image": path, "error": message})
+            print(f"hakem: {message}", file=sys.stderr)
+    return 2 if failed else 0
 
 
 def wants_json(args: argparse.Namespace) -> bool:

@@ -20,6 +20,7 @@ from controller.cli.common import (
     CommandError,
     add_command,
     add_group,
+    each_image,
     emit_json,
     non_negative_int,
     wants_json,
@@ -148,7 +149,9 @@ def _read(args: argparse.Namespace) -> int:
     learn = config.checkers.darker_bgr is None or config.checkers.lighter_bgr is None
     if corners is None and config.corners is not None:
         corners = np.array(config.corners, dtype=np.float32).reshape(4, 2)
-    for path in args.images:
+
+    def read(path: str) -> None:
+        nonlocal config, learn
         img = load_image(path)
         # corners, else the markers, else the board found from its own edges
         calibration = locate_board(img, config.geometry, corners, config.finder)
@@ -166,7 +169,8 @@ def _read(args: argparse.Namespace) -> int:
             print(_summary(reading))
             for warning in reading.warnings():
                 print(f"{reading.image}: {warning}")
-    return 0
+
+    return each_image(args, read)
 
 
 def _markers(args: argparse.Namespace) -> int:

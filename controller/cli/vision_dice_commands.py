@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from controller.cli.common import add_command, count, emit_json, wants_json
+from controller.cli.common import add_command, count, each_image, emit_json, wants_json
 from vision.dice.detect import DieFinding, find_dice
 from vision.imageio import load_image
 
@@ -37,11 +37,11 @@ def _text(path: str, dice: list[DieFinding]) -> str:
 
 
 def _dice(args: argparse.Namespace) -> int:
-    for path in args.images:
-        image = load_image(path)
-        dice = find_dice(image)
+    def read(path: str) -> None:
+        dice = find_dice(load_image(path))
         if wants_json(args):
             emit_json({"image": path, "dice": [d.as_json() for d in dice]})
         else:
             print(_text(path, dice))
-    return 0
+
+    return each_image(args, read)

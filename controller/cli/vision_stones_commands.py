@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from controller.cli.common import add_command, emit_json, wants_json
+from controller.cli.common import add_command, count, each_image, emit_json, wants_json
 from vision.imageio import load_image
 from vision.mangala.photo import read_cell_photo
 
@@ -24,11 +24,12 @@ def register(vision: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _stones(args: argparse.Namespace) -> int:
-    for path in args.images:
+    def read(path: str) -> None:
         reading = read_cell_photo(load_image(path))
         stones, confidence = reading.best, round(reading.confidence, 4)
         if wants_json(args):
             emit_json({"image": path, "stones": stones, "confidence": confidence})
         else:
-            print(f"{path}: {stones} stones (confidence {confidence:.2f})")
-    return 0
+            print(f"{path}: {count(stones, 'stone')} (confidence {confidence:.2f})")
+
+    return each_image(args, read)

@@ -167,4 +167,5 @@ def test_a_corner_list_starting_with_a_minus_sign_is_taken_as_the_options_value(
     image = shared_data / "boards_dev" / "test10.jpg"
     code = main(["vision", "read", "--corners", "-5,-5,1285,-5,1285,725,-5,725", str(image)])
     assert code == 2
-    assert capsys.readouterr().err == "hakem: corner (-5, -5) is outside the 1280x720 image\n"
+    assert capsys.readouterr().err == (
+        f"hakem: {image}: corner (-5, -5) is outside the 1280x720 image\n")

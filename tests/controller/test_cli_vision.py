@@ -222,3 +222,23 @@ def test_help_explains_seed_and_dpi(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["vision", "markers", "--help"])
     assert "72..1200" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["read", "dice", "stones"])
+def test_an_image_that_cannot_be_read_does_not_stop_the_others(
+        command: str, tmp_path: Path, shared_data: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``vision read a.jpg missing.jpg b.jpg``: the command stopped at the first image it
+    could not read, and the images after it were never read (QA). Each failure is a line on
+    stderr naming its image (``--json``: an ``error`` object too); exit code 2 when any
+    failed."""
+    photo = str(shared_data / "boards_dev" / "test10.jpg")
+    missing = str(tmp_path / "missing.jpg")
+    assert main(["--json", "vision", command, missing, photo]) == 2
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert [line["image"] for line in lines] == [missing, photo]
+    assert lines[0] == {"image": missing, "error": f"no such file: {missing}"}
+    assert "error" not in lines[1]
+    assert captured.err == f"hakem: no such file: {missing}\n"
+    assert main(["vision", command, photo]) == 0
