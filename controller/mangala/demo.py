@@ -31,9 +31,10 @@ from controller.mangala.pipeline import MangalaPipeline
 from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.records import RECORD_NAME, round_text
 from controller.mangala.referee import MangalaConfig, start_referee
-from controller.mangala.script import RoundScript, Sowing, build_round
+from controller.mangala.script import MAX_PLANTED, RoundScript, Sowing, build_round
 from controller.records.files import write_changed
 from controller.referee.api import DirectorAction, Say
+from engine.errors import InvalidInputError
 from engine.mangala.position import Position, Side
 from engine.mangala.sowing import play
 from vision.mangala.geometry import DEFAULT_GEOMETRY, MangalaCalibration
@@ -153,6 +154,10 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         """``reader`` makes the frame reader from the camera (default: the stone reader at the
         camera's fixed corners)."""
         self.options = options
+        if options.illegal > MAX_PLANTED:
+            raise InvalidInputError(
+                f"--illegal {options.illegal}: a round ends at a player's third warning "
+                f"(MG-T-4), so at most {MAX_PLANTED} illegal sowings can be planted")
         self.script: RoundScript = build_round(options.seed, options.illegal,
                                                options.first_starter)
         super().__init__(options.out, log=log, progress=progress, keep=400, seed=options.seed,

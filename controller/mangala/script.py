@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from controller.mangala.mistakes import mistakes, other_mistakes
 from controller.mangala.recognition import STORES, lines
 from controller.mangala.recognition import visibility as board_visibility
+from engine.errors import InvalidInputError
 from engine.mangala.position import Position, Side
 from engine.mangala.record import RecordBuilder
 from engine.mangala.sowing import legal_pits, play
@@ -113,6 +114,10 @@ def build_round(seed: int, illegal: int = 0, first_starter: Side = "a") -> Round
     return RoundScript(first_starter, out)
 
 
+# a player's third warning loses the round (MG-T-4): two each, and a third for one of them
+MAX_PLANTED = 5
+
+
 def _plant(sowings: list[Sowing], count: int, rng: random.Random) -> dict[int, Sowing]:
     if count <= 0:
         return {}
@@ -131,7 +136,8 @@ def _plant(sowings: list[Sowing], count: int, rng: random.Random) -> dict[int, S
             turn = "b" if turn == "a" else "a"
             pool = [w for w in by_player[turn] if w.index not in chosen]
             if not pool:
-                break
+                raise InvalidInputError(f"--illegal {count}: this round has room for only "
+                                        f"{len(chosen)} illegal sowings")
         w = pool[rng.randrange(len(pool))]
         options = planting(w.before, w.pit)
         modelled = {b for _, b in mistakes(w.before, w.pit)}

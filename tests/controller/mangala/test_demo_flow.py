@@ -219,3 +219,13 @@ def test_a_round_resumed_with_other_options_is_refused(
     assert files == _files(out)
     code, _, _ = _cli(out, capsys, monkeypatch)
     assert code == 0 and read_journal(out / "journal.jsonl").entries[-1]["type"] == "match_end"
+
+
+def test_more_illegal_sowings_than_a_round_can_hold_are_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--illegal 500`` planted five and said "flagged 5/5" (QA): the round ends at a
+    player's third warning (MG-T-4). It is refused before anything is written."""
+    out = tmp_path / "many"
+    assert main(["demo", "--game", "mangala", "--illegal", "6", "--out", str(out)]) == 2
+    assert "at most 5 illegal sowings" in capsys.readouterr().err
+    assert not out.exists()
