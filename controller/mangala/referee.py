@@ -82,7 +82,7 @@ from controller.referee.api import (
 from engine.errors import ConfigError, InvalidInputError, RecordFormatError
 from engine.mangala.position import STONES, Position, Side, other
 from engine.mangala.scoring import CLOCK_SECONDS_PER_SET, Round, SetResult, set_result, time_out
-from engine.mangala.sowing import MoveResult, explain, play
+from engine.mangala.sowing import MoveResult, explain, play, stones
 
 MangalaEvent = (
     MangalaFrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | PressesUnseen | FlagFell
@@ -489,7 +489,7 @@ class MangalaReferee:
                           self.round.starter(self.set_number))
         own = position.store(player)
         verdict = "a drawn set" if result.winner == "draw" else "the set is lost"
-        self._say(f"{self.name(player)}'s time ran out: {own} stones in the store, "
+        self._say(f"{self.name(player)}'s time ran out: {stones(own)} in the store, "
                   f"{'24 or more' if own >= STONES // 2 else 'fewer than 24'}: {verdict} "
                   f"(MG-CLOCK-3)")
         self._set_end(result, checked=None, seen=None)

@@ -268,6 +268,14 @@ def _opponent_checkers(
                 meant,
             )
         gone = [p for p in range(0, 25) if bb[p] < 0 and ab[p] > bb[p]]
+        if ab[0] == bb[0] and gone and all(bb[p] == -1 and ab[p] >= 0 for p in gone):
+            # blots gone and none on the bar: hit by a checker that moved on, and taken away
+            return _illegal(
+                "BG-BAR-1",
+                f"The hit checker on {_points(gone)} was taken off the board instead of "
+                "being put on the bar; a hit checker must go on the bar.",
+                closest,
+            )
         return _illegal(
             "BG-MOVE-1",
             f"An opponent's checker was removed from {_points(gone)}; only your own checkers "

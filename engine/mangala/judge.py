@@ -26,6 +26,7 @@ from engine.mangala.sowing import (
     play,
     slot_name,
     sow_path,
+    stones,
     to_ring,
 )
 
@@ -125,7 +126,7 @@ def _verdict_for_matches(
         )
     if sweep_pending and first.sweeper is not None:
         reason += (
-            f" The sweep is still to be made: {first.sweeper} takes the {first.swept} stones "
+            f" The sweep is still to be made: {first.sweeper} takes the {stones(first.swept)} "
             f"left on the other side (MG-4)."
         )
     return Verdict(True, mover, pits, None, reason, sweep_pending, None, first)
@@ -140,7 +141,7 @@ def _consequence_sentence(result: MoveResult) -> str:
         text = f"The last stone made {result.last_place} even: {result.captured} captured (MG-2)."
     elif result.capture_rule == "MG-3":
         text = (
-            f"The last stone fell into empty {result.last_place}: {result.captured} stones "
+            f"The last stone fell into empty {result.last_place}: {stones(result.captured)} "
             f"captured with it (MG-3)."
         )
     elif result.extra_turn:

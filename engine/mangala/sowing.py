@@ -114,6 +114,11 @@ def winner_of(position: Position) -> Winner:
     return "draw"
 
 
+def stones(n: int) -> str:
+    """``n`` stones as a sentence says it ("1 stone", "3 stones")."""
+    return f"{n} stone" if n == 1 else f"{n} stones"
+
+
 def play(position: Position, pit: int) -> MoveResult:
     """Sow ``pit`` (1..6) of the player to move and apply every consequence (MG-1..MG-4).
 
@@ -198,11 +203,11 @@ def explain(result: MoveResult) -> str:
     """One or two sentences saying what the move did, with the rule IDs."""
     parts = [f"{result.mover} sows pit {result.pit}; the last stone falls into {result.last_place}"]
     if result.capture_rule == "MG-2":
-        parts.append(f"making it even: {result.captured} stones captured (MG-2)")
+        parts.append(f"making it even: {stones(result.captured)} captured (MG-2)")
     elif result.capture_rule == "MG-3":
         opp_pit = PITS + 1 - (result.last_slot + 1)
         parts.append(
-            f"which was empty: the {result.captured - 1} stones of "
+            f"which was empty: the {stones(result.captured - 1)} of "
             f"{other(result.mover)}'s pit {opp_pit} and the capturing stone go to the store (MG-3)"
         )
     text = ", ".join(parts) + "."
@@ -212,7 +217,7 @@ def explain(result: MoveResult) -> str:
         if result.sweeper is not None:
             text += (
                 f" {result.sweeper}'s side emptied first: {result.sweeper} takes the "
-                f"{result.swept} stones left on the other side (MG-4)."
+                f"{stones(result.swept)} left on the other side (MG-4)."
             )
         else:
             text += " Both sides are empty (MG-4)."
@@ -235,6 +240,7 @@ __all__ = [
     "play",
     "slot_name",
     "sow_path",
+    "stones",
     "to_ring",
     "winner_of",
 ]

@@ -270,3 +270,17 @@ def test_any_after_position_gets_a_verdict_never_a_crash() -> None:
             continue
         assert verdict.rule in KNOWN_RULES
         assert verdict.reason and len(verdict.reason) > 20
+
+
+def test_a_blot_hit_by_a_checker_that_moved_on_and_taken_away_is_bar_1() -> None:
+    """13/10*/9 with 31, the hit checker taken off the board rather than put on the bar:
+    cited as "only your own checkers move" (BG-MOVE-1, QA); a hit not put on the bar has not
+    happened (BG-BAR-1)."""
+    before = Position.from_checkers({13: 1}, {15: 1})
+    verdict = judge(before, Position.from_checkers({9: 1}, {}), (3, 1))
+    assert not verdict.legal and verdict.rule == "BG-BAR-1"
+    assert "hit checker on 10" in verdict.reason and "13/10*/9" in verdict.reason
+    # a checker of the opponent's taken from a point it held with two stays BG-MOVE-1
+    before = Position.from_checkers({13: 1}, {15: 2})
+    verdict = judge(before, Position.from_checkers({9: 1}, {15: 1}), (3, 1))
+    assert verdict.rule == "BG-MOVE-1"

@@ -267,3 +267,13 @@ def test_play_refuses_positions_without_48_stones_and_bad_pits() -> None:
         play(pos([4] * 6, 0, [4, 4, 4, 4, 4, 3], 0, "a"), 1)
     with pytest.raises(PositionError, match="pit 7"):
         play(Position.initial("a"), 7)
+
+
+def test_one_stone_is_said_in_the_singular() -> None:
+    """"the 1 stones of b's pit" (QA): one stone, several stones."""
+    from engine.mangala.sowing import explain, stones
+
+    assert (stones(1), stones(0), stones(7)) == ("1 stone", "0 stones", "7 stones")
+    before = Position.from_obj({"a": [1, 0, 0, 0, 0, 5], "a_store": 10,
+                                "b": [3, 3, 3, 3, 1, 3], "b_store": 16, "to_move": "a"})
+    assert "the 1 stone of b's pit 5 and the capturing stone" in explain(play(before, 1))
