@@ -46,11 +46,15 @@ class StopNow(Exception):
 P = TypeVar("P", bound=FrameSink)
 
 
-def pin_settings(path: Path, settings: Mapping[str, str], *, resumed: bool) -> None:
+def pin_settings(path: Path, settings: Mapping[str, str], *, resumed: bool,
+                 finished: bool = False) -> None:
     """Keep the options a demo was started with in ``path``; a run resuming its journal with
     other ones (another seed or number of planted faults makes another script, whose acts would
     follow the first one's) is refused, naming them. A folder from before the file existed
-    takes this run's."""
+    takes this run's. A finished match plays nothing more: any options do (it says it is
+    finished and names its record), and the file keeps the first ones."""
+    if finished:
+        return
     text = json.dumps(dict(settings), indent=1, sort_keys=True) + "\n"
     if resumed and path.exists():
         try:
@@ -108,7 +112,9 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         self.resumed = bool(self.journal.entries)
         if settings is not None:
             try:
-                pin_settings(self.out / SETTINGS_NAME, settings, resumed=self.resumed)
+                finished = any(e.get("type") == "match_end" for e in self.journal.entries)
+                pin_settings(self.out / SETTINGS_NAME, settings, resumed=self.resumed,
+                             finished=finished)
             except ConfigError:
                 self.close()
                 raise

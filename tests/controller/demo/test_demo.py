@@ -307,6 +307,12 @@ def test_a_finished_match_run_again_plays_nothing(
     assert report["planted_invalid_throws_in_match"] == INVALID
     assert files == {p: (p.read_bytes(), p.stat().st_mtime_ns)
                      for p in out.rglob("*") if p.is_file()}
+    # with other options too (QA: it refused, naming defaults nobody typed): nothing is
+    # played, so they do not matter
+    code, text, err = _cli(out, capsys, monkeypatch, "--seed", str(SEED + 1))
+    assert code == 0 and err == "" and "is already finished" in text
+    assert files == {p: (p.read_bytes(), p.stat().st_mtime_ns)
+                     for p in out.rglob("*") if p.is_file()}
 
 
 def test_a_resumed_match_counts_the_faults_planted_after_the_restart(
