@@ -176,6 +176,9 @@ def run_check(args: argparse.Namespace) -> int:
             f"points a {points['a']:g} b {points['b']:g} (MG-T-1)"
         )
     else:
+        playing = check.to_obj()["in_progress"]
+        if isinstance(playing, dict) and check.in_progress is not None:
+            print(f"set {playing['set']} under way: {check.in_progress.describe()}")
         print("round not finished")
     if check.first_illegal is None:
         print("no moves recorded yet" if not check.moves else

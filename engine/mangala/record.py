@@ -435,7 +435,15 @@ class RecordCheck:
             "winner": self.round.winner,
             "points": self.round.round_points() if over else None,
             "first_illegal": self.first_illegal.to_obj() if self.first_illegal else None,
+            # the set under way where the record stops (its position after the last line)
+            "in_progress": self._in_progress(),
         }
+
+    def _in_progress(self) -> dict[str, object] | None:
+        position, number = self.in_progress, self.round.current_set
+        if position is None or number is None or self.round.over:
+            return None
+        return {"set": number, "position": position.to_obj()}
 
 
 class _Stop(Exception):

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -197,3 +198,28 @@ def test_check_an_empty_record_says_it_is_empty(
     assert main(["mangala", "check", str(empty)]) == 2
     err = capsys.readouterr().err
     assert err == f"hakem: the record {empty} is empty: no set or move lines to check\n"
+
+
+def test_check_names_the_set_under_way_where_a_record_stops(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record cut off in its second set listed the finished set only (QA): the set under
+    way is named with its position (``--json``: ``in_progress``)."""
+    from engine.mangala.position import Position as MangalaPosition
+    from engine.mangala.sowing import play as sow
+
+    after = sow(MangalaPosition.initial("a"), 1).position
+    record = tmp_path / "cut.txt"
+    record.write_text("# hakem mangala round record\nplayer a A\nplayer b B\nset 1 start a\n"
+                      f"1 a 1 -> {' '.join(_line_of(after))}\n", encoding="utf-8")
+    assert main(["mangala", "check", str(record)]) == 0
+    text = capsys.readouterr().out
+    assert f"set 1 under way: {after.describe()}" in text
+    assert main(["--json", "mangala", "check", str(record)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["in_progress"] == {"set": 1, "position": after.to_obj()}
+
+
+def _line_of(position: Any) -> list[str]:
+    a, b = position.pits("a"), position.pits("b")
+    return ["a", *map(str, a), f"[{position.a_store}]", "b", *map(str, b),
+            f"[{position.b_store}]", "next", position.to_move or "-"]
