@@ -31,6 +31,8 @@ from engine.errors import ImageError
 from vision.board_reader import BoardReading, read_board, start_colours, with_colours
 from vision.calibration import Calibration, detect_markers, locate_board, parse_corners
 from vision.config import DEFAULT_CONFIG, VisionConfig, load_vision_config
+from vision.dice.scale import face_px, too_small
+from vision.geometry import Canonical
 from vision.imageio import load_image
 from vision.markers import marker_sheet
 from vision.overlay import annotate
@@ -249,6 +251,12 @@ def _calibrate(args: argparse.Namespace) -> int:
                           sum(c[1] for c in reading.slot_counts() if c)
                           + reading.bar.counts[1]],
     }
+    unit = Canonical(config.geometry, 1.0, (0.0, 0.0))
+    px = face_px(np.linalg.inv(unit.homography_from_image(calibration.corners)), config.geometry)
+    info["dice_face_px"] = round(px, 1)  # a die's face, where the board is seen smallest
+    warning = too_small(px)
+    if warning is not None:
+        info["warnings"] = [warning]
     if wants_json(args):
         emit_json(info)
     else:

@@ -20,6 +20,7 @@ from controller.runtime.effects import Executor
 from controller.runtime.pipeline import TablePipeline, Timings, press_event
 from controller.runtime.view import FrameReader
 from vision.dice.reuse import FLAT_DOUBT
+from vision.dice.scale import too_small
 from vision.stillness import StillnessGate
 
 # Referee stages in which no throw is due (``Referee.stage``).
@@ -48,6 +49,10 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                          reread_ms=reread_ms, observer=observer)
         self.dice_always = dice_always
         self._told = False  # the dice memory was told what memory_due said, once this still scene
+        self._scale_said = False  # whether the dice's size in the picture was weighed
+        # a live table (hakem run) says when its camera shows the dice too small to read (a
+        # demo's rendered dice are another matter)
+        self.warn_dice_scale = False
 
     def scene_moved(self) -> None:
         self._told = False
@@ -68,7 +73,15 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                     memory.read_thoroughly(self.flat_doubt())
                 else:
                     memory.read_before_throw(one_pair=self.one_pair())
-        return self.reader.read(image, t, with_dice=self.dice_wanted())
+        seen = self.reader.read(image, t, with_dice=self.dice_wanted())
+        if self.warn_dice_scale and not self._scale_said:
+            px = getattr(self.reader, "dice_face_px", None)
+            if px is not None:  # the camera calibrated: can the dice be read at this size?
+                self._scale_said = True
+                warning = too_small(float(px))
+                if warning is not None:
+                    self.executor.log.say(f"Camera: {warning}")
+        return seen
 
     def memory_due(self) -> Literal["press", "thorough"] | None:
         """What the dice memory (``vision.dice.reuse``) is told before the next still frame,

@@ -231,6 +231,7 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
         referee, startup = start_referee(referee_config(config), journal.entries)
         pipeline = build_pipeline(config, referee, table.executor, timer,
                                   colours_file=colours_store(table.folder, table.resuming))
+        pipeline.warn_dice_scale = True
         recovery: Recovery | None = None
         if table.resuming:
             live.say(f"Resumed the match from {journal.path} ({len(journal.entries)} entries)")

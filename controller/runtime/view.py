@@ -31,6 +31,7 @@ from vision.cube import CubeReading, find_cube, find_cube_in_parts, whole_raster
 from vision.dice.board import BoardDie
 from vision.dice.reading import kept_die, settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, DiceMemory, change_raster, frame_key
+from vision.dice.scale import face_px
 from vision.dice.support import one_reading_per_die, with_supports
 from vision.geometry import BoardGeometry, Canonical
 from vision.scoring import hypothesis_log_likelihood
@@ -147,6 +148,7 @@ class FrameReader:
         self._corners = None if not corners else np.array(corners, np.float32).reshape(4, 2)
         self.calibration: Calibration | None = None
         self._to_mm: np.ndarray | None = None
+        self.dice_face_px: float | None = None  # once calibrated (vision.dice.scale)
         # the cube is read on its own raster of the whole case (trays and frame: the Crawford
         # game's cube lies off the board), finer than the checkers' (its digits are small)
         self._cube_canonical = Canonical.whole_board(config.geometry, CUBE_PX_PER_MM)
@@ -162,6 +164,8 @@ class FrameReader:
                 self.calibration = locate_board(image, geometry, None, self.config.finder)
             unit = Canonical(geometry, 1.0, (0.0, 0.0))
             self._to_mm = unit.homography_from_image(self.calibration.corners)
+            # how large the dice are in the picture (the table warns when too small to read)
+            self.dice_face_px = face_px(np.linalg.inv(self._to_mm), geometry)
             self._cube_h = self._cube_canonical.homography_from_image(self.calibration.corners)
             self._warm_up(image, self.calibration)
         return self.calibration

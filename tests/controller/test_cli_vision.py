@@ -242,3 +242,15 @@ def test_an_image_that_cannot_be_read_does_not_stop_the_others(
     assert "error" not in lines[1]
     assert captured.err == f"hakem: no such file: {missing}\n"
     assert main(["vision", command, photo]) == 0
+
+
+def test_calibrate_says_how_large_the_dice_are(tmp_path: Path, shared_data: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A tournament board filmed at 1280 x 720 from far above: its 16 mm dice are about 17 px
+    across, too small for real dice (``vision.dice.scale``); calibrate says so."""
+    photo = shared_data / "boards_dev" / "test10.jpg"
+    assert main(["--json", "vision", "calibrate", str(photo), "--corners",
+                 "304,92,934,88,934,654,308,656", "--out", str(tmp_path / "c.png")]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert 15 < info["dice_face_px"] < 20
+    assert "read reliably from 24 px" in info["warnings"][0]

@@ -485,8 +485,10 @@ def _count_table(c: dict[str, list[int]], scene: DiceScene, dice: list[BoardDie]
     c["table_extra_dice"][1] += 1
 
 
-def photos(split_dir: Path) -> dict[str, tuple[int, int, int]]:
-    """Per matching rule: (labelled dice, found, found and read right)."""
+def photos(split_dir: Path, face_px: float | None = None) -> dict[str, tuple[int, int, int]]:
+    """Per matching rule: (labelled dice, found, found and read right). ``face_px``: each
+    photo first shrunk (never enlarged) so that its labelled faces are about that many pixels
+    across, as a camera over a whole board sees dice (a 16 mm die at 1.1 px/mm: ~18 px)."""
     rules: dict[str, list[int]] = {k: [0, 0, 0] for k in ("iou>=0.5", "iou>=0.3", "iou>=0.2",
                                                             "centre")}
     for path in sorted(split_dir.glob("*.jpg")):
@@ -494,6 +496,13 @@ def photos(split_dir: Path) -> dict[str, tuple[int, int, int]]:
         if image is None:
             continue
         labels = read_labels(path, image.shape[1], image.shape[0])
+        if face_px is not None and labels:
+            side = float(np.median([max(b[2] - b[0], b[3] - b[1]) for _, b in labels]))
+            scale = min(1.0, face_px / side)
+            if scale < 1.0:
+                image = cv2.resize(image, None, fx=scale, fy=scale,
+                                   interpolation=cv2.INTER_AREA)
+                labels = [(pips, tuple(v * scale for v in box)) for pips, box in labels]
         found = find_dice(image)
         for rule, counts in rules.items():
             for (pips, _), best in zip(labels, match(rule, labels, found), strict=True):
@@ -516,6 +525,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--beside", type=int, default=200,
                         help="throws with a die beside a checker or the rail (0: none)")
     parser.add_argument("--no-photos", action="store_true", help="skip the photographs")
+    parser.add_argument("--face-px", type=float, default=None, metavar="PX",
+                        help="photographs: shrink each so its dice faces are about PX pixels "
+                             "across (a camera over a whole board: ~18)")
     parser.add_argument("--errors", action="store_true",
                         help="synthetic: list every found die read wrong, pips or flat/cocked "
                              "(seed, truth, read, style, flat, tilt, on checker, "
@@ -554,10 +566,11 @@ def main(argv: list[str]) -> int:
     elif args.photos.exists():
         for split in ("Train", "Valid"):
             t = time.perf_counter()
-            result = photos(args.photos / split)
+            result = photos(args.photos / split, args.face_px)
             n_img = len(list((args.photos / split).glob("*.jpg")))
             ms = 1000.0 * (time.perf_counter() - t) / max(n_img, 1)
-            print(f"photos {split} ({n_img} images, {ms:.1f} ms/image):")
+            scaled = f", faces ~{args.face_px:g} px" if args.face_px else ""
+            print(f"photos {split} ({n_img} images{scaled}, {ms:.1f} ms/image):")
             for rule, (total, found, right) in result.items():
                 print(f"  match {rule:9s} found {_ratio(found, total)}, "
                       f"read right {_ratio(right, found)}")

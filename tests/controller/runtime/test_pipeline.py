@@ -8,6 +8,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -240,3 +241,45 @@ def test_a_recording_resumed_after_a_kill_is_marked(tmp_path: Path) -> None:
     fresh = Recorder(tmp_path / "other", {"config": {}})
     fresh.close()
     assert Recording(tmp_path / "other").resumed_at() is None
+
+
+def test_the_size_of_the_dice_in_the_picture(camera: DemoCamera) -> None:
+    """A die's face measured where the board is seen smallest: the demo camera (1280 x 720
+    over the whole case) shows 16 mm dice at about 19 px, too small for real dice (read
+    reliably from 24 px, ``tests.eval.dice --face-px``); twice the resolution is enough."""
+    from vision.dice.scale import MIN_FACE_PX, face_px, too_small
+
+    image, _ = camera.render(Shot(_contents(Position.initial())))
+    reader = FrameReader(corners=camera.corners_flat())
+    reader.read(image, 0, with_dice=False)
+    px = reader.dice_face_px
+    assert px is not None and 15 < px < MIN_FACE_PX
+    warning = too_small(px)
+    assert warning is not None and f"about {px:.0f} px" in warning
+    geometry = camera.geometry
+    scale = np.diag([2.4, 2.4, 1.0])  # 2.4 px/mm, straight above
+    assert face_px(scale, geometry) == pytest.approx(2.4 * geometry.die_size_mm)
+    assert too_small(face_px(scale, geometry)) is None
+
+
+def test_a_live_table_says_when_its_dice_are_too_small(camera: DemoCamera,
+                                                       tmp_path: Path) -> None:
+    """``hakem run`` says it once in its live log (the demo, whose dice are rendered, does
+    not)."""
+    config = TableConfig(camera=CameraSection(corners=tuple(camera.corners_flat())))
+    said = []
+    for live in (True, False):
+        log = LiveLog(keep=50)
+        with Journal(tmp_path / f"j{live}.jsonl") as journal, Signals(
+                config.signals, time=FakeTime(0), pin_factory=MockFactory()) as signals:
+            referee, startup = start_referee(referee_config(config), [])
+            executor = Executor(journal, None, signals, tmp_path / "snaps", log,
+                                frame_jpeg=lambda: None)
+            pipeline = build_pipeline(config, referee, executor, FakeTime(0))
+            pipeline.warn_dice_scale = live
+            executor.run(startup)
+            image, jpeg = camera.render(Shot(_contents(Position.initial())))
+            for _ in range(6):
+                pipeline.on_frame(image, jpeg=jpeg, key="start")
+        said.append([line for line in log.lines if line.startswith("Camera: the dice")])
+    assert len(said[0]) == 1 and said[1] == []
