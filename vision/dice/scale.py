@@ -3,9 +3,9 @@
 Measured with ``python -m tests.eval.dice --synthetic 0 --beside 0 --face-px N``: the real dice
 photographs of ``dice_photos/Valid`` (255 dice), each shrunk so that its dice faces are about N
 pixels across, found and read right (centre match) 98.4% / 98.8% at 24 px, 91.8% / 86.8% at
-18 px. A camera over a whole board at 1280 x 720 gives 1.1 to 1.5 px/mm, so 18 to 24 px for a
-16 mm die: the mount and the resolution decide whether the dice can be read at all, and the
-table says so when they cannot (``hardware_docs/camera-mount.md``).
+18 px. A camera over a whole board at 1280 x 720 gives 1.15 to 1.7 px/mm (the mounts of
+``hardware_docs/camera-mount.md``), so 18 to 27 px for a 16 mm die: the mount and the
+resolution decide whether the dice can be read at all, and the table says so when they cannot.
 """
 
 from __future__ import annotations
