@@ -658,7 +658,8 @@ class MangalaReferee:
                           f"the sowings above are one of the {found.ways} ways to them "
                           "(MG-4, MG-CLOCK-2)")
             else:
-                self._say(f"The {turns} unseen turn(s) found on the board: the sowings above "
+                what = "turn" if turns == 1 else f"{turns} turns"
+                self._say(f"The unseen {what} found on the board: the sowings above "
                           "(MG-CLOCK-2)")
             return True
         assert found.position is not None

@@ -1138,10 +1138,11 @@ class Referee:
         self._phantoms.clear()  # checkers moved meanwhile
 
     def _take_position(self) -> None:
-        """After unseen turns (TTB-6.1): the position every still frame since the last motion
-        shows alike and whole, from the view of the player on roll, is taken, with the cube
-        where it lies. The dice lying then are a throw only when they are a valid one of the
-        player on roll (the last mover's dice lie in the other half); else they are no throw."""
+        """After unseen turns (TTB-6.1): the position the still frames since the last motion
+        show (at least ``agree`` of them, their counts weighed together, the board whole), from
+        the view of the player on roll, is taken, with the cube where it lies. The dice lying
+        then are a throw only when they are a valid one of the player on roll (the last
+        mover's dice lie in the other half); else they are no throw."""
         m = self.match
         player = m.on_roll
         if player is None or len(self._still) < self.config.recognition.agree:
