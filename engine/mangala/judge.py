@@ -263,7 +263,12 @@ def _difference(mover: Side, closest: MoveResult, observed: Board) -> Verdict:
     diffs = _differences(expected, observed)
     opp_store = 13 if mover == "a" else 6
     own_store = 6 if mover == "a" else 13
-    if observed[opp_store] > expected[opp_store]:
+    moved = observed[opp_store] - expected[opp_store]
+    if closest.capture_rule and 0 < moved == expected[own_store] - observed[own_store]:
+        # the capture went into the opponent's store
+        rule = closest.capture_rule
+        why = f"captured stones go into {mover}'s own store, not {other(mover)}'s ({rule})"
+    elif moved > 0:
         rule, why = "MG-2", f"sowing skips {other(mover)}'s store (MG-2)"
     elif observed[own_store] != expected[own_store] and closest.capture_rule:
         rule = closest.capture_rule

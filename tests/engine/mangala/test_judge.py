@@ -228,3 +228,18 @@ def test_every_single_stone_move_of_some_outcomes_is_flagged() -> None:
                 assert not verdict.legal and verdict.rule in RULE_IDS
                 flagged += 1
     assert flagged > 2_000
+
+
+def test_a_capture_put_into_the_opponents_store_is_named_so() -> None:
+    """The stones of an MG-2 capture put into the opponent's store were described as "sowing
+    skips b's store" (QA)."""
+    before = Position.from_obj({"a": [3, 1, 1, 1, 1, 7], "a_store": 9,
+                                "b": [2, 1, 1, 3, 7, 1], "b_store": 10, "to_move": "a"})
+    result = play(before, 6)
+    assert result.capture_rule == "MG-2" and result.captured == 8
+    board = list(result.position.board())
+    board[6] -= 8
+    board[13] += 8
+    verdict = judge(before, Position.from_board(tuple(board), result.position.to_move))
+    assert not verdict.legal and verdict.rule == "MG-2"
+    assert "captured stones go into a's own store, not b's (MG-2)" in verdict.reason
