@@ -233,6 +233,8 @@ def each_image(args: argparse.Namespace, read: Callable[[str], None]) -> int:
     for path in args.images:
         try:
             read(path)
+        except BrokenPipeError:
+            raise  # the reader of the output left: no error (main)
         except (HakemError, OSError) as exc:
             failed += 1
             text = os_error_line(exc) if isinstance(exc, OSError) else str(exc)

@@ -51,10 +51,9 @@ def pin_settings(path: Path, settings: Mapping[str, str], *, resumed: bool,
     """Keep the options a demo was started with in ``path``; a run resuming its journal with
     other ones (another seed or number of planted faults makes another script, whose acts would
     follow the first one's) is refused, naming them. A folder from before the file existed
-    takes this run's. A finished match plays nothing more: any options do (it says it is
-    finished and names its record), and the file keeps the first ones."""
-    if finished:
-        return
+    takes this run's. A finished match plays nothing more: options but the game and the
+    match do not matter then (it says it is finished and names its record), and the file keeps
+    the first ones."""
     text = json.dumps(dict(settings), indent=1, sort_keys=True) + "\n"
     if resumed and path.exists():
         try:
@@ -67,8 +66,8 @@ def pin_settings(path: Path, settings: Mapping[str, str], *, resumed: bool,
             raise ConfigError(f"the demo in {path.parent} is of {game}, not "
                               f"{settings.get('--game')}: give --game {game} to resume it, or "
                               "another --out to start afresh")
-        differ = sorted(k for k in set(stored) | set(settings)
-                        if stored.get(k) != settings.get(k))
+        kept = ("--game", "--match") if finished else tuple(set(stored) | set(settings))
+        differ = sorted(k for k in kept if stored.get(k) != settings.get(k))
         if differ:
             was = " ".join(f"{k} {stored.get(k, '(none)')}" for k in differ)
             now = " ".join(f"{k} {settings.get(k, '(none)')}" for k in differ)

@@ -76,7 +76,9 @@ class MatchScript:
 
     @property
     def players(self) -> tuple[str, str]:
-        return self.record.players
+        """The record's players; one with no name (``[Player 2 ""]``) is "Player 2"."""
+        a, b = self.record.players
+        return (a.strip() or "Player 1", b.strip() or "Player 2")
 
     @property
     def length(self) -> int:

@@ -178,7 +178,7 @@ class DemoTable(SimulatedTable[Pipeline]):
                 "config": _config_json(self.config),
                 "match": self.script.path.name,
                 "seed": options.seed,
-            })
+            }, resumed=self.resumed)
             self._closers.append(self.recorder.close)
         self.pipeline = build_pipeline(self.config, self.referee, self.executor, self.time,
                                        self.recorder,

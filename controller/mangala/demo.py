@@ -31,7 +31,13 @@ from controller.mangala.pipeline import MangalaPipeline
 from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.records import RECORD_NAME, round_text
 from controller.mangala.referee import MangalaConfig, start_referee
-from controller.mangala.script import MAX_PLANTED, RoundScript, Sowing, build_round
+from controller.mangala.script import (
+    MAX_EACH,
+    MAX_PLANTED,
+    RoundScript,
+    Sowing,
+    build_round,
+)
 from controller.records.files import write_changed
 from controller.referee.api import DirectorAction, Say
 from engine.errors import InvalidInputError
@@ -156,10 +162,11 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         self.options = options
         if options.illegal > MAX_PLANTED:
             raise InvalidInputError(
-                f"--illegal {options.illegal}: a round ends at a player's third warning "
-                f"(MG-T-4), so at most {MAX_PLANTED} illegal sowings can be planted")
+                f"--illegal {options.illegal}: a player's third warning ends the round "
+                f"(MG-T-4), so at most {MAX_PLANTED} illegal sowings ({MAX_EACH} each) can be "
+                "planted and played through")
         self.script: RoundScript = build_round(options.seed, options.illegal,
-                                               options.first_starter)
+                                               options.first_starter, per_player=MAX_EACH)
         super().__init__(options.out, log=log, progress=progress, keep=400, seed=options.seed,
                          stop_after=options.stop_after, settings={
                              "--game": "mangala", "--illegal": str(options.illegal),

@@ -90,9 +90,10 @@ def planting(position: Position, pit: int) -> list[tuple[str, Board]]:
     return [(name, board) for name, board in options if plain(position, pit, board)]
 
 
-def build_round(seed: int, illegal: int = 0, first_starter: Side = "a") -> RoundScript:
+def build_round(seed: int, illegal: int = 0, first_starter: Side = "a", *,
+                per_player: int | None = None) -> RoundScript:
     """A whole round played by the engine with seeded players, ``illegal`` mistakes planted
-    (alternating between the players, spread over the round)."""
+    (alternating between the players, spread over the round; at most ``per_player`` each)."""
     rng = random.Random(f"mangala-round-{seed}")
     builder = RecordBuilder(first_starter)
     sets: list[list[Sowing]] = []
@@ -109,18 +110,22 @@ def build_round(seed: int, illegal: int = 0, first_starter: Side = "a") -> Round
             builder.move(pit)
             index += 1
         sets.append(current)
-    planted = _plant([w for s in sets for w in s], illegal, rng)
+    planted = _plant([w for s in sets for w in s], illegal, rng, per_player)
     out = tuple(tuple(planted.get(w.index, w) for w in s) for s in sets)
     return RoundScript(first_starter, out)
 
 
-# a player's third warning loses the round (MG-T-4): two each, and a third for one of them
-MAX_PLANTED = 5
+# a player's third warning loses the round (MG-T-4), which would leave the mistakes planted
+# after it unplayed: two each
+MAX_EACH = 2
+MAX_PLANTED = 2 * MAX_EACH
 
 
-def _plant(sowings: list[Sowing], count: int, rng: random.Random) -> dict[int, Sowing]:
+def _plant(sowings: list[Sowing], count: int, rng: random.Random,
+           per_player: int | None = None) -> dict[int, Sowing]:
     if count <= 0:
         return {}
+    each: dict[Side, int] = {"a": 0, "b": 0}
     chosen: dict[int, Sowing] = {}
     # players alternate; the first sowing of each set and set-ending sowings are left alone
     candidates = [w for w in sowings[2:]
@@ -130,11 +135,16 @@ def _plant(sowings: list[Sowing], count: int, rng: random.Random) -> dict[int, S
         if planting(w.before, w.pit):
             by_player["a" if w.before.to_move == "a" else "b"].append(w)
     turn: Side = "a" if rng.random() < 0.5 else "b"
+    def room(side: Side) -> list[Sowing]:
+        if per_player is not None and each[side] >= per_player:
+            return []
+        return [w for w in by_player[side] if w.index not in chosen]
+
     for _ in range(count):
-        pool = [w for w in by_player[turn] if w.index not in chosen]
+        pool = room(turn)
         if not pool:
             turn = "b" if turn == "a" else "a"
-            pool = [w for w in by_player[turn] if w.index not in chosen]
+            pool = room(turn)
             if not pool:
                 raise InvalidInputError(f"--illegal {count}: this round has room for only "
                                         f"{len(chosen)} illegal sowings")
@@ -146,6 +156,7 @@ def _plant(sowings: list[Sowing], count: int, rng: random.Random) -> dict[int, S
         kinds = [k for k in kinds if k]
         name, board = rng.choice(kinds[rng.randrange(len(kinds))])  # half modelled, half not
         chosen[w.index] = Sowing(w.set_number, w.index, w.before, w.pit, board, name)
+        each[turn] += 1
         turn = "b" if turn == "a" else "a"
     return chosen
 

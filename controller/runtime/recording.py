@@ -33,7 +33,10 @@ FRAMES = "frames"
 class Recorder:
     """Appends what a pipeline sees to a recording folder (an observer of :class:`Pipeline`)."""
 
-    def __init__(self, folder: str | os.PathLike[str], meta: dict[str, Any]) -> None:
+    def __init__(self, folder: str | os.PathLike[str], meta: dict[str, Any], *,
+                 resumed: bool = False) -> None:
+        """``resumed``: the session goes on from a journal a stopped one left (its timeline
+        may hold nothing yet: frame lines are written in batches, the journal at once)."""
         self.folder = Path(folder)
         (self.folder / FRAMES).mkdir(parents=True, exist_ok=True)
         meta_path = self.folder / META
@@ -42,7 +45,7 @@ class Recorder:
         path = self.folder / TIMELINE
         earlier = _whole_lines(path)
         self._timeline = path.open("a", encoding="utf-8")
-        if earlier:  # a resumed session goes on after a mark
+        if earlier or resumed:  # a resumed session goes on after a mark
             self._timeline.write(json.dumps({"resumed": True}) + "\n")
             self._timeline.flush()
         self._saved: set[str] = {p.stem for p in (self.folder / FRAMES).glob("*.jpg")}

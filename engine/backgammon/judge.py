@@ -268,7 +268,9 @@ def _opponent_checkers(
                 meant,
             )
         gone = [p for p in range(0, 25) if bb[p] < 0 and ab[p] > bb[p]]
-        if ab[0] == bb[0] and gone and all(bb[p] == -1 and ab[p] >= 0 for p in gone):
+        # blots a legal play of these dice hits (it leaves no opposing checker there)
+        hittable = {p for board in found for p in range(1, 25) if bb[p] == -1 and board[p] >= 0}
+        if ab[0] == bb[0] and gone and all(p in hittable and ab[p] >= 0 for p in gone):
             # blots gone and none on the bar: hit by a checker that moved on, and taken away
             return _illegal(
                 "BG-BAR-1",

@@ -26,9 +26,9 @@ from engine.mangala.sowing import (
     play,
     slot_name,
     sow_path,
-    stones,
     to_ring,
 )
+from engine.mangala.sowing import stones as stones_text
 
 Board = tuple[int, ...]
 
@@ -126,7 +126,7 @@ def _verdict_for_matches(
         )
     if sweep_pending and first.sweeper is not None:
         reason += (
-            f" The sweep is still to be made: {first.sweeper} takes the {stones(first.swept)} "
+            f" The sweep is still to be made: {first.sweeper} takes the {stones_text(first.swept)} "
             f"left on the other side (MG-4)."
         )
     return Verdict(True, mover, pits, None, reason, sweep_pending, None, first)
@@ -141,7 +141,7 @@ def _consequence_sentence(result: MoveResult) -> str:
         text = f"The last stone made {result.last_place} even: {result.captured} captured (MG-2)."
     elif result.capture_rule == "MG-3":
         text = (
-            f"The last stone fell into empty {result.last_place}: {stones(result.captured)} "
+            f"The last stone fell into empty {result.last_place}: {stones_text(result.captured)} "
             f"captured with it (MG-3)."
         )
     elif result.extra_turn:
@@ -272,7 +272,7 @@ def _difference(mover: Side, closest: MoveResult, observed: Board) -> Verdict:
         rule, why = "MG-2", f"sowing skips {other(mover)}'s store (MG-2)"
     elif observed[own_store] != expected[own_store] and closest.capture_rule:
         rule = closest.capture_rule
-        why = f"the capture is {closest.captured} stones ({rule})"
+        why = f"the capture is {stones_text(closest.captured)} ({rule})"
     elif observed[own_store] != expected[own_store] and closest.set_over:
         rule, why = "MG-4", "the end-of-set sweep goes to the player whose side emptied (MG-4)"
     else:
@@ -322,8 +322,9 @@ def _mistakes(
                 "MG-3",
                 (
                     f"the last stone fell into empty {slot_name(mover, last)} facing "
-                    f"{slot_name(mover, facing(last))} with {sown[facing(last)]} stones: those and "
-                    f"the capturing stone go to {mover}'s store (MG-3)."
+                    f"{slot_name(mover, facing(last))} with {stones_text(sown[facing(last)])}: "
+                    f"{'it' if sown[facing(last)] == 1 else 'those'} and the capturing stone go "
+                    f"to {mover}'s store (MG-3)."
                 ),
             )
         wrong = 7 + last  # the opponent's pit with the same number, not the facing one

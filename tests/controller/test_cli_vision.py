@@ -254,3 +254,16 @@ def test_calibrate_says_how_large_the_dice_are(tmp_path: Path, shared_data: Path
     info = json.loads(capsys.readouterr().out)
     assert 15 < info["dice_face_px"] < 20
     assert "read reliably from 24 px" in info["warnings"][0]
+
+
+def test_a_reader_of_the_output_that_leaves_is_no_error(shared_data: Path) -> None:
+    """``hakem vision stones a b c | head -0``: each image said "broken pipe" and the exit
+    code was 2 (review); as for any command, it is a quiet exit 0."""
+    photo = str(shared_data / "boards_dev" / "test10.jpg")
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "vision", "stones",
+                                photo, photo, photo], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=Path(__file__).parents[2])
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait() == 0 and err == ""

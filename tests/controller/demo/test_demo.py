@@ -311,6 +311,10 @@ def test_a_finished_match_run_again_plays_nothing(
     # played, so they do not matter
     code, text, err = _cli(out, capsys, monkeypatch, "--seed", str(SEED + 1))
     assert code == 0 and err == "" and "is already finished" in text
+    # ... but not another match, whose record it is not (review)
+    other = SHARED_DATA / "matches" / "match8062348.txt"
+    code, text, err = _cli(out, capsys, monkeypatch, "--match", str(other))
+    assert code == 2 and "--match" in err and "already finished" not in text
     assert files == {p: (p.read_bytes(), p.stat().st_mtime_ns)
                      for p in out.rglob("*") if p.is_file()}
 
@@ -413,3 +417,11 @@ def test_a_game_ending_by_resignation_is_entered_by_the_director() -> None:
     assert last.kind == "resign" and last.resigned in (1, 2, 3)
     assert last.player == 1 - script.games[-1].winner
     assert replay_mat(script.record).games[-1].result is not None
+
+
+def test_a_player_with_no_name_in_the_record_is_player_2() -> None:
+    """``[Player 2 ""]`` (match4025136): refused with "players.right must be a non-empty
+    name", a key nobody set (review)."""
+    script = build_script(SHARED_DATA / "matches" / "match4025136.txt")
+    assert script.record.players[1] == ""
+    assert script.players[1] == "Player 2" and script.players[0].strip()

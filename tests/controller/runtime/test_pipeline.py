@@ -241,6 +241,11 @@ def test_a_recording_resumed_after_a_kill_is_marked(tmp_path: Path) -> None:
     fresh = Recorder(tmp_path / "other", {"config": {}})
     fresh.close()
     assert Recording(tmp_path / "other").resumed_at() is None
+    # killed before the first batch of frame lines reached the timeline, the journal already
+    # holding entries: the session that resumes it says so itself (review)
+    early = Recorder(tmp_path / "early", {"config": {}}, resumed=True)
+    early.close()
+    assert Recording(tmp_path / "early").resumed_at() == 1
 
 
 def test_the_size_of_the_dice_in_the_picture(camera: DemoCamera) -> None:

@@ -284,3 +284,9 @@ def test_a_blot_hit_by_a_checker_that_moved_on_and_taken_away_is_bar_1() -> None
     before = Position.from_checkers({13: 1}, {15: 2})
     verdict = judge(before, Position.from_checkers({9: 1}, {15: 1}), (3, 1))
     assert verdict.rule == "BG-MOVE-1"
+    # ... and so does a blot no checker could reach with these dice (review: it was called
+    # a hit, and the players told to put it on the bar)
+    before = Position.from_checkers({13: 2, 8: 1, 6: 1}, {20: 1})  # a blot on the 5 point
+    after = Position.from_checkers({8: 2, 7: 1, 6: 1}, {})
+    verdict = judge(before, after, (6, 5))
+    assert verdict.rule == "BG-MOVE-1" and "removed from 5" in verdict.reason

@@ -243,3 +243,29 @@ def test_a_capture_put_into_the_opponents_store_is_named_so() -> None:
     verdict = judge(before, Position.from_board(tuple(board), result.position.to_move))
     assert not verdict.legal and verdict.rule == "MG-2"
     assert "captured stones go into a's own store, not b's (MG-2)" in verdict.reason
+
+
+def test_no_message_says_one_stones() -> None:
+    """"facing a's pit 2 with 1 stones" (review): over the mistakes players make from many
+    positions, the judge's reasons say "1 stone"."""
+    import random
+
+    from controller.mangala.mistakes import mistakes
+
+    rng = random.Random(20261125)
+    seen_one = 0
+    for _ in range(300):
+        position = Position.initial("a")
+        for _ in range(rng.randint(0, 25)):
+            pits = legal_pits(position)
+            if not pits:
+                break
+            position = play(position, rng.choice(pits)).position
+        if position.set_over or position.to_move is None:
+            continue
+        for pit in legal_pits(position):
+            for _, board in mistakes(position, pit):
+                reason = judge(position, Position.from_board(board, None)).reason or ""
+                assert " 1 stones" not in reason, reason
+                seen_one += " 1 stone" in reason
+    assert seen_one > 0
