@@ -19,6 +19,7 @@ against the still frames, as one turn's sowings are (``controller.mangala.recogn
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,9 +28,11 @@ from controller.mangala.recognition import Line, Settings, lines, score, usable,
 from controller.mangala.view import MangalaView
 from engine.mangala.position import STONES, Position, Side
 
-# ways of playing the unseen turns weighed at most (six pits, extra turns: a few turns give
-# a few thousand); more and none is weighed, the board alone is taken
-MAX_WAYS = 20_000
+# ways of playing the unseen turns weighed at most: two turns give about 130 from the start,
+# three about 1,400, four about 15,000 (a third of a second to play out on a Pi-class core, on
+# every still frame while they are looked for); beyond, none is weighed and the board alone
+# is taken
+MAX_WAYS = 5_000
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,12 @@ def ways(position: Position, turns: int, depth: int) -> list[tuple[Line, ...]]:
     sowings that passes the turn on (its last no extra turn), or ends the set (MG-4: the
     board before or after the sweep; no turn follows in that set). Empty when more than
     :data:`MAX_WAYS`."""
+    return list(_ways(position, turns, depth))
+
+
+@functools.lru_cache(maxsize=4)
+def _ways(position: Position, turns: int, depth: int) -> tuple[tuple[Line, ...], ...]:
+    """:func:`ways`, worked out once for the frames that follow (the position stays)."""
     ended: list[tuple[Line, ...]] = []
     out: list[tuple[tuple[Line, ...], Position]] = [((), position)]
     for _ in range(turns):
@@ -59,10 +68,10 @@ def ways(position: Position, turns: int, depth: int) -> list[tuple[Line, ...]]:
                     ended.append((*way, line))
                 elif not line.last.extra_turn:
                     going.append(((*way, line), line.last.position))
+            if len(going) + len(ended) > MAX_WAYS:
+                return ()
         out = going
-        if len(out) + len(ended) > MAX_WAYS:
-            return []
-    return [way for way, _ in out] + ended
+    return tuple(way for way, _ in out) + tuple(ended)
 
 
 def find(views: Sequence[MangalaView], position: Position, turns: int, to_move: Side | None,

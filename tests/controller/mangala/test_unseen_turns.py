@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.mangala.records import round_record
-from controller.mangala.unseen import ways
+from controller.mangala.unseen import MAX_WAYS, ways
 from controller.referee.api import ClockPressed, DirectorAction, PressesUnseen
 from engine.mangala.position import Position
 from engine.mangala.record import check_record, format_record, parse_record
@@ -116,6 +116,11 @@ def test_the_ways_of_playing_unseen_turns() -> None:
     two = ways(start, 2, 3)
     assert {w[-1].last.position.to_move for w in two} == {"a"}
     assert len(two) > len(one)
+    # four turns or more from the start are beyond MAX_WAYS: none is played out past it (it
+    # took seconds for five, on every still frame while the turns were looked for), and
+    # what was worked out is kept for the frames that follow
+    assert ways(start, 4, 3) == [] and ways(start, 6, 3) == []
+    assert ways(start, 3, 3) == ways(start, 3, 3) and len(ways(start, 3, 3)) <= MAX_WAYS
 
 
 def test_a_restarted_mangala_table_finds_the_turns_played_while_it_was_down(
