@@ -273,11 +273,16 @@ def _double(s: MatchState, e: dict[str, Any], who: int | None) -> None:
 
 
 def _take(s: MatchState, e: dict[str, Any], who: int | None) -> None:
-    s.cube = s.cube_offered_value or s.cube * 2
     if who is None and s.cube_offered_by is not None:
         who = 1 - s.cube_offered_by
     _cube_action(s, e, who, "take")
-    s.cube_owner = who
+    _taken_cube(s, who)
+
+
+def _taken_cube(s: MatchState, taker: int | None) -> None:
+    """The offered double taken: the cube at the offered value, the taker's."""
+    s.cube = s.cube_offered_value or s.cube * 2
+    s.cube_owner = taker
     s.cube_offered_by, s.cube_offered_value = None, None
 
 
@@ -309,9 +314,7 @@ def _cannot_read(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     if e.get("about") == "turns_unseen" and who is not None:
         s.to_move, s.dice = who, None
         if s.cube_offered_by is not None:  # the game went on: the double was taken
-            s.cube = s.cube_offered_value or s.cube * 2
-            s.cube_owner = 1 - s.cube_offered_by
-        s.cube_offered_by, s.cube_offered_value = None, None
+            _taken_cube(s, 1 - s.cube_offered_by)
 
 
 def _position_taken(s: MatchState, e: dict[str, Any], who: int | None) -> None:

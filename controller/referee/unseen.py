@@ -41,10 +41,7 @@ def after_gap(m: MatchState, player: int, turns: int) -> MatchState:
     taken: a throw is due (a double pending then was taken: the game went on), the position
     turned to ``player``'s view until the board's is taken."""
     position = m.position if m.on_roll in (None, player) else m.position.swap()
-    cube = m.cube
-    if cube.offered_by is not None:
-        cube = dataclasses.replace(cube, value=cube.value * 2, owner=1 - cube.offered_by,
-                                   offered_by=None, beaver=False)
+    cube = m.cube if m.cube.offered_by is None else m.cube.take()
     return dataclasses.replace(m, position=position, on_roll=player, phase=Phase.DECIDE,
                                dice=None, cube=cube, moves_made=m.moves_made + max(1, turns))
 
@@ -67,9 +64,7 @@ def taken(m: MatchState, fields: dict[str, Any]) -> MatchState:
     cube = m.cube
     if "cube" in fields:
         owner = fields.get("owner")
-        cube = dataclasses.replace(cube, value=int(fields["cube"]),
-                                   owner=None if owner is None else int(owner), offered_by=None,
-                                   beaver=False)
+        cube = cube.corrected(int(fields["cube"]), None if owner is None else int(owner))
     position = Position.from_id(str(fields["position_id"]))
     player = int(fields["player"])
     now = dataclasses.replace(m, position=position, on_roll=player, phase=Phase.DECIDE,

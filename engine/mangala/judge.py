@@ -28,7 +28,7 @@ from engine.mangala.sowing import (
     sow_path,
     to_ring,
 )
-from engine.mangala.sowing import stones as stones_text
+from engine.mangala.sowing import stones as stones_text  # ``stones`` names counts here
 
 Board = tuple[int, ...]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.dice.candidates import _local_scale
 from vision.geometry import BoardGeometry
 
 # the face size (pixels) from which real dice are found and read right about 98% of the time
@@ -22,15 +23,10 @@ def face_px(from_mm: np.ndarray, geometry: BoardGeometry) -> float:
     """The pixels across a die's face where the board is seen smallest (its far side, for a
     camera not straight above): ``from_mm`` maps board millimetres to image pixels."""
     area = geometry.playing_area
-    die = geometry.die_size_mm
-    smallest = np.inf
-    for x in (area.x0, (area.x0 + area.x1) / 2, area.x1):
-        for y in (area.y0, (area.y0 + area.y1) / 2, area.y1):
-            pts = np.array([[x, y, 1.0], [x + die, y, 1.0], [x, y + die, 1.0]]) @ from_mm.T
-            p = pts[:, :2] / pts[:, 2:3]
-            side = (np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 2
-            smallest = min(smallest, float(side))
-    return smallest
+    return geometry.die_size_mm * min(
+        _local_scale(from_mm, x, y)
+        for x in (area.x0, (area.x0 + area.x1) / 2, area.x1)
+        for y in (area.y0, (area.y0 + area.y1) / 2, area.y1))
 
 
 def too_small(px: float) -> str | None:
