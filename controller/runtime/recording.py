@@ -43,7 +43,7 @@ class Recorder:
         if not meta_path.exists():
             meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
         path = self.folder / TIMELINE
-        earlier = _whole_lines(path)
+        earlier = _cut_torn_tail(path)
         self._timeline = path.open("a", encoding="utf-8")
         if earlier or resumed:  # a resumed session goes on after a mark
             self._timeline.write(json.dumps({"resumed": True}) + "\n")
@@ -149,9 +149,9 @@ class Recording:
             yield _step(item, f"{path} line {number}")
 
 
-def _whole_lines(path: Path) -> int:
-    """How many bytes of the timeline at ``path`` end with a whole line (0: none, or no
-    file); a torn last line (the session was killed while writing it) is cut off."""
+def _cut_torn_tail(path: Path) -> int:
+    """Cut off a torn last line of the timeline at ``path`` (the session was killed while
+    writing it); the bytes of whole lines left (0: none, or no file)."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
