@@ -14,7 +14,7 @@ the doubler puts it, BG-CUBE-3) or ``off-board`` (beside the board, the Crawford
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
@@ -65,30 +65,27 @@ def _normalised(face: np.ndarray) -> tuple[np.ndarray, tuple[float, float], floa
     part = np.partition(flat, (k_lo, k_mid))
     lo, mid = float(part[k_lo]), float(part[k_mid])
     ink = (face < (lo + mid) / 2).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    beyond: list[int] = []  # dark parts touching the rim
+    # 16-bit labels: a face has far fewer parts, and they are labelled twice as fast
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8,
+                                                           ltype=cv2.CV_16U)
+    x, y, w, h, area = stats[1:, :5].T
     edge = 1
-    x0 = y0 = n
-    x1 = y1 = inked = 0
-    for i in range(1, count):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        if x < edge or y < edge or x + w > n - edge or y + h > n - edge:
-            beyond.append(i)
-            continue
-        if area < 3:
-            continue
-        x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x + w), max(y1, y + h)
-        inked += area
-    if x1 <= x0 or y1 <= y0:
+    rim = (x < edge) | (y < edge) | (x + w > n - edge) | (y + h > n - edge)
+    kept = ~rim & (area >= 3)
+    if not kept.any():
         return (cv2.resize(face, (FACE_PX, FACE_PX), interpolation=cv2.INTER_AREA),
                 ((n - 1) / 2, (n - 1) / 2), 0.0, 0.0)
+    x0, y0 = int(x[kept].min()), int(y[kept].min())
+    x1, y1 = int((x + w)[kept].max()), int((y + h)[kept].max())
+    inked = int(area[kept].sum())
     cx, cy = (x0 + x1 - 1) / 2, (y0 + y1 - 1) / 2
     half = max(x1 - x0, y1 - y0, 2) / 2 * INK_MARGIN
     scale = FACE_PX / (2 * half)
     m = np.array([[scale, 0, (FACE_PX - 1) / 2 - scale * cx],
                   [0, scale, (FACE_PX - 1) / 2 - scale * cy]])
-    if beyond:  # painted plain face, lest they outweigh the number in the correlation
-        plain = cv2.dilate(np.isin(labels, beyond).astype(np.uint8), np.ones((3, 3), np.uint8))
+    if rim.any():  # painted plain face, lest they outweigh the number in the correlation
+        beyond = np.concatenate(([0], rim)).astype(np.uint8)  # per label: touches the rim
+        plain = cv2.dilate(beyond[labels], np.ones((3, 3), np.uint8))
         face = np.where(plain > 0, np.float32(mid), face).astype(np.float32)
     out: np.ndarray = cv2.warpAffine(face, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=mid)
@@ -279,11 +276,10 @@ def zone_for(place: str, darker_at_top: bool | None) -> CubeZone:
     return "lighter-side" if top_is_darker else "darker-side"
 
 
-def _square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float) -> list[np.ndarray]:
-    """Rotated squares about the cube's size: regions enclosed by edges (any cube colour),
-    holes (the number) filled, whose outline is square rather than round (a checker's disc
-    fills ~79% of its box, a cube's face ~100%)."""
-    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if bgr.ndim == 3 else bgr
+def _square_candidates(gray: np.ndarray, px_per_mm: float, size_mm: float) -> list[np.ndarray]:
+    """Rotated squares about the cube's size in a grey raster: regions enclosed by edges (any
+    cube colour), holes (the number) filled, whose outline is square rather than round (a
+    checker's disc fills ~79% of its box, a cube's face ~100%)."""
     edges = cv2.Canny(cv2.GaussianBlur(gray, (3, 3), 0), 20, 60)
     edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
     free = (edges == 0).astype(np.uint8)
@@ -344,16 +340,9 @@ def _light_squares(light: np.ndarray, px_per_mm: float, size_mm: float) -> list[
     cv2.drawContours(mask, contours, -1, 255, -1)
     shrink = max(3, round(size_mm * 0.3 * px_per_mm) | 1)
     core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (shrink, shrink)))
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
     side_core = size_mm * px_per_mm - shrink
     out: list[np.ndarray] = []
-    areas = stats[:, cv2.CC_STAT_AREA]
-    sized = (0.45 * side_core ** 2 < areas) & (areas < 1.7 * side_core ** 2)
-    sized[0] = False  # the background label
-    for i in np.flatnonzero(sized).tolist():
-        area = stats[i, cv2.CC_STAT_AREA]
-        x, y, w, h = (int(v) for v in stats[i, :4])
-        comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+    for _first, comp, (x, y), area in sorted(_sized_cores(core, side_core), key=lambda c: c[0]):
         found, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(found, key=cv2.contourArea) + np.array([x, y])
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(contour)
@@ -365,6 +354,33 @@ def _light_squares(light: np.ndarray, px_per_mm: float, size_mm: float) -> list[
     return out
 
 
+def _sized_cores(core: np.ndarray, side_core: float
+                 ) -> Iterator[tuple[tuple[int, int], np.ndarray, tuple[int, int], int]]:
+    """The parts of ``core`` (8-connected) of a square core's area: first pixel (row, column:
+    the order labelling the whole raster gives), pixels within their box, its corner, area."""
+    # labelling the whole raster took most of the search: a part is labelled alone in its box,
+    # once its outline (RETR_CCOMP's top level holds every part's outer one) passes two exact
+    # checks: a part covers at most its box, and a square's side spans at least 1/sqrt(2) of
+    # its box's (:func:`_light_squares` takes at most 1.35 core sides; a pixel for rounding)
+    outlines, hierarchy = cv2.findContours(core, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    lo, hi = 0.45 * side_core ** 2, 1.7 * side_core ** 2
+    for outline, links in zip(outlines, hierarchy[0] if outlines else (), strict=True):
+        if links[3] >= 0:  # a hole's outline
+            continue
+        x, y, w, h = cv2.boundingRect(outline)
+        if w * h <= lo or (max(w, h) - 1) / math.sqrt(2) > 1.35 * side_core + 1:
+            continue
+        # 16-bit labels, faster: a box holds few parts (OpenCV raises, never wraps, past 65,535)
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(core[y:y + h, x:x + w],
+                                                               connectivity=8,
+                                                               ltype=cv2.CV_16U)
+        label = labels[outline[0, 0, 1] - y, outline[0, 0, 0] - x]
+        area = int(stats[label, cv2.CC_STAT_AREA])
+        if lo < area < hi:
+            comp = (labels == label).astype(np.uint8)
+            yield (y, x + int(np.argmax(comp[0]))), comp, (x, y), area
+
+
 def find_cube_in_image(
     image: np.ndarray,
     to_mm: np.ndarray,
@@ -372,11 +388,13 @@ def find_cube_in_image(
     *,
     darker_at_top: bool | None = None,
     px_per_mm: float = 1.0,
+    levels: tuple[float, float] | None = None,
 ) -> CubeReading | None:
     """The cube in a camera frame given the image-to-board-mm homography, or None.
 
     Searched on a top-down raster of the whole case at ``px_per_mm``; the face is then read
-    from a rectified patch taken from the full-resolution frame."""
+    from a rectified patch taken from the full-resolution frame. ``levels``: that raster's
+    :func:`light_levels`, when already worked out."""
     g = geometry or BoardGeometry()
     canonical = Canonical.whole_board(g, px_per_mm)
     to_raster = _mm_to_raster(canonical) @ to_mm
@@ -386,8 +404,12 @@ def find_cube_in_image(
         raster = cv2.warpPerspective(image, to_raster, canonical.size, flags=cv2.INTER_AREA)
     from_mm = np.linalg.inv(to_mm)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    quads = (_square_candidates(raster, px_per_mm, g.cube_size_mm)
-             + _light_square_candidates(raster, px_per_mm, g.cube_size_mm))
+    if raster is not image:
+        raster_gray = cv2.cvtColor(raster, cv2.COLOR_BGR2GRAY) if raster.ndim == 3 else raster
+    else:  # the very frame: its grey is at hand
+        raster_gray = gray
+    quads = (_square_candidates(raster_gray, px_per_mm, g.cube_size_mm)
+             + _light_square_candidates(raster, px_per_mm, g.cube_size_mm, levels))
     best = _best_face(quads, canonical, (0, 0), from_mm, gray)
     return _reading(best, from_mm, g, darker_at_top)
 
@@ -488,7 +510,7 @@ def find_cube_in_parts(part: Callable[[tuple[int, int, int, int]], np.ndarray],
         lo = np.array([PART_EDGE_PX if u0 > 0 else -np.inf, PART_EDGE_PX if v0 > 0 else -np.inf])
         hi = np.array([u1 - u0 - 1 - PART_EDGE_PX if u1 < w else np.inf,
                        v1 - v0 - 1 - PART_EDGE_PX if v1 < h else np.inf])
-        quads = [q for q in (_square_candidates(bgr, s, g.cube_size_mm)
+        quads = [q for q in (_square_candidates(gray, s, g.cube_size_mm)
                              + _light_square_candidates(bgr, s, g.cube_size_mm, levels))
                  if (q >= lo).all() and (q <= hi).all()
                  and any(_inside(canonical.px_to_mm(float(q[:, 0].mean()) + u0,
@@ -536,17 +558,20 @@ def find_cube(
     *,
     to_image: np.ndarray | None = None,
     darker_at_top: bool | None = None,
+    levels: tuple[float, float] | None = None,
 ) -> CubeReading | None:
     """The cube in a top-down raster of the board (``canonical`` describes it), or None.
 
     ``to_image`` maps raster pixels back to a camera image (the centre is then reported in
-    image pixels); without it the centre is in raster pixels."""
+    image pixels); without it the centre is in raster pixels. ``levels``: the
+    :func:`whole_raster_levels` of this raster, when already worked out (not taken twice)."""
     s = canonical.px_per_mm
     mm_to_can = np.array([[s, 0, canonical.margin_mm[0] * s], [0, s, canonical.margin_mm[1] * s],
                           [0, 0, 1.0]])
     can_to_mm = np.linalg.inv(mm_to_can)
     reading = find_cube_in_image(canonical_bgr, can_to_mm, canonical.geometry,
-                                 darker_at_top=darker_at_top, px_per_mm=min(s, 1.0))
+                                 darker_at_top=darker_at_top, px_per_mm=min(s, 1.0),
+                                 levels=levels)
     if reading is None or to_image is None:
         return reading
     p = to_image @ mm_to_can @ np.array([*reading.centre_mm, 1.0])
@@ -592,9 +617,13 @@ class RasterStrip:
     numbers: bool = True  # also look for the cube by its number
     # the raster's 3x3 Sobel derivatives (x, y), when already worked out (the reading raster's)
     sobel: tuple[np.ndarray, np.ndarray] | None = None
+    # the raster in grey (``cv2.COLOR_BGR2GRAY``), when already worked out (the reading raster's)
+    grey: np.ndarray | None = None
 
     def gray(self) -> np.ndarray:
         """The raster in grey."""
+        if self.grey is not None:
+            return self.grey
         out: np.ndarray = (cv2.cvtColor(self.bgr, cv2.COLOR_BGR2GRAY) if self.bgr.ndim == 3
                            else self.bgr)
         return out

@@ -272,10 +272,12 @@ class FrameReader:
                 return found
         memory.stats.whole += 1
         bgr = cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size)
-        found = find_cube(bgr, self._cube_canonical, darker_at_top=self.darker_at_top)
         levels = None
-        if self.reuse and raster is not None:
+        if self.reuse and raster is not None:  # kept for a later search in parts
             levels = whole_raster_levels(bgr, self._cube_canonical)
+        # the search takes the same levels of the same raster: given, not worked out again
+        found = find_cube(bgr, self._cube_canonical, darker_at_top=self.darker_at_top,
+                          levels=levels)
         memory.keep(key, image, from_mm, g.cube_size_mm, found,
                     None if raster is None else raster[1], levels)
         return found

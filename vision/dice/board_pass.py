@@ -81,10 +81,10 @@ def _remapped_strip(frame: PreparedFrame, from_mm: np.ndarray, x0: float, y0: fl
 
 
 def reading_strip(frame: PreparedFrame) -> RasterStrip:
-    """The board reader's raster of the whole case, with its gradients."""
+    """The board reader's raster of the whole case, with its grey and its gradients."""
     can = frame.canonical
     return RasterStrip(frame.bgr, can.px_per_mm, -can.margin_mm[0], -can.margin_mm[1],
-                       sobel=frame.gradients)
+                       sobel=frame.gradients, grey=frame.gray)
 
 
 def cube_strips(frame: PreparedFrame, from_mm: np.ndarray) -> list[RasterStrip]:
@@ -107,7 +107,7 @@ def bar_strip(frame: PreparedFrame) -> RasterStrip:
     sobel = None if frame.gradients is None else (frame.gradients[0][:, u0:u1],
                                                    frame.gradients[1][:, u0:u1])
     return RasterStrip(frame.bgr[:, u0:u1], can.px_per_mm, x0_mm, -can.margin_mm[1],
-                       sobel=sobel)
+                       sobel=sobel, grey=frame.gray[:, u0:u1])
 
 
 def bar_end_strip(frame: PreparedFrame, from_mm: np.ndarray, end: Literal["top", "bottom"]
