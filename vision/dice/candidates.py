@@ -9,7 +9,7 @@ them (the default: :func:`hybrid_candidates`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -177,7 +177,7 @@ def _raster_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, halve: boo
     return canonical, np.asarray(m1), np.asarray(m2)
 
 
-def within_budget(ranked: Sequence[C], geometry: BoardGeometry,
+def within_budget(ranked: Iterable[C], geometry: BoardGeometry,
                   at: Callable[[C], tuple[float, float]] = lambda c: (c[0], c[1]),
                   limit: int = MAX_RASTER_CANDIDATES) -> list[C]:
     """The first ``limit`` of ``ranked`` (most probable first; ``at``: a candidate's place in

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import cv2
@@ -72,6 +73,7 @@ from vision.dice.raster import (
     RASTER_PPM,
     SUM_BOX,
     die_probability,
+    nonzero_2d,
     ray_features,
     ray_samples,
     topdown_maps,
@@ -150,6 +152,15 @@ LOST_RETRIES = 8
 MIN_CUBE_CHANGE = 0.3
 
 
+@functools.lru_cache(maxsize=4)
+def _inverse(to_mm: bytes) -> np.ndarray:
+    """The inverse of a 3x3 homography (float64 bytes), worked out once per camera set-up
+    (the camera and the board stay put); not to be written to."""
+    out: np.ndarray = np.linalg.inv(np.frombuffer(to_mm, np.float64).reshape(3, 3))
+    out.flags.writeable = False
+    return out
+
+
 def frame_key(corners: np.ndarray, geometry: BoardGeometry) -> bytes:
     """The camera set-up a memory belongs to (another set-up starts afresh)."""
     return np.asarray(corners, np.float32).tobytes() + repr(geometry).encode()
@@ -207,7 +218,15 @@ def exposure_gain(now: np.ndarray, ref: np.ndarray) -> float:
     lit = b > GAIN_FLOOR
     if int(np.count_nonzero(lit)) < 16:
         return 1.0
-    return float(np.median(a[lit] / b[lit]))
+    return _median(a[lit] / b[lit])
+
+
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of float32 values (the middle one, or the two middle ones' float32 mean:
+    the same value), from a sort: several times faster than its partition here."""
+    ranked = np.sort(values)
+    half = len(ranked) // 2
+    return float(ranked[half] if len(ranked) % 2 else (ranked[half - 1] + ranked[half]) / 2)
 
 
 def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | None = None
@@ -218,7 +237,8 @@ def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | None = No
     compared with the same pixel; elsewhere with the range of its neighbours within
     :data:`SHIFT_PX` (see there)."""
     level = np.float32(CHANGE_LEVEL)
-    same: np.ndarray = cv2.absdiff(now, ref) > level
+    diff = cv2.absdiff(now, ref)
+    same: np.ndarray = diff > level
     if not same.any():  # the usual still frame: nothing moved, the light steady
         return same
     gain = exposure_gain(now, ref)
@@ -227,19 +247,48 @@ def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | None = No
     scaled = ref
     if abs(gain - 1.0) > GAIN_STEADY:
         scaled = ref * np.float32(gain)
-        same = cv2.absdiff(now, scaled) > level
+        diff = cv2.absdiff(now, scaled)
+        same = diff > level
     if strict is not None and strict.all():
         return same
+    # the range test and speck filter only about where the pixels differ (see _range_box):
+    # a few dozen change-map px a frame, not the whole case
+    shifted = np.zeros(now.shape, bool)
+    box = _range_box(diff, level)
+    if box is not None:
+        v0, v1, u0, u1 = box
+        shifted[v0:v1, u0:u1] = _shifted(now[v0:v1, u0:u1], scaled[v0:v1, u0:u1], level)
+    if strict is not None:
+        np.copyto(shifted, same, where=strict.astype(bool, copy=False))
+    return shifted
+
+
+def _range_box(diff: np.ndarray, level: np.float32) -> tuple[int, int, int, int] | None:
+    """The rows v0:v1 and columns u0:u1 of the change map outside which :func:`_shifted` finds
+    nothing (None: nowhere), from ``diff``, each pixel's difference with its own reference.
+    The range of a pixel's neighbours holds the pixel itself, so it can be left only where
+    ``diff`` passes the level (a grey level less: float rounding); the speck filter's blocks
+    reach a pixel beyond such pixels, and telling them needs the range test's neighbours."""
+    rows, cols = nonzero_2d(diff > level - 1.0)
+    if len(rows) == 0:
+        return None
+    m = max(SHIFT_PX, MIN_BLOCK_PX - 1)
+    h, w = diff.shape
+    return (max(0, int(rows.min()) - m), min(h, int(rows.max()) + 1 + m),
+            max(0, int(cols.min()) - m), min(w, int(cols.max()) + 1 + m))
+
+
+def _shifted(now: np.ndarray, scaled: np.ndarray, level: np.float32) -> np.ndarray:
+    """Where ``now`` leaves the range of grey ``scaled`` had within :data:`SHIFT_PX` (or the
+    reverse) by more than ``level``, specks narrower than :data:`MIN_BLOCK_PX` left out."""
     k = np.ones((2 * SHIFT_PX + 1, 2 * SHIFT_PX + 1), np.uint8)
     shifted = ((now > cv2.dilate(scaled, k) + level) | (now < cv2.erode(scaled, k) - level)
                | (scaled > cv2.dilate(now, k) + level) | (scaled < cv2.erode(now, k) - level))
     # a speck of a change-map pixel or two is an edge that moved: whatever is new on the case
     # (a die, the cube, a checker) changes a block of pixels at least this wide
     speck = np.ones((MIN_BLOCK_PX, MIN_BLOCK_PX), np.uint8)
-    shifted = cv2.morphologyEx(shifted.astype(np.uint8), cv2.MORPH_OPEN, speck).astype(bool)
-    if strict is None:
-        return shifted
-    out: np.ndarray = np.where(strict, same, shifted)
+    out: np.ndarray = cv2.morphologyEx(shifted.astype(np.uint8), cv2.MORPH_OPEN, speck
+                                       ).astype(bool)
     return out
 
 
@@ -251,7 +300,7 @@ def absorb(ref: np.ndarray, now: np.ndarray, changed: np.ndarray) -> None:
     difference over :data:`CHANGE_LEVEL` counts as a change, so drift there still adds up
     frame after frame."""
     quiet = (cv2.absdiff(now, ref) > np.float32(ABSORB_LEVEL)) & ~changed
-    ref[quiet] = now[quiet]
+    np.copyto(ref, now, where=quiet)
 
 
 def _cube_boxes(changed: np.ndarray, canonical: Canonical
@@ -552,7 +601,7 @@ class DiceMemory:
         to_mm = image_to_mm(corners, geometry)
         self.stats.frames += 1
         key = frame_key(corners, geometry)
-        from_mm = np.linalg.inv(to_mm)
+        from_mm = _inverse(to_mm.tobytes())
         halvings = Halvings(image)
         canonical, now = change_raster(image, from_mm, geometry, halvings)
         self.raster = (canonical, now)
@@ -634,7 +683,7 @@ class DiceMemory:
             u0, v0, u1, v1 = _box(canonical, update.shape, *d.centre_mm, reach)
             update[v0:v1, u0:u1] = True
         update &= ~about_kept
-        ref[update] = now[update]
+        np.copyto(ref, now, where=update)
         self.stats.partial += 1
         self.stats.dice_read_again += len(dropped)
         self.stats.last = "partial"
@@ -644,7 +693,7 @@ class DiceMemory:
               now: np.ndarray, halvings: Halvings | None = None) -> list[BoardDie]:
         self._key = key  # this frame's pose, before a thorough read compares it (_before)
         # the raster stage once: its places are the ones a fresh read_board_dice would take
-        peaks = raster_peaks(image, np.linalg.inv(to_mm), geometry, halvings)
+        peaks = raster_peaks(image, _inverse(to_mm.tobytes()), geometry, halvings)
         ranked = ranked_places(peaks, geometry)
         raster = Canonical.whole_board(geometry, RASTER_PPM)
         places = [(*raster.px_to_mm(u, v), p) for u, v, p in ranked]
@@ -744,37 +793,51 @@ class RasterPeaks:
     top: set[tuple[float, float]] = field(default_factory=set)  # the places read last time
 
 
+_PEAK_KERNEL = np.ones((PEAK_WINDOW, PEAK_WINDOW), np.uint8)  # a peak's neighbourhood
+
+
 def _local_peaks(gray: np.ndarray, inner: tuple[int, int, int, int]
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Local maxima of the corner response of a raster crop (``raster.peaks``' stage without
     its cut), inside ``inner`` (crop px): (N, 2) u, v and their strength."""
     corner = cv2.cornerMinEigenVal(gray, EIGEN_BLOCK, ksize=3)
     resp = cv2.boxFilter(corner, -1, (SUM_BOX, SUM_BOX))
-    local = resp >= cv2.dilate(resp, np.ones((PEAK_WINDOW, PEAK_WINDOW), np.uint8))
-    local &= resp > 1e-4
+    grown = cv2.dilate(resp, _PEAK_KERNEL)
     a0, b0, a1, b1 = inner
-    mask = np.zeros_like(local)
-    mask[b0:b1, a0:a1] = True
-    ys, xs = np.nonzero(local & mask)
+    at = resp[b0:b1, a0:a1]  # only the inner part's peaks are kept: only it is compared
+    ys, xs = nonzero_2d((at >= grown[b0:b1, a0:a1]) & (at > 1e-4))
+    ys, xs = ys + b0, xs + a0
     return np.stack([xs, ys], axis=1), resp[ys, xs]
 
 
-def _places(bgr: np.ndarray, peaks_uv: np.ndarray, origin: tuple[int, int],
-            size: tuple[int, int]) -> dict[tuple[int, int], list[tuple[float, float, float]]]:
-    """For each peak (whole-raster px) the places about it the ray model gives at least
-    ``READ_THRESHOLD``, from a crop of the raster at ``origin`` holding them with a margin."""
-    out: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
-    if len(peaks_uv) == 0:
-        return out
+# a crop of the candidate raster, the peaks (whole-raster px) to place in it, and its origin
+PeakCrop = tuple[np.ndarray, np.ndarray, tuple[int, int]]
+
+
+def _places(parts: list[PeakCrop], size: tuple[int, int]
+            ) -> list[dict[tuple[int, int], list[tuple[float, float, float]]]]:
+    """For each crop (holding its peaks with a margin) and each of its peaks the places about
+    it the ray model gives at least ``READ_THRESHOLD``. The ray features of all the crops'
+    places are worked out at once (each place's are its own); the model runs crop by crop,
+    as before (its matrix product's batch size moves the last bits of the probabilities)."""
+    if not parts:
+        return []
     w, h = size
-    centres = (peaks_uv[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2)
-    centres = np.clip(centres, 0, [w - 1, h - 1])
-    local = centres - np.array(origin)
-    p = die_probability(ray_features(ray_samples(bgr, local)))
-    for k, (u, v) in enumerate(peaks_uv.tolist()):
-        out[(u, v)] = [(float(centres[j, 0]), float(centres[j, 1]), float(p[j]))
-                       for j in range(k * len(OFFSETS), (k + 1) * len(OFFSETS))
-                       if p[j] >= READ_THRESHOLD]
+    centres = [np.clip((peaks[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2), 0,
+                       [w - 1, h - 1]) for _bgr, peaks, _origin in parts]
+    rays = [ray_samples(bgr, at - np.array(origin))
+            for (bgr, _peaks, origin), at in zip(parts, centres, strict=True)]
+    features = ray_features(np.concatenate(rays))
+    out = []
+    start = 0
+    n = len(OFFSETS)
+    least = float(np.float32(READ_THRESHOLD))  # as a float32 probability is compared with it
+    for (_bgr, peaks, _origin), at in zip(parts, centres, strict=True):
+        p = die_probability(features[start:start + len(at)]).tolist()
+        start += len(at)
+        every = [(float(u), float(v), q) for (u, v), q in zip(at.tolist(), p, strict=True)]
+        out.append({(u, v): [c for c in every[k * n:(k + 1) * n] if c[2] >= least]
+                    for k, (u, v) in enumerate(peaks.tolist())})
     return out
 
 
@@ -792,12 +855,24 @@ def _warp_for(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
     """The candidate raster's description, remap tables and source (the frame, halved as
     ``vision.dice.candidates.scored_raster_candidates`` halves it; ``halvings``: the
     frame's, shared)."""
-    halve = _local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2) \
-        >= 2.0 * RASTER_PPM and min(image.shape[:2]) >= 64
-    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
-    raster, m1, m2 = _raster_warp(key, geometry, bool(halve))
+    raster, m1, m2, halve = _candidate_warp(np.ascontiguousarray(from_mm, np.float64).tobytes(),
+                                            geometry, image.shape[:2])
     src = (halvings or Halvings(image)).level(1) if halve else image
     return raster, m1, m2, src
+
+
+@functools.lru_cache(maxsize=4)
+def _candidate_warp(from_mm: bytes, geometry: BoardGeometry, shape: tuple[int, ...]
+                    ) -> tuple[Canonical, np.ndarray, np.ndarray, bool]:
+    """:func:`_warp_for`'s raster, remap tables and whether the frame is halved first, for
+    a camera set-up (``from_mm``: float64 bytes) and frame size: worked out once, not on
+    every frame."""
+    h = np.frombuffer(from_mm, np.float64).reshape(3, 3)
+    halve = bool(_local_scale(h, geometry.width_mm / 2, geometry.height_mm / 2)
+                 >= 2.0 * RASTER_PPM and min(shape) >= 64)
+    key = tuple(np.round(h, 9).reshape(-1).tolist())
+    raster, m1, m2 = _raster_warp(key, geometry, halve)
+    return raster, m1, m2, halve
 
 
 def _evaluate(uv: np.ndarray, strength: np.ndarray, known: RasterPeaks | None,
@@ -808,26 +883,52 @@ def _evaluate(uv: np.ndarray, strength: np.ndarray, known: RasterPeaks | None,
     """The strongest peaks' places: from the crops just warped where a peak lies inside one,
     kept from ``known`` where it does not, warped anew around the rest."""
     order = np.argsort(-strength, kind="stable")[:MAX_PEAKS]
-    places: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
+    top = uv[order]
     w, h = size
     r = PATCH_PX // 2 + 4
     batches: list[list[tuple[int, int]]] = [[] for _ in crops]
-    for i in order.tolist():
-        u, v = int(uv[i, 0]), int(uv[i, 1])
-        inside = next((n for n, (_box, inner, _bgr) in enumerate(crops)
-                       if inner[0] <= u < inner[2] and inner[1] <= v < inner[3]), None)
-        if inside is not None:
+    # the peaks' places in the order they are taken (those kept from known, or the index of
+    # the crop read for them): ranked_places keeps that order among equal probabilities
+    order_of: list[tuple[tuple[int, int], list[tuple[float, float, float]]] | int] = []
+    reads: list[PeakCrop] = []
+    for (u, v), inside in zip(top.tolist(), _first_inside(top, crops).tolist(), strict=True):
+        if inside < len(crops):
             batches[inside].append((u, v))
         elif known is not None and (u, v) in known.places:
-            places[(u, v)] = known.places[(u, v)]
+            order_of.append(((u, v), known.places[(u, v)]))
         else:  # newly among the strongest, outside the parts warped: warped about it alone
             box = (max(0, u - r), max(0, v - r), min(w, u + r + 1), min(h, v + r + 1))
-            places.update(_places(_remap(src, m1, m2, box), np.array([[u, v]]),
-                                  (box[0], box[1]), size))
+            order_of.append(len(reads))
+            reads.append((_remap(src, m1, m2, box), np.array([[u, v]]), (box[0], box[1])))
     for (box, _inner, bgr), batch in zip(crops, batches, strict=True):
         if batch:
-            places.update(_places(bgr, np.array(batch), (box[0], box[1]), size))
+            order_of.append(len(reads))
+            reads.append((bgr, np.array(batch), (box[0], box[1])))
+    found = _places(reads, size)
+    places: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
+    for at in order_of:
+        if isinstance(at, int):
+            places.update(found[at])
+        else:
+            places[at[0]] = at[1]
     return RasterPeaks(uv, strength, places)
+
+
+def _first_inside(uv: np.ndarray, crops: list[tuple[tuple[int, int, int, int],
+                                                    tuple[int, int, int, int], np.ndarray]]
+                  ) -> np.ndarray:
+    """For each peak (raster px) the first crop whose inner part holds it (``len(crops)``:
+    none), for all peaks at once rather than peak by peak."""
+    out = np.full(len(uv), len(crops))
+    for n in range(len(crops) - 1, -1, -1):  # the last written is the first crop
+        out[_inside(uv, crops[n][1])] = n
+    return out
+
+
+def _inside(uv: np.ndarray, inner: tuple[int, int, int, int]) -> np.ndarray:
+    """Which peaks (raster px) lie in a crop's inner part (a0, b0, a1, b1; end exclusive)."""
+    return ((uv[:, 0] >= inner[0]) & (uv[:, 0] < inner[2])
+            & (uv[:, 1] >= inner[1]) & (uv[:, 1] < inner[3]))
 
 
 def raster_peaks(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
@@ -863,21 +964,27 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
                  box[1] + (PEAK_PAD if box[1] > 0 else 0),
                  box[2] - (PEAK_PAD if box[2] < w else 0),
                  box[3] - (PEAK_PAD if box[3] < h else 0))
-        bgr = _remap(src, m1, m2, box)
-        local = (inner[0] - box[0], inner[1] - box[1], inner[2] - box[0], inner[3] - box[1])
-        uv, strength = _local_peaks(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), local)
-        uv = uv + np.array([box[0], box[1]])
+        bgr, uv, strength = _crop_peaks(src, m1, m2, box, inner)
         # a peak of an overlapping crop's inner part is found there already
-        fresh = np.array([not any(i[0] <= u < i[2] and i[1] <= v < i[3] for _, i, _ in crops)
-                          for u, v in uv.tolist()], np.bool_).reshape(-1)
+        fresh = _first_inside(uv, crops) == len(crops)
         new_uv.append(uv[fresh])
         new_strength.append(strength[fresh])
-        drop |= ((known.uv[:, 0] >= inner[0]) & (known.uv[:, 0] < inner[2])
-                 & (known.uv[:, 1] >= inner[1]) & (known.uv[:, 1] < inner[3]))
+        drop |= _inside(known.uv, inner)
         crops.append((box, inner, bgr))
     uv = np.concatenate([known.uv[~drop], *new_uv]).reshape(-1, 2).astype(int)
     strength = np.concatenate([known.strength[~drop], *new_strength]).astype(np.float32)
     return _evaluate(uv, strength, known, crops, src, m1, m2, (w, h))
+
+
+def _crop_peaks(src: np.ndarray, m1: np.ndarray, m2: np.ndarray,
+                box: tuple[int, int, int, int], inner: tuple[int, int, int, int]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A part of the candidate raster warped (``box``) and the peaks inside its ``inner``
+    part (whole-raster px) with their strength."""
+    bgr = _remap(src, m1, m2, box)
+    local = (inner[0] - box[0], inner[1] - box[1], inner[2] - box[0], inner[3] - box[1])
+    uv, strength = _local_peaks(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), local)
+    return bgr, uv + np.array([box[0], box[1]]), strength
 
 
 def ranked_places(peaks: RasterPeaks, geometry: BoardGeometry
@@ -886,14 +993,22 @@ def ranked_places(peaks: RasterPeaks, geometry: BoardGeometry
     the first :data:`MAX_RASTER_CANDIDATES`), raster px and p, most probable first."""
     every = [c for cs in peaks.places.values() for c in cs]
     every.sort(key=lambda c: -c[2])
-    reach = 0.8 * geometry.die_size_mm * RASTER_PPM
+    raster = Canonical.whole_board(geometry, RASTER_PPM)
+    return within_budget(_apart(every, 0.8 * geometry.die_size_mm * RASTER_PPM), geometry,
+                         lambda c: raster.px_to_mm(c[0], c[1]))
+
+
+def _apart(ranked: list[tuple[float, float, float]], reach: float
+           ) -> Iterator[tuple[float, float, float]]:
+    """The places (u, v, p; most probable first) at least ``reach`` (px) from every more
+    probable one kept, one at a time: the budget takes only the first few."""
     out: list[tuple[float, float, float]] = []
-    for u, v, p in every:
-        if any((u - a) ** 2 + (v - b) ** 2 < reach ** 2 for a, b, _ in out):
+    limit = reach ** 2
+    for u, v, p in ranked:
+        if any((u - a) ** 2 + (v - b) ** 2 < limit for a, b, _ in out):
             continue
         out.append((u, v, p))
-    raster = Canonical.whole_board(geometry, RASTER_PPM)
-    return within_budget(out, geometry, lambda c: raster.px_to_mm(c[0], c[1]))
+        yield u, v, p
 
 
 def read_dice_at(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
