@@ -65,7 +65,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -75,6 +75,7 @@ from vision.dice.face_fit import (
     ALIGNED_MM,
     ALIGNED_PX_PER_MM,
     MIN_GRID_SCORE,
+    CandidatePatches,
     FaceFinding,
     FaceRead,
     patch_pips,
@@ -161,9 +162,7 @@ RAIL_FACE_MIN_SIDES = 0.34
 # throws; demo-style throws (tests.eval.cocked): flat 2 -> 1 of 600, cocked 195 of 196 either way,
 # phantom dice kept 7 -> 5.
 PATCH_VETO = -4.0
-# a frame's spread and pose features per face hypothesis (find_faces: a candidate the die model
-# turned away is judged again as its own second chance, first at the very same face)
-FaceMemo = dict[tuple[object, ...], tuple[float | None, np.ndarray]]
+SIDE_PIP_DIES = 0.95  # how far from a face's centre the side pips beside it are looked for
 # a cocked die's foreshortened face, a few camera pixels across, takes in its outline and the
 # side face's edge: its grey spread may pass the flat face's limit (MAX_FACE_SPREAD)
 SECOND_MAX_SPREAD = 80.0
@@ -176,6 +175,21 @@ WEAK_FACE_SCORE = 0.15
 # faces of its own body within a few mm: on synthetic throws 14800-15399 the second chances
 # about such dice found them 1-6 mm off, and would have taken the place of 13 dice read right)
 BESIDE_WEAK_DIES = (0.75, 1.25)
+
+
+@dataclass
+class FaceMemo:
+    """One frame's work on faces, kept for the steps after it: the spread and pose features per
+    face hypothesis (``find_faces``: a candidate the die model turned away is judged again as
+    its own second chance, first at the very same face), the face-aligned colour patch per
+    face place (centre mm and angle: the cocked opinion's networks see the patch the pose
+    features came from, not warped again) and each candidate's top-down patch and DoG (its
+    second chance reads them again, ``face_fit.candidate_patch``)."""
+
+    features: dict[tuple[object, ...], tuple[float | None, np.ndarray]] = field(
+        default_factory=dict)
+    aligned: dict[tuple[float, float, float], np.ndarray] = field(default_factory=dict)
+    candidates: CandidatePatches = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -307,7 +321,8 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
                all_candidates: bool = False, spots: bool = True,
                places: Sequence[tuple[float, float, float]] | None = None,
                thorough: bool = False,
-               tilted_near: Sequence[tuple[float, float]] | None = None
+               tilted_near: Sequence[tuple[float, float]] | None = None,
+               memo: FaceMemo | None = None
                ) -> list[FaceFinding]:
     """Every die face on or beside the board, with its pose features (pose not yet judged).
 
@@ -315,7 +330,8 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     ``places`` replace the raster candidates (see ``candidates.hybrid_candidates``);
     ``thorough``: more second chances, also around each candidate (several times slower);
     ``tilted_near``: second chances only within :data:`TILTED_NEAR_DIES` of these places (mm;
-    where no throw can have landed, a cocked die is only one already there, tipped)."""
+    where no throw can have landed, a cocked die is only one already there, tipped);
+    ``memo``: a fresh one, to keep this frame's work on faces for the caller."""
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     gray = to_gray(colour)
@@ -326,11 +342,11 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
              else hybrid_candidates(colour, gray, to_mm, from_mm, g,
                                     lambda: [(f.x_mm, f.y_mm) for f in found], places=places))
     pending: list[tuple[float, float, FaceRead | None]] = []
-    memo: FaceMemo = {}
+    memo = memo if memo is not None else FaceMemo()
     for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
-        read = read_candidate(gray, from_mm, cx, cy, die)
+        read = read_candidate(gray, from_mm, cx, cy, die, kept=memo.candidates)
         if read is None or read.score < MIN_GRID_SCORE:
             pending.append((cx, cy, read))
             continue
@@ -385,7 +401,7 @@ def _cocked_beside(colour: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
     a cocked throw counted). A weak face read cocked is most often the cocked die's own
     foreshortened face: it is kept."""
     threshold = cocked_threshold()
-    if _cocked_opinion(colour, from_mm, weak, g, threshold)[0] >= threshold:
+    if _cocked_opinion(colour, from_mm, weak, g, threshold, memo)[0] >= threshold:
         return None
     die = g.die_size_mm
     near, far = (k * die for k in BESIDE_WEAK_DIES)
@@ -400,22 +416,28 @@ def _cocked_beside(colour: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
             continue
         face = _die_face(colour, from_mm, cx, cy, read, die, found, False, memo)
         if (face is not None and face.score >= WEAK_FACE_SCORE and beside(face.x_mm, face.y_mm)
-                and _cocked_opinion(colour, from_mm, face, g, threshold)[0] >= threshold):
+                and _cocked_opinion(colour, from_mm, face, g, threshold, memo)[0] >= threshold):
             return face
     return None
 
 
 def _cocked_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
-                    g: BoardGeometry, threshold: float
+                    g: BoardGeometry, threshold: float, memo: FaceMemo | None = None
                     ) -> tuple[float, float | None, Callable[[], np.ndarray]]:
     """A face's cocked probability as :func:`read_board_dice` judges it: the profile model
     with the patch network's opinion (no veto at the rail, where the face read is often the
     side face, see ``upward_at_rail``, which the network sees as a flat die's); the network's
-    logit; and the face's aligned patch (the networks' input), warped once when first asked
-    for."""
-    aligned = functools.cache(functools.partial(
-        warp_patch, colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
-        face.angle))
+    logit; and the face's aligned patch (the networks' input): the one ``memo`` kept for the
+    face's place, else warped once when first asked for."""
+    kept = memo.aligned.get((face.x_mm, face.y_mm, face.angle)) if memo is not None else None
+
+    @functools.cache
+    def aligned() -> np.ndarray:
+        if kept is not None:
+            return kept
+        return warp_patch(colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
+                          face.angle)
+
     p, z = _with_patch_opinion(aligned, p_cocked(face), threshold, _at_rail(face, g) is None)
     return p, z, aligned
 
@@ -470,8 +492,9 @@ def _second_chance_around(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndar
     for k in range(8):
         a = k * math.pi / 4
         x, y = cx + THOROUGH_RING_MM * math.cos(a), cy + THOROUGH_RING_MM * math.sin(a)
-        finding = _second_chance(colour, gray, from_mm, x, y,
-                                 read_candidate(gray, from_mm, x, y, die), g, found, memo)
+        read = read_candidate(gray, from_mm, x, y, die,
+                              kept=memo.candidates if memo is not None else None)
+        finding = _second_chance(colour, gray, from_mm, x, y, read, g, found, memo)
         if finding is not None:
             return finding
     return None
@@ -491,25 +514,30 @@ def _face_finding(colour: np.ndarray, from_mm: np.ndarray, x_mm: float, y_mm: fl
     if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
         return None
     key = (x_mm, y_mm, angle, gscore, pts.shape, pts.tobytes())
-    kept = memo.get(key) if memo is not None else None
+    kept = memo.features.get(key) if memo is not None else None
     if kept is not None:
         spread, feats = kept
         if spread is not None and spread * 64.0 > max_spread and not all_candidates:
             return None
     else:
         aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM, angle)
+        if memo is not None:
+            memo.aligned[(x_mm, y_mm, angle)] = aligned
         aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
         spread = face_spread(aligned_gray, die, pts)
         if spread is not None and spread * 64.0 > max_spread and not all_candidates:
             return None  # board texture: the same test as below, before the costly features
-        others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM)
+        # the side pips: beside the face and within SIDE_PIP_DIES of its centre (only pips
+        # within that of it along each axis looked for)
+        reach = SIDE_PIP_DIES * die
+        others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM, reach)
                   if p.contrast >= 0.5 * gscore]
         side = np.array([[p.x, p.y] for p in others
                          if max(abs(p.x), abs(p.y)) > 0.56 * die
-                         and math.hypot(p.x, p.y) < 0.95 * die]).reshape(-1, 2)
+                         and math.hypot(p.x, p.y) < reach]).reshape(-1, 2)
         feats = pose_features(aligned, die, pts, side, aligned_gray=aligned_gray)
         if memo is not None:
-            memo[key] = (spread, feats)
+            memo.features[key] = (spread, feats)
     if feats[0] * 64.0 > max_spread and not all_candidates:
         return None
     return FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore), feats, gscore)
@@ -552,7 +580,8 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
     die = g.die_size_mm
     if not _may_be_cocked(cx, cy, g, found):
         return
-    reads = tilted_reads(gray, from_mm, cx, cy, die)
+    reads = tilted_reads(gray, from_mm, cx, cy, die,
+                         kept=memo.candidates if memo is not None else None)
     if usual is not None:
         reads.insert(0, TiltedRead(usual.score, usual.dx, usual.dy, usual.angle, usual.value,
                                    usual.mask, usual.edge, 0.0, (1.0, 1.0)))
@@ -648,11 +677,12 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     out: list[BoardDie] = []
     threshold = cocked_threshold()
     gray = functools.cache(functools.partial(to_gray, colour))
+    memo = FaceMemo()
     for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough,
-                        tilted_near=tilted_near):
+                        tilted_near=tilted_near, memo=memo):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
-        p, z, aligned = _cocked_opinion(colour, from_mm, f, g, threshold)
+        p, z, aligned = _cocked_opinion(colour, from_mm, f, g, threshold, memo)
         # a tilted die's grid read sees part of its upward face (a two as a one)
         pips = cocked_pips(colour, gray, from_mm, f, aligned, g) if p >= threshold else f.pips
         centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]

@@ -49,10 +49,13 @@ def warp_patch(image: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, siz
     return out
 
 
-def patch_pips(gray: np.ndarray, die_mm: float, ppm: float) -> list[PatchPip]:
+def patch_pips(gray: np.ndarray, die_mm: float, ppm: float, reach_mm: float | None = None
+               ) -> list[PatchPip]:
     """Pip-sized blobs of either polarity in a top-down patch: difference-of-Gaussians peaks
-    tuned to the pip size, so pips that blur into each other stay apart."""
-    reach = gray.shape[0] / ppm  # the whole patch
+    tuned to the pip size, so pips that blur into each other stay apart; within ``reach_mm``
+    of the patch centre along each axis only (the same pips there as over the whole patch),
+    else all over it."""
+    reach = gray.shape[0] / ppm if reach_mm is None else reach_mm
     return _pips_from_dog(_dog(gray, die_mm, ppm), PIP_RADIUS * die_mm * ppm, ppm, reach)
 
 
@@ -89,18 +92,27 @@ def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float
 def _fit_about(pts: np.ndarray, cx: float, cy: float, die_mm: float
                ) -> tuple[float, float, float, float]:
     """:func:`fit_face` with the pips' mean (cx, cy) already worked out."""
-    n = len(pts)
-    if n == 1:
+    if len(pts) == 1:
         return 0.0, cx, cy, 0.0
-    z = (pts[:, 0] - cx) + 1j * (pts[:, 1] - cy)  # pips as complex numbers
+    return _fit_turned((pts[:, 0] - cx) + 1j * (pts[:, 1] - cy), cx, cy, die_mm)
+
+
+def _fit_turned(z: np.ndarray, cx: float, cy: float, die_mm: float
+                ) -> tuple[float, float, float, float]:
+    """:func:`_fit_about` of two or more pips given as complex numbers (x - cx) + i (y - cy):
+    the layout turned to each angle a pair of pips (or either diagonal of it) suggests."""
+    n = len(z)
     i, j = _pairs(n)
     pair = z[j] - z[i]
     base = np.arctan2(pair.imag, pair.real)  # (np.angle)
     angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
     turned = np.exp(-1j * angles)[:, None] * z[None, :]  # into the face frame
     d = np.abs(turned[:, :, None] - _layout_complex(n, die_mm)[None, None, :])
-    residual = np.maximum(d.min(axis=2).max(axis=1), d.min(axis=1).max(axis=1))
-    k = int(np.argmin(residual))
+    # (the ufuncs' reductions called directly: the array methods' wrappers cost more than the
+    # reductions of so few values)
+    residual = np.maximum(np.maximum.reduce(np.minimum.reduce(d, axis=2), axis=1),
+                          np.maximum.reduce(np.minimum.reduce(d, axis=1), axis=1))
+    k = int(residual.argmin())
     return float(residual[k]), cx, cy, float(angles[k])
 
 
@@ -130,14 +142,24 @@ def _fit_or_reject_xy(xy: list[list[float]], die_mm: float, limit: float
         cy += y
     cx /= n
     cy /= n
-    if n > 1:
-        radii = [math.hypot(x - cx, y - cy) for x, y in xy]
-        places = _layout_radii(n, die_mm)
-        if (any(min(abs(r - q) for q in places) >= limit for r in radii)
-                or any(min(abs(r - q) for r in radii) >= limit for q in places)):
+    if n == 1:
+        return 0.0, cx, cy, 0.0  # (as :func:`_fit_about` fits a lone pip)
+    # each pip's distance from the centre near some place's, and each place's near some pip's
+    places = _layout_radii(n, die_mm)
+    matched = [False] * len(places)
+    for x, y in xy:
+        r = math.hypot(x - cx, y - cy)
+        near = False
+        for k, q in enumerate(places):
+            if abs(r - q) < limit:
+                near = matched[k] = True
+        if not near:
             return math.inf, cx, cy, 0.0
-    # (the pips' mean added in order from 0 and divided as pts.mean(axis=0) does it)
-    return _fit_about(np.array(xy, np.float64), cx, cy, die_mm)
+    if not all(matched):
+        return math.inf, cx, cy, 0.0
+    # (the pips' mean added in order from 0 and divided as pts.mean(axis=0) does it; the
+    # pips taken about it as complex numbers made in Python, the same numbers as in numpy)
+    return _fit_turned(np.array([complex(x - cx, y - cy) for x, y in xy]), cx, cy, die_mm)
 
 
 def _mean_of(values: list[float]) -> float:
@@ -178,25 +200,19 @@ def choose_face(pips: list[PatchPip], die_mm: float
         orders = [list(range(len(strong))),
                   sorted(range(len(strong)), key=lambda i: -strong[i].contrast)]
         fits: dict[tuple[int, ...], tuple[float, float, float, float]] = {}  # group -> fit
+        contrasts = [p.contrast for p in strong]
         for seed in sorted(seeds, key=lambda p: -p.contrast)[:3]:
             if seed.contrast < 0.55 * top:
                 continue
             kept: tuple[list[int], tuple[float, float, float, float]] | None = None
+            grown: list[int] | None = None
             for order in orders:
                 group = _grown(index[id(seed)], order, close)
-                while True:
-                    key = tuple(group)
-                    if key not in fits:
-                        fits[key] = _fit_or_reject_xy([places[i] for i in group], die_mm,
-                                                      limit)
-                    fit = fits[key]
-                    if fit[0] < limit or len(group) == 1:
-                        break
-                    far = max(group, key=lambda i: (strong[i] is not seed,
-                                                    math.hypot(strong[i].x - fit[1],
-                                                               strong[i].y - fit[2])
-                                                    - 3 * strong[i].contrast))
-                    group = [i for i in group if i != far]
+                if group == grown:
+                    continue  # the same pips in the same order: dropped the same way again
+                grown = group
+                group, fit = _fitted_part(group, index[id(seed)], places, contrasts, fits,
+                                          die_mm, limit)
                 if fit[0] < limit and (kept is None or len(group) > len(kept[0])):
                     kept = (group, fit)
             if kept is None:
@@ -212,6 +228,27 @@ def choose_face(pips: list[PatchPip], die_mm: float
     return best[1], best[2], best[3], best[4], best[5]
 
 
+def _fitted_part(group: list[int], seed: int, places: list[list[float]], contrasts: list[float],
+                 fits: dict[tuple[int, ...], tuple[float, float, float, float]], die_mm: float,
+                 limit: float) -> tuple[list[int], tuple[float, float, float, float]]:
+    """The pips of ``group`` (indices into ``places``) whose layout fits within ``limit``, and
+    the fit: the pip farthest from the pips' mean less thrice its contrast (never ``seed``;
+    the first such in the group on a tie) dropped one at a time until the layout fits or one
+    pip is left. ``fits`` keeps the fit of every group tried."""
+    while True:
+        key = tuple(group)
+        fit = fits.get(key)
+        if fit is None:
+            fit = fits[key] = _fit_or_reject_xy([places[i] for i in group], die_mm, limit)
+        if fit[0] < limit or len(group) == 1:
+            return group, fit
+        _, fx, fy, _ = fit
+        far = max((i for i in group if i != seed),
+                  key=lambda i: math.hypot(places[i][0] - fx, places[i][1] - fy)
+                  - 3 * contrasts[i])
+        group = [i for i in group if i != far]
+
+
 def _grown(seed: int, order: list[int], close: list[list[bool]]) -> list[int]:
     """The pips that can share a face with pip ``seed`` (each close to one already in), taken
     in ``order``, at most six."""
@@ -222,7 +259,7 @@ def _grown(seed: int, order: list[int], close: list[list[bool]]) -> list[int]:
         for i in order:
             if len(group) >= 6 or i in group:
                 continue
-            if any(close[i][j] for j in group):
+            if any(map(close[i].__getitem__, group)):
                 group.append(i)
                 changed = True
     return group
@@ -305,16 +342,17 @@ ONE_RING = (0.2, 0.38)  # per face side: the ring around a one's pip that must h
 
 
 @lru_cache(maxsize=4)
-def _ring_offsets(die_mm: float) -> tuple[np.ndarray, np.ndarray]:
-    """Sample places (mm from a face centre) on the ring :data:`ONE_RING` around a one's pip:
-    every other face's pips lie on it, at any turn of the face and foreshortened by a tilt
-    (a cocked die's three or four, its corner pips off the grid, reads as a one otherwise)."""
+def _ring_offsets(die_mm: float) -> np.ndarray:
+    """Sample places (mm from a face centre; x, y: 2 x m) on the ring :data:`ONE_RING` around
+    a one's pip: every other face's pips lie on it, at any turn of the face and foreshortened
+    by a tilt (a cocked die's three or four, its corner pips off the grid, reads as a one
+    otherwise)."""
     out = [(r * math.cos(t), r * math.sin(t))
            for r in np.linspace(ONE_RING[0], ONE_RING[1], 4) * die_mm
            for t in np.linspace(0.0, 2 * math.pi, max(8, round(2 * math.pi * r / 0.8)),
                                 endpoint=False)]  # ~0.8 mm apart (1.1 mm let a one through)
-    xy = np.array(out)
-    return xy[:, 0], xy[:, 1]
+    xy: np.ndarray = np.ascontiguousarray(np.array(out).T)
+    return xy
 
 
 def grid_read_many(dog: np.ndarray, centres: np.ndarray, angle: float, die_mm: float,
@@ -334,18 +372,18 @@ def _grid_places(die_mm: float) -> tuple[np.ndarray, np.ndarray]:
     return np.tile(np.arange(3) - 1.0, 3) * step, np.repeat(np.arange(3) - 1.0, 3) * step
 
 
-def _pattern_penalties() -> tuple[np.ndarray, np.ndarray]:
-    """Added to the 18 evidence values (dark then light places) per pattern (dark patterns,
-    then light ones): 0 at the pattern's places (+inf elsewhere), for the weakest pip's
-    minimum; 0 at its empty places of its polarity (-inf elsewhere), for the strongest empty
-    place's maximum."""
-    on = np.full((2 * _NPAT, 18), np.inf, np.float32)  # the DoG's type: adding 0 keeps it
-    off = np.full((2 * _NPAT, 18), -np.inf, np.float32)
+def _pattern_places() -> tuple[np.ndarray, np.ndarray]:
+    """Per pattern (dark patterns, then light ones), which of the 18 evidence values (dark
+    then light places) are its pips and which its empty places of its polarity, as index
+    arrays (at most 6 x patterns and 8 x patterns): each pattern's list is filled up with its
+    first index again, which leaves a minimum or maximum over it unchanged."""
+    pips = np.zeros((6, 2 * _NPAT), np.intp)
+    empty = np.zeros((8, 2 * _NPAT), np.intp)
     for k, mask in enumerate(_MASKS):
         for half, row in ((0, k), (9, _NPAT + k)):
-            on[row, half:half + 9][mask] = 0.0
-            off[row, half:half + 9][~mask] = 0.0
-    return on, off
+            on, off = np.flatnonzero(mask) + half, np.flatnonzero(~mask) + half
+            pips[:, row], empty[:, row] = np.resize(on, 6), np.resize(off, 8)
+    return pips, empty
 
 
 def grid_read_turned(dog: np.ndarray, centres: np.ndarray, ca: float | np.ndarray,
@@ -355,38 +393,45 @@ def grid_read_turned(dog: np.ndarray, centres: np.ndarray, ca: float | np.ndarra
     one per centre (arrays of shape (k, 1)), so faces at several angles are read at once."""
     n, w = dog.shape
     u, v = _grid_places(die_mm)
-    cx, cy = centres[:, 0:1], centres[:, 1:2]
     half = n / 2
-    xs = np.rint((cx + u * ca - v * sa) * ppm + half).astype(int)[:, None, :]  # (k, 1, 9)
-    ys = np.rint((cy + u * sa + v * ca) * ppm + half).astype(int)[:, None, :]
+    # the nine places' pixels, x then y (2, k, 9), both at once: x = cx + u ca - v sa and
+    # y = cy + u sa - v (-ca) (the sums cy + u sa + v ca, to the bit)
+    along = np.reshape(np.array([ca, sa]), (2, -1, 1))
+    across = np.reshape(np.array([sa, -ca]), (2, -1, 1))
+    at = np.rint((centres.T[:, :, None] + u * along - v * across) * ppm + half).astype(int)
     # each place's 3x3 pixels (rows, then columns, as :data:`_OFF_Y`, :data:`_OFF_X`), the
     # places last: numpy takes minima and maxima over an outer axis much faster
-    rows = np.minimum(np.maximum(ys + _STEPS[:, None], 0), n - 1) * w  # (k, 3, 9)
-    cols = np.minimum(np.maximum(xs + _STEPS[:, None], 0), n - 1)
-    stack = dog.reshape(-1)[rows[:, :, None, :] + cols[:, None, :, :]].reshape(len(centres), 9, 9)
-    evidence = np.concatenate([-stack.min(axis=1), stack.max(axis=1)], axis=1)[:, :, None]
-    on = np.add(evidence, _ON_PENALTY_T).min(axis=1)  # (k, 2 * patterns)
-    off = np.add(evidence, _OFF_PENALTY_T).max(axis=1)
+    near = np.minimum(np.maximum(at[:, :, None, :] + _STEPS[:, None], 0), n - 1)  # (2, k, 3, 9)
+    stack = dog.reshape(-1)[near[1][:, :, None, :] * w + near[0][:, None, :, :]].reshape(
+        len(centres), 9, 9)
+    # each place's dark and light evidence (the least DoG negated, the greatest), + 0 making
+    # a -0 a 0 (a zero score is +0)
+    evidence = np.maximum.reduce(np.concatenate([-stack, stack], axis=2), axis=1)
+    evidence += 0
+    # per pattern, its weakest pip and its strongest empty place (k, 2 * patterns)
+    on = np.minimum.reduce(evidence[:, _PATTERN_PIPS], axis=1)
+    off = np.maximum.reduce(evidence[:, _PATTERN_EMPTY], axis=1)
     scores = (on - off) / 255.0
     best = np.argmax(scores, axis=1)
     ones = np.nonzero(best % _NPAT == _ONE)[0]
     if len(ones):
         # a one: nothing pip-like anywhere around its pip, not only at the other eight places
         # (only where a one wins: the ring can only lower a one's score)
-        ru, rv = _ring_offsets(die_mm)
-        rx = np.rint((cx[ones] + ru[None]) * ppm + half).astype(int)
-        ry = np.rint((cy[ones] + rv[None]) * ppm + half).astype(int)
-        ring = dog.reshape(-1)[np.minimum(np.maximum(ry, 0), n - 1) * w
-                               + np.minimum(np.maximum(rx, 0), n - 1)]  # (ones, m)
+        # the ring's pixels, x then y (2, ones, m)
+        on_ring = np.rint((centres[ones].T[:, :, None] + _ring_offsets(die_mm)[:, None, :])
+                          * ppm + half).astype(int)
+        np.minimum(np.maximum(on_ring, 0, out=on_ring), n - 1, out=on_ring)
+        ring = dog.reshape(-1)[on_ring[1] * w + on_ring[0]]  # (ones, m)
         rows, cols = ones[:, None], _ONE_COLUMNS  # a dark one, a light one
-        ring_off = np.stack([-ring.min(axis=1), ring.max(axis=1)], axis=1)
+        ring_off = np.empty((len(ones), 2), ring.dtype)
+        np.negative(np.minimum.reduce(ring, axis=1), out=ring_off[:, 0])
+        np.maximum.reduce(ring, axis=1, out=ring_off[:, 1])
         scores[rows, cols] = (on[rows, cols] - np.maximum(off[rows, cols], ring_off)) / 255.0
         best[ones] = np.argmax(scores[ones], axis=1)
     return best % _NPAT, scores[np.arange(len(best)), best]
 
 
-_ON_PENALTY, _OFF_PENALTY = _pattern_penalties()
-_ON_PENALTY_T, _OFF_PENALTY_T = (np.ascontiguousarray(a.T) for a in (_ON_PENALTY, _OFF_PENALTY))
+_PATTERN_PIPS, _PATTERN_EMPTY = _pattern_places()
 _ONE_COLUMNS = np.array([_ONE, _NPAT + _ONE])
 
 
@@ -522,17 +567,28 @@ def _search_turns(search_deg: float) -> np.ndarray:
     return out
 
 
+def _pixels(mm: np.ndarray, n: int, ppm: float) -> np.ndarray:
+    """The patch pixels (side ``n``, truncated and kept inside it) of places ``mm`` from its
+    centre: clipped before they are truncated, the same pixels as truncated first."""
+    out: np.ndarray = np.clip(mm * ppm + n / 2, 0, n - 1).astype(int)
+    return out
+
+
 @lru_cache(maxsize=64)
 def _outline_turns(die_mm: float, search_deg: float, angle: float
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A square outline's sample places (mm from the face centre, turns x 4 sides x 11) and
-    its sides' normals at every turn an outline search tries about ``angle``, and those
-    turns: the same for every search at that angle (most start at 0)."""
+    its sides' normals at each of them, at every turn an outline search tries about
+    ``angle``, and those turns: the same for every search at that angle (most start at 0).
+    (The normals are repeated along each side: products with them then run over whole
+    arrays, not 11 values at a time.)"""
     eu, ev, nu, nv = _outline_frame(die_mm)
     angles = angle + _search_turns(search_deg)
     ca, sa = np.cos(angles)[:, None, None], np.sin(angles)[:, None, None]
-    return (eu * ca - ev * sa, eu * sa + ev * ca, nu * ca - nv * sa, nu * sa + nv * ca,
-            angles)
+    su, sv = eu * ca - ev * sa, eu * sa + ev * ca
+    nx, ny = (np.broadcast_to(a, su.shape).copy() for a in (nu * ca - nv * sa,
+                                                             nu * sa + nv * ca))
+    return su, sv, nx, ny, angles
 
 
 def _outline_steps(gx: np.ndarray, gy: np.ndarray, ox: float | np.ndarray,
@@ -543,11 +599,42 @@ def _outline_steps(gx: np.ndarray, gy: np.ndarray, ox: float | np.ndarray,
     the steps then (k, turns))."""
     n, w = gx.shape
     su, sv, nx, ny, angles = _outline_turns(die_mm, search_deg, angle)
-    px = np.minimum(np.maximum(((su + ox) * ppm + n / 2).astype(int), 0), n - 1)
-    py = np.minimum(np.maximum(((sv + oy) * ppm + n / 2).astype(int), 0), n - 1)
-    at = py * w + px
-    step = np.abs(gx.reshape(-1)[at] * nx + gy.reshape(-1)[at] * ny).mean(axis=(-2, -1))
-    return step, angles
+    at = _pixels(sv + oy, n, ppm) * w + _pixels(su + ox, n, ppm)
+    return _steps_at(gx, gy, at, nx, ny), angles
+
+
+def _steps_at(gx: np.ndarray, gy: np.ndarray, at: np.ndarray, nx: np.ndarray, ny: np.ndarray
+              ) -> np.ndarray:
+    """The mean edge step along square outlines sampled at the flat pixel indices ``at`` (...,
+    4 sides, 11 along each), the sides' normals ``nx``, ``ny`` at each sample."""
+    out: np.ndarray = np.abs(gx.reshape(-1)[at] * nx + gy.reshape(-1)[at] * ny).mean(
+        axis=(-2, -1))
+    return out
+
+
+def outline_steps_about(gx: np.ndarray, gy: np.ndarray, centres: tuple[tuple[float, float], ...],
+                        die_mm: float, ppm: float, search_deg: float
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_outline_steps` about 0 at several centres (mm from the patch centre) at once:
+    (centres, turns) steps and the turns. The samples' pixels are kept per patch shape and
+    centres: the tilted-face hypotheses (``vision.dice.tilted``) look at the same places in
+    every candidate's patch."""
+    _, _, nx, ny, angles = _outline_turns(die_mm, search_deg, 0.0)
+    at = _outline_pixels(gx.shape, centres, die_mm, ppm, search_deg)
+    return _steps_at(gx, gy, at, nx, ny), angles
+
+
+@lru_cache(maxsize=8)
+def _outline_pixels(shape: tuple[int, int], centres: tuple[tuple[float, float], ...],
+                    die_mm: float, ppm: float, search_deg: float) -> np.ndarray:
+    """The flat pixel indices of :func:`outline_steps_about`'s samples (read only)."""
+    n, w = shape
+    su, sv, _, _, _ = _outline_turns(die_mm, search_deg, 0.0)
+    xy = np.array(centres)
+    at: np.ndarray = _pixels(sv + xy[:, 1, None, None, None], n, ppm) * w + _pixels(
+        su + xy[:, 0, None, None, None], n, ppm)
+    at.flags.writeable = False
+    return at
 
 
 def _outline_step(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
@@ -611,15 +698,22 @@ def _recentre_many(gx: np.ndarray, gy: np.ndarray, hypotheses: list[tuple[float,
     cv = oy + a * sa + b * ca
     su = eu * ca - ev * sa  # outline samples around a centre (hypotheses, 44)
     sv = eu * sa + ev * ca
-    px = np.minimum(np.maximum(((cu[:, :, None] + su[:, None]) * ppm + n / 2).astype(int), 0),
-                    n - 1)
-    py = np.minimum(np.maximum(((cv[:, :, None] + sv[:, None]) * ppm + n / 2).astype(int), 0),
-                    n - 1)
+    at = _pixels(cv[:, :, None] + sv[:, None], n, ppm) * w + _pixels(cu[:, :, None] + su[:, None],
+                                                                     n, ppm)
     nx, ny = (nu * ca - nv * sa)[:, None], (nu * sa + nv * ca)[:, None]
-    at = py * w + px
     step = np.abs(gx.reshape(-1)[at] * nx + gy.reshape(-1)[at] * ny).mean(axis=2)
     best = np.argmax(step, axis=1).tolist()
     return [(float(cu[h, k]), float(cv[h, k]), float(step[h, k])) for h, k in enumerate(best)]
+
+
+@lru_cache(maxsize=64)
+def _pattern_offsets(mask: bytes, die_mm: float) -> list[tuple[float, float]]:
+    """The pip places (mm from the face centre, row by row) of a 3x3 pattern given as its
+    bytes (a few patterns, read again and again)."""
+    step = PIP_OFFSET * die_mm
+    rows, cols = np.nonzero(np.frombuffer(mask, bool).reshape(3, 3))
+    return [((j - 1) * step, (i - 1) * step) for i, j in zip(rows.tolist(), cols.tolist(),
+                                                             strict=True)]
 
 
 def pips_agree(pips: list[PatchPip], read: FaceRead, die_mm: float) -> bool:
@@ -628,9 +722,7 @@ def pips_agree(pips: list[PatchPip], read: FaceRead, die_mm: float) -> bool:
     with stripes or a checker's rim in it can read as a face on the pip grid; it has no such
     pips."""
     ca, sa = math.cos(read.angle), math.sin(read.angle)
-    step = PIP_OFFSET * die_mm
-    places = [((j - 1) * step, (i - 1) * step) for i, j in zip(*np.nonzero(read.mask),
-                                                               strict=True)]
+    places = _pattern_offsets(read.mask.tobytes(), die_mm)
     for dark in (True, False):
         inside = []
         for p in pips:
@@ -659,8 +751,8 @@ def face_spread(patch: np.ndarray, read: FaceRead, die_mm: float, ppm: float) ->
     n = patch.shape[0]
     u, v = _face_samples_kept(die_mm)
     ca, sa = math.cos(read.angle), math.sin(read.angle)
-    x = np.minimum(np.maximum(((read.dx + u * ca - v * sa) * ppm + n / 2).astype(int), 0), n - 1)
-    y = np.minimum(np.maximum(((read.dy + u * sa + v * ca) * ppm + n / 2).astype(int), 0), n - 1)
+    x = _pixels(read.dx + u * ca - v * sa, n, ppm)
+    y = _pixels(read.dy + u * sa + v * ca, n, ppm)
     values = np.sort(patch[y, x].astype(np.float32))
     return _quantile(values, 0.9) - _quantile(values, 0.1)
 
@@ -715,9 +807,7 @@ def _outlines_at(gx: np.ndarray, gy: np.ndarray, places: list[tuple[float, float
         ox = np.array([places[i][0] for i in at])[:, None, None, None]
         oy = np.array([places[i][1] for i in at])[:, None, None, None]
         n, w = gx.shape
-        px = np.minimum(np.maximum(((su + ox) * ppm + n / 2).astype(int), 0), n - 1)
-        py = np.minimum(np.maximum(((sv + oy) * ppm + n / 2).astype(int), 0), n - 1)
-        idx = py * w + px
+        idx = _pixels(sv + oy, n, ppm) * w + _pixels(su + ox, n, ppm)
         steps = np.abs(gx.reshape(-1)[idx] * nx + gy.reshape(-1)[idx] * ny).mean(axis=(-2, -1))
         best = np.argmax(steps, axis=1).tolist()
         for row, (i, k) in enumerate(zip(at, best, strict=True)):
@@ -772,8 +862,38 @@ def _ready_reads(gx: np.ndarray, gy: np.ndarray, dog: np.ndarray,
     return {first + i: (edge, angle, got.get(i)) for i, (edge, angle) in enumerate(edges)}
 
 
+@dataclass(frozen=True)
+class CandidatePatch:
+    """A candidate's top-down patch (:data:`FACE_MM` square around it) and its pip-scale
+    difference of Gaussians (:func:`_dog`)."""
+
+    patch: np.ndarray
+    dog: np.ndarray
+
+
+# a frame's candidate patches by place (x, y board mm), die size (mm) and px/mm: a second chance
+# (``vision.dice.tilted``) reads the very pixels the face read at its candidate read
+CandidatePatches = dict[tuple[float, float, float, float], CandidatePatch]
+
+
+def candidate_patch(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
+                    die_mm: float, ppm: float, kept: CandidatePatches | None = None
+                    ) -> CandidatePatch:
+    """The top-down patch a candidate (cx, cy board mm) is read in at ``ppm`` px/mm, and its
+    DoG: the ones ``kept`` holds for it, else worked out (and put there)."""
+    key = (cx, cy, die_mm, ppm)
+    found = kept.get(key) if kept is not None else None
+    if found is None:
+        patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm)
+        found = CandidatePatch(patch, _dog(patch, die_mm, ppm))
+        if kept is not None:
+            kept[key] = found
+    return found
+
+
 def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
-                   die_mm: float, ppm: float | None = None) -> FaceRead | None:
+                   die_mm: float, ppm: float | None = None,
+                   kept: CandidatePatches | None = None) -> FaceRead | None:
     """Read the face around a candidate (cx, cy board mm) from ONE top-down patch: its
     pip-scale DoG and gradients are computed once and shared by the pip finder, the layout
     fit and every centre hypothesis (the fitted layout's centre, the candidate's own, the die
@@ -798,13 +918,12 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     1,000,000+, ``tests.eval.dice``) this ranking, the one's ring (:func:`grid_read_many`)
     and the recentring of every hypothesis took the dice found from 763 to 773 of 800 and
     those read right from 729 to 755 (95.5% to 97.7%), with 22 extra dice instead of 23. None
-    when no hypothesis shows a face outline."""
+    when no hypothesis shows a face outline. ``kept``: the frame's candidate patches, which
+    the patch is taken from or put in (:func:`candidate_patch`)."""
     ppm = ppm or FACE_PPM
-    patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm)
-    g = patch.astype(np.float32)
+    at = candidate_patch(gray, from_mm, cx, cy, die_mm, ppm, kept)
+    patch, dog = at.patch, at.dog
     radius = PIP_RADIUS * die_mm * ppm
-    s1 = max(1.0, radius / 1.414)
-    dog = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
     pips = _pips_from_dog(dog, radius, ppm, PATCH_MM / 2)
     face = choose_face(pips, die_mm)
     sm = cv2.GaussianBlur(patch, (3, 3), 0).astype(np.float32)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
 from vision.dice.face_fit import ALIGNED_MM
 from vision.dice.pose import sigmoid
@@ -63,22 +63,36 @@ def normalise(patches: np.ndarray) -> np.ndarray:
     """Patches (N x side x side x 3, uint8) as the network's input: float32, each taken about
     its face's median colour (a die of any colour on a board of any colour) and scaled."""
     x = patches.astype(np.float32)
-    c = x.shape[1] // 2
-    middle = x[:, c - MEDIAN_PX:c + MEDIAN_PX, c - MEDIAN_PX:c + MEDIAN_PX]
-    med = np.median(middle.reshape(len(x), -1, 3), axis=1)
-    out: np.ndarray = (x - med[:, None, None, :]) / np.float32(GREY_SCALE)
-    return out
+    n, side = x.shape[:2]
+    c = side // 2
+    middle = x[:, c - MEDIAN_PX:c + MEDIAN_PX, c - MEDIAN_PX:c + MEDIAN_PX].reshape(n, -1, 3)
+    # each channel's median as np.median works it out (the mean of the middle one or two of
+    # the sorted values), sorted along a contiguous axis: faster than across the channels
+    ordered = np.sort(middle.transpose(0, 2, 1), axis=2)
+    k = ordered.shape[2]
+    med = ordered[:, :, (k - 1) // 2:k // 2 + 1].mean(axis=2)
+    # each pixel's channels less the median, over whole rows at once (numpy is slow at
+    # broadcasting over three channels): the same values
+    rows = x.reshape(n, side, -1)
+    rows -= np.tile(med, side)[:, None, :]
+    rows /= np.float32(GREY_SCALE)
+    return x
 
 
 def columns(x: np.ndarray, k: int) -> tuple[np.ndarray, tuple[int, int, int]]:
     """The k x k neighbourhoods of every second pixel of ``x`` (N x H x W x C, zero padded by
     k // 2) as rows (N * Ho * Wo, k * k * C: row, column, channel), and (N, Ho, Wo)."""
     pad = k // 2
-    xp = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0)))
-    w = sliding_window_view(xp, (k, k), axis=(1, 2))[:, ::2, ::2]  # N Ho Wo C k k
-    n, ho, wo = w.shape[:3]
-    rows = np.ascontiguousarray(w.transpose(0, 1, 2, 4, 5, 3)).reshape(n * ho * wo, -1)
-    return rows, (n, ho, wo)
+    n, h, w, c = x.shape
+    xp = np.zeros((n, h + 2 * pad, w + 2 * pad, c), x.dtype)
+    xp[:, pad:pad + h, pad:pad + w] = x
+    ho, wo = (h + 1) // 2, (w + 1) // 2
+    # a neighbourhood's row of k pixels is k * C contiguous values of the padded patch: viewed
+    # so, the copy moves those runs whole
+    s0, s1, s2, s3 = xp.strides
+    windows = as_strided(xp, (n, ho, wo, k, k * c), (s0, 2 * s1, 2 * s2, s1, s3),
+                         writeable=False)
+    return np.ascontiguousarray(windows).reshape(n * ho * wo, -1), (n, ho, wo)
 
 
 @dataclass

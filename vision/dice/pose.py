@@ -24,6 +24,7 @@ from vision.dice.side_faces import (
     PROFILE_COUNT,
     SIDE_INPUTS,
     edge_logit,
+    quarter_turned,
     side_inputs,
     side_profiles,
     sum_planes,
@@ -145,12 +146,75 @@ def _column_means(block: np.ndarray) -> np.ndarray:
 
 
 def _dielike(f: np.ndarray, bright: float, chroma: np.ndarray) -> np.ndarray:
-    """Which pixels of a float32 BGR patch have the face's colour at any shade (0 or 1)."""
-    planes = [f[:, :, i] for i in range(3)]
-    fsum = planes[0] + planes[1] + planes[2] + 1.0  # as f.sum(axis=2): channel by channel
+    """Which pixels of a float32 BGR patch (any shape, channels last) have the face's colour at
+    any shade."""
+    planes = [f[..., i] for i in range(3)]
+    fsum = planes[0] + planes[1] + planes[2] + 1.0  # as f.sum(axis=-1): channel by channel
     ratio = fsum / bright
     cd = sum_planes([np.abs(planes[i] / fsum - chroma[i]) for i in range(3)])
-    out: np.ndarray = ((ratio > 0.3) & (ratio < 1.08) & (cd < 0.06)).astype(np.float32)
+    out: np.ndarray = (ratio > 0.3) & (ratio < 1.08) & (cd < 0.06)
+    return out
+
+
+def _channel_medians(pixels: np.ndarray) -> np.ndarray:
+    """``np.median(pixels.astype(np.float32), axis=0)`` of uint8 pixels (N x 3), the same bits:
+    the mean of the middle one or two of each channel's values, partitioned along a
+    contiguous axis (faster than across the channels)."""
+    k = len(pixels)
+    kth = [(k - 1) // 2, k // 2]
+    middle = np.partition(pixels.T, kth, axis=1)[:, kth[0]:kth[1] + 1]
+    out: np.ndarray = middle.astype(np.float32).mean(axis=1)
+    return out
+
+
+def _masked_pixels(patch: np.ndarray, f0: int, f1: int, mask: np.ndarray) -> np.ndarray:
+    """``patch[f0:f1, f0:f1][mask]`` of a colour patch (N x channels): each pixel's channels
+    taken as one item, several times faster than masking across the channels."""
+    channels = patch.shape[2]
+    pixel = np.dtype((np.void, channels * patch.itemsize))
+    items = np.ascontiguousarray(patch).view(pixel)[f0:f1, f0:f1, 0][mask]
+    out: np.ndarray = items.view(patch.dtype).reshape(-1, channels)
+    return out
+
+
+def _edge_step(gray: np.ndarray, rows: slice, cols: slice, dx: int, dy: int) -> float:
+    """The mean absolute Sobel step (over 8) of a uint8 patch in [rows, cols], worked out on
+    those pixels and one more around them only: the steps of integers are exact, so they are
+    the whole patch's to the bit."""
+    n, w = gray.shape
+    r0, r1, _ = rows.indices(n)
+    c0, c1, _ = cols.indices(w)
+    a0, b0 = max(r0 - 1, 0), max(c0 - 1, 0)
+    window = gray[a0:min(r1 + 1, n), b0:min(c1 + 1, w)].astype(np.float32)
+    step = cv2.Sobel(window, cv2.CV_32F, dx, dy, ksize=3) / 8.0
+    return float(np.abs(step[r0 - a0:r1 - a0, c0 - b0:c1 - b0]).mean())
+
+
+def _band_looks(aligned: np.ndarray, bands: list[tuple[slice, slice]], bright: float,
+                chroma: np.ndarray) -> list[list[float]]:
+    """Per band of a uint8 BGR patch: its die-coloured share, brightness and colour distance
+    against the face's (empty: 0, 1, 0). All bands' pixels are judged together; their sums
+    are of integers (exact in float32 in any order), so the shares and means are numpy's
+    ``mean()`` of each band alone, to the bit."""
+    pixels = [aligned[sl].reshape(-1, 3) for sl in bands]
+    sizes = [len(p) for p in pixels]
+    at = np.cumsum([0, *sizes[:-1]])
+    every = np.concatenate(pixels)
+    if len(every) == 0:
+        return [[0.0, 1.0, 0.0] for _ in bands]
+    full = [k for k, size in enumerate(sizes) if size]
+    starts = at[full]
+    sums = np.add.reduceat(every, starts, axis=0, dtype=np.int64)
+    counts = np.add.reduceat(_dielike(every.astype(np.float32), bright, chroma), starts,
+                             dtype=np.int64).tolist()
+    # a float32 mean of integers: the float64 quotient rounded to float32
+    means = (sums / np.array([sizes[k] for k in full])[:, None]).astype(np.float32)
+    total = means.sum(axis=1).astype(np.float64) + 1.0  # as float(m.sum()) + 1.0
+    cdist = np.abs(means / total.astype(np.float32)[:, None] - chroma).sum(axis=1)
+    out = [[0.0, 1.0, 0.0] for _ in bands]
+    for row, k in enumerate(full):
+        out[k] = [float(np.float32(counts[row] / sizes[k])), float(total[row]) / bright,
+                  float(cdist[row]) * 10]
     return out
 
 
@@ -168,10 +232,8 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
     when the caller has it (``cv2.cvtColor`` of ``aligned``)."""
     ppm = ALIGNED_PX_PER_MM
     n = aligned.shape[0]
-    f = aligned.astype(np.float32)
     if aligned_gray is None:
         aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
-    gray = aligned_gray.astype(np.float32)
     c = n / 2
     half = die_mm / 2
 
@@ -179,29 +241,23 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
         return int(min(n, max(0, round(c + mm * ppm))))
 
     f0, f1, face = _face_mask(n, die_mm, pip_pts)
-    pixels = f[f0:f1, f0:f1][face]
+    pixels = _masked_pixels(aligned, f0, f1, face)
     if len(pixels) < 8:
         return np.zeros(FEATURE_COUNT)
-    colour = np.median(pixels, axis=0)
+    colour = _channel_medians(pixels)
     bright = float(colour.sum()) + 1.0
     chroma = colour / bright
-    ordered = np.sort(gray[f0:f1, f0:f1][face])
+    # (uint8 values sort the same in either type; numpy's stable sort of bytes is a radix sort)
+    ordered = np.sort(aligned_gray[f0:f1, f0:f1][face], kind="stable").astype(np.float32)
     spread = float(_percentile(ordered, 90) - _percentile(ordered, 10)) / 64.0
-    # the die-coloured pixels, worked out in the strips through the face that hold the side
-    # bands only (the rest is never read)
-    dielike = np.zeros((n, n), np.float32)
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     lat0, lat1 = px(-0.7 * half), px(0.7 * half)
-    if lat1 > lat0:
-        dielike[lat0:lat1] = _dielike(f[lat0:lat1], bright, chroma)
-        dielike[:, lat0:lat1] = _dielike(f[:, lat0:lat1], bright, chroma)
     sp = side_pips if side_pips is not None else np.zeros((0, 2))
     # grey profiles outward from the face centre across each side (1 mm steps, 5..17 mm):
     # each side turned to +x, the profile columns' means all at once
     cols = [px(d) for d in range(5, 18)]
-    profiles = _column_means(np.stack([np.rot90(gray, k=(0, 2, 1, 3)[k])[lat0:lat1][:, cols]
-                                       for k in range(4)])) / np.float32(bright / 3.0)
+    block = np.stack([quarter_turned(aligned_gray, turn)[lat0:lat1][:, cols]
+                      for turn in (0, 2, 1, 3)]).astype(np.float32)
+    profiles = _column_means(block) / np.float32(bright / 3.0)
     # each profile's steps, for all four sides at once
     grad = np.abs(np.diff(profiles, axis=1))
     near_step, far_step = grad[:, 2:5].max(axis=1), grad[:, 5:].max(axis=1)
@@ -220,42 +276,21 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
             beyond[3] += y < -half
     # per side (+x, -x, +y, -y), the bands near and far beyond it: die-coloured share,
     # brightness and colour distance against the face's
-    bands: list[list[float]] = [[], [], [], []]
+    lateral = slice(lat0, lat1)
+    bands = []
     for d0, d1 in (NEAR_MM, FAR_MM):
-        sls = [(slice(lat0, lat1), slice(px(d0), px(d1))),
-               (slice(lat0, lat1), slice(px(-d1), px(-d0))),
-               (slice(px(d0), px(d1)), slice(lat0, lat1)),
-               (slice(px(-d1), px(-d0)), slice(lat0, lat1))]
-        pixels_of = [f[sl].reshape(-1, 3) for sl in sls]
-        if len({len(b) for b in pixels_of}) == 1 and len(pixels_of[0]):
-            # the four bands' mean colours at once (the same row-by-row sums as each alone)
-            means = np.stack(pixels_of).mean(axis=1)
-            total = means.sum(axis=1).astype(np.float64) + 1.0  # as float(m.sum()) + 1.0
-            cdist = np.abs(means / total.astype(np.float32)[:, None] - chroma).sum(axis=1)
-            for k, sl in enumerate(sls):
-                bands[k] += [float(dielike[sl].mean()), float(total[k]) / bright,
-                             float(cdist[k]) * 10]
-            continue
-        for k, (sl, band) in enumerate(zip(sls, pixels_of, strict=True)):
-            if band.size == 0:
-                bands[k] += [0.0, 1.0, 0.0]
-                continue
-            m = band.mean(axis=0)
-            s = float(m.sum()) + 1.0
-            bands[k] += [float(dielike[sl].mean()), s / bright,
-                         float(np.abs(m / s - chroma).sum()) * 10]
+        bands += [(lateral, slice(px(d0), px(d1))), (lateral, slice(px(-d1), px(-d0))),
+                  (slice(px(d0), px(d1)), lateral), (slice(px(-d1), px(-d0)), lateral)]
+    looks = _band_looks(aligned, bands, bright, chroma)
+    # the outline's edge step along each side (+x, -x, +y, -y)
+    edges = [_edge_step(aligned_gray, slice(lat0, lat1), slice(px(half) - 1, px(half) + 2), 1, 0),
+             _edge_step(aligned_gray, slice(lat0, lat1), slice(px(-half) - 1, px(-half) + 2), 1, 0),
+             _edge_step(aligned_gray, slice(px(half) - 1, px(half) + 2), slice(lat0, lat1), 0, 1),
+             _edge_step(aligned_gray, slice(px(-half) - 1, px(-half) + 2), slice(lat0, lat1), 0, 1)]
     sides = []
     for k in range(4):
-        feats = bands[k]
-        if k == 0:
-            edge = float(np.abs(gx[lat0:lat1, px(half) - 1:px(half) + 2]).mean())
-        elif k == 1:
-            edge = float(np.abs(gx[lat0:lat1, px(-half) - 1:px(-half) + 2]).mean())
-        elif k == 2:
-            edge = float(np.abs(gy[px(half) - 1:px(half) + 2, lat0:lat1]).mean())
-        else:
-            edge = float(np.abs(gy[px(-half) - 1:px(-half) + 2, lat0:lat1]).mean())
-        feats += [edge / 10.0, min(beyond[k], 3) / 3.0]
+        feats = looks[k] + looks[4 + k]
+        feats += [edges[k] / 10.0, min(beyond[k], 3) / 3.0]
         feats += [float(near_step[k]), float(far_step[k]), float(step_ratio[k]),
                   float(mid_std[k]), float(mid_mean[k])]
         sides.append(feats)
@@ -290,7 +325,7 @@ def _logits(model: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
 
 def sigmoid(logit: float) -> float:
     """The probability of a logit (clipped to +-40: no overflow)."""
-    return float(1.0 / (1.0 + math.exp(-float(np.clip(logit, -40, 40)))))
+    return 1.0 / (1.0 + math.exp(-min(max(float(logit), -40.0), 40.0)))
 
 
 def _probability(name: str, features: np.ndarray) -> float:

@@ -51,7 +51,8 @@ def side_profiles(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray, ppm: 
     pip_colour = (np.concatenate(pips).astype(np.float32).mean(axis=0) if pips
                   else face_colour * 0.3)
     # the four edges' strips (each turned so that its edge faces +x), centred on the face
-    # centre's pixel so that the quarter turns keep it there
+    # centre's pixel so that the quarter turns keep it there, as float32 colour planes
+    # (3 x 4 x rows x width: numpy is slow at working across three channels)
     ci = round(c)
     reach = min(ci, n - 1 - ci)
     square = aligned[ci - reach:ci + reach + 1, ci - reach:ci + reach + 1]
@@ -61,16 +62,15 @@ def side_profiles(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray, ppm: 
     width = BINS * step
     strips = []
     for k in range(4):
-        m = np.rot90(square, k)[reach - lat:reach + lat + 1, cols0:cols0 + width]
+        m = quarter_turned(square, k)[reach - lat:reach + lat + 1, cols0:cols0 + width]
         if m.shape[1] < width:  # the patch is too small for this die: pad with its edge
             m = np.concatenate([m, np.repeat(m[:, -1:], width - m.shape[1], axis=1)], axis=1)
         strips.append(m)
-    band = np.stack(strips).astype(np.float32)  # 4 x rows x width x 3
+    planes = np.empty((3, 4, *strips[0].shape[:2]), np.float32)
+    for k, m in enumerate(strips):
+        planes[:, k] = m.transpose(2, 0, 1)
     body = face_colour.astype(np.float32)
-    # per colour plane (the same sums as over the last axis, added channel after channel;
-    # numpy is slow at broadcasting over three channels)
-    planes = [band[..., i] for i in range(3)]
-    fsum = planes[0] + planes[1] + planes[2] + np.float32(1.0)
+    fsum = planes[0] + planes[1] + planes[2] + np.float32(1.0)  # (channel by channel)
     level = fsum / np.float32(bright)
     chroma = body / np.float32(bright)
     cdist = sum_planes([np.abs(planes[i] / fsum - chroma[i]) for i in range(3)]) * 10.0
@@ -81,12 +81,14 @@ def side_profiles(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray, ppm: 
     pipish = (sum_planes([np.abs(planes[i] - pip[i]) for i in range(3)])
               < sum_planes([np.abs(planes[i] - body[i]) for i in range(3)]))
     amid = np.stack([cv2.blur(b, (POCKET_PX, POCKET_PX)) for b in bodyish]) > 0.35
-    maps = np.stack([level, cdist, bodyish, (pipish & amid).astype(np.float32)], axis=3)
-    binned = _bin_means(maps.reshape(4, maps.shape[1], BINS, step, 4))  # 4 x rows x bins x 4
+    # the four maps binned (map after map, 16 x rows x bins), then each bin's mean over the
+    # rows and the brightness's spread
+    maps = np.stack([level, cdist, bodyish, (pipish & amid).astype(np.float32)])
+    binned = _bin_means(maps.reshape(16, maps.shape[2], BINS, step))
     out = np.empty((4, PER_EDGE), np.float32)
     prof = np.empty((4, BINS, CHANNELS), np.float32)
-    prof[:, :, :4] = binned.mean(axis=1)
-    prof[:, :, 4] = binned[:, :, :, 0].std(axis=1) * 4.0
+    prof[:, :, :4] = binned.mean(axis=1).reshape(4, 4, BINS).transpose(1, 2, 0)
+    prof[:, :, 4] = binned[:4].std(axis=1) * 4.0
     out[:, :BINS * CHANNELS] = prof.reshape(4, -1)
     # the face's edge (a flat die's outline; a cocked die's face-to-side-face fold, nearer by
     # cos t) and the silhouette's outer edge beyond it: the strongest steps of brightness
@@ -104,6 +106,17 @@ def side_profiles(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray, ppm: 
     pip_level = float(pip_colour.sum()) / bright
     glob = [spread, bright / 765.0, pip_level, len(pip_pts) / 6.0]
     return np.concatenate([out.reshape(-1), glob]).astype(np.float64)
+
+
+def quarter_turned(m: np.ndarray, k: int) -> np.ndarray:
+    """``np.rot90(m, k)`` (k in 0..3) as a view, without its overhead."""
+    if k == 1:
+        return m[:, ::-1].swapaxes(0, 1)
+    if k == 2:
+        return m[::-1, ::-1]
+    if k == 3:
+        return m[::-1].swapaxes(0, 1)
+    return m
 
 
 def sum_planes(planes: list[np.ndarray]) -> np.ndarray:

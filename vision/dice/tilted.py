@@ -33,14 +33,14 @@ import numpy as np
 from vision.dice.face_fit import (
     ALIGNED_PX_PER_MM,
     EDGE_WEIGHT,
-    FACE_MM,
     FACE_PPM,
     MIN_EDGE,
     PATTERNS,
+    CandidatePatches,
     _dog,
-    _outline_steps,
+    candidate_patch,
     grid_read_turned,
-    warp_patch,
+    outline_steps_about,
 )
 from vision.dice.raster import MODEL_PATH
 from vision.dice.render import PIP_OFFSET
@@ -100,24 +100,28 @@ def _rescaled(patch: np.ndarray, squash: tuple[float, float]) -> np.ndarray:
 
 
 def tilted_reads(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, die_mm: float,
-                 ppm: float | None = None) -> list[TiltedRead]:
+                 ppm: float | None = None, kept: CandidatePatches | None = None
+                 ) -> list[TiltedRead]:
     """Every ring hypothesis around a candidate (cx, cy board mm) that shows a face outline,
-    best rank first."""
+    best rank first. ``kept``: the frame's candidate patches (``face_fit.candidate_patch``:
+    the face read's patch and DoG at the candidate, the square hypotheses' own)."""
     ppm = ppm or FACE_PPM
-    patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm).astype(np.float32)
+    at = candidate_patch(gray, from_mm, cx, cy, die_mm, ppm, kept)
+    patch = at.patch.astype(np.float32)
     to_aligned = ppm / ALIGNED_PX_PER_MM
     out: list[TiltedRead] = []
     for squash in SQUASHES:
         p = _rescaled(patch, squash)
-        dog = _dog(p, die_mm, ppm)
+        # (a square face is read in the candidate's own patch: the face read's DoG of it)
+        dog = at.dog if p is patch else _dog(p, die_mm, ppm)
         sm = cv2.GaussianBlur(p, (3, 3), 0)
         gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
         gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0
         # every ring centre's outline at once (in the rescaled patch), then the pip grid at
         # once around those that show one, each at its own angle
         centres = RING / np.array(squash)
-        steps, turns = _outline_steps(gx, gy, centres[:, 0, None, None, None],
-                                      centres[:, 1, None, None, None], 0.0, die_mm, ppm, 45.0)
+        steps, turns = outline_steps_about(gx, gy, tuple(map(tuple, centres.tolist())), die_mm,
+                                           ppm, 45.0)
         best = np.argmax(steps, axis=1)
         edges = steps[np.arange(len(RING)), best] * to_aligned
         keep = [i for i in range(len(RING)) if edges[i] >= MIN_EDGE]
