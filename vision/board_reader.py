@@ -248,6 +248,8 @@ class BoardReading:
         """The DESIGN.md object; hidden slots (and a hidden bar) are null, listed in
         ``hidden``; ``slot_confidence`` gives each slot's probability of its count;
         ``off_trays`` the borne-off checkers seen in the trays (null: a tray out of sight);
+        ``hidden.frame`` the sides of the case's frame something lies across (then every slot
+        within its reach is hidden: a hand, or a clock or score sheet left on the frame);
         ``warnings`` why the counts cannot be right (empty when they may be)."""
         off = self.off()
         trays = self.off_in_trays()
@@ -262,7 +264,8 @@ class BoardReading:
             "cube": self.cube,
             "confidence": round(self.confidence, 4),
             "warnings": self.warnings(),
-            "hidden": {"slots": list(self.hidden_slots), "bar": self.bar.hidden},
+            "hidden": {"slots": list(self.hidden_slots), "bar": self.bar.hidden,
+                       "frame": list(self.occlusion.frame_sides)},
             "slot_confidence": [
                 None if s.hidden else round(s.confidence, 4) for s in self.slots
             ],

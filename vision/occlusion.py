@@ -19,7 +19,8 @@ Two independent signs, both insensitive to shadows and uneven light:
   shadows change smoothly; checkers reaching over the surface's edge cross only the inner
   half); fainter changes count where the arm is seen going on over the surface. An arm over
   the rail hides the slots near it; an arm over a side frame may reach anywhere and hides
-  them all.
+  them all (the reading names that side: a clock or a score sheet left across it hides them
+  just the same, and only its owner can clear it).
 * Glare: a foreign pixel that is the board's colour times a gain plus white light is a
   reflection, not a hand.
 """
@@ -158,6 +159,10 @@ class Occlusion:
     bar_hidden: bool
     foreign: np.ndarray
     slot_fraction: np.ndarray  # (24,) share of each column covered by foreign blobs
+    # the sides of the case's frame ("left", "right") something lies across: it may reach
+    # anywhere over the board, so it hides every slot within reach (a hand, or a clock or a
+    # score sheet left on the frame, which hides them just the same while it lies there)
+    frame_sides: tuple[str, ...] = ()
 
     @property
     def occluded(self) -> bool:
@@ -361,7 +366,11 @@ def find_occlusion(
     fractions = (blob.reshape(-1)[lay.flat].mean(axis=(1, 2)) if blob.any()
                  else np.zeros(24))
     hidden = {int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0]}
-    hidden |= _arms_over_the_rail(bgr, canonical, config, (loose_map, lay.scale))
+    surface = (loose_map, lay.scale)
+    hidden |= _arms_over_the_rail(bgr, canonical, config, surface)
+    sides = _arms_over_the_sides(bgr, canonical, config, surface)
+    for reached in sides.values():
+        hidden |= reached
     if config.hide_whole_half and big.any():
         # a hand is rarely seen whole: hide both rows of every half of the board it is over
         for half in (range(0, 6), range(6, 12)):
@@ -372,7 +381,8 @@ def find_occlusion(
     x0, x1, y0, y1 = lay.bar
     bar_patch = blob[y0:y1, x0:x1]
     bar_hidden = bool(bar_patch.size and bar_patch.mean() >= config.slot_hidden_fraction)
-    return Occlusion(tuple(sorted(hidden)), bar_hidden, blob.astype(np.uint8) * 255, fractions)
+    return Occlusion(tuple(sorted(hidden)), bar_hidden, blob.astype(np.uint8) * 255, fractions,
+                     tuple(sorted(sides)))
 
 
 def _glare(a: np.ndarray, model: np.ndarray, config: OcclusionConfig) -> np.ndarray:
@@ -512,7 +522,6 @@ def _arms_over_the_rail(bgr: np.ndarray, canonical: Canonical, config: Occlusion
             r = g.slot_rect(slot)
             if r.x1 > lo_mm and r.x0 < hi_mm:
                 hidden.add(slot)
-    hidden |= _arms_over_the_sides(bgr, canonical, config, surface)
     return hidden
 
 
@@ -572,21 +581,22 @@ def _continues(surface: tuple[Callable[[], np.ndarray], float] | None, along: fl
 
 def _arms_over_the_sides(bgr: np.ndarray, canonical: Canonical, config: OcclusionConfig,
                          surface: tuple[Callable[[], np.ndarray], float] | None = None,
-                        ) -> set[int]:
+                         ) -> dict[str, set[int]]:
     """Slots near an arm crossing the frame left or right of the playing surface (between it
-    and a bear-off tray): a stretch of that frame at least a checker long unlike the rest of it
-    hides the slots within ``side_reach_checkers`` of that side, in both rows."""
+    and a bear-off tray), by side ("left", "right") where one does: a stretch of that frame at
+    least a checker long unlike the rest of it hides the slots within ``side_reach_checkers``
+    of that side, in both rows."""
     g = canonical.geometry
     s = canonical.px_per_mm
     mx, my = canonical.margin_mm
     x_in, x_out = config.side_band_mm
     if mx < x_out:
-        return set()
+        return {}
     y0 = round(my * s)
     y1 = round((my + g.height_mm) * s)
     width = max(1, round(g.checker_diameter_mm * s))
     reach = config.side_reach_checkers * g.checker_diameter_mm
-    hidden: set[int] = set()
+    hidden: dict[str, set[int]] = {}
     bands = {}
     for left in (True, False):
         if left:
@@ -606,10 +616,10 @@ def _arms_over_the_sides(bgr: np.ndarray, canonical: Canonical, config: Occlusio
         if not rows and not any(_continues(surface, r + y0, edge_x, width, left, False, config)
                                 for r in faint):
             continue
-        for slot in range(24):
-            r = g.slot_rect(slot)
-            if (r.x0 < reach) if left else (r.x1 > g.width_mm - reach):
-                hidden.add(slot)
+        hidden["left" if left else "right"] = {
+            slot for slot in range(24)
+            if ((g.slot_rect(slot).x0 < reach) if left
+                else (g.slot_rect(slot).x1 > g.width_mm - reach))}
     return hidden
 
 

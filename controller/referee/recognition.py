@@ -84,6 +84,14 @@ def position_of_counts(
     return position if player == 0 else position.swap()
 
 
+def hidden_reason(view: BoardView) -> str:
+    """Why a move cannot be judged on an occluded view: part of the board is hidden, and by
+    what when the view can tell (``hidden_why``: something across the case's frame, which a
+    director can have cleared away)."""
+    why = getattr(view, "hidden_why", None)
+    return "part of the board is hidden" + (f": {why}" if isinstance(why, str) else "")
+
+
 class StillViews:
     """Several still frames of one unchanged scene read as one: their log-likelihoods add up,
     so a slot misread in one frame is outvoted by the others; vision's own reading is that of
@@ -95,6 +103,12 @@ class StillViews:
     @property
     def occluded(self) -> bool:
         return any(v.occluded for v in self.views)
+
+    @property
+    def hidden_why(self) -> str | None:
+        """What hides part of the board, as the first frame that can tell says."""
+        return next((w for w in (getattr(v, "hidden_why", None) for v in self.views)
+                     if isinstance(w, str)), None)
 
     def log_likelihood(
         self, slots: Sequence[tuple[int, int]], bar: tuple[int, int]
@@ -268,7 +282,7 @@ def recognise(
     """Judge the move ``player`` made from ``before`` with ``dice`` as the frames show it."""
     if view.occluded:
         # a hidden slot could hide the difference between a legal and an illegal move
-        return Recognition("unreadable", reason="part of the board is hidden")
+        return Recognition("unreadable", reason=hidden_reason(view))
     frames = _frames(view)
     n = len(frames)
     legal: dict[tuple[int, ...], tuple[Step, ...]] = dict(result_boards(before, dice))

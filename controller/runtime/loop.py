@@ -25,6 +25,9 @@ from vision.stillness import StillnessGate
 
 # Referee stages in which no throw is due (``Referee.stage``).
 NO_THROW_STAGES = frozenset({"move", "doubled", "game_over", "match_over", "over"})
+# still frames in a row (about a second apart while the scene stays still) with something
+# across the case's frame before the live log says so: a hand passing over it is gone sooner
+FRAME_COVER_FRAMES = 5
 
 
 class Pipeline(TablePipeline[FrameSeen, Event]):
@@ -53,6 +56,8 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
         # a live table (hakem run) says when its camera shows the dice too small to read (a
         # demo's rendered dice are another matter)
         self.warn_dice_scale = False
+        self._covered = 0  # still frames in a row with something across the case's frame
+        self._cover_said = False  # ... and whether the live log has said so
 
     def scene_moved(self) -> None:
         self._told = False
@@ -81,7 +86,21 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
                 warning = too_small(float(px))
                 if warning is not None:
                     self.executor.log.say(f"Camera: {warning}")
+        self._note_frame_cover(seen)
         return seen
+
+    def _note_frame_cover(self, seen: FrameSeen) -> None:
+        """Say in the live log, once, when :data:`FRAME_COVER_FRAMES` still frames in a row
+        show something across the case's frame (the board is not read while it lies there: a
+        clock or a score sheet left on the frame stops every verdict until moved off)."""
+        why = getattr(getattr(seen, "board", None), "hidden_why", None)
+        if not isinstance(why, str):
+            self._covered, self._cover_said = 0, False
+            return
+        self._covered += 1
+        if self._covered >= FRAME_COVER_FRAMES and not self._cover_said:
+            self._cover_said = True
+            self.executor.log.say(f"Camera: the board cannot be read: {why}")
 
     def memory_due(self) -> Literal["press", "thorough"] | None:
         """What the dice memory (``vision.dice.reuse``) is told before the next still frame,

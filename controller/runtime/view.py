@@ -94,6 +94,18 @@ class ReadCosts:
                                  for k, (c, ms) in sorted(self.dice_by_read.items())}}
 
 
+def frame_cover_text(sides: Sequence[str]) -> str | None:
+    """The words for something lying across the case's frame at ``sides`` ("left",
+    "right"), None for no side: a hand over the board, or a clock or a score sheet left on
+    the frame, which must be moved off for the board to be read."""
+    if not sides:
+        return None
+    where = " and ".join(sides)
+    frame = "frame" if len(sides) == 1 else "frames"
+    return (f"something lies across the case's {where} side {frame} (a hand over the board, "
+            f"or a clock or a score sheet left on the frame: keep the frame clear)")
+
+
 @dataclass(frozen=True)
 class ReadingView:
     """A :class:`vision.board_reader.BoardReading` as the referee asks about it."""
@@ -103,6 +115,12 @@ class ReadingView:
     @property
     def occluded(self) -> bool:
         return self.reading.occluded
+
+    @property
+    def hidden_why(self) -> str | None:
+        """What hides the board when the reading can tell: something across a side of the
+        case's frame (then every slot within its reach is hidden while it lies there)."""
+        return frame_cover_text(self.reading.occlusion.frame_sides)
 
     def log_likelihood(
         self, slots: Sequence[tuple[int, int]], bar: tuple[int, int]

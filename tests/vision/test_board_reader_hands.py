@@ -46,3 +46,26 @@ def test_an_arm_from_the_side_hides_that_side(left: bool) -> None:
     reading = read_board(frame.image, corners=frame.corners)
     counts = reading.slot_counts()
     assert [i for i in frame.hidden_slots if counts[i] is not None] == []
+    assert reading.to_json()["hidden"]["frame"] == ["left" if left else "right"]
+
+
+def test_a_box_on_the_side_frame_is_named_and_hides_what_an_arm_there_could() -> None:
+    """A clock or a score sheet left across a side of the case's frame looks, there, like an
+    arm coming over it (which may be coloured like the board and reach anywhere): every slot
+    within an arm's reach stays hidden, and the reading names the side so that a director
+    can clear it. The same board without it is read whole."""
+    import cv2
+
+    frame = render_scene(random_scene(300000))
+    assert not frame.hidden_slots
+    c = np.asarray(frame.corners, np.float32).reshape(4, 2)  # TL, TR, BR, BL
+    width, height = float(c[1, 0] - c[0, 0]), float(c[2, 1] - c[1, 1])
+    x0, y0 = int(c[1, 0] + 0.02 * width), int(c[1, 1] + 0.4 * height)
+    boxed = frame.image.copy()
+    cv2.rectangle(boxed, (x0, y0), (x0 + int(0.15 * width), y0 + int(0.25 * height)),
+                  (25, 25, 30), -1)
+    clear = read_board(frame.image, corners=frame.corners).to_json()
+    assert clear["hidden"] == {"slots": [], "bar": False, "frame": []}
+    out = read_board(boxed, corners=frame.corners).to_json()
+    assert out["hidden"]["frame"] == ["right"]
+    assert out["occluded"] and out["hidden"]["slots"] == list(range(24))

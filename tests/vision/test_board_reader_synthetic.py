@@ -78,7 +78,7 @@ def test_json_fields_follow_the_contract() -> None:
     assert len(out["slots"]) == 24 and all(len(s) == 2 for s in out["slots"])
     # (the dice and the cube are the dice reader's: only their shape is checked here)
     assert isinstance(out["dice"], list) and (out["cube"] is None or isinstance(out["cube"], dict))
-    assert out["hidden"] == {"slots": [], "bar": False}
+    assert out["hidden"] == {"slots": [], "bar": False, "frame": []}
     assert out["off"] is not None and len(out["off"]) == 2
     assert 0.0 <= out["confidence"] <= 1.0
 

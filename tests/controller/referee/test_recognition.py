@@ -78,6 +78,20 @@ def test_an_unsure_reading_or_a_hidden_board_waits() -> None:
     hidden = view_of(right, 0, misread=0.0, occlude=True)
     found = recognise(hidden, BEFORE, DICE, 0, DEFAULT_LAYOUT, SETTINGS)
     assert found.verdict == "unreadable"
+    assert found.reason == "part of the board is hidden"
+
+
+def test_a_board_hidden_by_something_on_the_frame_says_so() -> None:
+    """What hides the board, when the frames can tell (something across the case's frame: a
+    clock left there stops every verdict until moved), is part of the "cannot read" reason."""
+    right = legal_plays(BEFORE, DICE)[0].result
+    hidden = view_of(right, 0, misread=0.0, occlude=True)
+    why = "something lies across the case's right side frame"
+    hidden.hidden_why = why  # type: ignore[attr-defined]
+    views = StillViews([view_of(right, 0, seed=1, misread=0.0), hidden])
+    found = recognise(views, BEFORE, DICE, 0, DEFAULT_LAYOUT, SETTINGS)
+    assert found.verdict == "unreadable"
+    assert found.reason == f"part of the board is hidden: {why}"
 
 
 def test_several_frames_outvote_a_misread_that_mimics_a_legal_move() -> None:

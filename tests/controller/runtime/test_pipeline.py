@@ -288,3 +288,48 @@ def test_a_live_table_says_when_its_dice_are_too_small(camera: DemoCamera,
                 pipeline.on_frame(image, jpeg=jpeg, key="start")
         said.append([line for line in log.lines if line.startswith("Camera: the dice")])
     assert len(said[0]) == 1 and said[1] == []
+
+
+def _clock_on_the_frame(camera: DemoCamera, image: np.ndarray) -> np.ndarray:
+    """``image`` with a dark box (a match clock) lying across the case's right side frame and
+    tray, beside the playing surface and never over it."""
+    import cv2
+
+    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)  # TL, TR, BR, BL
+    width = float(corners[1, 0] - corners[0, 0])
+    height = float(corners[2, 1] - corners[1, 1])
+    x0, y0 = corners[1, 0] + 0.005 * width, corners[1, 1] + 0.4 * height
+    out = image.copy()
+    cv2.rectangle(out, (int(x0), int(y0)), (int(x0 + 0.15 * width), int(y0 + 0.25 * height)),
+                  (25, 25, 30), -1)
+    return out
+
+
+def test_a_clock_left_on_the_frame_is_named_in_the_live_log(camera: DemoCamera,
+                                                             tmp_path: Path) -> None:
+    """Something across the case's side frame hides every slot while it lies there (it may be
+    a hand reaching over the board): after a few still frames the live log says so once, with
+    what to do; a clear frame says nothing."""
+    from controller.runtime.loop import FRAME_COVER_FRAMES
+
+    config = TableConfig(camera=CameraSection(corners=tuple(camera.corners_flat())))
+    image, jpeg = camera.render(Shot(_contents(Position.initial())))
+    said = []
+    for covered in (True, False):
+        log = LiveLog(keep=50)
+        with Journal(tmp_path / f"j{covered}.jsonl") as journal, Signals(
+                config.signals, time=FakeTime(0), pin_factory=MockFactory()) as signals:
+            referee, startup = start_referee(referee_config(config), [])
+            executor = Executor(journal, None, signals, tmp_path / "snaps", log,
+                                frame_jpeg=lambda: None)
+            pipeline = build_pipeline(config, referee, executor, FakeTime(0))
+            executor.run(startup)
+            shown = _clock_on_the_frame(camera, image) if covered else image
+            for k in range(3 * FRAME_COVER_FRAMES):
+                pipeline.on_frame(shown, jpeg=jpeg, key=f"still {k}")
+        said.append([line for line in log.lines if "across the case's" in line])
+    assert len(said[0]) == 1, said[0]
+    assert said[0][0].startswith("Camera: the board cannot be read: something lies across "
+                                 "the case's right side frame")
+    assert "keep the frame clear" in said[0][0]
+    assert said[1] == []
