@@ -14,7 +14,7 @@ the doubler puts it, BG-CUBE-3) or ``off-board`` (beside the board, the Crawford
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, NamedTuple
@@ -52,18 +52,18 @@ def _glyph(value: int, side: int, font: int, thickness_scale: float = 1.0) -> np
 INK_MARGIN = 1.12  # a normalised face: the number's bounding square and this much around it
 
 
-def _normalised(face: np.ndarray) -> tuple[np.ndarray, tuple[float, float], float, float]:
-    """A face (dark ink on light, float32) cropped to the square about its number's ink and
+def _normalised(face: np.ndarray, counts: np.ndarray
+                ) -> tuple[np.ndarray, tuple[float, float], float, float]:
+    """A face (dark ink on light, float32 of whole numbers 0..255; ``counts``: how many pixels
+    have each) cropped to the square about its number's ink and
     resized to ``FACE_PX``: a face read a little too large, too small or off centre, in a
     thinner or bolder font, then lines up with the templates. Dark parts touching the
     picture's rim (the cube's shaded edge, the board or a checker beyond it) are not ink.
     Also gives the ink's centre (pixels of ``face``), the face's centre on a cube, the longer
     side of its box as a share of the picture's side, and the share of that box inked."""
     n = face.shape[0]
-    flat = face.reshape(-1)
-    k_lo, k_mid = int(0.03 * (len(flat) - 1)), int(0.6 * (len(flat) - 1))
-    part = np.partition(flat, (k_lo, k_mid))
-    lo, mid = float(part[k_lo]), float(part[k_mid])
+    k_lo, k_mid = int(0.03 * (face.size - 1)), int(0.6 * (face.size - 1))
+    lo, mid = float(_nth(counts, k_lo)), float(_nth(counts, k_mid))
     ink = (face < (lo + mid) / 2).astype(np.uint8)
     # 16-bit labels: a face has far fewer parts, and they are labelled twice as fast
     _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8,
@@ -92,6 +92,18 @@ def _normalised(face: np.ndarray) -> tuple[np.ndarray, tuple[float, float], floa
     return out, (cx, cy), max(x1 - x0, y1 - y0) / n, inked / ((x1 - x0) * (y1 - y0))
 
 
+def _counts(face: np.ndarray) -> np.ndarray:
+    """How many pixels of an 8-bit picture have each value 0..255."""
+    out: np.ndarray = np.bincount(face.reshape(-1), minlength=256)
+    return out
+
+
+def _nth(counts: np.ndarray, k: int) -> int:
+    """The ``k``-th smallest (from 0) of the values ``counts`` counts: what sorting them would
+    give, read off their running total (faster than a partition of the pixels)."""
+    return int(np.searchsorted(np.cumsum(counts), k, side="right"))
+
+
 @lru_cache(maxsize=1)
 def _templates() -> tuple[tuple[int, np.ndarray], ...]:
     """Zero-mean, unit-norm templates of every value, font and quarter turn, normalised as a
@@ -99,9 +111,9 @@ def _templates() -> tuple[tuple[int, np.ndarray], ...]:
     out = []
     for value in CUBE_VALUES:
         for font in READ_FONTS:
-            g = _glyph(value, 2 * FACE_PX, font).astype(np.float32)
+            g = _glyph(value, 2 * FACE_PX, font)
             for k in range(4):
-                t = _normalised(np.rot90(g, k).copy())[0]
+                t = _normalised(np.rot90(g, k).astype(np.float32), _counts(g))[0]
                 t -= t.mean()
                 t /= np.linalg.norm(t) + 1e-6
                 out.append((value, t))
@@ -137,15 +149,15 @@ def face_match(face_gray: np.ndarray) -> tuple[int, float, float]:
 
 
 def _match(face_gray: np.ndarray) -> FaceMatch:
-    """:func:`face_match` with the number's centre and size."""
+    """:func:`face_match` with the number's centre and size (``face_gray``: 8-bit)."""
     face = face_gray.astype(np.float32)
+    counts = _counts(face_gray)
     # ink is whichever is rarer: dark on a light cube or light on a dark one
-    flat = face.reshape(-1)
-    half = len(flat) // 2
-    median = float(np.partition(flat, half)[half])
-    if median < float(flat.mean()) - 10 or median < 100:
+    median = _nth(counts, face.size // 2)
+    if median < float(face.reshape(-1).mean()) - 10 or median < 100:
         face = 255 - face
-    x, centre, extent, fill = _normalised(face)
+        counts = counts[::-1]
+    x, centre, extent, fill = _normalised(face, counts)
     x = x - x.mean()
     x /= np.linalg.norm(x) + 1e-6
     matrix, values = _template_matrix()
@@ -276,14 +288,17 @@ def zone_for(place: str, darker_at_top: bool | None) -> CubeZone:
     return "lighter-side" if top_is_darker else "darker-side"
 
 
-def _square_candidates(gray: np.ndarray, px_per_mm: float, size_mm: float) -> list[np.ndarray]:
+PixelBox = tuple[float, float, float, float]  # pixels u0, v0, u1, v1 (ends included)
+
+
+def _square_candidates(gray: np.ndarray, px_per_mm: float, size_mm: float,
+                       near: Sequence[PixelBox] | None = None) -> list[np.ndarray]:
     """Rotated squares about the cube's size in a grey raster: regions enclosed by edges (any
     cube colour), holes (the number) filled, whose outline is square rather than round (a
-    checker's disc fills ~79% of its box, a cube's face ~100%)."""
+    checker's disc fills ~79% of its box, a cube's face ~100%). ``near``: see :func:`_reaches`."""
     edges = cv2.Canny(cv2.GaussianBlur(gray, (3, 3), 0), 20, 60)
-    edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
-    free = (edges == 0).astype(np.uint8)
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    edges = cv2.dilate(edges, _SQUARE_2)
+    labels, stats = _labelled((edges == 0).view(np.uint8))  # a view: not copied
     side = size_mm * px_per_mm
     out: list[np.ndarray] = []
     big, small = stats[:, 2:4].max(axis=1), stats[:, 2:4].min(axis=1)
@@ -291,7 +306,9 @@ def _square_candidates(gray: np.ndarray, px_per_mm: float, size_mm: float) -> li
     sized[0] = False  # the background label
     for i in np.flatnonzero(sized).tolist():  # only cube-sized regions are looked at closely
         x, y, w, h = (int(v) for v in stats[i, :4])
-        comp = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+        if not _reaches(x, y, w, h, near):
+            continue
+        comp = (labels[y:y + h, x:x + w] == i).view(np.uint8)
         contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea)
         area = float(cv2.contourArea(contour))
@@ -307,6 +324,29 @@ def _square_candidates(gray: np.ndarray, px_per_mm: float, size_mm: float) -> li
     return out
 
 
+_SQUARE_2 = np.ones((2, 2), np.uint8)
+
+
+def _labelled(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """4-connected parts of a mask: labels and stats. Labels are 16-bit, faster, unless there
+    are too many for that (OpenCV raises then, never wraps): the same labels either way."""
+    try:
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4,
+                                                               ltype=cv2.CV_16U)
+    except cv2.error:
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(free, connectivity=4)
+    return labels, stats
+
+
+def _reaches(x: int, y: int, w: int, h: int, near: Sequence[PixelBox] | None) -> bool:
+    """Whether a region's box (x, y, w, h pixels) meets one of ``near``: the boxes a square's
+    centre must lie in to be taken, when the caller says. A square found from the region is
+    centred within the region's box (the smallest rectangle about it touches it on each
+    side), so one of a region wholly outside them is not worth finding."""
+    return near is None or any(u0 <= x + w - 1 and x <= u1 and v0 <= y + h - 1 and y <= v1
+                               for u0, v0, u1, v1 in near)
+
+
 def light_levels(bgr: np.ndarray) -> tuple[float, float]:
     """The two light levels :func:`_light_square_candidates` takes from a raster: the median
     brightness (HSV value) of a sample, and its 97th percentile."""
@@ -315,7 +355,8 @@ def light_levels(bgr: np.ndarray) -> tuple[float, float]:
 
 
 def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float,
-                             levels: tuple[float, float] | None = None) -> list[np.ndarray]:
+                             levels: tuple[float, float] | None = None,
+                             near: Sequence[PixelBox] | None = None) -> list[np.ndarray]:
     """Rotated squares among the light, unsaturated parts of the raster (a standard cube is
     white or ivory with dark numbers): holes filled, then eroded so a cube touching a checker
     or the rail comes apart from it; a checker's core stays round, the cube's stays square.
@@ -323,26 +364,37 @@ def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float,
     Two levels of light: above the board's median (a cube on a dark board), and near the
     lightest few percent of the raster, which keeps a white cube apart from a cream field or
     point it lies on (on the bar it touches both halves' fields). ``levels``: those two
-    levels (:func:`light_levels`) of the whole raster, when ``bgr`` is only part of it."""
+    levels (:func:`light_levels`) of the whole raster, when ``bgr`` is only part of it.
+    ``near``: see :func:`_reaches`."""
     hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
-    value, saturation = hsv[:, :, 2], hsv[:, :, 1]
     median, top = levels if levels is not None else light_levels(bgr)
-    board = (saturation < 70) & (value > max(70.0, median + 15.0))
-    whitest = (saturation < 50) & (value > top - 20.0)
-    return (_light_squares(board, px_per_mm, size_mm)
-            + _light_squares(whitest, px_per_mm, size_mm))
+    board = _hsv_mask(hsv, 70, max(70.0, median + 15.0))
+    whitest = _hsv_mask(hsv, 50, top - 20.0)
+    return (_light_squares(board, px_per_mm, size_mm, near)
+            + _light_squares(whitest, px_per_mm, size_mm, near))
 
 
-def _light_squares(light: np.ndarray, px_per_mm: float, size_mm: float) -> list[np.ndarray]:
-    """Square cores of a light mask (see :func:`_light_square_candidates`)."""
-    mask = light.astype(np.uint8) * 255
+def _hsv_mask(hsv: np.ndarray, saturation_below: int, value_above: float) -> np.ndarray:
+    """255 where an HSV raster's saturation is below ``saturation_below`` and its value above
+    ``value_above``, else 0: one pass (``inRange``), with the bounds as whole numbers."""
+    least = math.floor(value_above) + 1  # the least whole value above it
+    if least > 255:  # inRange would take 255 for it
+        return np.zeros(hsv.shape[:2], np.uint8)
+    out: np.ndarray = cv2.inRange(hsv, (0, 0, max(0, least)), (255, saturation_below - 1, 255))
+    return out
+
+
+def _light_squares(mask: np.ndarray, px_per_mm: float, size_mm: float,
+                   near: Sequence[PixelBox] | None = None) -> list[np.ndarray]:
+    """Square cores of a light mask (0 or 255; drawn on; see :func:`_light_square_candidates`)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
     shrink = max(3, round(size_mm * 0.3 * px_per_mm) | 1)
-    core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (shrink, shrink)))
+    core = cv2.erode(mask, _disc(shrink))
     side_core = size_mm * px_per_mm - shrink
     out: list[np.ndarray] = []
-    for _first, comp, (x, y), area in sorted(_sized_cores(core, side_core), key=lambda c: c[0]):
+    for _first, comp, (x, y), area in sorted(_sized_cores(core, side_core, near),
+                                             key=lambda c: c[0]):
         found, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(found, key=cv2.contourArea) + np.array([x, y])
         (cx, cy), (rw, rh), ang = cv2.minAreaRect(contour)
@@ -354,10 +406,17 @@ def _light_squares(light: np.ndarray, px_per_mm: float, size_mm: float) -> list[
     return out
 
 
-def _sized_cores(core: np.ndarray, side_core: float
+@lru_cache(maxsize=4)
+def _disc(side: int) -> np.ndarray:
+    """OpenCV's elliptic structuring element ``side`` pixels across (made once)."""
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+
+
+def _sized_cores(core: np.ndarray, side_core: float, near: Sequence[PixelBox] | None = None
                  ) -> Iterator[tuple[tuple[int, int], np.ndarray, tuple[int, int], int]]:
     """The parts of ``core`` (8-connected) of a square core's area: first pixel (row, column:
-    the order labelling the whole raster gives), pixels within their box, its corner, area."""
+    the order labelling the whole raster gives), pixels within their box, its corner, area.
+    ``near``: see :func:`_reaches`."""
     # labelling the whole raster took most of the search: a part is labelled alone in its box,
     # once its outline (RETR_CCOMP's top level holds every part's outer one) passes two exact
     # checks: a part covers at most its box, and a square's side spans at least 1/sqrt(2) of
@@ -370,6 +429,8 @@ def _sized_cores(core: np.ndarray, side_core: float
         x, y, w, h = cv2.boundingRect(outline)
         if w * h <= lo or (max(w, h) - 1) / math.sqrt(2) > 1.35 * side_core + 1:
             continue
+        if not _reaches(x, y, w, h, near):
+            continue
         # 16-bit labels, faster: a box holds few parts (OpenCV raises, never wraps, past 65,535)
         _, labels, stats, _ = cv2.connectedComponentsWithStats(core[y:y + h, x:x + w],
                                                                connectivity=8,
@@ -377,7 +438,7 @@ def _sized_cores(core: np.ndarray, side_core: float
         label = labels[outline[0, 0, 1] - y, outline[0, 0, 0] - x]
         area = int(stats[label, cv2.CC_STAT_AREA])
         if lo < area < hi:
-            comp = (labels == label).astype(np.uint8)
+            comp = (labels == label).view(np.uint8)
             yield (y, x + int(np.argmax(comp[0]))), comp, (x, y), area
 
 
@@ -510,8 +571,10 @@ def find_cube_in_parts(part: Callable[[tuple[int, int, int, int]], np.ndarray],
         lo = np.array([PART_EDGE_PX if u0 > 0 else -np.inf, PART_EDGE_PX if v0 > 0 else -np.inf])
         hi = np.array([u1 - u0 - 1 - PART_EDGE_PX if u1 < w else np.inf,
                        v1 - v0 - 1 - PART_EDGE_PX if v1 < h else np.inf])
-        quads = [q for q in (_square_candidates(gray, s, g.cube_size_mm)
-                             + _light_square_candidates(bgr, s, g.cube_size_mm, levels))
+        # a square is looked at closely only if its centre may fall in a box
+        near = [_part_box(canonical, box, (u0, v0)) for box in inner]
+        quads = [q for q in (_square_candidates(gray, s, g.cube_size_mm, near)
+                             + _light_square_candidates(bgr, s, g.cube_size_mm, levels, near))
                  if (q >= lo).all() and (q <= hi).all()
                  and any(_inside(canonical.px_to_mm(float(q[:, 0].mean()) + u0,
                                                     float(q[:, 1].mean()) + v0), box)
@@ -521,6 +584,15 @@ def find_cube_in_parts(part: Callable[[tuple[int, int, int, int]], np.ndarray],
         if found is not None and (best is None or found[0] > best[0]):
             best = found
     return _reading(best, to_px, g, darker_at_top)
+
+
+def _part_box(canonical: Canonical, box: tuple[float, float, float, float],
+              origin: tuple[int, int]) -> PixelBox:
+    """A box (mm) in the pixels of a part of ``canonical``'s raster from ``origin``, a pixel
+    wider each side: a point :func:`_inside` the box lies within it, whatever the rounding."""
+    u0, v0 = canonical.mm_to_px(box[0], box[1])
+    u1, v1 = canonical.mm_to_px(box[2], box[3])
+    return u0 - origin[0] - 1, v0 - origin[1] - 1, u1 - origin[0] + 1, v1 - origin[1] + 1
 
 
 def _merged(boxes: list[tuple[float, float, float, float]], pad: float
@@ -642,30 +714,52 @@ class RasterStrip:
         return out
 
 
+def _value_and_spread(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's largest channel (its brightness) and that less its smallest (its spread:
+    saturation is the spread's share of the brightness)."""
+    b, g, r = cv2.split(bgr)
+    value = cv2.max(cv2.max(b, g), r)
+    return value, cv2.subtract(value, cv2.min(cv2.min(b, g), r))
+
+
+def _light_mask(value: np.ndarray, spread: np.ndarray, spreads: np.ndarray, above: float
+                ) -> np.ndarray:
+    """255 where a pixel's value is above ``above`` and its spread below ``spreads`` (a table
+    by value), else 0: a lookup and a comparison rather than a mask per condition."""
+    bound = np.where(np.arange(256) > above, spreads, 0).astype(np.uint8)
+    out: np.ndarray = cv2.compare(spread, cv2.LUT(value, bound), cv2.CMP_LT)
+    return out
+
+
 def _light_masks(bgr: np.ndarray, levels: tuple[float, float] | None = None
                  ) -> tuple[list[np.ndarray], tuple[float, float]]:
     """The two light masks of :func:`_light_square_candidates` (light and unsaturated: above
     the board's median brightness, near its lightest) and those two levels, taken from this
     raster unless given. Brightness is the largest channel, saturation HSV's."""
-    b, g, r = cv2.split(bgr)
-    value = cv2.max(cv2.max(b, g), r)
-    spread = cv2.subtract(value, cv2.min(cv2.min(b, g), r)).astype(np.uint16) * 255
-    v16 = value.astype(np.uint16)
+    value, spread = _value_and_spread(bgr)
     if levels is None:
         sample = value[::4, ::4].reshape(-1)
         k50, k97 = len(sample) // 2, int(0.97 * (len(sample) - 1))
         part = np.partition(sample, (k50, k97))
         levels = (float(part[k50]), float(part[k97]))
     median, top = levels
-    masks = [(spread < 70 * v16) & (value > max(70.0, median + 15.0)),
-             (spread < 50 * v16) & (value > top - 20.0)]
+    # saturation (spread over value) below 70 and 50 in 255
+    masks = [_light_mask(value, spread, _spread_shares(70), max(70.0, median + 15.0)),
+             _light_mask(value, spread, _spread_shares(50), top - 20.0)]
     return masks, levels
 
 
-def _light_squares_fast(light: np.ndarray, px_per_mm: float, size_mm: float
+def _spread_shares(limit: int) -> np.ndarray:
+    """Per value (0..255), how many spreads are below ``limit`` 255ths of it: ``spread <
+    table[value]`` is ``spread * 255 < limit * value``, in integers."""
+    out: np.ndarray = (limit * np.arange(256) + 254) // 255
+    return out
+
+
+def _light_squares_fast(mask: np.ndarray, px_per_mm: float, size_mm: float
                         ) -> list[np.ndarray]:
-    """:func:`_light_squares` by contours only (no labelling of the whole raster)."""
-    mask = light.astype(np.uint8) * 255
+    """:func:`_light_squares` by contours only (no labelling of the whole raster); the mask
+    (0 or 255) is drawn on."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     side = size_mm * px_per_mm
     big = [c for c in contours if cv2.contourArea(c) > 0.3 * side * side]
@@ -674,7 +768,7 @@ def _light_squares_fast(light: np.ndarray, px_per_mm: float, size_mm: float
     mask[:] = 0
     cv2.drawContours(mask, big, -1, 255, -1)
     shrink = max(3, round(size_mm * 0.3 * px_per_mm) | 1)
-    core = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (shrink, shrink)))
+    core = cv2.erode(mask, _disc(shrink))
     cores, _ = cv2.findContours(core, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     side_core = side - shrink
     out: list[np.ndarray] = []
