@@ -183,13 +183,21 @@ class FaceMemo:
     face hypothesis (``find_faces``: a candidate the die model turned away is judged again as
     its own second chance, first at the very same face), the face-aligned colour patch per
     face place (centre mm and angle: the cocked opinion's networks see the patch the pose
-    features came from, not warped again) and each candidate's top-down patch and DoG (its
-    second chance reads them again, ``face_fit.candidate_patch``)."""
+    features came from, not warped again), each candidate's top-down patch and DoG (its
+    second chance reads them again, ``face_fit.candidate_patch``) and the frame in grey (a
+    cocked die's rail read looks at the frame the faces were read in)."""
 
     features: dict[tuple[object, ...], tuple[float | None, np.ndarray]] = field(
         default_factory=dict)
     aligned: dict[tuple[float, float, float], np.ndarray] = field(default_factory=dict)
     candidates: CandidatePatches = field(default_factory=dict)
+    gray_frame: tuple[np.ndarray, np.ndarray] | None = None  # (colour frame, its grey)
+
+    def gray(self, colour: np.ndarray) -> np.ndarray:
+        """``to_gray(colour)``, converted once per frame: a whole frame costs ~0.5 ms."""
+        if self.gray_frame is None or self.gray_frame[0] is not colour:
+            self.gray_frame = (colour, to_gray(colour))
+        return self.gray_frame[1]
 
 
 @dataclass(frozen=True)
@@ -334,7 +342,8 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     ``memo``: a fresh one, to keep this frame's work on faces for the caller."""
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    gray = to_gray(colour)
+    memo = memo if memo is not None else FaceMemo()
+    gray = memo.gray(colour)
     from_mm = np.linalg.inv(to_mm)
     die = g.die_size_mm
     found: list[FaceFinding] = []
@@ -342,7 +351,6 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
              else hybrid_candidates(colour, gray, to_mm, from_mm, g,
                                     lambda: [(f.x_mm, f.y_mm) for f in found], places=places))
     pending: list[tuple[float, float, FaceRead | None]] = []
-    memo = memo if memo is not None else FaceMemo()
     for cx, cy in cands:
         if any(math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found):
             continue
@@ -676,8 +684,8 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     from_mm = np.linalg.inv(to_mm)
     out: list[BoardDie] = []
     threshold = cocked_threshold()
-    gray = functools.cache(functools.partial(to_gray, colour))
     memo = FaceMemo()
+    gray = functools.partial(memo.gray, colour)  # (find_faces's, converted once)
     for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough,
                         tilted_near=tilted_near, memo=memo):
         if on_marker(g, f.x_mm, f.y_mm):
