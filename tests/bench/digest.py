@@ -116,7 +116,9 @@ def readings(synthetic: int, steps: int, photos: int, recording: Path | None,
     if recording is not None:
         out["recording"] = stream_readings(recording_frames(recording),
                                            recording_corners(recording))
-    out["photos"] = photo_readings(photo_folder, photos) if photo_folder.is_dir() else []
+    if photos and not photo_folder.is_dir():  # a digest without them would differ silently
+        raise SystemExit(f"no dice photos at {photo_folder} (set HAKEM_SHARED, or --photos 0)")
+    out["photos"] = photo_readings(photo_folder, photos)
     return out
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench.digest import digest, readings, rounded
 
 
@@ -24,3 +26,8 @@ def test_a_changed_reading_changes_the_digest_a_last_bit_does_not() -> None:
     assert digest(rounded([{**die, "confidence": 0.91234000001}])) == base
     assert digest(rounded([{**die, "confidence": 0.9125}])) != base
     assert digest(rounded([{**die, "pips": 4}])) != base
+
+
+def test_missing_photos_stop_the_digest_rather_than_change_it(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no dice photos at"):
+        readings(0, 0, 1, None, tmp_path / "nowhere")
