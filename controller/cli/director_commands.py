@@ -82,9 +82,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_send, build=_winner_args, kind="end_match")
     p = action("resign", "PLAYER (0 or 1) resigns a single game, a gammon or a backgammon")
     p.add_argument("player", type=int, choices=(0, 1))
-    p.add_argument("--kind", type=int, choices=(1, 2, 3), default=1,
+    # its own dest: ``kind`` names the action (every action's default below)
+    p.add_argument("--kind", type=int, choices=(1, 2, 3), default=1, dest="worth",
                    help="1 single game, 2 gammon, 3 backgammon")
-    p.set_defaults(func=_send, build=lambda a: {"player": a.player, "kind": a.kind},
+    p.set_defaults(func=_send, build=lambda a: {"player": a.player, "kind": a.worth},
                    kind="resign")
     p = action("rethrow", "the mover has the opponent's early throw thrown again (BG-ROLL-5)")
     p.set_defaults(func=_send, build=lambda a: {}, kind="rethrow")

@@ -264,3 +264,15 @@ def test_a_table_that_answers_before_the_withdrawal_stands(tmp_path: Path) -> No
     request = post_request(tmp_path, "note", {"text": "x"}, "td")
     DirectorInbox(tmp_path).answer(request.id, True, "taken")
     assert withdraw(tmp_path, request.id, "too late")["text"] == "taken"
+
+
+@pytest.mark.parametrize(("extra", "worth"), [([], 1), (["--kind", "2"], 2), (["--kind", "3"], 3)])
+def test_a_resignation_is_posted_with_what_it_is_worth(tmp_path: Path, extra: list[str],
+                                                      worth: int) -> None:
+    """``resign PLAYER [--kind N]``: the option once overwrote the action's own name (every
+    resignation was refused as an unknown action, or its --kind as not a number)."""
+    thread = _answering_table(tmp_path, True, "The director took the resignation")
+    assert main(["director", "resign", "1", *extra, "--folder", str(tmp_path)]) == 0
+    thread.join()
+    request = json.loads((tmp_path / INBOX_NAME).read_text().splitlines()[0])
+    assert (request["action"], request["args"]) == ("resign", {"player": 1, "kind": worth})
