@@ -77,16 +77,30 @@ class Executor:
         self.on_entry: Callable[[dict[str, Any]], None] | None = None  # e.g. the hub publisher
         self.snapshots: list[Path] = []
         self._turn: dict[str, bool] = {"turn_left": False, "turn_right": False}
+        self._held: list[dict[str, Any]] | None = None  # entries of the step under way
 
     def run(self, commands: list[Command]) -> None:
-        for command in commands:
-            self.execute(command)
+        """Carry out one step's commands in order; the entries they journal are handed to
+        ``on_entry`` once the whole step is done: the referee asks for a flag's snapshot
+        after journalling the flag, and the hub publisher sends the picture with the entry
+        (handed over at once, the file was not there yet and the hub never got it)."""
+        held: list[dict[str, Any]] = []
+        self._held = held
+        try:
+            for command in commands:
+                self.execute(command)
+        finally:
+            self._held = None
+            for entry in held:
+                self._hand_on(entry)
 
     def execute(self, command: Command) -> None:
         if isinstance(command, JournalEntry):
             self.last_entry = journal_append(self.journal, command.type, command.fields)
-            if self.on_entry is not None:
-                self.on_entry(self.last_entry)
+            if self._held is not None:
+                self._held.append(self.last_entry)
+            else:
+                self._hand_on(self.last_entry)
         elif isinstance(command, ClockCommand):
             self._clock(command)
         elif isinstance(command, SetSignal):
@@ -102,6 +116,11 @@ class Executor:
             self._snapshot(command.label)
         elif isinstance(command, Say):
             self.log.say(command.text)
+
+    def _hand_on(self, entry: dict[str, Any]) -> None:
+        """Give a journalled entry to ``on_entry`` (the hub publisher), if any."""
+        if self.on_entry is not None:
+            self.on_entry(entry)
 
     def _clock(self, command: ClockCommand) -> None:
         clock = self.clock

@@ -145,3 +145,20 @@ def test_clock_commands_reach_the_firmware(tmp_path: Path) -> None:
     time.advance(20_000)
     clock.poll()
     assert clock.sim.times_ms()[1] < 90_000
+
+
+def test_the_hub_is_handed_a_flag_once_its_snapshot_is_on_disk(tmp_path: Path) -> None:
+    """The referee journals a flag, then asks for its snapshot: the publisher (``on_entry``)
+    sends the picture with the entry, so it is handed the step's entries after the whole
+    step (handed each at once, it found no picture and the hub never got one)."""
+    snaps = tmp_path / "snaps"
+    handed: list[tuple[str, bool]] = []
+    with Journal(tmp_path / "journal.jsonl") as journal:
+        executor = Executor(journal, None, None, snaps, LiveLog(), frame_jpeg=lambda: b"jpeg")
+        executor.on_entry = lambda entry: handed.append(
+            (entry["type"], (snaps / "flag-0001.jpg").exists()))
+        executor.run([JournalEntry("flag", {"rule": "BG-MOVE-1", "snapshot": "flag-0001.jpg"}),
+                      TakeSnapshot("flag-0001.jpg"), Say("Illegal move")])
+        assert handed == [("flag", True)]
+        executor.execute(JournalEntry("note", {"text": "alone"}))  # outside a step: at once
+        assert handed[-1] == ("note", True)
