@@ -784,6 +784,10 @@ class MangalaReferee:
     def _director(self, ev: DirectorAction) -> None:
         action, args = ev.action, dict(ev.args)
         if action == "set_position":
+            if "position" not in args and "position_id" in args:
+                raise InvalidInputError(
+                    f"a mangala position is a JSON object of pits, stores and who moves, not "
+                    f"the backgammon Position ID {args['position_id']!r}")
             self._check_set_position(args.get("position"))  # before anything is journalled
             self._emit("director", action=action, args=args, director=ev.director)
             self._signal("illegal_move", False)
@@ -811,6 +815,9 @@ class MangalaReferee:
             if self.round.over:
                 self._round_end("warnings")
         elif action == "end_match":
+            if args.get("winner") not in ("a", "b"):
+                raise InvalidInputError(f"a mangala match's winner is a or b, not "
+                                        f"{args.get('winner')!r}")
             self._emit("director", action=action, args=args, director=ev.director)
             self._emit("match_end", winner=args.get("winner"), points=args.get("points"),
                        how="director", sets=[s.to_obj() for s in self.round.sets])

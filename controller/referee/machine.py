@@ -82,7 +82,7 @@ from engine.backgammon.match import (
 )
 from engine.backgammon.moves import closed_out, result_boards
 from engine.backgammon.notation import format_steps
-from engine.backgammon.position import Position
+from engine.backgammon.position import CHECKERS, Position
 from engine.backgammon.scoring import WinKind
 from engine.errors import HakemError, InvalidInputError
 
@@ -1566,7 +1566,7 @@ class Referee:
                 raise InvalidInputError(f"resign needs player 0 or 1 and kind 1..3, not {args}")
             apply(m, Resign(int(args["player"]), WinKind(int(args.get("kind", 1)))))
         elif action == "set_position":
-            Position.from_id(str(args["position_id"]))
+            _settable(args.get("position_id"))
             if m.phase not in (Phase.DECIDE, Phase.MOVE):
                 raise InvalidInputError("the position can be set only during a game")
             if "player" in args and args["player"] not in (0, 1):
@@ -1643,6 +1643,23 @@ __all__ = ["Referee", "closed_out", "diff_text", "signature"]
 def _conforms(referee: Referee) -> RefereeProtocol:
     """Type-checked proof that :class:`Referee` is what the runtime drives (mypy runs it)."""
     return referee
+
+
+def _settable(position_id: object) -> Position:
+    """The position a director sets: a Position ID of a game under way (both sides with
+    checkers still to bear off: a game where one side has borne off all 15 is over, and the
+    director ends it instead, BG-SCORE-1)."""
+    if not isinstance(position_id, str):
+        raise InvalidInputError(f"a backgammon position is a Position ID (14 characters, as "
+                                f"gnubg writes it), not {position_id!r}")
+    position = Position.from_id(position_id)
+    for off, who in ((position.my_off, "the player on roll"), (position.their_off,
+                                                               "the opponent")):
+        if off == CHECKERS:
+            raise InvalidInputError(
+                f"position {position_id} is no game under way: {who} has borne off all "
+                f"{CHECKERS} checkers (BG-SCORE-1; end the game with end-match or resign)")
+    return position
 
 
 def _cited(reason: str, rule: str) -> str:

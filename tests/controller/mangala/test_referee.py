@@ -449,3 +449,22 @@ def test_a_mistake_no_model_knows_is_flagged_and_corrected(tmp_path: Path) -> No
     move = table.last("move")
     assert move["pit"] == 2 and move["corrected"] is True and table.referee.mover == "b"
     table.close()
+
+
+@pytest.mark.parametrize(("action", "args", "message"), [
+    ("set_position", {"position_id": "4HPwATDgc/ABMA"},
+     "not the backgammon Position ID '4HPwATDgc/ABMA'"),
+    ("end_match", {"winner": 0}, "winner is a or b, not 0"),
+])
+def test_a_backgammon_director_request_is_refused_naming_what_was_given(
+        tmp_path: Path, action: str, args: dict[str, object], message: str) -> None:
+    """A Position ID or a winner 0 sent to a Mangala table (the director's command does not
+    know the table's game): refused, naming it, before anything is journalled (the ID was
+    refused as "not None", the winner journalled as 0)."""
+    table = Table(tmp_path)
+    setup(table)
+    before = len(table.journal.entries)
+    with pytest.raises(HakemError, match=message):
+        table.referee.handle(DirectorAction(table.time.now_ms(), action, args, "td"))
+    assert len(table.journal.entries) == before
+    table.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -672,3 +673,21 @@ def test_the_director_enters_an_opening_throw_the_camera_could_not_read() -> Non
     fresh = Table()  # equal opening dice are thrown again, not entered (BG-OPEN-1)
     assert fresh.entries(fresh.director("set_dice", dice=[3, 3]), "director") == []
     assert fresh.referee.stage == "opening"
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    ("AAAAAAAAAAAAAA", "position AAAAAAAAAAAAAA is no game under way: the player on roll has "
+                       "borne off all 15 checkers"),
+    ({"pits": [4] * 12, "stores": [0, 0]}, "a backgammon position is a Position ID"),
+    (None, "a backgammon position is a Position ID (14 characters, as gnubg writes it), not "
+           "None"),
+])
+def test_a_director_position_no_game_can_be_in_is_refused_naming_it(given: Any,
+                                                                    said: str) -> None:
+    """A board with no checkers (both sides borne off), a Mangala position or none at all:
+    refused with the value named (the first was taken, the others raised a bare KeyError)."""
+    table = started()
+    out = table.director("set_position", position_id=given)
+    assert table.entries(out, "director") == []
+    lines = [c.text for c in out if isinstance(c, Say)]
+    assert len(lines) == 1 and said in lines[0], lines
