@@ -130,6 +130,8 @@ def _demo(args: argparse.Namespace) -> int:
         raise CommandError(f"--match {args.match} is a folder, not a match file")
     if args.match and not options.match.is_file():
         raise CommandError(f"no such match file: {args.match}")
+    if args.publish:  # a bad URL or table id is refused before the match is opened
+        _hub_link(args.publish, args.table, options.out)
     quiet = args.quiet or wants_json(args)
     with DemoTable(options, log=None if quiet else sys.stdout,
                    progress=None if wants_json(args) else sys.stderr) as table:
@@ -191,16 +193,25 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _attach_publisher(table: Any, url: str, table_id: str) -> None:
+def _hub_link(url: str, table_id: str, out: Path) -> Any:
+    """The demo table's link to the hub (``--publish URL --table ID``), checked: a bad URL or
+    table id raises, naming it."""
     try:
         from controller.hub.link import LinkConfig, parse_broker_url
-        from controller.hub.publisher import TablePublisher
     except ImportError as exc:
         raise CommandError(f"--publish needs the hub library: {exc}") from None
-    link = parse_broker_url(url, LinkConfig(table=table_id,
-                                            outbox=str(table.out / "hub-outbox.sqlite")))
-    publisher = TablePublisher(link, snapshot_dir=table.out / "snapshots").start()
-    table.attach_publisher(publisher)
+    return parse_broker_url(url, LinkConfig(table=table_id,
+                                            outbox=str(out / "hub-outbox.sqlite")))
+
+
+def _attach_publisher(table: Any, url: str, table_id: str) -> None:
+    from controller.hub.publisher import TablePublisher
+
+    link = _hub_link(url, table_id, table.out)
+    publisher = TablePublisher(link, snapshot_dir=table.out / "snapshots")
+    # the link to the hub, and another table on it under the same id, in the live log
+    publisher.say = table.executor.log.say
+    table.attach_publisher(publisher.start())
 
 
 def _replay(args: argparse.Namespace) -> int:

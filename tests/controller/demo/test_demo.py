@@ -425,3 +425,38 @@ def test_a_player_with_no_name_in_the_record_is_player_2() -> None:
     script = build_script(SHARED_DATA / "matches" / "match4025136.txt")
     assert script.record.players[1] == ""
     assert script.players[1] == "Player 2" and script.players[0].strip()
+
+
+@pytest.mark.parametrize(("publish", "table", "said"), [
+    ("mqtt://127.0.0.1:1883", "a/b", "bad table id 'a/b'"),
+    ("http://x", "3", "not a broker url"),
+])
+def test_a_bad_hub_link_is_refused_before_the_match_is_opened(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], publish: str, table: str,
+        said: str) -> None:
+    """A demo refused its --table or --publish only after opening the match: the folder then
+    held a journal, which a corrected run resumed."""
+    out = tmp_path / "demo"
+    assert main(["demo", "--publish", publish, "--table", table, "--out", str(out),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err
+    assert not (out / "journal.jsonl").exists()
+
+
+def test_a_demo_table_says_what_its_hub_link_says(tmp_path: Path) -> None:
+    """The publisher's words (the broker's link, another table on the hub under the same
+    id) go to the demo's live log, as ``hakem run``'s do (the demo's went nowhere)."""
+    from types import SimpleNamespace
+
+    from controller.cli.table_commands import _attach_publisher
+    from controller.runtime.effects import LiveLog
+
+    attached: list[Any] = []
+    table = SimpleNamespace(out=tmp_path, executor=SimpleNamespace(log=LiveLog()),
+                            attach_publisher=attached.append)
+    _attach_publisher(table, "mqtt://127.0.0.1:1", "7")  # nobody listens there
+    try:
+        assert attached[0].say == table.executor.log.say
+    finally:
+        attached[0].close()
