@@ -53,6 +53,10 @@ def run_export(args: argparse.Namespace) -> int:
     if not contents.entries:
         raise CommandError(f"{path} holds no journal entries")
     exported = export_match(contents.entries, str(path))
+    if contents.torn_tail:  # a crash while the last entry was written: it is not in the record
+        print(f"hakem: note: {path}'s last line is torn (the table stopped while writing it) "
+              f"and left out; the record runs to entry {contents.entries[-1].get('seq')}",
+              file=sys.stderr)
     for note in exported.notes:
         print(f"hakem: note: {note}", file=sys.stderr)
     if args.mat:

@@ -128,3 +128,19 @@ def test_export_names_an_output_it_cannot_write(
         assert main(["export", str(path), "--summary", "/dev/full"]) == 2
         err = capsys.readouterr().err
         assert err == "hakem: cannot write /dev/full: no space left on device\n"
+
+
+def test_a_torn_last_line_is_named_not_dropped_silently(
+    journal_file: tuple[Path, list[object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A journal cut mid-line (the table stopped while writing) exports what is whole and
+    says the rest was left out (it said nothing)."""
+    path, _ = journal_file
+    data = path.read_bytes()
+    cut = data.index(b"\n", len(data) // 2) + 40  # 40 bytes into the line after the middle
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(data[:cut])
+    whole = data[:cut].count(b"\n")
+    assert main(["export", str(torn), "--mat", str(tmp_path / "t.mat")]) == 0
+    err = capsys.readouterr().err
+    assert "last line is torn" in err and f"runs to entry {whole}" in err
