@@ -59,12 +59,17 @@ def run_export(args: argparse.Namespace) -> int:
               file=sys.stderr)
     for note in exported.notes:
         print(f"hakem: note: {note}", file=sys.stderr)
-    if args.mat:
-        write_output(args.mat, exported.mat_text)
     summary = dict(exported.summary)
     summary["positions"] = position_ids(exported)
     if args.summary:
         write_output(args.summary, json.dumps(summary, ensure_ascii=False, indent=1) + "\n")
+    if args.mat:
+        if not exported.record.games:  # a .mat of a header alone: no program reads it
+            how = summary.get("ended_by")
+            raise CommandError(f"no .mat written: no game was played in {path} (the match "
+                               f"ended{f' by the {how}' if how else ''} before its first "
+                               "game); the summary holds what there is")
+        write_output(args.mat, exported.mat_text)
     if wants_json(args):
         emit_json(summary)
         return 0

@@ -144,3 +144,29 @@ def test_a_torn_last_line_is_named_not_dropped_silently(
     assert main(["export", str(torn), "--mat", str(tmp_path / "t.mat")]) == 0
     err = capsys.readouterr().err
     assert "last line is torn" in err and f"runs to entry {whole}" in err
+
+
+def test_a_match_ended_before_its_first_game_writes_no_mat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A director's end before any game: a .mat of its header alone, which no analysis
+    program (nor ``hakem mat check``) reads, was written; now it is refused, naming why, and
+    the summary is still written."""
+    from controller.referee.api import DirectorAction, JournalEntry
+    from tests.controller.referee.table import Table
+
+    table = Table()
+    table.send(DirectorAction(100, "end_match", {"winner": 1}, director="td"))
+    out = table.log  # the first event also journals the match's and the game's start
+    path = tmp_path / "journal.jsonl"
+    with Journal(path) as journal:
+        for command in out:
+            if isinstance(command, JournalEntry):
+                journal.append(command.type, **command.fields)
+    mat, summary = tmp_path / "m.mat", tmp_path / "s.json"
+    assert main(["export", str(path), "--mat", str(mat), "--summary", str(summary)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no .mat written: no game was played" in err
+    assert "by the director" in err
+    assert not mat.exists()
+    assert json.loads(summary.read_text())["finished"] is True
