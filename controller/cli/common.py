@@ -208,6 +208,21 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
+def refuse_journal(text: str, name: str, record: str, instead: str) -> None:
+    """Refuse a table's journal given where a ``record`` (a .mat, a round record) is read,
+    saying what to do ``instead`` (its parser would only quote the journal's long first line
+    back as a malformed record line)."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if not first.startswith("{"):
+        return
+    try:
+        entry = json.loads(first)
+    except ValueError:
+        return
+    if isinstance(entry, dict) and "type" in entry and "seq" in entry:
+        raise CommandError(f"{name} is a table's journal, not {record}: {instead}")
+
+
 def os_error_line(exc: OSError) -> str:
     """An operating system error as one line naming the file (when the error names one)."""
     name = exc.filename

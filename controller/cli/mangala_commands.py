@@ -13,6 +13,7 @@ from controller.cli.common import (
     count,
     emit_json,
     read_utf8,
+    refuse_journal,
     wants_json,
 )
 from engine.mangala.judge import judge
@@ -152,9 +153,11 @@ def run_check(args: argparse.Namespace) -> int:
     text = _read_text(
         args.record if args.record == "-" else "@" + args.record, "RECORD", stdin_used=[False]
     )
+    name = "stdin" if args.record == "-" else args.record
+    refuse_journal(text, name, "a round record",
+                   "the table writes its round record as round.txt beside the journal")
     record = parse_record(text)
     if not record.entries:
-        name = "stdin" if args.record == "-" else args.record
         raise CommandError(f"the record {name} is empty: no set or move lines to check")
     check = check_record(record)
     if wants_json(args):

@@ -18,6 +18,7 @@ from controller.cli.common import (
     count,
     emit_json,
     refuse_clobbering,
+    refuse_journal,
     wants_json,
     write_output,
 )
@@ -71,7 +72,10 @@ def check_json(result: Replay) -> dict[str, Any]:
 def run_check(args: argparse.Namespace) -> int:
     """Read, replay, report, and optionally write the record back out."""
     refuse_clobbering([("record", args.file)], [("--write", args.write)])
-    record = parse_mat_bytes(Path(args.file).read_bytes())
+    data = Path(args.file).read_bytes()
+    refuse_journal(data.decode("utf-8", "replace"), args.file, "a .mat record",
+                   f"make one with hakem export {args.file} --mat OUT.mat")
+    record = parse_mat_bytes(data)
     result = replay(record)
     if args.write:
         write_output(args.write, format_mat(record_from_replay(result)))

@@ -169,3 +169,20 @@ def test_a_corner_list_starting_with_a_minus_sign_is_taken_as_the_options_value(
     assert code == 2
     assert capsys.readouterr().err == (
         f"hakem: {image}: corner (-5, -5) is outside the 1280x720 image\n")
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    (["mat", "check"], "is a table's journal, not a .mat record: make one with hakem export"),
+    (["mangala", "check"], "is a table's journal, not a round record: the table writes its "
+                           "round record as round.txt"),
+])
+def test_a_journal_given_for_a_record_is_named_for_what_it_is(
+    command: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table's journal given to a record checker: one line saying what it is and what to do
+    (the checkers quoted its whole first line back as a malformed record line)."""
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text('{"seq":1,"time":"2026-11-25T10:00:00.000+00:00","type":"match_start",'
+                       '"game":"backgammon","players":["' + "a" * 400 + '","b"]}\n')
+    err = one_line_error([*command, str(journal)], capsys)
+    assert f"{journal} {said}" in err and len(err) < 250
