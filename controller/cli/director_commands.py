@@ -33,7 +33,7 @@ examples (the table named by its configuration, as for hakem run):
   hakem director set-position 4HPwATDgc/ABMA --player 1   # ... and player 1 is on roll
   hakem director end-match 1 --by "Ayse Kaya"
 A request no table answers within --wait seconds is withdrawn (exit 2: send it again once
-the table runs); with --wait 0 it is left for a table that runs within 60 s.
+the table runs); with --wait 0 it is posted (exit 0) for a table that runs within 60 s.
 """
 
 
@@ -178,9 +178,13 @@ def _send(args: argparse.Namespace) -> int:
     while answer is None and time.monotonic() < deadline:
         time.sleep(0.1)
         answer = read_answer(folder, request.id)
-    if answer is None and args.wait == 0:
-        raise CommandError(f"no answer from a table in {folder} at once (--wait 0): the "
-                           f"request is taken if the table runs within {REQUEST_TTL_S:.0f} s")
+    if answer is None and args.wait == 0:  # posted, as asked: the table answers later
+        if wants_json(args):
+            emit_json({"id": request.id, "action": args.kind, "ok": None, "text": ""})
+        else:
+            print(f"posted: the table in {folder} takes it if it runs within "
+                  f"{REQUEST_TTL_S:.0f} s (--wait 0: its answer is not waited for)")
+        return 0
     if answer is None:
         # given up: taken back, so that a table started later does not carry it out as well
         # as the request the director sends again

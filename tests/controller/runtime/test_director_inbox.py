@@ -276,3 +276,17 @@ def test_a_resignation_is_posted_with_what_it_is_worth(tmp_path: Path, extra: li
     thread.join()
     request = json.loads((tmp_path / INBOX_NAME).read_text().splitlines()[0])
     assert (request["action"], request["args"]) == ("resign", {"player": 1, "kind": worth})
+
+
+def test_a_request_posted_without_waiting_is_a_success(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--wait 0``: posted for the table, which answers later: exit 0 (it exited 2, which a
+    script reads as a failure although the request stands)."""
+    assert main(["director", "note", "hello", "--folder", str(tmp_path), "--wait", "0"]) == 0
+    assert capsys.readouterr().out.startswith(f"posted: the table in {tmp_path} takes it")
+    assert main(["director", "note", "again", "--folder", str(tmp_path), "--wait", "0",
+                 "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["ok"] is None and answer["action"] == "note"
+    requests = (tmp_path / INBOX_NAME).read_text().splitlines()
+    assert [json.loads(line)["args"]["text"] for line in requests] == ["hello", "again"]
