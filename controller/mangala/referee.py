@@ -810,8 +810,9 @@ class MangalaReferee:
             if player not in ("a", "b") or self.round.over:
                 raise InvalidInputError(f"warn needs args player a or b, not {player!r}")
             self._emit("director", action=action, args=args, director=ev.director)
-            self._say(f"Director {ev.director}: warning to {self.name(player)} "
-                      f"({args.get('reason', '')}) (MG-T-4)")
+            reason = str(args.get("reason") or "").strip()
+            self._say(f"Director {ev.director}: warning to {self.name(player)}"
+                      f"{f' ({reason})' if reason else ''} (MG-T-4)")
             if self.round.over:
                 self._round_end("warnings")
         elif action == "end_match":

@@ -468,3 +468,18 @@ def test_a_backgammon_director_request_is_refused_naming_what_was_given(
         table.referee.handle(DirectorAction(table.time.now_ms(), action, args, "td"))
     assert len(table.journal.entries) == before
     table.close()
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    ({"player": "a"}, "warning to "),
+    ({"player": "a", "reason": "touched a pit"}, "(touched a pit) (MG-T-4)"),
+])
+def test_a_directors_warning_gives_its_reason_when_there_is_one(
+        tmp_path: Path, args: dict[str, object], line: str) -> None:
+    """Without a reason the live log said "warning to Ayse () (MG-T-4)"."""
+    table = Table(tmp_path)
+    setup(table)
+    table.send(DirectorAction(table.time.now_ms(), "warn", args, "td"))
+    said = [text for text in table.log.lines if "warning to" in text]
+    assert len(said) == 1 and line in said[0] and "()" not in said[0]
+    table.close()
