@@ -34,6 +34,7 @@ from controller.cli.common import (
 )
 from controller.hub.link import LinkConfig, parse_broker_url
 from controller.hub.topics import DEFAULT_PREFIX, check_id
+from engine.errors import HakemError
 
 if TYPE_CHECKING:
     from controller.hub.server import HubApp
@@ -216,6 +217,7 @@ def _start_app(args: argparse.Namespace, link: LinkConfig) -> HubApp:
             raise CommandError(f"hub: --https-cert {args.https_cert}: {_ssl_reason(exc)}"
                                ) from None
         except OSError as exc:
-            if exc.filename is not None:  # the database's folder: the general message
+            # the database's folder: its own message (a missing one) or the general one
+            if exc.filename is not None or isinstance(exc, HakemError):
                 raise
             raise CommandError(f"hub: cannot listen on {where}: {os_reason(exc)}") from None

@@ -146,10 +146,9 @@ class MatchState:
 
     def end(self, winner: int | None, user: str, reason: str) -> None:
         """A director ends the match (forfeit, time, withdrawal)."""
-        self.finished = True
         self.winner = winner
         self.ended_by = f"{user}: {reason}" if reason else user
-        self.running = None
+        _finish(self)
 
     def open_flags(self) -> int:
         """Flags nobody has acknowledged yet."""
@@ -333,8 +332,14 @@ def _position_taken(s: MatchState, e: dict[str, Any], who: int | None) -> None:
 def _match_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     s.score = _pair(e.get("score")) or s.score
     s.winner = _player(e.get("winner"))
+    _finish(s)
+
+
+def _finish(s: MatchState) -> None:
+    """The match is over: no clock runs and nobody is on roll, so no card or page shows a
+    player to move or dice left from the last turn."""
     s.finished = True
-    s.running = None
+    s.running, s.to_move, s.dice = None, None, None
 
 
 def _clock(s: MatchState, e: dict[str, Any], who: int | None) -> None:

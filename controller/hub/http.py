@@ -22,8 +22,10 @@ Routes::
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import ssl
+import sys
 import threading
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
@@ -36,6 +38,8 @@ from controller.hub.export import match_record
 from controller.hub.pages import STATIC_TYPES, dashboard_page, static_file, table_page
 from controller.hub.service import ActionRefusedError, HubService, NotFoundError
 from engine.errors import HakemError, InvalidInputError
+
+log = logging.getLogger("hakem.hub.http")
 
 COOKIE = "hakem_session"
 MAX_BODY = 64 * 1024
@@ -55,6 +59,19 @@ class HubHTTPServer(ThreadingHTTPServer):
         self.hub = hub
         self.secure = secure
         self.stopping = threading.Event()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One log line instead of socketserver's traceback on stderr: a browser closing its
+        connection (a phone locked, a page left) is routine; any other error is named, with
+        its traceback only when the hub logs at debug level."""
+        exc = sys.exc_info()[1]
+        where = client_address[0]  # (host, port): the hub listens on TCP only
+        if isinstance(exc, ConnectionError):
+            log.info("%s closed the connection mid-request (%s)", where,
+                     (exc.strerror or type(exc).__name__).lower())
+            return
+        log.warning("request from %s failed: %s: %s", where, type(exc).__name__, exc,
+                    exc_info=log.isEnabledFor(logging.DEBUG))
 
 
 class HubRequestHandler(BaseHTTPRequestHandler):

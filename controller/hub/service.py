@@ -85,20 +85,23 @@ class TableView:
         """One dashboard card: the contract's ``/api/tables`` item."""
         match = self.current
         base = match.summary() if match is not None else MatchState("").summary()
-        base.update(
-            {
-                "table": self.table,
-                "name": self.name,
-                "tournament": self.tournament,
-                "online": self.presence == "online",
-                "presence": self.presence,
-                "matches": len(self.matches),
-                "reported_seq": (self.reported or {}).get("seq"),
-                "warnings": [self.twin] if self.twin else [],
-                "revision": self.revision,
-            }
-        )
+        base.update(self.table_fields())
         return base
+
+    def table_fields(self) -> dict[str, Any]:
+        """What a card says about the table rather than its match; a table's detail carries
+        them too, so its page can show the name and the warnings the card shows."""
+        return {
+            "table": self.table,
+            "name": self.name,
+            "tournament": self.tournament,
+            "online": self.presence == "online",
+            "presence": self.presence,
+            "matches": len(self.matches),
+            "reported_seq": (self.reported or {}).get("seq"),
+            "warnings": [self.twin] if self.twin else [],
+            "revision": self.revision,
+        }
 
 
 class Broadcaster:
@@ -246,6 +249,9 @@ class HubService:
             for tournament, table, status, at in self.store.presences():
                 view = self._view(tournament, table)
                 view.presence, view.presence_time = status, at
+            for tournament, table, name, twin in self.store.table_infos():
+                view = self._view(tournament, table)
+                view.name, view.twin = name, twin
             for tournament, table, state_obj in self.store.reported_states():
                 self._view(tournament, table).reported = state_obj
             for view in self.views.values():
@@ -411,8 +417,9 @@ class HubService:
                 raise ProtocolError(f"bad presence status {status!r} on {topic}")
             view.presence, view.presence_time = str(status), _str_or_none(body.get("time"))
             name = body.get("name")
-            if isinstance(name, str) and name.strip():
+            if isinstance(name, str) and name.strip() and name.strip()[:80] != view.name:
                 view.name = name.strip()[:80]
+                self.store.set_table_info(view.tournament, view.table, view.name, view.twin)
             self.store.set_presence(where.tournament, where.table, view.presence,
                                     view.presence_time)
             return key, False
@@ -442,12 +449,20 @@ class HubService:
             self.store.add_snapshot(where.tournament, where.table, match, int(entry["seq"]), jpeg)
         state = view.matches[match]
         self._twin_check(view, match)
-        was_finished = state.finished
+        before = _result(state)
         self._fold(view, match, entry)
-        if state.finished and not was_finished:
-            self.store.set_result(where.tournament, where.table, match, state.players,
-                                  state.score, state.winner, state.last_time)
+        self._keep_result(view, state, before, state.last_time)
         return key, True
+
+    def _keep_result(self, view: TableView, state: MatchState, before: tuple[Any, ...] | None,
+                     finished_at: str | None) -> None:
+        """Store a finished match's result when it changed (``before``: :func:`_result` before
+        the change): whichever ended it first, the table's ``match_end`` or a director's
+        ``end``, and the table's final word after a director's end (one row per match)."""
+        after = _result(state)
+        if after is not None and after != before:
+            self.store.set_result(view.tournament, view.table, state.match, state.players,
+                                  state.score, state.winner, finished_at)
 
     def _twin_check(self, view: TableView, match: str) -> None:
         """A new entry of an unfinished match that is not the table's latest, while the latest
@@ -461,6 +476,7 @@ class HubService:
         view.twin = (f"entries of two unfinished matches arrive for table {view.table}: two "
                      "tables with the same [table] id?")
         log.warning("%s/%s: %s", view.tournament, view.table, view.twin)
+        self.store.set_table_info(view.tournament, view.table, view.name, view.twin)
 
     # -- reads for the HTTP layer ----------------------------------------------------------------
     def tables(self) -> list[dict[str, Any]]:
@@ -479,13 +495,10 @@ class HubService:
             if state is None:
                 raise NotFoundError(f"no match {match!r} at table {tournament}/{table}")
             out = state.detail()
-            card = view.summary()
-            for key in ("online", "presence", "reported_seq"):
-                out[key] = card[key]
+            out.update(view.table_fields())
             out["all_matches"] = list(view.matches)
             out["current"] = state is view.current
             out["reported"] = view.reported
-            out["table"], out["tournament"] = table, tournament
             match_id = state.match
         # Outside views_lock: the writer takes store.lock then views_lock, so taking them in
         # the other order here deadlocks against it.
@@ -566,7 +579,9 @@ class HubService:
                 raise NotFoundError(f"no match at table {tournament}/{table}")
             _check_action(state, kind, data)
             self.store.add_action(utc_now_iso(), user, tournament, table, state.match, kind, data)
+            before = _result(state)
             _apply_action(state, kind, user, data)
+            self._keep_result(view, state, before, utc_now_iso())
             self.store.audit(utc_now_iso(), remote, user, action, True, json.dumps(data))
             self._stamp(view)
             summary = json.dumps(view.summary())
@@ -608,6 +623,14 @@ def _apply_action(state: MatchState, kind: str, user: str, data: dict[str, Any])
     elif kind == "end":
         winner = data.get("winner")
         state.end(winner if winner in (0, 1) else None, user, str(data.get("note", "")))
+
+
+def _result(state: MatchState) -> tuple[Any, ...] | None:
+    """What ``/api/results`` lists of a match, None while it is not finished; compared before
+    and after a change to know whether the stored result must be written."""
+    if not state.finished:
+        return None
+    return tuple(state.players), tuple(state.score), state.winner
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.hub.auth import PasswordHash
+from engine.errors import HakemError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -44,6 +45,10 @@ CREATE TABLE IF NOT EXISTS presence (
     tournament TEXT NOT NULL, tbl TEXT NOT NULL, status TEXT NOT NULL, time TEXT,
     PRIMARY KEY (tournament, tbl)
 );
+CREATE TABLE IF NOT EXISTS table_info (
+    tournament TEXT NOT NULL, tbl TEXT NOT NULL, name TEXT NOT NULL, twin TEXT,
+    PRIMARY KEY (tournament, tbl)
+);
 CREATE TABLE IF NOT EXISTS reported (
     tournament TEXT NOT NULL, tbl TEXT NOT NULL, state TEXT NOT NULL,
     PRIMARY KEY (tournament, tbl)
@@ -67,6 +72,10 @@ CREATE TABLE IF NOT EXISTS audit (
 """
 
 
+class DatabaseFolderError(HakemError, FileNotFoundError):
+    """The folder meant to hold the hub's database does not exist (a mistyped ``--db``)."""
+
+
 @dataclass(frozen=True)
 class StoredEvent:
     """One stored event row."""
@@ -83,8 +92,11 @@ class HubStore:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        if str(path) != ":memory:" and not self.path.parent.is_dir():
+            # a folder made here hid a mistyped --db behind an empty dashboard; the file itself
+            # is still made (a new hub starts without one)
+            raise DatabaseFolderError(
+                f"no folder {str(self.path.parent)!r} for the hub's database {str(path)!r}")
         self.lock = threading.RLock()
         self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -151,6 +163,14 @@ class HubStore:
             "INSERT OR REPLACE INTO presence VALUES (?,?,?,?)", (tournament, table, status, time)
         )
 
+    def set_table_info(self, tournament: str, table: str, name: str, twin: str | None) -> None:
+        """Remember a table's name and the hub's warning about it: an offline table's retained
+        presence has no name, and the warning came from the order entries arrived in, so a
+        restarted hub could learn neither again."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO table_info VALUES (?,?,?,?)", (tournament, table, name, twin)
+        )
+
     def set_reported(self, tournament: str, table: str, state: dict[str, Any]) -> None:
         """Remember a table's last retained state message."""
         self.db.execute(
@@ -196,6 +216,12 @@ class HubStore:
         """Every table's last presence."""
         with self.lock:
             rows = self.db.execute("SELECT tournament, tbl, status, time FROM presence")
+            return [(str(a), str(b), str(c), d) for a, b, c, d in rows]
+
+    def table_infos(self) -> list[tuple[str, str, str, str | None]]:
+        """Every table's remembered name and warning (:meth:`set_table_info`)."""
+        with self.lock:
+            rows = self.db.execute("SELECT tournament, tbl, name, twin FROM table_info")
             return [(str(a), str(b), str(c), d) for a, b, c, d in rows]
 
     def reported_states(self) -> list[tuple[str, str, dict[str, Any]]]:

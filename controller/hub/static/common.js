@@ -14,6 +14,8 @@ function fmtClock(ms) {
   const s = Math.floor(ms / 1000), m = Math.floor(s / 60);
   return (neg ? "-" : "") + m + ":" + String(s % 60).padStart(2, "0");
 }
+// A table as people know it: its [table] name with the id, or "Table N" without a name.
+function tableName(t) { return t.name ? t.name + " (" + t.table + ")" : "Table " + t.table; }
 function cubeText(t) {
   const c = t.cube || {value: 1, owner: null};
   const owner = c.owner === null || c.owner === undefined ? "centre" : (t.players[c.owner] || "?");

@@ -22,7 +22,7 @@ function render(t) {
     + (t.finished ? " finished" : "");
   const href = "/tables/" + encodeURIComponent(t.tournament) + "/" + encodeURIComponent(t.table);
   const status = t.finished ? "finished" : (t.online ? "online" : t.presence);
-  const head = el("h2", {}, el("a", {href: href}, t.name ? t.name + " (" + t.table + ")" : "Table " + t.table), el("span", {class: "meta"}, status));
+  const head = el("h2", {}, el("a", {href: href}, tableName(t)), el("span", {class: "meta"}, status));
   const rows = el("div", {class: "players"});
   for (const p of [0, 1]) {
     const clock = el("span", {class: "clock", id: "clock-" + t.tournament + "-" + t.table + "-" + p});

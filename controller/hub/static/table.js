@@ -2,7 +2,7 @@
 "use strict";
 const page = document.body.dataset;
 const api = "/api/tables/" + encodeURIComponent(page.tournament) + "/" + encodeURIComponent(page.table);
-let lastSeq = -1, user = null, busy = false, again = false;
+let lastSeq = -1, user = null, busy = false, again = false, shown = null;
 function say(text) { document.getElementById("message").textContent = text; }
 async function post(path, body) {
   const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
@@ -16,8 +16,12 @@ async function whoami() {
   user = (await r.json()).user;
   document.getElementById("login").hidden = !!user;
   document.getElementById("logout").hidden = !user;
-  document.getElementById("end").hidden = !user;
+  offerEnd();
   document.getElementById("who").textContent = user ? "director: " + user : "";
+}
+// A director may end a match still being played; a finished one offers nothing to end.
+function offerEnd() {
+  document.getElementById("end").hidden = !user || !shown || shown.finished;
 }
 function flagItem(t, f) {
   const who = f.player === null ? "" : (t.players[f.player] || "?") + ": ";
@@ -42,7 +46,12 @@ function flagItem(t, f) {
   return li;
 }
 function show(t) {
-  document.getElementById("title").textContent = "Table " + t.table + ": " + t.players.join(" vs ");
+  shown = t;
+  offerEnd();
+  document.getElementById("title").textContent = tableName(t) + ": " + t.players.join(" vs ");
+  const warnings = t.warnings || [];
+  document.getElementById("warnings").replaceChildren(...warnings.map(w => el("p", {}, "⚠ " + w)));
+  document.getElementById("warnings").hidden = warnings.length === 0;
   for (const p of [0, 1]) {
     document.getElementById("name-" + p).textContent = (t.players[p] || "?") + (t.to_move === p ? " •" : "");
     document.getElementById("score-" + p).textContent = String(t.score[p]);

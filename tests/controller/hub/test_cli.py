@@ -16,6 +16,8 @@ import pytest
 from controller.cli import main
 from controller.hub.publisher import publish_journal
 from controller.hub.service import HubService
+from controller.hub.store import DatabaseFolderError, HubStore
+from engine.errors import HakemError
 from tests.controller.hub.broker import Broker, free_port, wait_for
 from tests.controller.hub.conftest import table_link
 from tests.controller.hub.matches import simulated_match
@@ -179,3 +181,22 @@ def test_listing_accounts_makes_no_database_and_says_when_there_are_none(
     assert main(["hub", "--db", str(empty), "--list-users"]) == 0
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("hub: no accounts yet")
+
+
+def test_a_database_in_a_folder_that_does_not_exist_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped --db folder was made, and the hub showed an empty dashboard (QA pass); the
+    file itself is still made in a folder that exists."""
+    missing = tmp_path / "nodir" / "hub.db"
+    expected = f"hakem: no folder {str(missing.parent)!r} for the hub's database {str(missing)!r}\n"
+    run = ["--db", str(missing), "--broker", "mqtt://127.0.0.1:1", "--http", "0"]
+    assert _hub_error(run, capsys) == expected
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a long secret\n"))
+    assert _hub_error(["--db", str(missing), "--add-user", "td"], capsys) == expected
+    assert not missing.parent.exists()
+    with pytest.raises(DatabaseFolderError) as info:
+        HubStore(missing)
+    assert isinstance(info.value, HakemError) and isinstance(info.value, FileNotFoundError)
+    HubStore(tmp_path / "hub.db").close()
+    assert (tmp_path / "hub.db").is_file()

@@ -161,3 +161,21 @@ def test_a_double_pending_at_the_gap_was_taken_on_the_dashboard() -> None:
                          "about": "turns_unseen", "turns": 2}),
     ))
     assert state.summary()["cube"] == {"value": 2, "owner": 1, "offered_by": None}
+
+
+def test_a_finished_match_has_nobody_on_roll_and_no_dice() -> None:
+    """The last roll stayed on the card after the match ended, a player still "on roll"
+    (QA pass): the table's match_end and a director's end both clear them."""
+    played = entries(("match_start", {"players": ["a", "b"], "length": 1}),
+                     ("game_start", {"number": 1}),
+                     ("opening_roll", {"dice": [5, 2], "player": 0}),
+                     ("roll", {"player": 1, "dice": [6, 4]}))
+    by_table = fold([*played, {"seq": 5, "time": "2026-11-22T10:00:05.000+00:00",
+                               "type": "match_end", "winner": 1, "score": [0, 1]}])
+    by_director = fold(played)
+    assert by_director.summary()["to_move"] == 1 and by_director.summary()["dice"] == [6, 4]
+    by_director.end(0, "td", "forfeit")
+    for state in (by_table, by_director):
+        s = state.summary()
+        assert s["finished"] is True and s["to_move"] is None and s["dice"] is None
+        assert state.detail()["to_move"] is None and state.detail()["dice"] is None

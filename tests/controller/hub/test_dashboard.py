@@ -112,3 +112,49 @@ def test_a_card_shows_the_tables_name_and_a_warning(
     text = browser.run("return document.getElementById('card-cup-7').textContent;")
     assert "two tables with the same [table] id?" in text
     assert "alert" in browser.run("return document.getElementById('card-cup-7').className;")
+
+
+DISPLAY = "return getComputedStyle(document.getElementById(arguments[0])).display;"
+TEXT = "return document.getElementById(arguments[0]).textContent;"
+
+
+def _ingest(hub: HubApp, leaf: str, bodies: list[dict[str, object]]) -> None:
+    for body in bodies:
+        hub.service.ingest(f"hakem/cup/9/{leaf}", json.dumps(body).encode())
+    assert hub.service.wait_idle(30)
+
+
+def _events(match: str, entries: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [{"v": 1, "match": match, "entry": entry} for entry in entries]
+
+
+def test_the_table_page_names_the_table_and_offers_the_end_only_while_it_can_be_used(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """QA pass: the stylesheet's ``form { display: flex }`` showed forms marked hidden (the
+    end form to visitors, the login form after logging in); the page said "Table 9" without
+    the name or the hub's warning; a finished match kept a player on roll, its dice and the
+    end form."""
+    hub = make_hub()
+    hub.service.add_user("td", "correct horse battery")
+    _ingest(hub, "presence", [{"status": "online", "time": "2026-11-22T09:00:00Z",
+                               "name": "Masa 9"}])
+    other, match = simulated_match(9, seed=1), simulated_match(9, seed=2, length=1)
+    _ingest(hub, "events", _events("other", other[:6]) + _events("m", match[:8])
+            + _events("other", other[6:8]))  # two unfinished matches: a warning
+    browser.get(hub.url + "/tables/cup/9")
+    wait_for(lambda: browser.run(TEXT, "title").startswith("Masa 9 (9): "), 30, "the name")
+    assert "two tables with the same [table] id?" in browser.run(TEXT, "warnings")
+    assert browser.run(DISPLAY, "warnings") != "none"
+    assert browser.run(DISPLAY, "end") == "none"  # a visitor: no end form
+    assert browser.run(DISPLAY, "login") != "none"
+    browser.run("const f = document.getElementById('login'); f.user.value = 'td';"
+                "f.password.value = 'correct horse battery'; f.requestSubmit();")
+    wait_for(lambda: browser.run(DISPLAY, "login") == "none", 30, "the login form to go")
+    wait_for(lambda: browser.run(DISPLAY, "end") != "none", 30, "the end form for a director")
+    assert "•" in browser.run(TEXT, "name-0") + browser.run(TEXT, "name-1")  # someone on roll
+    _ingest(hub, "events", _events("m", match[8:]))
+    wait_for(lambda: "finished" in browser.run(TEXT, "info"), 30, "the match finished")
+    wait_for(lambda: browser.run(DISPLAY, "end") == "none", 30, "no end form once finished")
+    assert "•" not in browser.run(TEXT, "name-0") + browser.run(TEXT, "name-1")
+    assert "dice" not in browser.run(TEXT, "info")

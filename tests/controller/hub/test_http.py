@@ -20,9 +20,10 @@ from tests.controller.hub.matches import simulated_match
 PASSWORD = "correct horse battery"
 
 
-def feed(service: HubService, table: str, entries: list[dict[str, Any]]) -> None:
+def feed(service: HubService, table: str, entries: list[dict[str, Any]],
+         match: str | None = None) -> None:
     for entry in entries:
-        body = {"v": 1, "match": entries[0]["match_id"], "entry": entry}
+        body = {"v": 1, "match": match or entries[0]["match_id"], "entry": entry}
         if entry.get("snapshot"):
             body["snapshot_jpeg"] = "/9j/2Q=="
         service.ingest(f"hakem/cup/{table}/events", json.dumps(body).encode())
@@ -249,3 +250,120 @@ def test_two_tables_publishing_under_one_id_are_named_on_the_card(
         assert len([r for r in caplog.records if "two tables" in r.getMessage()]) == 1
     finally:
         service.stop()
+
+
+def login(app: HubApp) -> str:
+    """A director's session token."""
+    return str(call(app.url + "/api/login", {"user": "td", "password": PASSWORD})[1]["token"])
+
+
+def test_a_match_ended_from_the_dashboard_is_in_the_results_once(tmp_path: Path) -> None:
+    """The director's end finished the match without storing its result, so the table's
+    match_end that followed was no longer an ending and the match never reached
+    /api/results (QA pass). Stored on the director's end, updated (not doubled) by the
+    table's match_end, and kept across a restart."""
+    app = HubApp(str(tmp_path / "hub.db"), None).start()
+    try:
+        app.service.add_user("td", PASSWORD)
+        entries = simulated_match(9, seed=4, length=5)
+        feed(app.service, "9", entries[:30])
+        ended = call(f"{app.url}/api/tables/cup/9/end", {"winner": 1, "note": "forfeit"},
+                     login(app))
+        assert ended[0] == 200
+        results = call(app.url + "/api/results")[1]
+        assert [(r["table"], r["winner"]) for r in results] == [("9", 1)]
+        end = {"seq": 31, "time": entries[30]["time"], "type": "match_end", "winner": 1,
+               "score": [0, 5]}
+        feed(app.service, "9", [end], entries[0]["match_id"])
+        results = call(app.url + "/api/results")[1]
+        assert [(r["table"], r["winner"], r["score"]) for r in results] == [("9", 1, [0, 5])]
+    finally:
+        app.stop()
+    again = HubApp(str(tmp_path / "hub.db"), None).start()
+    try:
+        assert len(call(again.url + "/api/results")[1]) == 1
+    finally:
+        again.stop()
+
+
+def test_a_tables_detail_carries_everything_its_card_has(tmp_path: Path) -> None:
+    """The detail lacked the name, the warnings, the match count and the revision, so the
+    table's page titled "Table 9" and never showed the warning (QA pass)."""
+    app = HubApp(str(tmp_path / "hub.db"), None).start()
+    try:
+        presence = {"status": "online", "time": "2026-11-22T09:00:00Z", "name": "Masa 9"}
+        app.service.ingest("hakem/cup/9/presence", json.dumps(presence).encode())
+        first, second = simulated_match(9, seed=1), simulated_match(9, seed=2)
+        feed(app.service, "9", first[:6])
+        feed(app.service, "9", second[:6])
+        # the first goes on: two tables under one id
+        feed(app.service, "9", first[6:8], first[0]["match_id"])
+        card = call(app.url + "/api/tables")[1][0]
+        detail = call(app.url + "/api/tables/cup/9")[1]
+        assert set(card) <= set(detail)
+        for key in ("name", "warnings", "matches", "revision", "online", "table", "tournament"):
+            assert detail[key] == card[key], key
+        assert detail["name"] == "Masa 9" and detail["matches"] == 2 and detail["warnings"]
+    finally:
+        app.stop()
+
+
+def test_a_restarted_hub_keeps_a_tables_name_and_its_warning(tmp_path: Path) -> None:
+    """The name came only from the table's live presence and the warning from the order
+    entries arrived in; after a restart an offline table was "Table 9" without a warning."""
+    app = HubApp(str(tmp_path / "hub.db"), None).start()
+    try:
+        online = {"status": "online", "time": "2026-11-22T09:00:00Z", "name": "Masa 9"}
+        app.service.ingest("hakem/cup/9/presence", json.dumps(online).encode())
+        first, second = simulated_match(9, seed=1), simulated_match(9, seed=2)
+        feed(app.service, "9", first[:6])
+        feed(app.service, "9", second[:6])
+        feed(app.service, "9", first[6:8], first[0]["match_id"])
+        will = {"status": "offline", "reason": "lost"}  # the last will names nothing
+        app.service.ingest("hakem/cup/9/presence", json.dumps(will).encode())
+        assert app.service.wait_idle(30)
+        before = call(app.url + "/api/tables")[1][0]
+    finally:
+        app.stop()
+    again = HubApp(str(tmp_path / "hub.db"), None).start()
+    try:
+        card = call(again.url + "/api/tables")[1][0]
+        assert card["presence"] == "offline" and card["name"] == "Masa 9"
+        assert card["warnings"] == before["warnings"] and card["warnings"]
+    finally:
+        again.stop()
+
+
+def test_a_browser_dropping_its_connection_is_one_quiet_log_line(
+    hub: HubApp, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """socketserver printed a whole traceback on stderr for each connection a browser reset
+    (QA pass); any other failure is one line naming the error."""
+    import socket
+    import struct
+
+    from controller.hub.http import HubRequestHandler
+    from tests.controller.hub.broker import wait_for
+
+    caplog.set_level(logging.INFO, logger="hakem.hub.http")
+    host, port = hub.http.server_address[:2]
+    with socket.create_connection((str(host), int(port))) as sock:
+        sock.sendall(b"GET /api/tables HTTP/1.1\r\n")  # the headers never come:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    # ... the connection is reset while the hub reads them
+    wait_for(lambda: any("closed the connection" in r.getMessage() for r in caplog.records),
+             10, "the dropped connection logged")
+
+    def broken(self: HubRequestHandler) -> None:
+        raise RuntimeError("something broke")
+
+    monkeypatch.setattr(HubRequestHandler, "do_GET", broken)
+    with pytest.raises(OSError):
+        call(hub.url + "/api/tables")
+    wait_for(lambda: any("something broke" in r.getMessage() for r in caplog.records),
+             10, "the failure logged")
+    lines = [r.getMessage() for r in caplog.records if r.name == "hakem.hub.http"]
+    assert len(lines) == 2 and lines[1].endswith("RuntimeError: something broke"), lines
+    assert not any(r.exc_info for r in caplog.records if r.name == "hakem.hub.http")
+    assert "Traceback" not in capsys.readouterr().err
