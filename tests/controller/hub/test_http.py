@@ -286,18 +286,23 @@ def test_a_match_ended_from_the_dashboard_is_in_the_results_once(tmp_path: Path)
         again.stop()
 
 
+def _named_twins(app: HubApp) -> None:
+    """Table 9 online as "Masa 9", with entries of two unfinished matches arriving for it
+    (two tables under one id: the hub's warning)."""
+    presence = {"status": "online", "time": "2026-11-22T09:00:00Z", "name": "Masa 9"}
+    app.service.ingest("hakem/cup/9/presence", json.dumps(presence).encode())
+    first, second = simulated_match(9, seed=1), simulated_match(9, seed=2)
+    feed(app.service, "9", first[:6])
+    feed(app.service, "9", second[:6])
+    feed(app.service, "9", first[6:8], first[0]["match_id"])  # the first goes on
+
+
 def test_a_tables_detail_carries_everything_its_card_has(tmp_path: Path) -> None:
     """The detail lacked the name, the warnings, the match count and the revision, so the
     table's page titled "Table 9" and never showed the warning (QA pass)."""
     app = HubApp(str(tmp_path / "hub.db"), None).start()
     try:
-        presence = {"status": "online", "time": "2026-11-22T09:00:00Z", "name": "Masa 9"}
-        app.service.ingest("hakem/cup/9/presence", json.dumps(presence).encode())
-        first, second = simulated_match(9, seed=1), simulated_match(9, seed=2)
-        feed(app.service, "9", first[:6])
-        feed(app.service, "9", second[:6])
-        # the first goes on: two tables under one id
-        feed(app.service, "9", first[6:8], first[0]["match_id"])
+        _named_twins(app)
         card = call(app.url + "/api/tables")[1][0]
         detail = call(app.url + "/api/tables/cup/9")[1]
         assert set(card) <= set(detail)
@@ -313,12 +318,7 @@ def test_a_restarted_hub_keeps_a_tables_name_and_its_warning(tmp_path: Path) -> 
     entries arrived in; after a restart an offline table was "Table 9" without a warning."""
     app = HubApp(str(tmp_path / "hub.db"), None).start()
     try:
-        online = {"status": "online", "time": "2026-11-22T09:00:00Z", "name": "Masa 9"}
-        app.service.ingest("hakem/cup/9/presence", json.dumps(online).encode())
-        first, second = simulated_match(9, seed=1), simulated_match(9, seed=2)
-        feed(app.service, "9", first[:6])
-        feed(app.service, "9", second[:6])
-        feed(app.service, "9", first[6:8], first[0]["match_id"])
+        _named_twins(app)
         will = {"status": "offline", "reason": "lost"}  # the last will names nothing
         app.service.ingest("hakem/cup/9/presence", json.dumps(will).encode())
         assert app.service.wait_idle(30)

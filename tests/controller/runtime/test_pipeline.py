@@ -271,23 +271,31 @@ def test_a_live_table_says_when_its_dice_are_too_small(camera: DemoCamera,
                                                        tmp_path: Path) -> None:
     """``hakem run`` says it once in its live log (the demo, whose dice are rendered, does
     not)."""
-    config = TableConfig(camera=CameraSection(corners=tuple(camera.corners_flat())))
-    said = []
-    for live in (True, False):
-        log = LiveLog(keep=50)
-        with Journal(tmp_path / f"j{live}.jsonl") as journal, Signals(
-                config.signals, time=FakeTime(0), pin_factory=MockFactory()) as signals:
-            referee, startup = start_referee(referee_config(config), [])
-            executor = Executor(journal, None, signals, tmp_path / "snaps", log,
-                                frame_jpeg=lambda: None)
-            pipeline = build_pipeline(config, referee, executor, FakeTime(0))
-            pipeline.warn_dice_scale = live
-            executor.run(startup)
-            image, jpeg = camera.render(Shot(_contents(Position.initial())))
-            for _ in range(6):
-                pipeline.on_frame(image, jpeg=jpeg, key="start")
-        said.append([line for line in log.lines if line.startswith("Camera: the dice")])
+    image, jpeg = camera.render(Shot(_contents(Position.initial())))
+    said = [[line for line in _live_log(camera, tmp_path / str(live), [image] * 6, jpeg,
+                                        warn_dice_scale=live)
+             if line.startswith("Camera: the dice")] for live in (True, False)]
     assert len(said[0]) == 1 and said[1] == []
+
+
+def _live_log(camera: DemoCamera, folder: Path, images: list[np.ndarray], jpeg: bytes,
+              **pipeline_set: object) -> list[str]:
+    """The live log of a table (a journal in ``folder``, mock LEDs) shown ``images`` in
+    turn, each a new picture; ``pipeline_set``: the pipeline's attributes set first."""
+    config = TableConfig(camera=CameraSection(corners=tuple(camera.corners_flat())))
+    log = LiveLog(keep=50)
+    with Journal(folder / "journal.jsonl") as journal, Signals(
+            config.signals, time=FakeTime(0), pin_factory=MockFactory()) as signals:
+        referee, startup = start_referee(referee_config(config), [])
+        executor = Executor(journal, None, signals, folder / "snaps", log,
+                            frame_jpeg=lambda: None)
+        pipeline = build_pipeline(config, referee, executor, FakeTime(0))
+        for name, value in pipeline_set.items():
+            setattr(pipeline, name, value)
+        executor.run(startup)
+        for k, image in enumerate(images):
+            pipeline.on_frame(image, jpeg=jpeg, key=f"still {k}")
+    return list(log.lines)
 
 
 def _clock_on_the_frame(camera: DemoCamera, image: np.ndarray) -> np.ndarray:
@@ -312,22 +320,13 @@ def test_a_clock_left_on_the_frame_is_named_in_the_live_log(camera: DemoCamera,
     what to do; a clear frame says nothing."""
     from controller.runtime.loop import FRAME_COVER_FRAMES
 
-    config = TableConfig(camera=CameraSection(corners=tuple(camera.corners_flat())))
     image, jpeg = camera.render(Shot(_contents(Position.initial())))
     said = []
     for covered in (True, False):
-        log = LiveLog(keep=50)
-        with Journal(tmp_path / f"j{covered}.jsonl") as journal, Signals(
-                config.signals, time=FakeTime(0), pin_factory=MockFactory()) as signals:
-            referee, startup = start_referee(referee_config(config), [])
-            executor = Executor(journal, None, signals, tmp_path / "snaps", log,
-                                frame_jpeg=lambda: None)
-            pipeline = build_pipeline(config, referee, executor, FakeTime(0))
-            executor.run(startup)
-            shown = _clock_on_the_frame(camera, image) if covered else image
-            for k in range(3 * FRAME_COVER_FRAMES):
-                pipeline.on_frame(shown, jpeg=jpeg, key=f"still {k}")
-        said.append([line for line in log.lines if "across the case's" in line])
+        shown = _clock_on_the_frame(camera, image) if covered else image
+        lines = _live_log(camera, tmp_path / str(covered), [shown] * (3 * FRAME_COVER_FRAMES),
+                          jpeg)
+        said.append([line for line in lines if "across the case's" in line])
     assert len(said[0]) == 1, said[0]
     assert said[0][0].startswith("Camera: the board cannot be read: something lies across "
                                  "the case's right side frame")
