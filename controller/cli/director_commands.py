@@ -136,6 +136,16 @@ def _position_args(args: argparse.Namespace) -> dict[str, Any]:
     return {"position_id": text}
 
 
+def _refusal(text: str, action: str) -> str:
+    """The table's refusal as the command's error line: in the command's own words
+    (``director set-position refused: ...``) where the live log says "Director action
+    'set_position' refused: ..."."""
+    said = f"Director action {action!r} refused: "
+    if text.startswith(said):
+        return f"director {action.replace('_', '-')} refused: {text[len(said):]}"
+    return text
+
+
 def _winner_args(args: argparse.Namespace) -> dict[str, Any]:
     text = str(args.winner).strip().lower()
     if text in ("0", "1"):
@@ -197,7 +207,7 @@ def _send(args: argparse.Namespace) -> int:
         emit_json({"id": request.id, "action": args.kind, "ok": bool(answer.get("ok")),
                    "text": answer.get("text", "")})
     if not answer.get("ok"):
-        raise CommandError(str(answer.get("text") or "refused"))
+        raise CommandError(_refusal(str(answer.get("text") or "refused"), args.kind))
     if not wants_json(args):
         print(f"taken: {answer.get('text', '')}")
     return 0

@@ -1553,6 +1553,9 @@ class Referee:
     def _check_director(self, action: str, args: dict[str, Any]) -> None:
         m = self.match
         if action == "accept":
+            if "pit" in args:  # the command cannot tell the table's game: say, don't ignore
+                raise InvalidInputError(f"accept takes no pit at a backgammon table (a pit, "
+                                        f"{args['pit']!r}, is a Mangala table's)")
             if self._flag is None:
                 raise InvalidInputError("no flagged move to accept")
         elif action == "reject":

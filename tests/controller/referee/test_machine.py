@@ -675,6 +675,14 @@ def test_the_director_enters_an_opening_throw_the_camera_could_not_read() -> Non
     assert fresh.referee.stage == "opening"
 
 
+def test_a_pit_given_to_a_backgammon_accept_is_refused_not_ignored() -> None:
+    table = started()
+    out = table.director("accept", pit=3)
+    assert table.entries(out, "director") == []
+    lines = [c.text for c in out if isinstance(c, Say)]
+    assert len(lines) == 1 and "accept takes no pit at a backgammon table" in lines[0]
+
+
 @pytest.mark.parametrize(("given", "said"), [
     ("AAAAAAAAAAAAAA", "position AAAAAAAAAAAAAA is no game under way: the player on roll has "
                        "borne off all 15 checkers"),

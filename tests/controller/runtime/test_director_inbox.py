@@ -188,7 +188,7 @@ def test_a_refusal_or_no_table_is_one_line_and_exit_2(tmp_path: Path,
     assert main(["director", "accept", "--folder", str(tmp_path)]) == 2
     thread.join()
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no flagged move to accept" in err
+    assert err == "hakem: director accept refused: no flagged move to accept\n"
     assert main(["director", "note", "hello", "--folder", str(tmp_path), "--wait", "0.2"]) == 2
     assert "no answer from a table" in capsys.readouterr().err
 
@@ -290,3 +290,15 @@ def test_a_request_posted_without_waiting_is_a_success(
     assert answer["ok"] is None and answer["action"] == "note"
     requests = (tmp_path / INBOX_NAME).read_text().splitlines()
     assert [json.loads(line)["args"]["text"] for line in requests] == ["hello", "again"]
+
+
+def test_a_refusal_is_in_the_commands_own_words(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The live log's "Director action 'set_position' refused: ..." is the command's
+    "director set-position refused: ..." (it was echoed with the capital and the inner name)."""
+    thread = _answering_table(tmp_path, False, "Director action 'set_position' refused: "
+                                               "position AAAAAAAAAAAAAA is no game under way")
+    assert main(["director", "set-position", "4HPwATDgc/ABMA", "--folder", str(tmp_path)]) == 2
+    thread.join()
+    assert capsys.readouterr().err == ("hakem: director set-position refused: position "
+                                       "AAAAAAAAAAAAAA is no game under way\n")
