@@ -130,13 +130,13 @@ def _demo(args: argparse.Namespace) -> int:
         raise CommandError(f"--match {args.match} is a folder, not a match file")
     if args.match and not options.match.is_file():
         raise CommandError(f"no such match file: {args.match}")
-    if args.publish:  # a bad URL or table id is refused before the match is opened
-        _hub_link(args.publish, args.table, options.out)
+    # a bad URL or table id is refused before the match is opened
+    link = _hub_link(args.publish, args.table, options.out) if args.publish else None
     quiet = args.quiet or wants_json(args)
     with DemoTable(options, log=None if quiet else sys.stdout,
                    progress=None if wants_json(args) else sys.stderr) as table:
-        if args.publish:
-            _attach_publisher(table, args.publish, args.table)
+        if link is not None:
+            _attach_publisher(table, link)
         stats = table.run()
         if table.publisher is not None:
             table.publisher.wait_delivered(30.0, "broker")
@@ -204,10 +204,10 @@ def _hub_link(url: str, table_id: str, out: Path) -> Any:
                                             outbox=str(out / "hub-outbox.sqlite")))
 
 
-def _attach_publisher(table: Any, url: str, table_id: str) -> None:
+def _attach_publisher(table: Any, link: Any) -> None:
+    """Publish the demo table's journal to the hub over ``link`` (:func:`_hub_link`)."""
     from controller.hub.publisher import TablePublisher
 
-    link = _hub_link(url, table_id, table.out)
     publisher = TablePublisher(link, snapshot_dir=table.out / "snapshots")
     # the link to the hub, and another table on it under the same id, in the live log
     publisher.say = table.executor.log.say

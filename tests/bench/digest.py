@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 from controller.demo.camera import DemoCamera
 from engine.errors import ImageError
 from tests.bench.dice import LIVE_NOISE, recording_frames, table_stream
+from tests.conftest import SHARED_DATA
 from vision.board_reader import prepare
 from vision.calibration import locate_board
 from vision.dice import board_pass
@@ -36,9 +36,7 @@ from vision.dice.detect import find_dice
 from vision.dice.synth import random_dice_scene
 from vision.imageio import load_image
 
-REPO = Path(__file__).resolve().parents[2]
-PHOTOS = (Path(os.environ.get("HAKEM_SHARED", REPO.parent / "shared")) / "data" / "dice_photos"
-          / "Valid")
+PHOTOS = SHARED_DATA / "dice_photos" / "Valid"
 FIRST_SEED = 50_000
 DECIMALS = 4  # floats are compared to this many decimals (a last bit moved is no change)
 

@@ -707,13 +707,13 @@ def _recentre_many(gx: np.ndarray, gy: np.ndarray, hypotheses: list[tuple[float,
 
 
 @lru_cache(maxsize=64)
-def _pattern_offsets(mask: bytes, die_mm: float) -> list[tuple[float, float]]:
+def _pattern_offsets(mask: bytes, die_mm: float) -> tuple[tuple[float, float], ...]:
     """The pip places (mm from the face centre, row by row) of a 3x3 pattern given as its
-    bytes (a few patterns, read again and again)."""
+    bytes (a few patterns, read again and again; a tuple: the cache's, not to be changed)."""
     step = PIP_OFFSET * die_mm
     rows, cols = np.nonzero(np.frombuffer(mask, bool).reshape(3, 3))
-    return [((j - 1) * step, (i - 1) * step) for i, j in zip(rows.tolist(), cols.tolist(),
-                                                             strict=True)]
+    return tuple(((j - 1) * step, (i - 1) * step) for i, j in zip(rows.tolist(), cols.tolist(),
+                                                                  strict=True))
 
 
 def pips_agree(pips: list[PatchPip], read: FaceRead, die_mm: float) -> bool:

@@ -449,13 +449,13 @@ def test_a_demo_table_says_what_its_hub_link_says(tmp_path: Path) -> None:
     id) go to the demo's live log, as ``hakem run``'s do (the demo's went nowhere)."""
     from types import SimpleNamespace
 
-    from controller.cli.table_commands import _attach_publisher
+    from controller.cli.table_commands import _attach_publisher, _hub_link
     from controller.runtime.effects import LiveLog
 
     attached: list[Any] = []
     table = SimpleNamespace(out=tmp_path, executor=SimpleNamespace(log=LiveLog()),
                             attach_publisher=attached.append)
-    _attach_publisher(table, "mqtt://127.0.0.1:1", "7")  # nobody listens there
+    _attach_publisher(table, _hub_link("mqtt://127.0.0.1:1", "7", tmp_path))  # nobody there
     try:
         assert attached[0].say == table.executor.log.say
     finally:
