@@ -32,6 +32,7 @@ examples (the table named by its configuration, as for hakem run):
   hakem director set-position 4HPwATDgc/ABMA        # correct the position (GNU Backgammon ID)
   hakem director set-position 4HPwATDgc/ABMA --player 1   # ... and player 1 is on roll
   hakem director end-match 1 --by "Ayse Kaya"
+  hakem director end-match a --reason "b left the hall"   # Mangala: a wins the round
 A request no table answers within --wait seconds is withdrawn (exit 2: send it again once
 the table runs); with --wait 0 it is posted (exit 0) for a table that runs within 60 s.
 """
@@ -79,6 +80,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_send, build=lambda a: {"dice": list(a.dice)}, kind="set_dice")
     p = action("end-match", "end the match: WINNER is 0 or 1 (backgammon), a or b (Mangala)")
     p.add_argument("winner")
+    p.add_argument("--reason", type=utf8_arg, default="",
+                   help="why, for the journal and the round record (e.g. \"b left the hall\")")
     p.set_defaults(func=_send, build=_winner_args, kind="end_match")
     p = action("resign", "PLAYER (0 or 1) resigns a single game, a gammon or a backgammon")
     p.add_argument("player", type=int, choices=(0, 1))
@@ -137,21 +140,23 @@ def _position_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _refusal(text: str, action: str) -> str:
-    """The table's refusal as the command's error line: in the command's own words
-    (``director set-position refused: ...``) where the live log says "Director action
-    'set_position' refused: ..."."""
-    said = f"Director action {action!r} refused: "
-    if text.startswith(said):
-        return f"director {action.replace('_', '-')} refused: {text[len(said):]}"
-    return text
+    """The table's refusal as the command's error line, ``director set-position refused: ...``
+    (the live log says "The director's set-position was refused: ...")."""
+    from controller.referee.api import director_command, refusal_reason
+
+    reason = refusal_reason(text, action)
+    return text if reason is None else f"director {director_command(action)} refused: {reason}"
 
 
 def _winner_args(args: argparse.Namespace) -> dict[str, Any]:
+    """``end-match``'s winner as the table's game names it, and the director's reason if one
+    was given."""
     text = str(args.winner).strip().lower()
+    reason = {"reason": args.reason.strip()} if args.reason.strip() else {}
     if text in ("0", "1"):
-        return {"winner": int(text)}
+        return {"winner": int(text), **reason}
     if text in ("a", "b"):
-        return {"winner": text}
+        return {"winner": text, **reason}
     raise CommandError(f"the winner is 0 or 1 (backgammon) or a or b (Mangala), not "
                        f"{args.winner!r}")
 

@@ -33,9 +33,14 @@ record lines (# starts a comment):
   1 a 4 -> a 4 4 4 1 5 5 [1] b 4 4 4 4 4 4 [0] next a
                                     set, mover, pit, the position after it; next is - once
                                     the set is over (the MG-4 sweep made)
+  position 1 a 0 0 0 0 0 1 [20] b 4 4 4 4 4 3 [4] next a
+                                    a director's correction during set 1: play goes on
+                                    from this position (48 stones, MG-EQ-1)
   warning 1 b REASON                a warning (MG-T-4); the third in a round loses it
   timeout 3 b                       b's time ran out in set 3 (MG-CLOCK-3)
   set 1 end a 26 b 22 winner a      the set's result (optional, checked)
+  director 2 end winner a REASON    a director ended the round during set 2: a wins
+                                    (points a 1 b 0), REASON optional; nothing follows
   round end winner a points a 1 b 0 the round's result (optional, checked, MG-T-1)
 """
 
@@ -172,6 +177,10 @@ def run_check(args: argparse.Namespace) -> int:
         )
     warned = ", ".join(f"{side} {rnd.warning_count(side)}" for side in ("a", "b"))
     print(f"warnings (MG-T-4): {warned}")
+    decision = rnd.ended_by_director
+    if decision is not None:
+        why = f" ({decision.reason})" if decision.reason else ""
+        print(f"round ended by the director in set {decision.set_number}{why}")
     if rnd.over:
         points = rnd.round_points()
         print(

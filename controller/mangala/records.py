@@ -1,8 +1,9 @@
 """The round's record from the Mangala referee's journal, in the engine's text format
 (``engine.mangala.record``): set starts, every sowing with the position after it, the
 director's corrections of the position and the boards taken after turns the table could not
-see (``position`` lines), warnings, time-outs, set ends and
-the round's end. ``check_record`` replays it through the rules.
+see (``position`` lines), warnings, time-outs, set ends, a director's end of the round
+(``director N end winner W reason``) and the round's end. ``check_record`` replays it through
+the rules.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from engine.errors import PositionError, RecordFormatError
 from engine.mangala.position import Position, Side
 from engine.mangala.record import (
     Caution,
+    DirectorDecision,
     Entry,
     Move,
     RoundEnd,
@@ -75,6 +77,16 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
             number = _current_set(out)
             out.append(Caution(0, number, _side(args.get("player")),
                                _one_line(str(args.get("reason", "director's warning")))))
+        elif kind == "director" and e.get("action") == "end_match":
+            if any(isinstance(x, (RoundEnd, DirectorDecision)) for x in out):
+                continue  # ended already (a journal from before such ends were refused)
+            args = e.get("args") or {}
+            winner = args.get("winner")
+            if winner not in ("a", "b"):
+                raise RecordFormatError(f"the director's end_match winner {winner!r} is not "
+                                        f"a or b")
+            reason = args.get("reason") or args.get("note") or ""
+            out.append(DirectorDecision(0, _current_set(out), winner, _one_line(str(reason))))
         elif kind == "time_out":
             out.append(TimeOut(0, int(e["set"]), _side(e["player"])))
         elif kind == "game_end":
@@ -94,6 +106,7 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
 
 
 def _current_set(entries: list[Entry]) -> int:
+    """The set a director's line falls in: the one under way, or the one that just ended."""
     for entry in reversed(entries):
         if isinstance(entry, SetStart):
             return entry.number
@@ -101,7 +114,9 @@ def _current_set(entries: list[Entry]) -> int:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """Free text as a record line holds it: one line, no ``#`` (the reader takes the rest of
+    a line after one for a comment)."""
+    return " ".join(text.replace("#", "no. ").split())
 
 
 def round_text(entries: Sequence[Mapping[str, Any]]) -> str:

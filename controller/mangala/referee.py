@@ -36,7 +36,9 @@ The rules it applies, with the decisions taken where the rules leave room:
   the players and put back by the referee (MG-T-6 as seed rule g has it); the referee notes it.
 - A director's ``set_position`` is journalled and written into the round record as a
   ``position`` line, so the record replays; one the record could not hold (not 48 stones,
-  nobody to move, a side empty, no set being played) is refused.
+  nobody to move, a side empty, no set being played) is refused. A director's ``end_match``
+  (winner a or b) ends the round with round points 1 and 0 (MG-T-1), written into the round
+  record as a ``director N end`` line; once the round is over it is refused.
 - The set ends when a side is empty (MG-4): after the last sowing the players make the sweep;
   the referee checks the stores in view, that they hold all 48 stones, and journals
   ``game_end`` with ``stores: [a, b]``. A player whose time runs out loses the set unless their
@@ -77,6 +79,7 @@ from controller.referee.api import (
     SetSignal,
     Signal,
     TakeSnapshot,
+    director_command,
     press_fields,
 )
 from engine.errors import ConfigError, InvalidInputError, RecordFormatError
@@ -364,6 +367,11 @@ class MangalaReferee:
             self._pending = False
             self._flag = None
         elif kind == "match_end":
+            named = f.get("winner")
+            if f.get("how") == "director" and not self.round.over and named in ("a", "b"):
+                # the director's winner (round points 1 and 0, MG-T-1), the set left unscored
+                self.round = self.round.end_by_director("a" if named == "a" else "b",
+                                                        self.set_number or 1)
             self._over = True
             self.stage = "over"
             self.position = None
@@ -800,15 +808,19 @@ class MangalaReferee:
             position = self.position
             pit = args.get("pit")
             if position is None or not isinstance(pit, int):
-                raise InvalidInputError("accept needs a set in progress and args pit 1..6")
+                raise InvalidInputError(f"accept needs a set being played and a pit 1..6, not "
+                                        f"{pit!r}")
             result = play(position, pit)
             self._emit("director", action=action, args=args, director=ev.director)
             line = Line((pit,), (result,), result.position.board())
             self._accept(Decision("legal", line, (line,), gap=0.0), pressed=True)
         elif action == "warn":
             player = args.get("player")
-            if player not in ("a", "b") or self.round.over:
-                raise InvalidInputError(f"warn needs args player a or b, not {player!r}")
+            if self.round.over:
+                raise InvalidInputError("the round is already over: no warning can be given "
+                                        "(MG-T-4)")
+            if player not in ("a", "b"):
+                raise InvalidInputError(f"a warning is given to player a or b, not {player!r}")
             self._emit("director", action=action, args=args, director=ev.director)
             reason = str(args.get("reason") or "").strip()
             self._say(f"Director {ev.director}: warning to {self.name(player)}"
@@ -816,31 +828,39 @@ class MangalaReferee:
             if self.round.over:
                 self._round_end("warnings")
         elif action == "end_match":
-            if args.get("winner") not in ("a", "b"):
-                raise InvalidInputError(f"a mangala match's winner is a or b, not "
-                                        f"{args.get('winner')!r}")
+            winner = args.get("winner")
+            if winner not in ("a", "b"):
+                raise InvalidInputError(f"a mangala match's winner is a or b, not {winner!r}")
+            if self._over:
+                raise InvalidInputError("the round is already over: there is no match to end")
             self._emit("director", action=action, args=args, director=ev.director)
-            self._emit("match_end", winner=args.get("winner"), points=args.get("points"),
+            # round points as for any won round (MG-T-1): the round record gives the same
+            self._emit("match_end", winner=winner,
+                       points={"a": float(winner == "a"), "b": float(winner == "b")},
                        how="director", sets=[s.to_obj() for s in self.round.sets])
             self._do(ClockCommand("hold"))
+            reason = str(args.get("reason") or args.get("note") or "").strip()
+            self._say(f"Director {ev.director} ends the round: {self.name(winner)} ({winner}) "
+                      f"wins{f' ({reason})' if reason else ''}")
         elif action == "note":
             self._emit("director", action=action, args=args, director=ev.director)
         else:
-            raise InvalidInputError(f"unknown director action {action!r} for mangala")
+            raise InvalidInputError(f"{director_command(action)} is not an action at a "
+                                    f"mangala table")
 
     def _check_set_position(self, obj: Any) -> None:
         """Refuse a director's position the round record could not replay: outside a set being
         played, without 48 stones (MG-EQ-1), with nobody to move or a side already empty."""
         if self.position is None or self.stage in ("sweep", "over"):
-            raise InvalidInputError("set_position applies while a set is being played, not "
-                                    f"at stage {self.stage}")
+            raise InvalidInputError("the position can be set only while a set is being "
+                                    f"played, not at stage {self.stage}")
         position = Position.from_obj(obj)
         position.check_stones()
         if position.to_move is None:
-            raise InvalidInputError("set_position needs to_move a or b: who moves next")
+            raise InvalidInputError("the position set needs to_move a or b: who moves next")
         if position.set_over:
             raise InvalidInputError(
-                f"set_position {position.describe()} has a side with no stones: the set would "
+                f"the position {position.describe()} has a side with no stones: the set would "
                 f"be over (MG-4)")
 
     # --- lights -----------------------------------------------------------------------------

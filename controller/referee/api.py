@@ -191,6 +191,24 @@ Event = (FrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | PressesUnsee
          | DirectorAction)
 
 
+def director_command(action: str) -> str:
+    """The ``hakem director`` command that asks for ``action`` (``set_position`` is typed
+    ``set-position``): the word the director knows it by."""
+    return action.replace("_", "-")
+
+
+def director_refusal(action: str, reason: object) -> str:
+    """The live log's sentence for a director's request the referee refused (either game),
+    naming the action as the director typed it: "The director's set-position was refused: ..."."""
+    return f"The director's {director_command(action)} was refused: {reason}"
+
+
+def refusal_reason(text: str, action: str) -> str | None:
+    """The reason in :func:`director_refusal`'s sentence for ``action``; None for other text."""
+    said = director_refusal(action, "")
+    return text[len(said):] if text.startswith(said) else None
+
+
 # --- commands out -----------------------------------------------------------------------------
 
 

@@ -35,6 +35,8 @@ from controller.referee.api import (
     Say,
     SetSignal,
     TakeSnapshot,
+    director_command,
+    director_refusal,
     press_fields,
 )
 from controller.referee.config import RecognitionSettings, RefereeConfig
@@ -1467,7 +1469,7 @@ class Referee:
         try:
             self._check_director(action, args)
         except (HakemError, KeyError, TypeError, ValueError) as exc:
-            self._say(f"Director action {action!r} refused: {exc}")
+            self._say(director_refusal(action, exc))
             return
         self._emit("director", action=action, args=args, director=ev.director)
         if action == "set_position":
@@ -1506,7 +1508,9 @@ class Referee:
             winner = int(args["winner"])
             self._emit("match_end", winner=winner, score=list(m.score), how="director")
             self._do(ClockCommand("hold"))
-            self._say(f"The director ends the match: {names[winner]} wins")
+            reason = str(args.get("reason") or args.get("note") or "").strip()
+            self._say(f"The director ends the match: {names[winner]} wins"
+                      f"{f' ({reason})' if reason else ''}")
         elif action == "resign":
             loser = int(args["player"])
             kind = int(args.get("kind", 1))
@@ -1587,7 +1591,8 @@ class Referee:
             if self._early is None and self._before_early_roll is None:
                 raise InvalidInputError("no early throw to have thrown again (BG-ROLL-5)")
         elif action != "note":
-            raise InvalidInputError(f"unknown director action {action!r}")
+            raise InvalidInputError(f"{director_command(action)} is not an action at a "
+                                    f"backgammon table")
 
     # --- lights -----------------------------------------------------------------------------
 

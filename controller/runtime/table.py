@@ -31,6 +31,7 @@ from controller.referee.api import (
     JournalEntry,
     PressesUnseen,
     Say,
+    director_refusal,
 )
 from controller.runtime.clock_watch import ClockWatch
 from controller.runtime.director_inbox import DirectorInbox
@@ -213,7 +214,7 @@ def take_requests(table: TableDevices, inbox: DirectorInbox, director: Director)
         try:
             commands = director(event)
         except (HakemError, KeyError, TypeError, ValueError) as exc:  # refused by raising
-            text = f"Director action {request.action!r} refused: {exc}"
+            text = director_refusal(request.action, exc)
             table.live.say(text)
             inbox.answer(request.id, False, text)
             continue

@@ -16,13 +16,23 @@ One line per event, words separated by spaces, ``#`` to the end of a line is a c
     ...
     round end winner a points a 1 b 0
 
+or, for a round a tournament director ended during set 2::
+
+    ...
+    set 2 start b
+    2 b 4 -> a 4 4 4 4 4 4 [0] b 4 4 4 1 5 5 [1] next b
+    director 2 end winner a b left the hall
+
 A move line is: set, mover, pit, ``->``, then the position after it: side a's pits 1..6 and
 ``[store]``, side b's pits and ``[store]``, and ``next`` with the player to move (``-`` once the
 set is over, the MG-4 sweep made). A ``position N ...`` line is a tournament director's
 correction during set N: the position written (as after a move line's ``->``, with ``next a`` or
 ``next b``) replaces the one on the board, and play goes on from it; it must hold 48 stones
-(MG-EQ-1). ``set N end`` and ``round end`` lines are optional; when
-present the replay checks them. The reader rejects a malformed line naming its number; the
+(MG-EQ-1). A ``director N end winner W [reason]`` line is a tournament director's decision
+during set N (or just after it ended): the round ends there, won by W (a or b; round points
+1 and 0, MG-T-1), with the director's reason if one was given; the set under way is not
+scored and no further line may play on. ``set N end`` and ``round end`` lines are optional;
+when present the replay checks them. The reader rejects a malformed line naming its number; the
 replay (:func:`check_record`) reports the first line the rules forbid, with its rule ID.
 """
 
@@ -99,6 +109,17 @@ class SetEnd:
 
 
 @dataclass(frozen=True)
+class DirectorDecision:
+    """``director N end winner W [reason]``: during set N a tournament director ended the round
+    with W the winner, for ``reason`` (empty when none was given)."""
+
+    line: int
+    number: int
+    winner: Side
+    reason: str
+
+
+@dataclass(frozen=True)
 class RoundEnd:
     """``round end winner W points a P b P``: the round's result (MG-T-1)."""
 
@@ -108,7 +129,7 @@ class RoundEnd:
     b_points: float
 
 
-Entry = SetStart | Move | SetPosition | Caution | TimeOut | SetEnd | RoundEnd
+Entry = SetStart | Move | SetPosition | Caution | TimeOut | SetEnd | DirectorDecision | RoundEnd
 
 
 @dataclass(frozen=True)
@@ -177,6 +198,8 @@ def _entry(line: int, words: list[str]) -> Entry:
         if len(words) != 3:
             raise RecordFormatError("a time-out line is 'timeout N X'")
         return TimeOut(line, _set_number(words[1]), _side(words[2]))
+    if head == "director":
+        return _director(line, words)
     if head == "round":
         if (
             len(words) != 9
@@ -228,6 +251,17 @@ def _set_position(line: int, words: list[str]) -> SetPosition:
     if words[19] not in ("a", "b"):
         raise RecordFormatError(f"a set position names who moves next, a or b, not {words[19]!r}")
     return SetPosition(line, _set_number(words[1]), _position(words[2:]))
+
+
+def _director(line: int, words: list[str]) -> DirectorDecision:
+    # director N end winner W [reason ...]
+    if len(words) < 5 or words[2] != "end" or words[3] != "winner":
+        raise RecordFormatError("a director line is 'director N end winner a|b [reason]'")
+    number = _set_number(words[1])
+    if words[4] not in ("a", "b"):
+        raise RecordFormatError(f"the director's winner {words[4]!r} is not a or b")
+    winner: Side = "a" if words[4] == "a" else "b"
+    return DirectorDecision(line, number, winner, " ".join(words[5:]))
 
 
 def _side(text: str) -> Side:
@@ -296,6 +330,8 @@ def format_entry(entry: Entry) -> str:
         return f"timeout {entry.number} {entry.player}"
     if isinstance(entry, SetEnd):
         return f"set {entry.number} end a {entry.a_store} b {entry.b_store} winner {entry.winner}"
+    if isinstance(entry, DirectorDecision):
+        return f"director {entry.number} end winner {entry.winner} {entry.reason}".rstrip()
     return (
         f"round end winner {entry.winner} points a {_point_text(entry.a_points)} "
         f"b {_point_text(entry.b_points)}"
@@ -369,6 +405,20 @@ class RecordBuilder:
         self.entries.append(TimeOut(0, self._number(), player))
         self._close(time_out(self.position, player, self._number(), self._starter()))
 
+    def end_by_director(self, winner: Side, reason: str = "") -> None:
+        """Record a director ending the round in the current (or just ended) set, ``winner``
+        the winner; nothing is played after it."""
+        number = self.round.current_set
+        if number is None:
+            raise RuleViolationError("the round is already over: a director cannot end it again")
+        if self.position is None:  # between sets: the set just ended
+            number = len(self.round.sets)
+        if number == 0:
+            raise RuleViolationError("no set has started: there is no round to end yet")
+        self.entries.append(DirectorDecision(0, number, winner, reason))
+        self.round = self.round.end_by_director(winner, number, reason)
+        self.position = None
+
     def _close(self, result: SetResult) -> None:
         self.entries.append(SetEnd(0, result.number, result.a_store, result.b_store, result.winner))
         self.round = self.round.add_set(result)
@@ -433,11 +483,19 @@ class RecordCheck:
             "warnings": {side: self.round.warning_count(side) for side in SIDES},
             "round_over": over,
             "winner": self.round.winner,
+            # the director's decision that ended the round, when one did (else null)
+            "director_end": self._director_end(),
             "points": self.round.round_points() if over else None,
             "first_illegal": self.first_illegal.to_obj() if self.first_illegal else None,
             # the set under way where the record stops (its position after the last line)
             "in_progress": self._in_progress(),
         }
+
+    def _director_end(self) -> dict[str, object] | None:
+        decision = self.round.ended_by_director
+        if decision is None:
+            return None
+        return {"set": decision.set_number, "winner": decision.winner, "reason": decision.reason}
 
     def _in_progress(self) -> dict[str, object] | None:
         position, number = self.in_progress, self.round.current_set
@@ -500,6 +558,8 @@ class _Replay:
             self._close(result)
         elif isinstance(entry, SetEnd):
             self._set_end(entry)
+        elif isinstance(entry, DirectorDecision):
+            self._director_end(entry)
         else:
             self._round_end(entry)
 
@@ -608,6 +668,14 @@ class _Replay:
             )
         self.position = entry.position
 
+    def _director_end(self, entry: DirectorDecision) -> None:
+        """The round ends as the director decided; the set under way is left unscored."""
+        if self.round.over:
+            self._stop(entry.line, entry.number, "MG-T-1", "the round is already over")
+        self._in_set(entry.line, entry.number, allow_finished=True)
+        self.round = self.round.end_by_director(entry.winner, entry.number, entry.reason)
+        self.position = None
+
     def _close(self, result: SetResult) -> None:
         self.round = self.round.add_set(result)
         self.last_result = result
@@ -653,6 +721,7 @@ class _Replay:
 
 __all__ = [
     "Caution",
+    "DirectorDecision",
     "Entry",
     "Move",
     "Problem",

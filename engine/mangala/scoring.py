@@ -4,7 +4,8 @@ A round is played between the players sitting at sides ``a`` and ``b``; it is up
 each set won 1 point or drawn 0.5 each. A player who reaches 2 points wins the round and no
 further set is played; otherwise the round ends after 3 sets and the higher total wins, equal
 totals draw (seed rule e). Round points: win 1, loss 0, draw 0.5 each (MG-T-1). The third
-warning in a round loses the round (MG-T-4). Everything here is an immutable value.
+warning in a round loses the round (MG-T-4). A tournament director may also end the round,
+naming its winner (:class:`DirectorEnd`). Everything here is an immutable value.
 """
 
 from __future__ import annotations
@@ -90,6 +91,16 @@ class RoundWarning:
 
 
 @dataclass(frozen=True)
+class DirectorEnd:
+    """A tournament director ended the round during set ``set_number``, naming ``winner`` (the
+    reason as the director gave it, or empty): no further set or move is played."""
+
+    winner: Side
+    set_number: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Round:
     """A round between sides ``a`` and ``b``; ``first_starter`` starts set 1 (MG-T-2)."""
 
@@ -97,6 +108,7 @@ class Round:
     sets: tuple[SetResult, ...] = ()
     warnings: tuple[RoundWarning, ...] = ()
     lost_on_warnings: Side | None = None
+    ended_by_director: DirectorEnd | None = None
 
     def starter(self, number: int) -> Side:
         """Who starts set ``number``: set 2 the player who was second in set 1, set 3 the
@@ -111,9 +123,11 @@ class Round:
 
     @property
     def over(self) -> bool:
-        """True after a third warning, after 3 sets, or when a player has 2 set points."""
+        """True after a third warning, after 3 sets, when a player has 2 set points, or once a
+        director ended the round."""
         return (
-            self.lost_on_warnings is not None
+            self.ended_by_director is not None
+            or self.lost_on_warnings is not None
             or len(self.sets) >= SETS_PER_ROUND
             or max(self.set_points("a"), self.set_points("b")) >= POINTS_TO_WIN
         )
@@ -148,15 +162,25 @@ class Round:
         lost = player if self.warning_count(player) + 1 >= WARNINGS_TO_LOSE else None
         return replace(self, warnings=warnings, lost_on_warnings=lost)
 
+    def end_by_director(self, winner: Side, set_number: int, reason: str = "") -> Round:
+        """The round a director ended in set ``set_number`` with ``winner``; refused once the
+        round is over (MG-T-1)."""
+        if self.over:
+            raise RuleViolationError("the round is already over: a director cannot end it again")
+        return replace(self, ended_by_director=DirectorEnd(winner, set_number, reason))
+
     def warning_count(self, player: Side) -> int:
         """Warnings ``player`` has had in this round, all sets together (MG-T-4)."""
         return sum(1 for w in self.warnings if w.player == player)
 
     @property
     def winner(self) -> Winner | None:
-        """``"a"``, ``"b"`` or ``"draw"`` once the round is over, else ``None`` (MG-T-1, MG-T-4)."""
+        """``"a"``, ``"b"`` or ``"draw"`` once the round is over, else ``None`` (MG-T-1, MG-T-4);
+        the director's winner when a director ended it."""
         if not self.over:
             return None
+        if self.ended_by_director is not None:
+            return self.ended_by_director.winner
         if self.lost_on_warnings is not None:
             return other(self.lost_on_warnings)
         a, b = self.set_points("a"), self.set_points("b")
@@ -174,4 +198,12 @@ class Round:
         return {"a": 1.0 if winner == "a" else 0.0, "b": 1.0 if winner == "b" else 0.0}
 
 
-__all__ = ["CLOCK_SECONDS_PER_SET", "Round", "RoundWarning", "SetResult", "set_result", "time_out"]
+__all__ = [
+    "CLOCK_SECONDS_PER_SET",
+    "DirectorEnd",
+    "Round",
+    "RoundWarning",
+    "SetResult",
+    "set_result",
+    "time_out",
+]

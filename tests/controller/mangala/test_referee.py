@@ -483,3 +483,20 @@ def test_a_directors_warning_gives_its_reason_when_there_is_one(
     said = [text for text in table.log.lines if "warning to" in text]
     assert len(said) == 1 and line in said[0] and "()" not in said[0]
     table.close()
+
+
+def test_a_round_the_director_ended_cannot_be_ended_again(tmp_path: Path) -> None:
+    """A second end (or one after the round was played out) would put a second end in the
+    round record: refused, nothing journalled."""
+    table = Table(tmp_path)
+    setup(table)
+    table.send(DirectorAction(table.time.now_ms(), "end_match", {"winner": "b"}, "td"))
+    assert table.referee.over and table.referee.round.winner == "b"
+    before = len(table.journal.entries)
+    with pytest.raises(HakemError, match="the round is already over"):
+        table.referee.handle(DirectorAction(table.time.now_ms(), "end_match", {"winner": "a"},
+                                            "td"))
+    assert len(table.journal.entries) == before
+    check = check_record(parse_record(format_record(round_record(table.journal.entries))))
+    assert check.legal and check.round.winner == "b" and check.moves == 0
+    table.close()

@@ -699,3 +699,13 @@ def test_a_director_position_no_game_can_be_in_is_refused_naming_it(given: Any,
     assert table.entries(out, "director") == []
     lines = [c.text for c in out if isinstance(c, Say)]
     assert len(lines) == 1 and said in lines[0], lines
+
+
+def test_a_directors_end_gives_the_reason_the_command_gave() -> None:
+    """``hakem director end-match 1 --reason ...``: the live log says why the match ended."""
+    table = started()
+    out = table.director("end_match", winner=1, reason="player 0 did not come back")
+    assert table.entries(out, "director")[0]["args"]["reason"] == "player 0 did not come back"
+    lines = [c.text for c in out if isinstance(c, Say)]
+    assert any(line.startswith("The director ends the match: ") and
+               line.endswith(" wins (player 0 did not come back)") for line in lines), lines

@@ -183,7 +183,7 @@ def test_the_command_prints_the_tables_answer(tmp_path: Path,
 
 def test_a_refusal_or_no_table_is_one_line_and_exit_2(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    thread = _answering_table(tmp_path, False, "Director action 'accept' refused: no flagged "
+    thread = _answering_table(tmp_path, False, "The director's accept was refused: no flagged "
                                                "move to accept")
     assert main(["director", "accept", "--folder", str(tmp_path)]) == 2
     thread.join()
@@ -294,11 +294,40 @@ def test_a_request_posted_without_waiting_is_a_success(
 
 def test_a_refusal_is_in_the_commands_own_words(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """The live log's "Director action 'set_position' refused: ..." is the command's
-    "director set-position refused: ..." (it was echoed with the capital and the inner name)."""
-    thread = _answering_table(tmp_path, False, "Director action 'set_position' refused: "
+    """The live log's "The director's set-position was refused: ..." is the command's
+    "director set-position refused: ..." (it was echoed as the live log said it)."""
+    thread = _answering_table(tmp_path, False, "The director's set-position was refused: "
                                                "position AAAAAAAAAAAAAA is no game under way")
     assert main(["director", "set-position", "4HPwATDgc/ABMA", "--folder", str(tmp_path)]) == 2
     thread.join()
     assert capsys.readouterr().err == ("hakem: director set-position refused: position "
                                        "AAAAAAAAAAAAAA is no game under way\n")
+
+
+def test_the_live_log_names_a_refused_director_action_as_the_director_typed_it(
+        tmp_path: Path) -> None:
+    """A backgammon table's refusals, in the live log and in the answer: "The director's
+    end-match was refused: ...", the command's own word (it said "Director action 'end_match'
+    refused"); the command turns that into its error line (the test above)."""
+    source = StartCamera(4)
+    cfg = TableConfig(camera=CameraSection(source="test", corners=source.camera.corners_flat()),
+                      clock=ClockSection(port="sim"),
+                      journal=JournalSection(directory=str(tmp_path)))
+    said = {
+        post_request(tmp_path, "accept", {}, "td").id:
+            "The director's accept was refused: no flagged move to accept",
+        post_request(tmp_path, "end_match", {"winner": 5}, "td").id:
+            "The director's end-match was refused: winner must be 0 or 1, not 5",
+        post_request(tmp_path, "set_position", {"position_id": "4HPwATDgc/ABMA"}, "td").id:
+            "The director's set-position was refused: the position can be set only during a "
+            "game",
+        post_request(tmp_path, "warn", {"player": "a"}, "td").id:
+            "The director's warn was refused: warn is not an action at a backgammon table",
+    }
+    log = io.StringIO()
+    run_table(cfg, source=source, pin_factory=MockFactory(), log=log)
+    for rid, text in said.items():
+        assert text in log.getvalue()
+        answer = read_answer(tmp_path, rid)
+        assert answer is not None and not answer["ok"] and answer["text"] == text
+    assert "end_match" not in log.getvalue() and "set_position" not in log.getvalue()
