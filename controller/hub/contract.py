@@ -5,7 +5,9 @@ anything a table did not journal. This module fixes, for each contract entry typ
 the hub reads (everything else is stored and shown raw but not interpreted), and folds a match's
 entries, in ``seq`` order, into a :class:`MatchState`. The table side uses the same fold to build
 the retained ``state`` snapshot it publishes, so the table and the hub cannot disagree on what
-an entry means. Players are indices 0 and 1 into ``match_start.players``.
+an entry means. Players are indices 0 and 1 into ``match_start.players``. A Mangala match
+(``match_start.game`` "mangala") is read by :mod:`controller.hub.mangala_fold` instead: its
+journal names players "a" and "b" (a = 0, b = 1) and sows pits.
 
 Fields read (all optional unless marked *required*; a wrong type is ignored, never fatal,
 because one bad entry must not blind the director to a whole table):
@@ -38,6 +40,14 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+from controller.hub.mangala_fold import (
+    MangalaInfo,
+    end_result,
+    flag_words,
+    fold_mangala,
+    side_index,
+)
 
 # The entry types that raise a flag on the dashboard (the journal's three, and time-outs).
 DASHBOARD_FLAG_TYPES: Final = frozenset(
@@ -75,7 +85,7 @@ class MatchState:
     players: list[str] = field(default_factory=lambda: ["", ""])
     length: int = 0
     game_number: int = 0
-    score: list[int] = field(default_factory=lambda: [0, 0])
+    score: list[int | float] = field(default_factory=lambda: [0, 0])  # Mangala: 0.5 a draw
     cube: int = 1
     cube_owner: int | None = None
     cube_offered_by: int | None = None
@@ -97,6 +107,7 @@ class MatchState:
     last_seq: int = 0
     last_time: str | None = None
     started: str | None = None
+    mangala: MangalaInfo | None = None  # a Mangala round's own state (mangala_fold)
 
     def apply(self, entry: dict[str, Any]) -> None:
         """Fold one journal entry (the next by ``seq``) into the state."""
@@ -104,18 +115,24 @@ class MatchState:
         seq = _int(entry.get("seq")) or 0
         self.last_seq = max(self.last_seq, seq)
         self.last_time = _text(entry.get("time")) or self.last_time
-        who = _player(entry.get("player"))
-        handler = _HANDLERS.get(str(kind))
+        mangala = self.game == "mangala" or (kind == "match_start"
+                                             and entry.get("game") == "mangala")
+        who = side_index(entry.get("player")) if mangala else _player(entry.get("player"))
+        handler = _HANDLERS.get(str(kind)) if not mangala or kind == "match_start" else None
         if handler is not None:
             handler(self, entry, who)
+        if mangala:
+            fold_mangala(self, entry, who)
         if kind in DASHBOARD_FLAG_TYPES:
+            rule, reason = (flag_words(self, entry, who) if mangala
+                            else (_text(entry.get("rule")) or "", _text(entry.get("reason")) or ""))
             self.flags.append(
                 {
                     "seq": seq,
                     "type": kind,
                     "time": entry.get("time"),
-                    "rule": _text(entry.get("rule")) or "",
-                    "reason": _text(entry.get("reason")) or "",
+                    "rule": rule,
+                    "reason": reason,
                     "player": who,
                     "game": self.game_number,
                     "snapshot": bool(entry.get("snapshot")),
@@ -148,6 +165,8 @@ class MatchState:
         """A director ends the match (forfeit, time, withdrawal)."""
         self.winner = winner
         self.ended_by = f"{user}: {reason}" if reason else user
+        if self.mangala is not None:
+            end_result(self.mangala, winner)
         _finish(self)
 
     def open_flags(self) -> int:
@@ -157,7 +176,7 @@ class MatchState:
     def summary(self) -> dict[str, Any]:
         """The small form: one dashboard card, and the retained ``state`` a table publishes."""
         last_flag = self.flags[-1] if self.flags else None
-        return {
+        out = {
             "match": self.match,
             "game": self.game,
             "players": list(self.players),
@@ -186,6 +205,9 @@ class MatchState:
             "seq": self.last_seq,
             "time": self.last_time,
         }
+        if self.mangala is not None:
+            out["mangala"] = self.mangala.summary(self.position)
+        return out
 
     def detail(self) -> dict[str, Any]:
         """The full form for a table's page: the summary plus moves, flags and games."""
@@ -209,7 +231,9 @@ def _match_start(s: MatchState, e: dict[str, Any], who: int | None) -> None:
 
 def _game_start(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     s.game_number = _int(e.get("number")) or s.game_number + 1
-    s.score = _pair(e.get("score")) or s.score
+    score = _pair(e.get("score"))
+    if score is not None:
+        s.score = [*score]
     s.crawford = bool(e.get("crawford", False))
     s.cube, s.cube_owner, s.cube_offered_by, s.cube_offered_value = 1, None, None, None
     s.dice, s.to_move = None, None
@@ -297,7 +321,7 @@ def _game_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     points = _int(e.get("points"))
     score = _pair(e.get("score"))
     if score is not None:
-        s.score = score
+        s.score = [*score]
     elif winner is not None and points is not None:
         s.score[winner] += points
     s.games.append(
@@ -330,7 +354,9 @@ def _position_taken(s: MatchState, e: dict[str, Any], who: int | None) -> None:
 
 
 def _match_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
-    s.score = _pair(e.get("score")) or s.score
+    score = _pair(e.get("score"))
+    if score is not None:
+        s.score = [*score]
     s.winner = _player(e.get("winner"))
     _finish(s)
 

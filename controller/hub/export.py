@@ -1,31 +1,48 @@
 """The match record a director downloads from a table's page.
 
 Backgammon matches are written as Jellyfish ``.mat`` by the engine's writer
-(``engine.backgammon.mat_writer.write_match_text``, fed the hub's match detail). A Mangala
-match, or one whose journal the writer refuses (a move text it cannot parse), gets the plain
-move list instead, which says so in its first lines.
+(``engine.backgammon.mat_writer.write_match_text``, fed the hub's match detail); a journal the
+writer refuses (a move text it cannot parse) gets the plain move list instead, which says so in
+its first lines. A Mangala round is no ``.mat``: it gets the round record the table itself
+writes (``controller.mangala.records``, the engine's format, which ``hakem mangala check``
+replays), built from the journal entries the hub stored.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from controller.hub.contract import MatchState
+from controller.mangala.records import round_text
 from engine.backgammon.mat_writer import write_match_text
 from engine.errors import RecordFormatError
 
+TEXT = "text/plain; charset=utf-8"
+
 
 def match_record(state: MatchState, table: str) -> tuple[str, str, str]:
-    """(text, content type, file name) of a match's record."""
+    """(text, content type, file name) of a backgammon match's record."""
     if state.game == "backgammon":
         try:
             text = write_match_text(state.detail())
         except RecordFormatError as exc:
-            return moves_text(state, table, str(exc)), "text/plain; charset=utf-8", \
-                f"table-{table}-moves.txt"
-        return text, "text/plain; charset=utf-8", f"table-{table}.mat"
-    return (moves_text(state, table, f"no .mat format for {state.game}"),
-            "text/plain; charset=utf-8", f"table-{table}-moves.txt")
+            return moves_text(state, table, str(exc)), TEXT, f"table-{table}-moves.txt"
+        return text, TEXT, f"table-{table}.mat"
+    return (moves_text(state, table, f"no .mat format for {state.game}"), TEXT,
+            f"table-{table}-moves.txt")
+
+
+def round_record(state: MatchState, entries: Sequence[dict[str, Any]], table: str
+                 ) -> tuple[str, str, str]:
+    """(text, content type, file name) of a Mangala round's record from its journal entries
+    (those folded so far: a round still being played gives the record so far)."""
+    try:
+        text = round_text(entries)
+    except (KeyError, TypeError, ValueError) as exc:  # ValueError: the project's errors too
+        why = f"the round record cannot be written from this journal: {exc}"
+        return moves_text(state, table, why), TEXT, f"table-{table}-moves.txt"
+    return text, TEXT, f"table-{table}-round.txt"
 
 
 def moves_text(state: MatchState, table: str, why: str) -> str:

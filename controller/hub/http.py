@@ -12,6 +12,7 @@ Routes::
     GET  /api/tables/T/N[?match=M]              one table: moves, flags, games
     GET  /api/tables/T/N/board.svg[?match=M]    the board       GET /api/results   results
     GET  /api/tables/T/N/match.mat[?match=M]    the record      GET /api/stream    SSE updates
+    GET  /api/tables/T/N/round.txt[?match=M]    a Mangala round's record (it has no .mat)
     GET  /api/tables/T/N/snapshots/M/SEQ.jpg    a flag's photo  GET /api/session   who am I
     POST /api/login {"user", "password"}        POST /api/logout
     POST /api/tables/T/N/flags/SEQ/ack {}       POST /api/tables/T/N/flags/SEQ/override
@@ -34,7 +35,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from controller.hub.board_svg import board_svg
-from controller.hub.export import match_record
+from controller.hub.export import match_record, round_record
+from controller.hub.mangala_svg import mangala_svg
 from controller.hub.pages import STATIC_TYPES, dashboard_page, static_file, table_page
 from controller.hub.service import ActionRefusedError, HubService, NotFoundError
 from engine.errors import HakemError, InvalidInputError
@@ -186,12 +188,21 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             self._json(200, hub.table(tournament, table, match))
         elif rest == ["board.svg"]:
             state = hub.match_state(tournament, table, match)
-            svg = board_svg(state.position_id, state.position_player,
-                            (state.players[0], state.players[1]))
+            names = (state.players[0], state.players[1])
+            svg = (mangala_svg(state.position, names) if state.game == "mangala"
+                   else board_svg(state.position_id, state.position_player, names))
             self._send(200, svg.encode(), "image/svg+xml")
-        elif rest == ["match.mat"]:
+        elif rest in (["match.mat"], ["round.txt"]):
             state = hub.match_state(tournament, table, match)
-            text, ctype, name = match_record(state, table)
+            wanted = "round.txt" if state.game == "mangala" else "match.mat"
+            if rest[0] != wanted:
+                raise NotFoundError(f"match {state.match!r} at table {tournament}/{table} is "
+                                    f"{state.game}: its record is {wanted}, not {rest[0]}")
+            if state.game == "mangala":
+                entries = hub.match_entries(tournament, table, state.match)
+                text, ctype, name = round_record(state, entries, table)
+            else:
+                text, ctype, name = match_record(state, table)
             self._send(200, text.encode("utf-8"), ctype,
                        {"Content-Disposition": f'attachment; filename="{name}"'})
         elif len(rest) == 3 and rest[0] == "snapshots" and rest[2].endswith(".jpg"):

@@ -73,8 +73,8 @@ def table_page(tournament: str, table: str) -> str:
 </option><option value="1">second player wins</option></select>
 <input name="note" placeholder="reason" maxlength="500"><button>End match</button></form>
 </div></div>
-<h2>Moves</h2><table class="moves"><thead><tr><th>game</th><th>player</th><th>dice</th>
-<th>move</th></tr></thead><tbody id="moves"></tbody></table>
+<h2>Moves</h2><table class="moves"><thead><tr><th id="moves-game">game</th><th>player</th>
+<th id="moves-dice">dice</th><th>move</th></tr></thead><tbody id="moves"></tbody></table>
 </main>
 <script src="/static/common.js"></script><script src="/static/table.js"></script>
 </body></html>

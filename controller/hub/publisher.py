@@ -377,9 +377,10 @@ class TablePublisher:
 
     def _to_referee(self, body: dict[str, Any]) -> None:
         """A director's action on the hub that the table's referee must carry out: ending the
-        match with a winner (``end_match``). Acknowledging or overriding a flag is the hub's
-        record of the director's decision; the referee is overridden at the table (``hakem
-        director``), where the director sees the board."""
+        match with a winner (``end_match``; a Mangala referee's winner is a or b).
+        Acknowledging or overriding a flag is the hub's record of the director's decision; the
+        referee is overridden at the table (``hakem director``), where the director sees the
+        board."""
         folder = self.director_folder
         if folder is None or body.get("kind") != "end" or body.get("winner") not in (0, 1):
             return
@@ -389,7 +390,10 @@ class TablePublisher:
             return  # ended already (the hub keeps its end for a table that was offline)
         from controller.runtime.director_inbox import post_request
 
-        args: dict[str, Any] = {"winner": int(body["winner"])}
+        winner = int(body["winner"])
+        mangala = self.state is not None and self.state.game == "mangala"
+        # the hub names players 0 and 1; a Mangala referee names them a and b (MG-EQ-1)
+        args: dict[str, Any] = {"winner": "ab"[winner] if mangala else winner}
         note = body.get("note")
         if isinstance(note, str) and note.strip():
             args["note"] = note.strip()  # the director's why, into the table's journal

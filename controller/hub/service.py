@@ -231,21 +231,27 @@ class HubService:
 
     # -- rebuild from the database -------------------------------------------------------------
     def rebuild(self) -> None:
-        """Fold every stored event and replay every director action (after a restart)."""
+        """Fold every stored event and replay every director action where it was taken: after
+        the entries its match had folded then, before the later ones (after a restart). So a
+        table's own ``match_end`` that followed a director's ``end`` still has the last word,
+        as it had live."""
         with self.store.lock, self.views_lock:  # same order as the writer: store, then views
             self.views.clear()
+            actions: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+            for action in self.store.actions():
+                key = (action["tournament"], action["table"], action["match"])
+                actions.setdefault(key, []).append(action)
             for tournament, table, match in self.store.matches():
                 view = self._view(tournament, table)
                 view.matches[match] = MatchState(match)
                 view.applied[match] = 0
                 view.pending[match] = {}
+                waiting = actions.pop((tournament, table, match), [])
                 for entry in self.store.events(tournament, table, match):
+                    waiting = _replay_due(view, match, waiting)
                     self._fold(view, match, entry)
-            for action in self.store.actions():
-                known = self.views.get((action["tournament"], action["table"]))
-                state = known.matches.get(action["match"]) if known is not None else None
-                if state is not None:
-                    _apply_action(state, action["kind"], action["user"], action["data"])
+                for action in waiting:  # taken after the last entry (or stored without a place)
+                    _replay(view.matches[match], action)
             for tournament, table, status, at in self.store.presences():
                 view = self._view(tournament, table)
                 view.presence, view.presence_time = status, at
@@ -515,6 +521,15 @@ class HubService:
                 raise NotFoundError(f"no match at table {tournament}/{table}")
             return state
 
+    def match_entries(self, tournament: str, table: str, match: str) -> list[dict[str, Any]]:
+        """A match's stored journal entries as far as they are folded (in ``seq`` order, none
+        held back after a gap): what its record is written from."""
+        with self.views_lock:
+            view = self.views.get((tournament, table))
+            folded = view.applied.get(match, 0) if view is not None else 0
+        return [e for e in self.store.events(tournament, table, match)
+                if int(e["seq"]) <= folded]
+
     # -- accounts and sessions ------------------------------------------------------------------
     def add_user(self, name: str, password: str) -> None:
         """Create (or reset the password of) a director account."""
@@ -578,7 +593,8 @@ class HubService:
             if view is None or state is None:
                 raise NotFoundError(f"no match at table {tournament}/{table}")
             _check_action(state, kind, data)
-            self.store.add_action(utc_now_iso(), user, tournament, table, state.match, kind, data)
+            self.store.add_action(utc_now_iso(), user, tournament, table, state.match, kind, data,
+                                  view.applied.get(state.match, 0))
             before = _result(state)
             _apply_action(state, kind, user, data)
             self._keep_result(view, state, before, utc_now_iso())
@@ -623,6 +639,24 @@ def _apply_action(state: MatchState, kind: str, user: str, data: dict[str, Any])
     elif kind == "end":
         winner = data.get("winner")
         state.end(winner if winner in (0, 1) else None, user, str(data.get("note", "")))
+
+
+def _replay(state: MatchState, action: dict[str, Any]) -> None:
+    """Carry out a stored director action again (a rebuild)."""
+    _apply_action(state, action["kind"], action["user"], action["data"])
+
+
+def _replay_due(view: TableView, match: str, actions: list[dict[str, Any]]
+                ) -> list[dict[str, Any]]:
+    """Replay the leading ``actions`` (oldest first) taken when ``match`` had been folded no
+    further than it is now; return the rest, still to come."""
+    folded = view.applied[match]
+    for k, action in enumerate(actions):
+        after = action["after_seq"]
+        if after is None or after > folded:
+            return actions[k:]
+        _replay(view.matches[match], action)
+    return []
 
 
 def _result(state: MatchState) -> tuple[Any, ...] | None:

@@ -1,8 +1,9 @@
 """The hub's SQLite database: every event, presence, reported state, accounts, sessions, actions.
 
 Everything the dashboard shows is rebuilt from here after a restart: events are folded again
-in ``seq`` order per match (:mod:`controller.hub.contract`) and director actions replayed after
-them. Events are keyed by (tournament, table, match, seq), which is how duplicates are dropped.
+in ``seq`` order per match (:mod:`controller.hub.contract`) and each director action replayed
+where it was taken, after the ``seq`` its match had been folded to then (``actions.after_seq``).
+Events are keyed by (tournament, table, match, seq), which is how duplicates are dropped.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE TABLE IF NOT EXISTS actions (
     id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, user TEXT NOT NULL,
     tournament TEXT NOT NULL, tbl TEXT NOT NULL, match TEXT NOT NULL, kind TEXT NOT NULL,
-    data TEXT NOT NULL
+    data TEXT NOT NULL, after_seq INTEGER
 );
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, remote TEXT NOT NULL,
@@ -102,6 +103,9 @@ class HubStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(_SCHEMA)
+        columns = {str(row[1]) for row in self.db.execute("PRAGMA table_info(actions)")}
+        if "after_seq" not in columns:  # a database from before actions knew their place
+            self.db.execute("ALTER TABLE actions ADD COLUMN after_seq INTEGER")
 
     def close(self) -> None:
         """Close the connection."""
@@ -148,8 +152,8 @@ class HubStore:
         )
 
     def set_result(
-        self, tournament: str, table: str, match: str, players: list[str], score: list[int],
-        winner: int | None, finished_at: str | None,
+        self, tournament: str, table: str, match: str, players: list[str],
+        score: list[int | float], winner: int | None, finished_at: str | None,
     ) -> None:
         """Record (or update) a finished match's result."""
         self.db.execute(
@@ -285,25 +289,28 @@ class HubStore:
 
     def add_action(
         self, time: str, user: str, tournament: str, table: str, match: str, kind: str,
-        data: dict[str, Any],
+        data: dict[str, Any], after_seq: int,
     ) -> None:
-        """Record a director action (replayed on rebuild)."""
+        """Record a director action (replayed on rebuild) taken when its match had been folded
+        up to entry ``after_seq``."""
         with self.lock:
             self.db.execute(
-                "INSERT INTO actions (time, user, tournament, tbl, match, kind, data) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (time, user, tournament, table, match, kind, json.dumps(data)),
+                "INSERT INTO actions (time, user, tournament, tbl, match, kind, data, after_seq) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (time, user, tournament, table, match, kind, json.dumps(data), after_seq),
             )
 
     def actions(self) -> list[dict[str, Any]]:
-        """Every director action, oldest first."""
+        """Every director action, oldest first; ``after_seq`` is None for one stored before
+        the hub recorded it."""
         with self.lock:
             rows = self.db.execute(
-                "SELECT time, user, tournament, tbl, match, kind, data FROM actions ORDER BY id"
+                "SELECT time, user, tournament, tbl, match, kind, data, after_seq FROM actions "
+                "ORDER BY id"
             ).fetchall()
         return [
             {"time": r[0], "user": r[1], "tournament": r[2], "table": r[3], "match": r[4],
-             "kind": r[5], "data": json.loads(r[6])}
+             "kind": r[5], "data": json.loads(r[6]), "after_seq": r[7]}
             for r in rows
         ]
 

@@ -23,6 +23,17 @@ function cubeText(t) {
   if (c.offered_by !== null && c.offered_by !== undefined) text += ", offered";
   return text;
 }
+// What the match is and where it stands: a backgammon match's length, game and cube; a Mangala
+// round's set, stores and MG-T-4 warnings (its players a and b are 0 and 1, its score set points).
+function matchText(t) {
+  const m = t.mangala;
+  if (t.game === "mangala" && m) {
+    return "Mangala round · set " + t.game_number + (m.stores ? " · stores " + m.stores.join("-") : "")
+      + " · warnings " + m.warnings.join("-") + (m.result === "draw" ? " · drawn" : "");
+  }
+  return (t.length ? t.length + "-point match" : "unlimited") + " · game " + t.game_number
+    + " · cube " + cubeText(t) + (t.crawford ? " · Crawford" : "");
+}
 // Live updates: Server-Sent Events (whose first event is every table), falling back to polling
 // every 3 s if the stream fails. Each summary carries its table's revision, so one that arrives
 // late (a slow poll) cannot undo a newer one.

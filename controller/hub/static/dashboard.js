@@ -32,9 +32,7 @@ function render(t) {
       el("span", {class: "score", id: "score-" + t.tournament + "-" + t.table + "-" + p}, String(t.score[p])),
       clock);
   }
-  const length = t.length ? t.length + "-point match" : "unlimited";
-  const meta = el("div", {class: "meta"}, length + " · game " + t.game_number + " · cube " + cubeText(t)
-    + (t.crawford ? " · Crawford" : ""));
+  const meta = el("div", {class: "meta"}, matchText(t));
   const parts = [head, rows, meta];
   if (t.flags) {
     const last = t.last_flag;

@@ -26,7 +26,7 @@ function offerEnd() {
 function flagItem(t, f) {
   const who = f.player === null ? "" : (t.players[f.player] || "?") + ": ";
   const li = el("li", {id: "flag-" + f.seq}, el("strong", {}, f.type + " " + f.rule), " " + who + f.reason,
-    el("div", {class: "meta"}, "game " + f.game + " · seq " + f.seq + " · " + (f.time || "")
+    el("div", {class: "meta"}, (t.game === "mangala" ? "set " : "game ") + f.game + " · seq " + f.seq + " · " + (f.time || "")
       + (f.corrected ? " · corrected" : "")
       + (f.acknowledged_by ? " · seen by " + f.acknowledged_by : " · OPEN")
       + (f.override ? " · " + f.override.verdict + " by " + f.override.by
@@ -57,13 +57,18 @@ function show(t) {
     document.getElementById("score-" + p).textContent = String(t.score[p]);
     setClock(document.getElementById("clock-" + p), t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished);
   }
-  document.getElementById("info").textContent = (t.length ? t.length + "-point match" : "unlimited")
-    + " · game " + t.game_number + " · cube " + cubeText(t) + (t.crawford ? " · Crawford" : "")
+  const mangala = t.game === "mangala";
+  document.getElementById("info").textContent = matchText(t)
     + (t.dice ? " · dice " + t.dice.join("-") : "")
     + (t.finished ? " · finished" + (t.winner !== null ? ", " + t.players[t.winner] + " wins" : "") : "")
     + (t.ended_by ? " (ended by " + t.ended_by + ")" : "") + (t.online ? " · online" : " · " + t.presence);
   document.getElementById("board").src = api + "/board.svg?match=" + encodeURIComponent(t.match) + "&seq=" + t.seq;
-  document.getElementById("download").href = api + "/match.mat?match=" + encodeURIComponent(t.match);
+  // a Mangala round has no .mat: its record is the round record the table writes
+  const download = document.getElementById("download");
+  download.href = api + (mangala ? "/round.txt" : "/match.mat") + "?match=" + encodeURIComponent(t.match);
+  download.textContent = mangala ? "Download the round record" : "Download the match record";
+  document.getElementById("moves-game").textContent = mangala ? "set" : "game";
+  document.getElementById("moves-dice").textContent = mangala ? "" : "dice";
   const body = document.getElementById("moves");
   body.replaceChildren(...t.moves.map(m => el("tr", {}, el("td", {}, String(m.game)),
     el("td", {}, m.player === null ? "?" : t.players[m.player]), el("td", {}, m.dice ? m.dice.join("") : ""),

@@ -11,6 +11,7 @@ import pytest
 from controller.hub.publisher import TablePublisher
 from controller.hub.server import HubApp
 from tests.controller.hub.broker import wait_for
+from tests.controller.hub.mangala_rounds import demo_round
 from tests.controller.hub.matches import simulated_match
 from tests.controller.hub.webdriver import CHROMEDRIVER, CHROMIUM, Browser
 
@@ -158,3 +159,32 @@ def test_the_table_page_names_the_table_and_offers_the_end_only_while_it_can_be_
     wait_for(lambda: browser.run(DISPLAY, "end") == "none", 30, "no end form once finished")
     assert "•" not in browser.run(TEXT, "name-0") + browser.run(TEXT, "name-1")
     assert "dice" not in browser.run(TEXT, "info")
+
+
+def test_a_mangala_table_on_the_dashboard_and_its_page(
+    browser: Browser, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher],
+    tmp_path: Path,
+) -> None:
+    """A Mangala round published through the broker: its card shows the set points, the winner
+    and the set with no cube; its page draws the Mangala board and offers the round record."""
+    entries = demo_round(tmp_path / "round")
+    hub = make_hub()
+    make_table("8").publish_many(entries)
+    browser.get(hub.url + "/")
+    wait_for(lambda: (browser.run(SCORE, "score-cup-8-0"), browser.run(SCORE, "score-cup-8-1"))
+             == ("1", "2"), 30, "the round's set points on the card")
+    card = browser.run(TEXT, "card-cup-8")
+    assert "Mangala round · set 3" in card and "warnings 1-1" in card and "cube" not in card
+    assert "Mehmet ★" in card  # b won the round (MG-T-1)
+    browser.get(hub.url + "/tables/cup/8")
+    moves = sum(1 for e in entries if e["type"] == "move")
+    rows = "return document.querySelectorAll('#moves tr').length;"
+    wait_for(lambda: browser.run(rows) == moves, 30, f"{moves} sowings listed")
+    assert "/round.txt?match=" in browser.run("return document.getElementById('download').href;")
+    assert browser.run(TEXT, "download") == "Download the round record"
+    assert browser.run(TEXT, "moves-game") == "set"
+    assert "finished, Mehmet wins" in browser.run(TEXT, "info")
+    wait_for(lambda: browser.run(
+        "const b = document.getElementById('board'); return b.complete && b.naturalWidth;") > 0,
+        30, "the SVG board to load")
+    assert browser.run("return document.documentElement.scrollWidth <= window.innerWidth;")

@@ -1,0 +1,242 @@
+"""A Mangala table on the hub: its card, detail, live board, record and result come from what a
+real Mangala table journals (players a and b, sowings of pits, sets and the round, MG-*), with
+a as player 0, b as player 1 and the round's set points as the score (MG-T-1)."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.hub.contract import MatchState
+from controller.hub.publisher import TablePublisher
+from controller.hub.server import HubApp
+from controller.mangala.records import round_text
+from controller.mangala.referee import MangalaConfig, start_referee
+from controller.referee.api import DirectorAction, JournalEntry
+from controller.runtime.director_inbox import DirectorInbox
+from engine.mangala.sowing import play
+from tests.controller.hub.broker import wait_for
+from tests.controller.hub.mangala_rounds import SIDES, demo_round, events, replayed, table_record
+from tests.controller.hub.test_http import call
+from tests.controller.mangala.harness import Table
+
+PASSWORD = "a long enough secret"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    """One whole round (seed 3, two planted illegal sowings) played at a Mangala table: its
+    folder and its journal's entries."""
+    folder = tmp_path_factory.mktemp("mangala") / "table"
+    return folder, demo_round(folder, illegal=2, seed=3)
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Iterator[HubApp]:
+    app = HubApp(str(tmp_path / "hub.db"), None).start()
+    app.service.add_user("td", PASSWORD)
+    yield app
+    app.stop()
+
+
+def feed(app: HubApp, round_entries: list[dict[str, Any]], entries: list[dict[str, Any]],
+         table: str = "5") -> None:
+    for body in events(round_entries, entries):
+        app.service.ingest(f"hakem/cup/{table}/events", body)
+    assert app.service.wait_idle(30)
+
+
+def fold(entries: list[dict[str, Any]]) -> MatchState:
+    state = MatchState("m")
+    for entry in entries:
+        state.apply(entry)
+    return state
+
+
+def test_the_fold_shows_who_is_to_move_the_set_points_the_winner_and_the_flags(
+    played: tuple[Path, list[dict[str, Any]]],
+) -> None:
+    folder, entries = played
+    check = replayed(folder)  # the engine's replay of the table's own record: the oracle
+    state = MatchState("m")
+    shown: list[tuple[dict[str, Any], int | None]] = []
+    for entry in entries:
+        state.apply(entry)
+        if entry["type"] == "move":
+            shown.append((entry, state.summary()["to_move"]))
+        elif entry["type"] == "game_start":  # the set's starter moves first (MG-T-2)
+            assert state.summary()["to_move"] == SIDES.index(entry["starter"])
+    # after every sowing the card names the player who sows next (the extra turn, MG-1,
+    # included), and nobody once the set is over (MG-4)
+    for (move, to_move), (after, _) in pairwise(shown):
+        if after["set"] == move["set"]:
+            assert to_move == SIDES.index(after["player"]), move["seq"]
+        else:
+            assert to_move is None and move["set_over"]
+    s = state.summary()
+    assert s["game"] == "mangala" and s["players"] == ["Ayşe", "Mehmet"]
+    r = check.round
+    assert s["score"] == [r.set_points("a"), r.set_points("b")] == [1, 2]
+    assert s["finished"] and r.winner == "b" and s["winner"] == 1
+    assert s["to_move"] is None and s["game_number"] == len(r.sets) == 3
+    points = r.round_points()
+    assert s["mangala"]["round_points"] == [points["a"], points["b"]]
+    assert s["mangala"]["warnings"] == [r.warning_count("a"), r.warning_count("b")] == [1, 1]
+    assert s["mangala"]["result"] == "b"
+    assert [g["stores"] for g in state.games] == [[x.a_store, x.b_store] for x in r.sets]
+    assert [g["winner"] for g in state.games] == [SIDES.index(str(x.winner)) for x in r.sets]
+    # the planted illegal sowings: flags naming the mover, the MG rule, corrected since
+    illegal = [e for e in entries if e["type"] == "illegal_move"]
+    assert [(f["seq"], f["player"], f["rule"], f["corrected"]) for f in state.flags] == [
+        (e["seq"], SIDES.index(e["player"]), e["rule"], True) for e in illegal]
+    assert all(f["rule"].startswith("MG-") and f["reason"] for f in state.flags)
+    assert len(state.moves) == check.moves
+    assert all(m["move"].startswith(f"pit {m['pit']}") for m in state.moves)
+
+
+def test_a_mangala_rounds_card_detail_and_result_on_the_hub(
+    played: tuple[Path, list[dict[str, Any]]], hub: HubApp,
+) -> None:
+    folder, entries = played
+    r = replayed(folder).round
+    halfway = next(i for i, e in enumerate(entries) if e["type"] == "game_end") + 12
+    feed(hub, entries, entries[:halfway])
+    card = call(hub.url + "/api/tables")[1][0]
+    assert card["score"] == [0, 1] and not card["finished"] and card["winner"] is None
+    last_move = [e for e in entries[:halfway] if e["type"] == "move"][-1]
+    assert card["to_move"] == SIDES.index(last_move["position"]["to_move"])
+    feed(hub, entries, entries[halfway:])
+    card = call(hub.url + "/api/tables")[1][0]
+    detail = call(hub.url + "/api/tables/cup/5")[1]
+    for shown in (card, detail):
+        assert shown["players"] == ["Ayşe", "Mehmet"] and shown["game"] == "mangala"
+        assert shown["score"] == [r.set_points("a"), r.set_points("b")]
+        assert shown["finished"] and shown["winner"] == 1 and shown["to_move"] is None
+        assert shown["mangala"]["warnings"] == [1, 1]
+    assert card["flags"] == len(detail["flags"]) == 2
+    assert [f["player"] for f in detail["flags"]] == [
+        SIDES.index(e["player"]) for e in entries if e["type"] == "illegal_move"]
+    assert all(f["snapshot"] is False for f in detail["flags"])  # none was sent here
+    results = call(hub.url + "/api/results")[1]
+    assert [(x["table"], x["players"], x["score"], x["winner"]) for x in results] == [
+        ("5", ["Ayşe", "Mehmet"], [1, 2], 1)]
+
+
+def cells(svg: str) -> dict[str, int]:
+    """{pit or store: stones} of a drawn board."""
+    root = ET.fromstring(svg)
+    return {g.attrib["data-at"]: int(g.attrib["data-count"]) for g in root.iter(f"{SVG}g")}
+
+
+def test_a_mangala_tables_live_board_is_a_mangala_board(
+    played: tuple[Path, list[dict[str, Any]]], hub: HubApp,
+) -> None:
+    _, entries = played
+    moves = [i for i, e in enumerate(entries) if e["type"] == "move"]
+    cut = moves[20] + 1
+    feed(hub, entries, entries[:cut])
+    status, svg = call(hub.url + "/api/tables/cup/5/board.svg")
+    assert status == 200
+    position = entries[cut - 1]["position"]
+    expected = {f"{side}{pit}": position[side][pit - 1] for side in SIDES for pit in range(1, 7)}
+    expected |= {"a_store": position["a_store"], "b_store": position["b_store"]}
+    assert cells(svg) == expected  # 12 pits and 2 stores, no backgammon points
+    to_move = [t.attrib["data-side"] for t in ET.fromstring(svg).iter(f"{SVG}text")
+               if t.attrib.get("data-to-move") == "yes"]
+    assert to_move == [position["to_move"]]
+
+
+def download(url: str) -> tuple[int, str, str]:
+    """(status, body, Content-Disposition) of a GET."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return (response.status, response.read().decode("utf-8"),
+                    response.headers.get("Content-Disposition", ""))
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8"), ""
+
+
+def test_a_mangala_table_offers_its_round_record_not_a_mat(
+    played: tuple[Path, list[dict[str, Any]]], hub: HubApp,
+) -> None:
+    folder, entries = played
+    part = entries[:70]
+    feed(hub, entries, part)
+    status, text, _ = download(hub.url + "/api/tables/cup/5/round.txt")
+    assert status == 200 and text == round_text(part)  # the round so far
+    feed(hub, entries, entries[70:])
+    status, body, _ = download(hub.url + "/api/tables/cup/5/match.mat")
+    assert status == 404 and "round.txt" in body
+    status, text, disposition = download(hub.url + "/api/tables/cup/5/round.txt")
+    assert status == 200 and text == table_record(folder)  # what the table itself wrote
+    assert 'filename="table-5-round.txt"' in disposition
+
+
+def test_a_time_out_a_warning_and_the_clock_sides_of_a_mangala_table(tmp_path: Path) -> None:
+    """a sits at the right-hand clock side; b is warned by the director, then b's time runs out
+    with an empty store: b loses set 1 (MG-CLOCK-3) and starts set 2 (MG-T-2)."""
+    config = MangalaConfig(players=("Ayşe", "Mehmet"), clock_a="right", set_ms=60_000)
+    table = Table(tmp_path, config)
+    try:
+        position = table.referee.position
+        assert position is not None
+        table.show(position.board())  # the set-up seen: a's clock runs
+        table.show(play(position, 1).position.board())
+        table.tick(2_000)
+        table.press("a")
+        state = fold(table.journal.entries)
+        a_time, b_time = state.summary()["clocks_ms"]
+        assert a_time < b_time == 60_000  # a's time was used, not the left-hand side's
+        assert state.summary()["running"] == state.summary()["to_move"] == 1
+        table.send(DirectorAction(table.time.now_ms(), "warn",
+                                  {"player": "b", "reason": "touched pit 2"}, "td"))
+        table.tick(61_000)
+        assert table.count("time_out") == 1
+        s = fold(table.journal.entries).summary()
+    finally:
+        table.close()
+    assert s["mangala"]["warnings"] == [0, 1]
+    flag = s["last_flag"]
+    assert (flag["type"], flag["player"], flag["rule"]) == ("time_out", 1, "MG-CLOCK-3")
+    assert flag["reason"] == "Mehmet's time ran out with 0 stones in the store: the set is lost"
+    assert s["score"] == [1, 0] and s["game_number"] == 2 and s["to_move"] == 1
+    assert s["clocks_ms"] == [60_000, 60_000] and s["running"] is None  # MG-CLOCK-1
+
+
+def test_the_hubs_end_of_a_mangala_round_is_carried_out_by_its_referee(
+    played: tuple[Path, list[dict[str, Any]]], tmp_path: Path,
+    make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher],
+) -> None:
+    """Through a real Mosquitto: the table's retained state is the Mangala view, and the
+    director's end (winner 1, the hub's way) reaches the referee as winner b, its way."""
+    _, entries = played
+    part = entries[:60]
+    hub = make_hub()
+    hub.service.add_user("td", PASSWORD)
+    folder = tmp_path / "table"
+    folder.mkdir()
+    table = make_table("7", director_folder=folder)
+    table.publish_many(part)
+    table.wait_delivered(30)
+    wait_for(lambda: (hub.service.table("cup", "7")["reported"] or {}).get("seq")
+             == part[-1]["seq"], 30, "the table's retained state")
+    reported = hub.service.table("cup", "7")["reported"]
+    assert reported["score"] == [0, 1] and reported["mangala"]["warnings"] == [0, 1]
+    token = hub.service.login("td", PASSWORD, "test")
+    hub.service.act(token, "test", "cup", "7", "end", {"winner": 1, "note": "a withdrew"})
+    wait_for(lambda: len(table.director_messages) == 1, 30, "the director's end")
+    requests = DirectorInbox(folder).poll()
+    assert [(q.action, q.args, q.director) for q in requests] == [
+        ("end_match", {"winner": "b", "note": "a withdrew"}, "td")]
+    referee, _ = start_referee(MangalaConfig(), part)
+    out = referee.handle(DirectorAction(0, requests[0].action, requests[0].args, "td"))
+    ends = [c.fields for c in out if isinstance(c, JournalEntry) and c.type == "match_end"]
+    assert [e["winner"] for e in ends] == ["b"] and referee.over

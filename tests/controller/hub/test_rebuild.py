@@ -1,0 +1,81 @@
+"""A restarted hub rebuilds every table from its database as it was live: each director action
+is replayed where it was taken among the table's entries, not after all of them."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from controller.hub.server import HubApp
+from tests.controller.hub.matches import simulated_match
+from tests.controller.hub.test_http import PASSWORD, call, feed
+
+
+def view(app: HubApp, table: str) -> dict[str, Any]:
+    """A table's detail without what changes with every look (the revision stamp)."""
+    detail = app.service.table("cup", table)
+    detail.pop("revision")
+    return detail
+
+
+def test_the_tables_end_after_a_directors_end_keeps_the_last_word_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """A director ended the match (forfeit) while the table went on and ended it itself: live,
+    the table's match_end has the last word, and the stored result says so; a restarted hub
+    replayed the director's end after every entry, so its view named the director's winner."""
+    db = tmp_path / "hub.db"
+    entries = simulated_match(9, seed=4, length=5)
+    final = entries[-1]
+    assert final["type"] == "match_end"
+    app = HubApp(str(db), None).start()
+    try:
+        app.service.add_user("td", PASSWORD)
+        feed(app.service, "9", entries[:-1])
+        token = app.service.login("td", PASSWORD, "test")
+        flag = app.service.table("cup", "9")["flags"][0]["seq"]
+        app.service.act(token, "test", "cup", "9", "acknowledge", {"seq": flag})
+        app.service.act(token, "test", "cup", "9", "end",
+                        {"winner": 1 - final["winner"], "note": "forfeit"})
+        feed(app.service, "9", [final], entries[0]["match_id"])
+        live = view(app, "9")
+        results = call(app.url + "/api/results")[1]
+    finally:
+        app.stop()
+    assert live["winner"] == final["winner"] and live["score"] == final["score"]
+    assert [(r["winner"], r["score"]) for r in results] == [(final["winner"], final["score"])]
+    again = HubApp(str(db), None).start()
+    try:
+        assert view(again, "9") == live
+        assert call(again.url + "/api/results")[1] == results
+    finally:
+        again.stop()
+
+
+def test_actions_stored_by_an_older_hub_are_replayed_after_the_entries(tmp_path: Path) -> None:
+    """A database from before actions knew their place among the entries opens (the column is
+    added) and its actions are replayed after every entry of their match, as they were."""
+    db = tmp_path / "hub.db"
+    entries = simulated_match(9, seed=4, length=5)[:20]
+    old = sqlite3.connect(db)
+    old.execute("CREATE TABLE actions (id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL,"
+                " user TEXT NOT NULL, tournament TEXT NOT NULL, tbl TEXT NOT NULL, match TEXT "
+                "NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL)")
+    old.execute("INSERT INTO actions (time, user, tournament, tbl, match, kind, data) VALUES "
+                "('2026-11-22T10:00:00Z', 'td', 'cup', '9', ?, 'end', "
+                "'{\"winner\": 0, \"note\": \"no show\"}')", (entries[0]["match_id"],))
+    old.commit()
+    old.close()
+    app = HubApp(str(db), None).start()
+    try:
+        feed(app.service, "9", entries)
+        assert app.service.store.actions()[0]["after_seq"] is None
+    finally:
+        app.stop()
+    again = HubApp(str(db), None).start()
+    try:
+        detail = again.service.table("cup", "9")
+        assert detail["finished"] and detail["winner"] == 0 and detail["ended_by"] == "td: no show"
+    finally:
+        again.stop()
