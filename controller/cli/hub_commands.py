@@ -2,8 +2,8 @@
 
 ``hakem hub --broker URL --http PORT --db FILE`` runs the hub; ``hakem hub --db FILE
 --add-user NAME`` creates (or resets) a director account, reading the password from the first
-line of stdin. The demo publishes through :func:`controller.hub.publisher.publish_journal`
-(``hakem demo --publish URL --table ID``).
+line of stdin. Tables publish through :class:`controller.hub.publisher.TablePublisher`
+(``hakem run`` with ``hub.url``, ``hakem demo --publish URL --table ID``).
 """
 
 from __future__ import annotations

@@ -27,10 +27,18 @@ examples:
   hakem demo --illegal 2 --invalid-throws 2 --seed 7
   hakem demo --match my-match.mat --out /tmp/demo
   hakem demo --publish mqtt://localhost:1883 --table 4
+  hakem demo --game mangala --publish mqtt://localhost:1883 --table 5
 Restarting with the same --out resumes the match from its journal, given the options it
 was started with (DIR/demo.json keeps them; other ones are refused); a match whose
 journal holds its end is not played again (another --out, or removing DIR, plays it).
+A director's action (hakem director --folder DIR, or the hub's end of the match when
+publishing) is taken between frames, as at a live table.
 """
+
+
+# said after the summary of a demo a director's request ended (the hub's dashboard, hakem director)
+DIRECTOR_ENDED = ("The director ended the {what} before the players' script did (the live log "
+                  "says how); the journal and the record stop there.")
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -60,7 +68,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                       help="throws that land invalidly (BG-ROLL-2) and are thrown again")
     demo.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                       help="random seed (0 or more)")
-    demo.add_argument("--publish", metavar="URL", help="publish to the hub's MQTT broker")
+    demo.add_argument("--publish", metavar="URL", help="publish to the hub's MQTT broker "
+                      "(with --table)")
     demo.add_argument("--table", metavar="ID", help="the table's ID on the hub")
     demo.add_argument("--quiet", action="store_true",
                       help="no live log on stdout, only the summary (the progress line still "
@@ -110,12 +119,14 @@ def _match_ended(journal: Path) -> bool:
 
 def _demo(args: argparse.Namespace) -> int:
     check_out_folder(args.out, "--out")
+    if (args.publish is None) != (args.table is None):
+        raise CommandError("--publish URL and --table ID go together")
+    # a bad URL or table id is refused before the match is opened
+    link = _hub_link(args.publish, args.table, Path(args.out)) if args.publish else None
     if args.game == "mangala":
         from controller.mangala.cli import demo_command
 
-        return demo_command(args)
-    if (args.publish is None) != (args.table is None):
-        raise CommandError("--publish URL and --table ID go together")
+        return demo_command(args, link)
     from controller.demo.script import BUNDLED
     from controller.demo.table import DemoOptions, DemoTable
 
@@ -125,21 +136,16 @@ def _demo(args: argparse.Namespace) -> int:
         illegal=args.illegal,
         invalid_throws=args.invalid_throws,
         seed=args.seed,
+        publish=link,
     )
     if args.match and options.match.is_dir():
         raise CommandError(f"--match {args.match} is a folder, not a match file")
     if args.match and not options.match.is_file():
         raise CommandError(f"no such match file: {args.match}")
-    # a bad URL or table id is refused before the match is opened
-    link = _hub_link(args.publish, args.table, options.out) if args.publish else None
     quiet = args.quiet or wants_json(args)
     with DemoTable(options, log=None if quiet else sys.stdout,
                    progress=None if wants_json(args) else sys.stderr) as table:
-        if link is not None:
-            _attach_publisher(table, link)
         stats = table.run()
-        if table.publisher is not None:
-            table.publisher.wait_delivered(30.0, "broker")
     fps = stats.frames / stats.seconds if stats.seconds else 0.0
     summary = {
         "out": str(options.out),
@@ -159,6 +165,7 @@ def _demo(args: argparse.Namespace) -> int:
         "acts": stats.acts,
         "resumed_from_act": stats.resumed_from_act,
         "already_finished": stats.already_finished,
+        "ended_by_director": stats.ended_by_director,
         "missed_illegal": len(stats.planted_illegal_missed),
         "missed_invalid_throws": len(stats.planted_invalid_missed),
         "director_dice": stats.director_dice,
@@ -185,6 +192,8 @@ def _demo(args: argparse.Namespace) -> int:
               f"{faults}: {stats.planted_illegal_flagged}/"
               f"{stats.planted_illegal} illegal moves, {stats.planted_invalid_flagged}/"
               f"{stats.planted_invalid} invalid throws; {summary['journal']}, {summary['match']}")
+        if stats.ended_by_director:
+            print(DIRECTOR_ENDED.format(what="match"))
         if stats.reading.get("frames"):
             r = stats.reading
             print(f"Reading per still frame (CPU ms): board {r['board_ms']}, dice {r['dice_ms']} "
@@ -202,16 +211,6 @@ def _hub_link(url: str, table_id: str, out: Path) -> Any:
         raise CommandError(f"--publish needs the hub library: {exc}") from None
     return parse_broker_url(url, LinkConfig(table=table_id,
                                             outbox=str(out / "hub-outbox.sqlite")))
-
-
-def _attach_publisher(table: Any, link: Any) -> None:
-    """Publish the demo table's journal to the hub over ``link`` (:func:`_hub_link`)."""
-    from controller.hub.publisher import TablePublisher
-
-    publisher = TablePublisher(link, snapshot_dir=table.out / "snapshots")
-    # the link to the hub, and another table on it under the same id, in the live log
-    publisher.say = table.executor.log.say
-    table.attach_publisher(publisher.start())
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -1,8 +1,9 @@
 """What both demos (backgammon and Mangala) stand on: simulated time, the loopback clock running
 the firmware core, LEDs on gpiozero's mock pins, the journal, the live log and the executor, all
-in one output folder and closed in reverse order (closing twice is safe); and what the simulated
-players do alike in both: show the camera a frame, press a clock button, read the journal's new
-entries, stop after a number of entries (tests of a restart), print the progress line."""
+in one output folder and closed in reverse order (closing twice is safe); the hub publisher
+(``--publish``) and the director's inbox, as at a live table; and what the simulated players do
+alike in both: show the camera a frame, press a clock button, read the journal's new entries,
+stop after a number of entries (tests of a restart), print the progress line."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import contextlib
 import json
 import random
 import time as systime
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Generic, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 
 import numpy as np
 from gpiozero.pins.mock import MockFactory
@@ -24,10 +25,15 @@ from controller.closing import ClosedOnExit
 from controller.records.files import write_changed
 from controller.records.folder_lock import folder_lock
 from controller.records.journal import Journal
+from controller.runtime.director_inbox import DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.pipeline import FrameSink
 from controller.signals import SignalPins, Signals
 from engine.errors import ConfigError, HakemError
+
+if TYPE_CHECKING:  # paho, under the hub's modules, is imported only when publishing
+    from controller.hub.link import LinkConfig
+    from controller.hub.publisher import TablePublisher
 
 # the options a demo's output folder was started with (its script depends on them), beside its
 # journal: a resumed run must be given the same ones
@@ -41,6 +47,11 @@ class DemoStalled(HakemError, RuntimeError):
 class StopNow(Exception):
     """Internal: the demo's ``stop_after`` journal entries are reached (a demo's ``run`` ends
     quietly on it, as a killed table would)."""
+
+
+class MatchOver(Exception):
+    """Internal: the referee ended the match before the players' script did (a director's
+    request, a Mangala round lost on warnings): the players stop, the records are written."""
 
 
 P = TypeVar("P", bound=FrameSink)
@@ -86,10 +97,12 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
     def __init__(self, out: Path, *, pins: SignalPins | None = None, log: TextIO | None = None,
                  progress: TextIO | None = None, keep: int = 0, seed: int = 0,
                  stop_after: int | None = None,
-                 settings: Mapping[str, str] | None = None) -> None:
+                 settings: Mapping[str, str] | None = None,
+                 publish: LinkConfig | None = None) -> None:
         """``stop_after``: stop (:class:`StopNow`) once the journal holds this many entries;
         ``settings``: what the demo's script is made from, as the command line gives it
-        (``{"--illegal": "2", ...}``), pinned to the folder (:func:`pin_settings`)."""
+        (``{"--illegal": "2", ...}``), pinned to the folder (:func:`pin_settings`);
+        ``publish``: the hub's broker and the table's id (``--publish URL --table ID``)."""
         self.out = out
         self.progress = progress
         self.time = FakeTime(0)
@@ -122,6 +135,34 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         self.frames = 0  # frames shown to the camera
         self._seen = len(self.journal.entries)
         self._t0 = systime.perf_counter()
+        # the director's requests (``hakem director --folder OUT``, the hub's end of the
+        # match), taken between frames as at a live table
+        self.inbox = DirectorInbox(self.out)
+        self.ended_by_director = False
+        # called before each frame with the journal's entries (a test acts at a chosen moment)
+        self.before_frame: Callable[[Sequence[dict[str, Any]]], None] | None = None
+        self.publisher: TablePublisher | None = None
+        if publish is not None:
+            self._publish(publish)
+
+    def _publish(self, link: LinkConfig) -> None:
+        """Publish every journal entry to the hub, those already written first (a resumed run
+        sends them again: the hub keeps one of each); the publisher's words of its link, and of
+        another table under the same id, go to the live log, as ``hakem run``'s do."""
+        from controller.hub.publisher import TablePublisher
+
+        publisher = TablePublisher.of_folder(link, self.out)
+        self.publisher = publisher
+        self._closers.insert(1, publisher.close)  # after everything but the folder's lock
+        publisher.say = self.log.say
+        publisher.start()
+        publisher.publish_many(self.journal.entries)
+        self.executor.on_entry = publisher.publish
+
+    def _hub_delivered(self, timeout_s: float = 30.0) -> None:
+        """Wait until the broker holds every entry published (nothing when not publishing)."""
+        if self.publisher is not None:
+            self.publisher.wait_delivered(timeout_s, "broker")
 
     def close(self) -> None:
         """Close everything; safe to call twice."""
@@ -155,11 +196,23 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         """One camera frame ``step_ms`` after the last; the clock's news first, then the frame,
         then the LEDs' timers."""
         self.time.advance(step_ms)
+        if self.before_frame is not None:
+            self.before_frame(self.journal.entries)
+        self._director_requests()
         self._deliver(self.clock.poll())
         self.pipeline.on_frame(image, jpeg=jpeg, key=key)
         self.signals.tick()
         self.frames += 1
         self._stop_check()
+
+    def _director_requests(self) -> None:
+        """Hand the director's new requests to the referee; one that ends the match ends the
+        players' script too (:class:`MatchOver`)."""
+        if not self.inbox.take(self.pipeline.handle, self.time.now_ms(), self.log.say):
+            return
+        if any(e["type"] == "match_end" for e in reversed(self.journal.entries)):
+            self.ended_by_director = True
+            raise MatchOver()
 
     def press_button(self, button: Button, who: str) -> None:
         """``who`` presses a clock button; the press reaches the pipeline over the link."""

@@ -23,7 +23,7 @@ import sys
 import time as systime
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.clock.messages import Button, Side
 from controller.config.table import (
@@ -35,7 +35,7 @@ from controller.config.table import (
 )
 from controller.demo import players as pl
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
-from controller.demo.harness import DemoStalled, SimulatedTable, StopNow
+from controller.demo.harness import DemoStalled, MatchOver, SimulatedTable, StopNow
 from controller.demo.script import (
     BUNDLED,
     INVALID_KINDS,
@@ -57,6 +57,9 @@ from engine.backgammon.position import Position
 from vision.cube import CubeProp
 from vision.dice.render import DieProp
 from vision.render.scene import BoardContents
+
+if TYPE_CHECKING:
+    from controller.hub.link import LinkConfig
 
 MOTION_MS = 100  # simulated time between frames while something moves
 STILL_MS = 250  # ... and while the scene is still
@@ -86,6 +89,7 @@ class DemoOptions:
     record: bool = True
     invalid_kinds: tuple[InvalidKind, ...] = INVALID_KINDS
     stop_after: int | None = None  # stop after this many journal entries (tests of a restart)
+    publish: LinkConfig | None = None  # the hub's broker and the table's id (--publish, --table)
 
 
 def demo_settings(options: DemoOptions) -> dict[str, str]:
@@ -111,6 +115,7 @@ class DemoStats:
     acts: int = 0  # the acts of the whole match
     resumed_from_act: int | None = None  # the first act of a resumed run (1-based)
     already_finished: bool = False  # the journal held the match's end: nothing was played
+    ended_by_director: bool = False  # a director's request ended the match before the record
     # faults planted in this run (a resumed run's own, so that flagged/planted is true)
     planted_illegal: int = 0
     planted_invalid: int = 0
@@ -161,7 +166,7 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.config = demo_table_config(self.script, self.camera, options.out)
         super().__init__(options.out, pins=self.config.signals, log=log, progress=progress,
                          seed=options.seed, stop_after=options.stop_after,
-                         settings=demo_settings(options))
+                         settings=demo_settings(options), publish=options.publish)
         self.stats = DemoStats(acts=sum(len(g.acts) for g in self.script.games))
         finished = any(e["type"] == "match_end" for e in self.journal.entries)
         self.stats.already_finished = finished
@@ -171,7 +176,6 @@ class DemoTable(SimulatedTable[Pipeline]):
         rconfig = referee_config(self.config, players=self.script.players,
                                  length=self.script.length)
         self.referee, startup = start_referee(rconfig, self.journal.entries)
-        self.publisher: Any = None
         self.recorder: Recorder | None = None
         if options.record and not finished:
             self.recorder = Recorder(self.out / "recording", {
@@ -194,14 +198,6 @@ class DemoTable(SimulatedTable[Pipeline]):
         self._started()
 
     # --- plumbing ---------------------------------------------------------------------------
-    def attach_publisher(self, publisher: Any) -> None:
-        """Publish every journal entry to the hub (``--publish``), those already written
-        first; the publisher is closed with the table."""
-        self.publisher = publisher
-        publisher.publish_many(self.journal.entries)
-        self.executor.on_entry = publisher.publish
-        self._closers.insert(0, publisher.close)
-
     def show(self, shot: Shot, frames: int = 1, step_ms: int = MOTION_MS) -> None:
         """Put a picture in front of the camera for ``frames`` frames."""
         image, jpeg = self.camera.render(shot)
@@ -220,14 +216,18 @@ class DemoTable(SimulatedTable[Pipeline]):
 
     # --- the match --------------------------------------------------------------------------
     def run(self) -> DemoStats:
-        """Play the match to its end (or until ``stop_after`` entries); a finished match plays
-        nothing, and its records are written only where missing or out of date."""
+        """Play the match to its end (or until ``stop_after`` entries, or until a director ends
+        it); a finished match plays nothing, and its records are written only where missing or
+        out of date. When publishing, the broker has every entry on return."""
         start = systime.perf_counter()
         self._t0 = start
         with contextlib.suppress(StopNow):
             if not self.stats.already_finished:
-                self._play()
+                with contextlib.suppress(MatchOver):
+                    self._play()
             self.write_records()
+        self._hub_delivered()
+        self.stats.ended_by_director = self.ended_by_director
         self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.reads

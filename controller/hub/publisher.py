@@ -118,6 +118,13 @@ class TablePublisher:
         self.client.on_message = self._on_message
         self._started = False
 
+    @classmethod
+    def of_folder(cls, config: LinkConfig, folder: Path, *, name: str = "") -> TablePublisher:
+        """The publisher of the table whose journal is in ``folder`` (``hakem run``, ``hakem
+        demo --publish``): its flags' pictures from ``folder/snapshots``, and the hub
+        director's end of its match into the folder's director inbox."""
+        return cls(config, snapshot_dir=folder / "snapshots", director_folder=folder, name=name)
+
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> TablePublisher:
         """Connect in the background (retrying for ever); publishing may begin at once."""
@@ -413,10 +420,10 @@ def publish_journal(
     timeout_s: float = 30.0,
     until: Literal["hub", "broker"] = "broker",
 ) -> int:
-    """Publish a whole match (a journal file or its entries) as a live table and wait.
-
-    This is the call ``hakem demo --publish URL --table ID`` makes; ``until="hub"`` waits for
-    the hub's acknowledgement instead of the broker's. Returns the number of entries sent.
+    """Publish a whole match (a journal file or its entries) as a live table and wait: a
+    finished journal sent at once (``hakem run`` and ``hakem demo --publish`` publish entry by
+    entry instead). ``until="hub"`` waits for the hub's acknowledgement instead of the
+    broker's. Returns the number of entries sent.
     """
     if isinstance(journal, str | Path):
         path = Path(journal)

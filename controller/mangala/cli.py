@@ -1,25 +1,34 @@
 """``hakem demo --game mangala`` on the command line (``controller.cli.table_commands`` hands
 the parsed arguments over): a whole rendered round refereed by the full pipeline, the live log
-on stdout, a progress line on stderr, a summary (``--json``: one object). Run again with the same
-``--out`` it resumes the round, or, the round's end journalled, says so and plays nothing."""
+on stdout, a progress line on stderr, a summary (``--json``: one object); ``--publish URL --table
+ID`` publishes it to the hub as the backgammon demo does (the link checked by the caller). Run
+again with the same ``--out`` it resumes the round, or, the round's end journalled, says so and
+plays nothing."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.cli.common import CommandError, emit_json, wants_json
+from controller.cli.table_commands import DIRECTOR_ENDED
 from controller.mangala.demo import MangalaDemoOptions, run_mangala_demo
 from controller.mangala.records import RECORD_NAME
 
+if TYPE_CHECKING:
+    from controller.hub.link import LinkConfig
 
-def demo_command(args: argparse.Namespace) -> int:
-    """``hakem demo --game mangala``: a whole rendered round refereed by the full pipeline."""
-    if args.match or args.invalid_throws or args.publish or args.table:
-        raise CommandError("demo --game mangala takes --illegal, --seed, --out and --quiet only "
-                           "(no --match, --invalid-throws or --publish)")
-    options = MangalaDemoOptions(out=Path(args.out), illegal=args.illegal, seed=args.seed)
+
+def demo_command(args: argparse.Namespace, publish: LinkConfig | None = None) -> int:
+    """``hakem demo --game mangala``: a whole rendered round refereed by the full pipeline;
+    ``publish``: the hub link ``--publish URL --table ID`` gave, checked."""
+    if args.match or args.invalid_throws:
+        raise CommandError("demo --game mangala takes --illegal, --seed, --out, --publish, "
+                           "--table and --quiet (no --match or --invalid-throws)")
+    options = MangalaDemoOptions(out=Path(args.out), illegal=args.illegal, seed=args.seed,
+                                 publish=publish)
     quiet = args.quiet or wants_json(args)
     stats = run_mangala_demo(options, log=None if quiet else sys.stdout,
                              progress=None if wants_json(args) else sys.stderr)
@@ -41,6 +50,7 @@ def demo_command(args: argparse.Namespace) -> int:
         "sowings_in_match": stats.round_sowings,
         "resumed_from_sowing": stats.resumed_from_sowing,
         "already_finished": stats.already_finished,
+        "ended_by_director": stats.ended_by_director,
         "missed_illegal": len(stats.planted_missed),
         "other_flags": len(stats.unplanted_flags),
     }
@@ -58,6 +68,8 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"Done in {summary['seconds']} s ({stats.frames} frames, {fps:.1f} frames/s); "
               f"{flagged}: {stats.planted_flagged}/{stats.planted_illegal}; "
               f"{summary['journal']}, {summary['record']}")
+        if stats.ended_by_director:
+            print(DIRECTOR_ENDED.format(what="round"))
     return 0
 
 

@@ -21,12 +21,12 @@ import time as systime
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import cv2
 import numpy as np
 
-from controller.demo.harness import DemoStalled, SimulatedTable, StopNow
+from controller.demo.harness import DemoStalled, MatchOver, SimulatedTable, StopNow
 from controller.mangala.pipeline import MangalaPipeline
 from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.records import RECORD_NAME, round_text
@@ -45,6 +45,9 @@ from engine.mangala.position import Position, Side
 from engine.mangala.sowing import play
 from vision.mangala.geometry import DEFAULT_GEOMETRY, MangalaCalibration
 from vision.mangala.render import render_mangala
+
+if TYPE_CHECKING:
+    from controller.hub.link import LinkConfig
 
 MOTION_MS = 100  # simulated time between frames while hands move
 STILL_MS = 250  # ... and while the board is still
@@ -66,6 +69,7 @@ class MangalaDemoOptions:
     players: tuple[str, str] = PLAYERS
     first_starter: Side = "a"
     stop_after: int | None = None  # stop after this many journal entries (tests of a restart)
+    publish: LinkConfig | None = None  # the hub's broker and the table's id (--publish, --table)
 
 
 @dataclass
@@ -80,6 +84,7 @@ class MangalaDemoStats:
     round_sowings: int = 0  # the sowings of the whole round
     resumed_from_sowing: int | None = None  # the first sowing of a resumed run (1-based)
     already_finished: bool = False  # the journal held the round's end: nothing was played
+    ended_by_director: bool = False  # a director's request ended the round before the script
     # illegal sowings planted in this run (a resumed run's own, so that flagged/planted is true)
     planted_illegal: int = 0
     planted_in_round: int = 0  # ... and in the whole round's script
@@ -173,7 +178,8 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                              "--seed": str(options.seed),
                              "picture size": f"{options.size[0]}x{options.size[1]}",
                              "players": " and ".join(options.players),
-                             "first starter": options.first_starter})
+                             "first starter": options.first_starter},
+                         publish=options.publish)
         self.stats = MangalaDemoStats(round_sowings=self.script.sowings,
                                       planted_in_round=self.script.planted)
         self.camera = MangalaCamera(options.seed, options.size)
@@ -228,25 +234,27 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                 if entry["type"] in kinds and (match is None or match(entry)):
                     return entry
                 if entry["type"] == "match_end" and "match_end" not in kinds:
-                    raise _RoundOver()
+                    raise MatchOver()
             if k < frames:
                 self.still(1)
         return None
 
     # --- the round --------------------------------------------------------------------------
     def run(self) -> MangalaDemoStats:
-        """Play the round to its end (or until ``stop_after`` entries); write the records. A
-        finished round plays nothing, and its records are written only where missing or out of
-        date."""
+        """Play the round to its end (or until ``stop_after`` entries, or until a director ends
+        it); write the records. A finished round plays nothing, and its records are written only
+        where missing or out of date. When publishing, the broker has every entry on return."""
         start = systime.perf_counter()
         self._t0 = start
         with contextlib.suppress(StopNow):
             if not self.stats.already_finished:
-                with contextlib.suppress(_RoundOver):
+                with contextlib.suppress(MatchOver):
                     self._play()
                 if self._await(("match_end",), 16) is None and not self.referee.over:
                     raise DemoStalled("the referee did not journal the round's end")
             self.write_records()
+        self._hub_delivered()
+        self.stats.ended_by_director = self.ended_by_director
         self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.computed
@@ -331,7 +339,7 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
             if entry is not None and entry["type"] == "illegal_move":
                 self.stats.planted_flagged += 1
                 if self.referee.over:  # a third warning lost the round (MG-T-4)
-                    raise _RoundOver()
+                    raise MatchOver()
             else:
                 self.stats.planted_missed.append(
                     {"index": w.index, "mistake": w.mistake, "got": entry})
@@ -381,10 +389,6 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         entry = self._await(("game_end",), wait)
         if entry is None:
             raise DemoStalled(f"the referee did not journal the end of set {number}")
-
-
-class _RoundOver(Exception):
-    """Internal: the referee ended the round (MG-T-1, or a third warning under MG-T-4)."""
 
 
 def run_mangala_demo(options: MangalaDemoOptions, *, log: TextIO | None = None,

@@ -21,11 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InvalidInputError
+from controller.referee.api import Command, DirectorAction, JournalEntry, Say, director_refusal
+from engine.errors import HakemError, InvalidInputError
 
 INBOX_NAME = "director-inbox.jsonl"
 ANSWERS_NAME = "director-answers.jsonl"
 REQUEST_TTL_S = 60.0
+
+# what carries a director's action out: the table's pipeline (its referee, then its commands)
+Director = Callable[[DirectorAction], list[Command]]
 
 
 @dataclass(frozen=True)
@@ -155,3 +159,26 @@ class DirectorInbox:
         self._answered.add(request_id)
         _append(self.answers, {"id": request_id, "ok": ok, "text": text,
                                "answered": self.now()})
+
+    def take(self, director: Director, now_ms: int, say: Callable[[str], None]) -> int:
+        """Hand the new requests to the referee through ``director``, in order, and answer
+        each: taken (the referee journalled it) or refused, in the referee's words (a refusal
+        by raising is also said through ``say``, the live log). Returns how many were taken."""
+        taken_count = 0
+        for request in self.poll():
+            if not self.still_open(request.id):
+                continue  # its director withdrew it
+            event = DirectorAction(now_ms, request.action, request.args,
+                                   request.director or "director")
+            try:
+                commands = director(event)
+            except (HakemError, KeyError, TypeError, ValueError) as exc:  # refused by raising
+                text = director_refusal(request.action, exc)
+                say(text)
+                self.answer(request.id, False, text)
+                continue
+            taken = any(isinstance(c, JournalEntry) and c.type == "director" for c in commands)
+            said = [c.text for c in commands if isinstance(c, Say)]
+            self.answer(request.id, taken, "; ".join(said) or ("taken" if taken else "refused"))
+            taken_count += taken
+        return taken_count

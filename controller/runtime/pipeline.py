@@ -22,7 +22,14 @@ import numpy as np
 
 from controller.clock.messages import ClockEvent, FlagEvent, PressEvent
 from controller.clock.timebase import TimeSource
-from controller.referee.api import ClockHoldPressed, ClockPressed, Command, FlagFell, MotionSeen
+from controller.referee.api import (
+    ClockHoldPressed,
+    ClockPressed,
+    Command,
+    DirectorAction,
+    FlagFell,
+    MotionSeen,
+)
 from controller.runtime.effects import Executor
 from vision.stillness import StillnessGate
 
@@ -69,6 +76,11 @@ class FrameSink(Protocol):
 
     def on_frame(self, image: np.ndarray, *, jpeg: bytes | None = None,
                  key: str | None = None) -> None: ...
+
+    def handle(self, event: DirectorAction) -> list[Command]:
+        """A director's action (``hakem director``, the hub's dashboard) through the referee;
+        its commands carried out."""
+        ...
 
 
 @dataclass

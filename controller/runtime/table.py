@@ -24,24 +24,16 @@ from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.folder_lock import folder_lock
 from controller.records.journal import Journal
-from controller.referee.api import (
-    ClockCommand,
-    Command,
-    DirectorAction,
-    JournalEntry,
-    PressesUnseen,
-    Say,
-    director_refusal,
-)
+from controller.referee.api import ClockCommand, Command, PressesUnseen
 from controller.runtime.clock_watch import ClockWatch
-from controller.runtime.director_inbox import DirectorInbox
+from controller.runtime.director_inbox import Director, DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import press_event
 from controller.runtime.pipeline import FrameSink
 from controller.runtime.presses import Recovery, journalled_press, recover
 from controller.runtime.session import build_pipeline, colours_store, referee_config, start_referee
 from controller.signals import Signals
-from engine.errors import DeviceError, HakemError
+from engine.errors import DeviceError
 from vision.sources import FrameSource, PiCameraSource, VideoCaptureSource, open_source
 
 JOURNAL_NAME = "journal.jsonl"
@@ -175,9 +167,6 @@ def open_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> Iterator[
                            resuming=bool(journal.entries), stop=flag)
 
 
-Director = Callable[[DirectorAction], list[Command]]
-
-
 def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
           director: Director | None = None) -> None:
     """The table's loop, for any game: a director's requests (``hakem director``, through
@@ -189,7 +178,7 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
     watch = ClockWatch(table.clock, table.live, table.signals, table.time)
     while not flag.is_set and not over():
         if inbox is not None and director is not None:
-            take_requests(table, inbox, director)
+            inbox.take(director, table.time.now_ms(), table.live.say)
         for event in table.clock.poll():
             pipeline.on_clock(event)
         watch.check()
@@ -201,26 +190,6 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
         table.signals.tick()
     if flag.is_set:
         table.live.say("Stopped; the journal is complete up to here, `hakem run` resumes it")
-
-
-def take_requests(table: TableDevices, inbox: DirectorInbox, director: Director) -> None:
-    """Hand the director's new requests to the referee, in order, and answer each: taken
-    (the referee journalled it) or refused, with the referee's words."""
-    for request in inbox.poll():
-        if not inbox.still_open(request.id):
-            continue  # its director withdrew it
-        event = DirectorAction(table.time.now_ms(), request.action, request.args,
-                               request.director or "director")
-        try:
-            commands = director(event)
-        except (HakemError, KeyError, TypeError, ValueError) as exc:  # refused by raising
-            text = director_refusal(request.action, exc)
-            table.live.say(text)
-            inbox.answer(request.id, False, text)
-            continue
-        taken = any(isinstance(c, JournalEntry) and c.type == "director" for c in commands)
-        said = [c.text for c in commands if isinstance(c, Say)]
-        inbox.answer(request.id, taken, "; ".join(said) or ("taken" if taken else "refused"))
 
 
 def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
@@ -329,7 +298,6 @@ def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:
         link = parse_broker_url(config.hub.url, LinkConfig(
             table=config.table.id, outbox=str(folder / "hub-outbox.sqlite")))
         # started by open_table, once it listens to what the publisher says of its link
-        return TablePublisher(link, snapshot_dir=folder / "snapshots", director_folder=folder,
-                              name=config.table.name)
+        return TablePublisher.of_folder(link, folder, name=config.table.name)
 
     return make

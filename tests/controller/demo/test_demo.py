@@ -446,17 +446,16 @@ def test_a_bad_hub_link_is_refused_before_the_match_is_opened(
 
 def test_a_demo_table_says_what_its_hub_link_says(tmp_path: Path) -> None:
     """The publisher's words (the broker's link, another table on the hub under the same
-    id) go to the demo's live log, as ``hakem run``'s do (the demo's went nowhere)."""
-    from types import SimpleNamespace
+    id) go to the demo's live log, as ``hakem run``'s do (the demo's went nowhere); it is the
+    live table's publisher: the hub's end of the match goes into the demo's director inbox,
+    the flags' pictures come from its snapshots."""
+    from controller.cli.table_commands import _hub_link
+    from controller.demo.harness import SimulatedTable
 
-    from controller.cli.table_commands import _attach_publisher, _hub_link
-    from controller.runtime.effects import LiveLog
-
-    attached: list[Any] = []
-    table = SimpleNamespace(out=tmp_path, executor=SimpleNamespace(log=LiveLog()),
-                            attach_publisher=attached.append)
-    _attach_publisher(table, _hub_link("mqtt://127.0.0.1:1", "7", tmp_path))  # nobody there
-    try:
-        assert attached[0].say == table.executor.log.say
-    finally:
-        attached[0].close()
+    out = tmp_path / "demo"
+    link = _hub_link("mqtt://127.0.0.1:1", "7", out)  # nobody there
+    with SimulatedTable(out, publish=link) as table:
+        publisher = table.publisher
+        assert publisher is not None and publisher.say == table.log.say
+        assert publisher.director_folder == out
+        assert publisher.snapshot_dir == out / "snapshots"

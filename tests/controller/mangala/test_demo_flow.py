@@ -113,6 +113,22 @@ def test_cli_refuses_backgammon_options_for_mangala(capsys: pytest.CaptureFixtur
     assert code == 2 and err.count("\n") == 1 and "--invalid-throws" in err
 
 
+@pytest.mark.parametrize(("extra", "said"), [
+    (["--publish", "mqtt://127.0.0.1:1883", "--table", "a/b"], "bad table id 'a/b'"),
+    (["--publish", "http://x", "--table", "3"], "not a broker url"),
+    (["--publish", "mqtt://127.0.0.1:1883"], "--publish URL and --table ID go together"),
+])
+def test_a_bad_hub_link_is_refused_before_the_round_is_opened(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str],
+        said: str) -> None:
+    """``--publish URL --table ID`` is checked as for backgammon (it was refused whole)."""
+    out = tmp_path / "round"
+    assert main(["demo", "--game", "mangala", "--out", str(out), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err
+    assert not (out / "journal.jsonl").exists()
+
+
 def _cli(out: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
          *extra: str) -> tuple[int, str, str]:
     """``hakem demo --game mangala --illegal 2 --seed 3 --out OUT`` on cheap pictures; its exit
