@@ -66,9 +66,11 @@ def run_export(args: argparse.Namespace) -> int:
     if args.mat:
         if not exported.record.games:  # a .mat of a header alone: no program reads it
             how = summary.get("ended_by")
-            raise CommandError(f"no .mat written: no game was played in {path} (the match "
-                               f"ended{f' by the {how}' if how else ''} before its first "
-                               "game); the summary holds what there is")
+            why = (f"the match ended{f' by the {how}' if how else ''} before its first game"
+                   if summary.get("finished") else
+                   "the match is under way: its first game has no move yet")
+            raise CommandError(f"no .mat written: no game was played in {path} ({why}); the "
+                               "summary holds what there is")
         write_output(args.mat, exported.mat_text)
     if wants_json(args):
         emit_json(summary)

@@ -137,7 +137,7 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         self._t0 = systime.perf_counter()
         # the director's requests (``hakem director --folder OUT``, the hub's end of the
         # match), taken between frames as at a live table
-        self.inbox = DirectorInbox(self.out)
+        self.inbox = DirectorInbox(self.out, journalled=self.journal.entries)
         self.ended_by_director = False
         # called before each frame with the journal's entries (a test acts at a chosen moment)
         self.before_frame: Callable[[Sequence[dict[str, Any]]], None] | None = None

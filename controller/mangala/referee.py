@@ -80,6 +80,8 @@ from controller.referee.api import (
     Signal,
     TakeSnapshot,
     director_command,
+    director_fields,
+    lost_snapshot,
     press_fields,
 )
 from engine.errors import ConfigError, InvalidInputError, RecordFormatError
@@ -256,17 +258,40 @@ class MangalaReferee:
                     f"journal entry {entry.get('seq')} ({entry.get('type')}) cannot be "
                     f"replayed: {exc}") from None
         self._out = []
+        self._complete(entries[-1])
         self._do(ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms}))
         if not self._over and self.stage != "setup":
             left, right = self._lr(self._times)
             self._do(ClockCommand("set_times", args={"left_ms": left, "right_ms": right}))
             mover = self.mover
             if mover is not None and self.stage in ("turn", "correcting"):
-                self._do(ClockCommand("start", self.side_of(mover)))
+                # a press awaiting its verdict ended the mover's turn on the clock: the
+                # opponent's time runs (a verdict giving the turn back starts the mover's)
+                runs = other(mover) if self._pending else mover
+                self._do(ClockCommand("start", self.side_of(runs)))
         self._signals = set()
         self._lights()
+        self._out.extend(lost_snapshot(entries))
         self._say(f"Resumed the round: {self._score_text()}")
         return self._out
+
+    def _complete(self, last: dict[str, Any]) -> None:
+        """Journal what the journal's ``last`` entry decided but a table going down just after
+        it did not write: the set's end after a time-out, the next set or the round's end after
+        a set's end or a third warning, a director's accepted sowing or ending."""
+        if self._over:
+            return
+        kind = last.get("type")
+        if kind == "time_out" and self.position is not None and self.stage != "sweep":
+            player: Side = "a" if last.get("player") == "a" else "b"
+            self._set_end(time_out(self.position, player, self.set_number,
+                                   self.round.starter(self.set_number)), checked=None, seen=None)
+        elif self.round.over:
+            self._round_end("played" if kind == "game_end" else "warnings")
+        elif kind == "game_end":
+            self._set_start()
+        elif kind == "director" and last.get("action") in ("accept", "end_match"):
+            self._director_follow(str(last["action"]), dict(last.get("args") or {}))
 
     # --- journal and fold -------------------------------------------------------------------
 
@@ -797,7 +822,7 @@ class MangalaReferee:
                     f"a mangala position is a JSON object of pits, stores and who moves, not "
                     f"the backgammon Position ID {args['position_id']!r}")
             self._check_set_position(args.get("position"))  # before anything is journalled
-            self._emit("director", action=action, args=args, director=ev.director)
+            self._emit("director", **director_fields(ev, args))
             self._signal("illegal_move", False)
             self._say(f"Director {ev.director}: the position is set to "
                       f"{Position.from_obj(args['position']).describe()}")
@@ -810,10 +835,9 @@ class MangalaReferee:
             if position is None or not isinstance(pit, int):
                 raise InvalidInputError(f"accept needs a set being played and a pit 1..6, not "
                                         f"{pit!r}")
-            result = play(position, pit)
-            self._emit("director", action=action, args=args, director=ev.director)
-            line = Line((pit,), (result,), result.position.board())
-            self._accept(Decision("legal", line, (line,), gap=0.0), pressed=True)
+            play(position, pit)  # a pit that cannot be sown is refused before the journal
+            self._emit("director", **director_fields(ev, args))
+            self._director_follow(action, args)
         elif action == "warn":
             player = args.get("player")
             if self.round.over:
@@ -821,7 +845,7 @@ class MangalaReferee:
                                         "(MG-T-4)")
             if player not in ("a", "b"):
                 raise InvalidInputError(f"a warning is given to player a or b, not {player!r}")
-            self._emit("director", action=action, args=args, director=ev.director)
+            self._emit("director", **director_fields(ev, args))
             reason = str(args.get("reason") or "").strip()
             self._say(f"Director {ev.director}: warning to {self.name(player)}"
                       f"{f' ({reason})' if reason else ''} (MG-T-4)")
@@ -833,20 +857,31 @@ class MangalaReferee:
                 raise InvalidInputError(f"a mangala match's winner is a or b, not {winner!r}")
             if self._over:
                 raise InvalidInputError("the round is already over: there is no match to end")
-            self._emit("director", action=action, args=args, director=ev.director)
+            self._emit("director", **director_fields(ev, args))
+            self._director_follow(action, args)
+            reason = str(args.get("reason") or args.get("note") or "").strip()
+            self._say(f"Director {ev.director} ends the round: {self.name(winner)} ({winner}) "
+                      f"wins{f' ({reason})' if reason else ''}")
+        elif action == "note":
+            self._emit("director", **director_fields(ev, args))
+        else:
+            raise InvalidInputError(f"{director_command(action)} is not an action at a "
+                                    f"mangala table")
+
+    def _director_follow(self, action: str, args: dict[str, Any]) -> None:
+        """What a director's accepted sowing or ending (journalled just before) decides."""
+        if action == "accept" and self.position is not None:
+            pit = int(args["pit"])
+            result = play(self.position, pit)
+            line = Line((pit,), (result,), result.position.board())
+            self._accept(Decision("legal", line, (line,), gap=0.0), pressed=True)
+        elif action == "end_match":
+            winner = args.get("winner")
             # round points as for any won round (MG-T-1): the round record gives the same
             self._emit("match_end", winner=winner,
                        points={"a": float(winner == "a"), "b": float(winner == "b")},
                        how="director", sets=[s.to_obj() for s in self.round.sets])
             self._do(ClockCommand("hold"))
-            reason = str(args.get("reason") or args.get("note") or "").strip()
-            self._say(f"Director {ev.director} ends the round: {self.name(winner)} ({winner}) "
-                      f"wins{f' ({reason})' if reason else ''}")
-        elif action == "note":
-            self._emit("director", action=action, args=args, director=ev.director)
-        else:
-            raise InvalidInputError(f"{director_command(action)} is not an action at a "
-                                    f"mangala table")
 
     def _check_set_position(self, obj: Any) -> None:
         """Refuse a director's position the round record could not replay: outside a set being

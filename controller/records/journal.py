@@ -190,6 +190,12 @@ class Journal(ClosedOnExit):
         return self._file is None
 
 
+def torn_tail_note(path: str | os.PathLike[str], last_seq: int) -> str:
+    """The line on stderr saying that a journal's torn last line (a write the process or the
+    power stopped half-way) is cut off, and after which entry its match resumes."""
+    return (f"hakem: the journal's last line was torn (power lost?); it was cut off, and "
+            f"{os.fspath(path)} resumes after entry {last_seq}")
+
 
 def _fsync_directory(directory: Path) -> None:
     """Make a newly created file's directory entry durable too."""

@@ -9,7 +9,7 @@ through a new referee rebuilds the same state, which is how a restarted table re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -179,12 +179,25 @@ class DirectorAction:
     until the thrower moves).
     Also "resign" (``args["player"]`` 0 or 1 resigns, ``args["kind"]`` 1 single, 2 gammon,
     3 backgammon; the opponent has accepted): how a game ends without being played out.
+
+    ``request``: the id of the ``hakem director`` request it carries out, journalled with it so
+    that a table restarted before answering the request does not carry it out twice.
     """
 
     t_ms: int
     action: str
     args: dict[str, Any] = field(default_factory=dict)
     director: str = ""
+    request: str = ""
+
+
+def director_fields(event: DirectorAction, args: dict[str, Any]) -> dict[str, Any]:
+    """A director's action's journal fields (``args`` as the referee checked them), with the
+    id of the request it carries out, by which a restarted table knows it was taken."""
+    out: dict[str, Any] = {"action": event.action, "args": args, "director": event.director}
+    if event.request:
+        out["request"] = event.request
+    return out
 
 
 Event = (FrameSeen | MotionSeen | ClockPressed | ClockHoldPressed | PressesUnseen | FlagFell
@@ -246,9 +259,22 @@ class Buzz:
 
 @dataclass(frozen=True)
 class TakeSnapshot:
-    """Keep a JPEG of the current frame as evidence for the flag journalled as ``seq`` (TTB-6.1)."""
+    """Keep a JPEG of the current frame as evidence for the flag journalled as ``seq`` (TTB-6.1).
+
+    ``missing``: only if no file of that name was kept, from the next still frame: a restarted
+    table whose journal ends with a flag went down before that flag's snapshot was taken."""
 
     label: str
+    missing: bool = False
+
+
+def lost_snapshot(entries: Sequence[Mapping[str, Any]]) -> list[TakeSnapshot]:
+    """On a restart, the snapshot of the journal's last entry when that is a flag: the snapshot
+    is taken just after the flag is journalled, so a table that went down between the two left
+    the journal naming a picture it never kept (taken then, if still missing, from the board
+    as the restarted table first sees it still)."""
+    label = entries[-1].get("snapshot") if entries else None
+    return [TakeSnapshot(label, missing=True)] if isinstance(label, str) and label else []
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,9 @@ from controller.referee.api import (
     SetSignal,
     TakeSnapshot,
     director_command,
+    director_fields,
     director_refusal,
+    lost_snapshot,
     press_fields,
 )
 from controller.referee.config import RecognitionSettings, RefereeConfig
@@ -1471,7 +1473,7 @@ class Referee:
         except (HakemError, KeyError, TypeError, ValueError) as exc:
             self._say(director_refusal(action, exc))
             return
-        self._emit("director", action=action, args=args, director=ev.director)
+        self._emit("director", **director_fields(ev, args))
         if action == "set_position":
             on_roll = self.match.on_roll
             whom = "" if on_roll is None else f", {self.config.players[on_roll]} on roll"
@@ -1642,6 +1644,7 @@ class Referee:
         self._advance(0)
         self._press_t = None  # the next event's time starts the cannot-read wait afresh
         self._lights()
+        self._out.extend(lost_snapshot(entries))
         return self._out
 
 

@@ -16,7 +16,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,14 +108,23 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 class DirectorInbox:
     """The table's side: the requests not taken yet, each taken once (the answers file, read
-    when the table opens, holds the ones taken before a restart)."""
+    when the table opens, holds the ones taken before a restart; the journal, those the table
+    took but did not answer before it went down)."""
 
-    def __init__(self, folder: Path, *, now: Callable[[], float] = time.time) -> None:
+    def __init__(self, folder: Path, *, now: Callable[[], float] = time.time,
+                 journalled: Iterable[Mapping[str, Any]] = ()) -> None:
+        """``journalled``: the journal's entries; a ``director`` entry names the request it
+        carried out, which is answered now if the table went down before answering it."""
         self.inbox = folder / INBOX_NAME
         self.answers = folder / ANSWERS_NAME
         self.now = now
         self._size = -1  # the inbox's size when last read: unchanged, nothing new
         self._answered = {str(a.get("id")) for a in _lines(self.answers)}
+        for entry in journalled:
+            rid = entry.get("request") if entry.get("type") == "director" else None
+            if isinstance(rid, str) and rid and rid not in self._answered:
+                self.answer(rid, True, f"taken (journal entry {entry.get('seq')}) before the "
+                                       "table restarted")
 
     def poll(self) -> list[DirectorRequest]:
         """The requests not answered yet, oldest first; expired ones are answered as such."""
@@ -169,7 +178,7 @@ class DirectorInbox:
             if not self.still_open(request.id):
                 continue  # its director withdrew it
             event = DirectorAction(now_ms, request.action, request.args,
-                                   request.director or "director")
+                                   request.director or "director", request=request.id)
             try:
                 commands = director(event)
             except (HakemError, KeyError, TypeError, ValueError) as exc:  # refused by raising

@@ -76,6 +76,7 @@ class Executor:
         self.last_entry: dict[str, Any] | None = None
         self.on_entry: Callable[[dict[str, Any]], None] | None = None  # e.g. the hub publisher
         self.snapshots: list[Path] = []
+        self._wanted: list[str] = []  # snapshots a restart found missing, for the next still frame
         self._turn: dict[str, bool] = {"turn_left": False, "turn_right": False}
         self._held: list[dict[str, Any]] | None = None  # entries of the step under way
 
@@ -113,7 +114,10 @@ class Executor:
                 else:
                     self.log.say(f"(no buzzer pattern {command.pattern!r})")
         elif isinstance(command, TakeSnapshot):
-            self._snapshot(command.label)
+            if command.missing:
+                self._wanted.append(command.label)
+            else:
+                self._snapshot(command.label)
         elif isinstance(command, Say):
             self.log.say(command.text)
 
@@ -161,27 +165,48 @@ class Executor:
         elif name == "system_ok":
             signals.system_ok(command.on)
 
-    def _snapshot(self, label: str) -> None:
-        """Keep the current frame as evidence under the name the referee gave it (the flag's
-        ``snapshot`` field), or named after the journal entry it goes with."""
+    def still_frame(self) -> None:
+        """A still frame is in view: keep the snapshots a restart found missing
+        (``TakeSnapshot.missing``), saying so, since the picture is of the board after the
+        restart, not at the flag."""
+        wanted, self._wanted = self._wanted, []
+        for label in wanted:
+            path = self._snapshot_path(label)
+            if path is None or path.exists():
+                continue
+            if self._snapshot(label):
+                self.log.say(f"The table went down before it kept the snapshot {path.name} of "
+                             "its last flag: taken now, as the board lies after the restart")
+
+    def _snapshot_path(self, label: str) -> Path | None:
+        """Where the snapshot the referee called ``label`` goes: under that name (the flag's
+        ``snapshot`` field) when it is a plain JPEG file name, else named after the journal
+        entry it goes with; None without a snapshot folder."""
         if self.snapshot_dir is None:
-            return
-        data = self.frame_jpeg()
-        if data is None:
-            self.log.say(f"(no frame to keep for {label})")
-            return
+            return None
         seq = self.last_entry["seq"] if self.last_entry is not None else 0
         name = Path(label).name
         if name != label or not name or name.startswith(".") or not name.lower().endswith(
                 (".jpg", ".jpeg")):
             safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in label)[:40]
             name = f"{seq:06d}-{safe or 'flag'}.jpg"
-        path = self.snapshot_dir / name
-        self.snapshot_dir.mkdir(parents=True, exist_ok=True)
+        return self.snapshot_dir / name
+
+    def _snapshot(self, label: str) -> bool:
+        """Keep the current frame as evidence (:meth:`_snapshot_path`); whether it was kept."""
+        path = self._snapshot_path(label)
+        if path is None:
+            return False
+        data = self.frame_jpeg()
+        if data is None:
+            self.log.say(f"(no frame to keep for {label})")
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".part")
         tmp.write_bytes(data)
         tmp.replace(path)
         self.snapshots.append(path)
+        return True
 
 
 def journal_append(journal: Journal, kind: str, fields: dict[str, Any]) -> dict[str, Any]:

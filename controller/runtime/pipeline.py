@@ -163,6 +163,7 @@ class TablePipeline(Generic[SeenT, EventT]):
             self._last_read_key = None
             self.scene_moved()
         else:
+            self.executor.still_frame()  # a snapshot a restart found missing, before the read
             fresh = not self._still
             due = self._last_read_ms is None or t - self._last_read_ms >= self.reread_ms
             if key is not None and key != self._last_read_key:

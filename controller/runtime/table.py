@@ -23,7 +23,7 @@ from controller.clock.timebase import FakeTime, MonotonicTime, TimeSource
 from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.folder_lock import folder_lock
-from controller.records.journal import Journal
+from controller.records.journal import Journal, torn_tail_note
 from controller.referee.api import ClockCommand, Command, PressesUnseen
 from controller.runtime.clock_watch import ClockWatch
 from controller.runtime.director_inbox import Director, DirectorInbox
@@ -137,8 +137,7 @@ def open_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> Iterator[
         stack.enter_context(folder_lock(folder, "hakem run"))
         journal = stack.enter_context(Journal(folder / JOURNAL_NAME))
         if journal.recovered_torn_tail:
-            print("hakem: the journal's last line was torn (power lost?); it was cut off",
-                  file=sys.stderr)
+            print(torn_tail_note(journal.path, journal.next_seq - 1), file=sys.stderr)
         live = LiveLog(stream=log if log is not None else sys.stdout, file=folder / "live.log")
         signals = stack.enter_context(
             Signals(config.signals, time=timer, pin_factory=pin_factory))
@@ -174,7 +173,8 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
     LEDs' timers, until the referee says it is over, the camera ends or the table is
     stopped."""
     flag = table.stop
-    inbox = DirectorInbox(table.folder) if director is not None else None
+    inbox = (DirectorInbox(table.folder, journalled=table.journal.entries)
+             if director is not None else None)
     watch = ClockWatch(table.clock, table.live, table.signals, table.time)
     while not flag.is_set and not over():
         if inbox is not None and director is not None:

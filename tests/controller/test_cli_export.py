@@ -170,3 +170,24 @@ def test_a_match_ended_before_its_first_game_writes_no_mat(
     assert "by the director" in err
     assert not mat.exists()
     assert json.loads(summary.read_text())["finished"] is True
+
+
+def test_a_match_under_way_before_its_first_move_is_not_said_to_have_ended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A journal exported (or cut by a crash) before the first move: the refusal said "the
+    match ended before its first game" of a match that is still being played."""
+    from controller.referee.api import DirectorAction, JournalEntry
+    from tests.controller.referee.table import Table
+
+    table = Table()
+    table.send(DirectorAction(100, "note", {"text": "board set up"}, director="td"))
+    path = tmp_path / "journal.jsonl"
+    with Journal(path) as journal:
+        for command in table.log:
+            if isinstance(command, JournalEntry):
+                journal.append(command.type, **command.fields)
+    assert main(["export", str(path), "--mat", str(tmp_path / "m.mat")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"hakem: no .mat written: no game was played in {path} (the match is under "
+                   "way: its first game has no move yet); the summary holds what there is\n")

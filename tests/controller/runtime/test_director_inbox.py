@@ -152,6 +152,41 @@ def test_the_live_backgammon_table_journals_a_director_note_and_refuses_a_bad_ac
     assert (tmp_path / ANSWERS_NAME).read_text().count("\n") == 2
 
 
+class Killed(BaseException):
+    """The table's process dies (SIGKILL, a power cut) where the test says."""
+
+
+def test_a_request_journalled_just_before_a_crash_is_not_carried_out_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table journalled a director's request and went down before answering it: restarted
+    within the request's minute, it carried the request out a second time (a note twice; a
+    resignation would have resigned the next game too). The journal names the request it
+    carried out: the restarted table answers it as taken, and takes it no more."""
+    source = StartCamera(4)
+    cfg = TableConfig(camera=CameraSection(source="test", corners=source.camera.corners_flat()),
+                      clock=ClockSection(port="sim"),
+                      journal=JournalSection(directory=str(tmp_path)))
+    note = post_request(tmp_path, "note", {"text": "board checked"}, "Ayse Kaya")
+
+    def die(*args: object, **kwargs: object) -> None:
+        raise Killed
+
+    with monkeypatch.context() as patched:
+        patched.setattr(DirectorInbox, "answer", die)
+        with pytest.raises(Killed):
+            run_table(cfg, source=source, pin_factory=MockFactory(), log=io.StringIO())
+    assert read_answer(tmp_path, note.id) is None  # journalled, not answered
+    run_table(cfg, source=StartCamera(4), pin_factory=MockFactory(), log=io.StringIO())
+    entries = read_journal(tmp_path / "journal.jsonl").entries
+    directed = [e for e in entries if e["type"] == "director"]
+    assert [e["action"] for e in directed] == ["note"]  # once
+    assert directed[0]["request"] == note.id
+    answer = read_answer(tmp_path, note.id)
+    assert answer is not None and answer["ok"]
+    assert answer["text"] == (f"taken (journal entry {directed[0]['seq']}) before the table "
+                              "restarted")
+
+
 def _answering_table(folder: Path, ok: bool, text: str) -> threading.Thread:
     """A table's loop in a thread: answers the first request it sees."""
 
