@@ -23,10 +23,16 @@ PIN_BUZZER = 16
 BUZZER_HZ = 2700
 DISPLAY_MS = 50
 CLICK = (25, 0, 1)  # a short click for every press
+# Held down at power-up, the hold button keeps the clock program from starting, so that the
+# REPL stays free for mpremote (an update: hardware_docs/flashing.md); read this many times,
+# this far apart, so that a bouncing contact or a noisy line does not count.
+SERVICE_SAMPLES = 10
+SERVICE_GAP_MS = 20
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for mypy only; MicroPython has no typing module
-    from typing import Protocol
+    from collections.abc import Callable
+    from typing import Any, Protocol
 
     class Hardware(Protocol):
         def now_ms(self) -> int: ...
@@ -117,7 +123,9 @@ class PicoHardware:
 
         from firmware.tm1637 import TM1637
 
-        micropython.kbd_intr(-1)  # a 0x03 byte on the link must not stop the program
+        # a 0x03 byte on the link must not stop the program (its frames are binary); for an
+        # update, the hold button held at power-up keeps this program from starting at all
+        micropython.kbd_intr(-1)
         self._time = time
         self._last = time.ticks_ms()
         self._now = 0
@@ -179,7 +187,29 @@ class PicoHardware:
         self._time.sleep_ms(1)
 
 
+def service_mode(machine: "Any", sleep_ms: "Callable[[int], None]") -> bool:
+    """True when the hold button is held down at power-up: the clock program is then not
+    started (the on-board LED lights instead), and Ctrl-C, which the clock program disables,
+    still reaches the REPL, so mpremote can replace the files."""
+    pin = machine.Pin
+    hold = pin(PIN_BUTTON_HOLD, pin.IN, pin.PULL_UP)
+    for _ in range(SERVICE_SAMPLES):
+        if hold.value() != 0:  # released (pressed pulls the pin low)
+            return False
+        sleep_ms(SERVICE_GAP_MS)
+    pin("LED", pin.OUT).value(1)
+    print("hakem clock: the hold button was held at power-up, so the clock is not started; "
+          "the REPL is free for mpremote (hardware_docs/flashing.md)")
+    return True
+
+
 def main() -> None:
+    import time
+
+    import machine
+
+    if service_mode(machine, time.sleep_ms):
+        return
     hw = PicoHardware()
     run(hw, ClockDevice(hw.now_ms(), hw.boot_id))
 

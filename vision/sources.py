@@ -82,15 +82,19 @@ class VideoCaptureSource:
     """A USB camera (an int index), a video file or a stream URL through OpenCV."""
 
     def __init__(self, target: int | str, *, width: int | None = None,
-                 height: int | None = None, clock: Callable[[], float] = time.monotonic,
+                 height: int | None = None, fps: float | None = None,
+                 clock: Callable[[], float] = time.monotonic,
                  capture_factory: Callable[[int | str], Any] | None = None) -> None:
         self.capture = (capture_factory or cv2.VideoCapture)(target)
         if not self.capture.isOpened():
             raise DeviceError(f"cannot open video source {target!r}")
+        # asked for, not promised: a camera keeps the nearest mode its driver offers
         if width:
             self.capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         if height:
             self.capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        if fps:
+            self.capture.set(cv2.CAP_PROP_FPS, fps)
         self.target = target
         self.clock = clock
         self.count = 0
@@ -107,19 +111,27 @@ class VideoCaptureSource:
 
 
 class PiCameraSource:
-    """The Raspberry Pi camera through picamera2 (only importable on a Pi)."""
+    """The Raspberry Pi camera through picamera2 (only importable on a Pi) at ``fps`` frames
+    a second (None: picamera2's video default, 30)."""
 
-    def __init__(self, *, width: int = 1280, height: int = 720,
+    def __init__(self, *, width: int = 1280, height: int = 720, fps: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         try:
             from picamera2 import Picamera2
         except ImportError as exc:
             raise DeviceError("picamera2 is not installed (Raspberry Pi OS: "
                               "apt install python3-picamera2)") from exc
+        except ValueError as exc:
+            raise DeviceError(_import_failure(exc)) from exc
+        # the frame time in microseconds, both limits alike: picamera2's own video default
+        # (30 a second) is given under this key, so this one replaces it, and every picamera2
+        # version knows it (its "FrameRate" shorthand came later)
+        frame_us = round(1_000_000 / fps) if fps else None
+        controls = {"FrameDurationLimits": (frame_us, frame_us)} if frame_us else {}
         try:
             self.camera = Picamera2()
             config = self.camera.create_video_configuration(
-                main={"size": (width, height), "format": "RGB888"})
+                main={"size": (width, height), "format": "RGB888"}, controls=controls)
             self.camera.configure(config)
             self.camera.start()
         except Exception as exc:  # the library raises assorted errors for a missing camera
@@ -136,6 +148,18 @@ class PiCameraSource:
     def close(self) -> None:
         self.camera.stop()
         self.camera.close()
+
+
+def _import_failure(exc: ValueError) -> str:
+    """One line on a picamera2 that cannot be imported. "numpy.dtype size changed, may
+    indicate binary incompatibility": one of its compiled helpers (the OS's simplejpeg) was
+    built for another numpy than the venv's; setup.sh gives a Pi's venv one of its own."""
+    why = " ".join(str(exc).split())
+    if "numpy" in why or "binary incompatibility" in why:
+        return (f"picamera2 cannot be imported: a helper of it was built for another numpy than "
+                f"the venv's ({why}); run 'bash setup.sh' again, which installs one built for "
+                f"the venv's numpy (hardware_docs/troubleshooting.md, camera)")
+    return f"picamera2 cannot be imported: {why}"
 
 
 def open_source(spec: str) -> FrameSource:

@@ -46,6 +46,10 @@ SHEET_FORMATS = (".png", ".bmp", ".tif", ".tiff", ".jpg", ".jpeg")
 RENDER_FORMATS = (".jpg", ".jpeg", ".png")
 MIN_DPI, MAX_DPI = 72, 1200
 CORNERS_HELP = "playing-surface corners x,y,x,y,x,y,x,y (TL TR BR BL), in pixels"
+CONFIG_HELP = ("table configuration (TOML): its [vision] table; the board's corners from "
+               "[vision] corners, else [camera] corners, unless --corners is given")
+# How the board was located when no corners were given, by a calibration's source.
+_LOCATED = {"found": "outline"}
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -57,7 +61,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p = add_command(vision, "read", parents, "the board in photos: checkers per slot, bar, off")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--corners", help=CORNERS_HELP)
-    p.add_argument("--config", help="table configuration (TOML, [vision] table)")
+    p.add_argument("--config", help=CONFIG_HELP)
     p.set_defaults(func=_read)
 
     p = add_command(vision, "markers", parents, "write a printable sheet of the four markers")
@@ -88,7 +92,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", required=True,
                    help=f"annotated picture to write ({_kinds(PICTURE_FORMATS)})")
     p.add_argument("--corners", help=CORNERS_HELP)
-    p.add_argument("--config", help="table configuration (TOML, [vision] table)")
+    p.add_argument("--config", help=CONFIG_HELP)
     p.set_defaults(func=_calibrate)
 
 
@@ -100,6 +104,29 @@ def _config(args: argparse.Namespace) -> VisionConfig:
 def _corners(args: argparse.Namespace) -> np.ndarray | None:
     text = getattr(args, "corners", None)
     return None if text is None else parse_corners(text)
+
+
+def _given_corners(args: argparse.Namespace, config: VisionConfig
+                   ) -> tuple[np.ndarray | None, str | None]:
+    """The corners to locate the board by, and where they come from: ``--corners``, else the
+    configuration's ``[vision] corners``, else its table's ``[camera] corners`` (what ``hakem
+    run`` uses, so a table's set-up is checked with its own file); (None, None): none given,
+    the board is found by its markers or its outline."""
+    corners = _corners(args)
+    if corners is not None:
+        return corners, "--corners"
+    path = getattr(args, "config", None)
+    if config.corners is not None:
+        return np.array(config.corners, dtype=np.float32).reshape(4, 2), \
+            f"[vision] corners of {path}"
+    if path:
+        from controller.config.table import load_table_config
+
+        table = load_table_config(path)
+        if table.camera.corners:
+            return np.array(table.camera.corners, dtype=np.float32).reshape(4, 2), \
+                f"[camera] corners of {path}"
+    return None, None
 
 
 def _kinds(formats: tuple[str, ...]) -> str:
@@ -147,10 +174,8 @@ def _summary(reading: BoardReading) -> str:
 
 def _read(args: argparse.Namespace) -> int:
     config = _config(args)
-    corners = _corners(args)
+    corners, given = _given_corners(args, config)
     learn = config.checkers.darker_bgr is None or config.checkers.lighter_bgr is None
-    if corners is None and config.corners is not None:
-        corners = np.array(config.corners, dtype=np.float32).reshape(4, 2)
 
     def read(path: str) -> None:
         nonlocal config, learn
@@ -165,10 +190,13 @@ def _read(args: argparse.Namespace) -> int:
             if colours is not None:
                 config = with_colours(config, colours)
                 learn = False
+        located = given or _LOCATED.get(calibration.source, calibration.source)
         if wants_json(args):
-            emit_json(reading.to_json())
+            emit_json({**reading.to_json(), "corners_from": located})
         else:
             print(_summary(reading))
+            if given is not None and given != "--corners":
+                print(f"{reading.image}: the board located by the {given}")
             for warning in reading.warnings():
                 print(f"{reading.image}: {warning}")
 
@@ -232,9 +260,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     config = _config(args)
     _out_path(args.out, PICTURE_FORMATS)  # before the picture is read
     img = load_image(args.image)
-    corners = _corners(args)
-    if corners is None and config.corners is not None:
-        corners = np.array(config.corners, dtype=np.float32).reshape(4, 2)
+    corners, given = _given_corners(args, config)
     found = detect_markers(img)
     calibration: Calibration = locate_board(img, config.geometry, corners, config.finder)
     reading = read_board(img, config=config, name=args.image, calibration=calibration)
@@ -244,6 +270,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         "image": args.image,
         "out": args.out,
         "source": calibration.source,
+        "corners_from": given or _LOCATED.get(calibration.source, calibration.source),
         "markers_found": sorted(found),
         "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in calibration.corners],
         "occluded": reading.occluded,

@@ -19,6 +19,7 @@ from controller.mangala.pipeline import MangalaPipeline
 from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.records import RECORD_NAME, write_round_record
 from controller.mangala.referee import MangalaConfig, start_referee
+from controller.runtime import resume_check
 from controller.runtime.session import seats
 from controller.runtime.table import (
     DeviceOptions,
@@ -52,21 +53,30 @@ def run_mangala_table(
                           "corners in pixels (TL, TR, BR, BL)")
     with open_table(config, **given) as table:
         journal = table.journal
-        referee, startup = start_referee(mangala_config(config, first_starter), journal.entries)
+        if table.resuming:
+            resume_check.check_game("mangala", journal.entries, table.folder, table.live)
+        wanted = mangala_config(config, first_starter)
+        referee, startup = start_referee(wanted, journal.entries)
         frame_reader = (reader(config) if reader is not None
                         else MangalaFrameReader(config.camera.corners))
         pipeline = MangalaPipeline(referee, frame_reader, table.executor, table.time,
                                    reread_ms=config.camera.reread_ms)
         recovery = None
         if table.resuming:
-            table.live.say(f"Resumed the round from {journal.path} "
-                           f"({len(journal.entries)} entries)")
+            if not referee.over:
+                table.live.say(f"Resumed the round from {journal.path} "
+                               f"({len(journal.entries)} entries)")
+                resume_check.tell(table.live, resume_check.differences(
+                    config, journal.entries, table.folder, wanted.players))
             # the clock kept the times and whose side runs (presses made meanwhile changed it);
             # configuring its countdown again would put both times back to the set's full
             # time, on hold
             startup, recovery = resumed_clock(
                 table, startup, ("configure_countdown", "set_times", "start"))
         table.executor.run(startup)
+        if table.resuming and referee.over:
+            resume_check.tell(table.live, resume_check.finished(
+                journal.entries, journal.path, table.folder, "round"))
         if recovery is not None:
             deliver_recovery(pipeline, recovery, table.time, table.live)
         drive(table, pipeline, lambda: referee.over, pipeline.handle)

@@ -25,6 +25,7 @@ from controller.config.table import CameraSection, TableConfig
 from controller.records.folder_lock import folder_lock
 from controller.records.journal import Journal, torn_tail_note
 from controller.referee.api import ClockCommand, Command, PressesUnseen
+from controller.runtime import resume_check
 from controller.runtime.clock_watch import ClockWatch
 from controller.runtime.director_inbox import Director, DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
@@ -42,9 +43,10 @@ JOURNAL_NAME = "journal.jsonl"
 def open_camera(camera: CameraSection) -> FrameSource:
     """The configured frame source: the Pi camera, a camera index, a video, a folder."""
     if camera.source in ("picamera", "picamera2"):
-        return PiCameraSource(width=camera.width, height=camera.height)
+        return PiCameraSource(width=camera.width, height=camera.height, fps=camera.fps)
     if camera.source.isdigit():
-        return VideoCaptureSource(int(camera.source), width=camera.width, height=camera.height)
+        return VideoCaptureSource(int(camera.source), width=camera.width, height=camera.height,
+                                  fps=camera.fps)
     return open_source(camera.source)
 
 
@@ -198,15 +200,25 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
     happens."""
     with open_table(config, **given) as table:
         journal, live, timer = table.journal, table.live, table.time
-        referee, startup = start_referee(referee_config(config), journal.entries)
+        if table.resuming:
+            resume_check.check_game("backgammon", journal.entries, table.folder, live)
+        wanted = referee_config(config)
+        referee, startup = start_referee(wanted, journal.entries)
         pipeline = build_pipeline(config, referee, table.executor, timer,
                                   colours_file=colours_store(table.folder, table.resuming))
         pipeline.warn_dice_scale = True
         recovery: Recovery | None = None
         if table.resuming:
-            live.say(f"Resumed the match from {journal.path} ({len(journal.entries)} entries)")
+            if not referee.over:
+                live.say(f"Resumed the match from {journal.path} "
+                         f"({len(journal.entries)} entries)")
+                resume_check.tell(live, resume_check.differences(
+                    config, journal.entries, table.folder, wanted.players))
             startup, recovery = resumed_clock(table, startup, ("set_times",))
         table.executor.run(startup)
+        if table.resuming and referee.over:
+            resume_check.tell(live, resume_check.finished(journal.entries, journal.path,
+                                                          table.folder))
         if recovery is not None:
             deliver_recovery(pipeline, recovery, timer, live)
         drive(table, pipeline, lambda: bool(getattr(referee, "over", False)),
