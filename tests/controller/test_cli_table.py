@@ -27,6 +27,7 @@ from controller.runtime.table import StopFlag, run_table
 from controller.signals import Signals
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
+from tests.controller.frames import starting_frames
 from vision.sources import Frame
 
 
@@ -180,12 +181,7 @@ def test_run_table_referees_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None
 def test_run_json_reports_the_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "frames"
-    folder.mkdir()
-    camera = DemoCamera(seed=5)
-    c = DEFAULT_LAYOUT.counts(Position.initial())
-    _, jpeg = camera.render(Shot(contents_from_counts(c.slots, c.bar, c.off)))
-    for k in range(6):
-        (folder / f"{k:03d}.jpg").write_bytes(jpeg)
+    camera = starting_frames(folder, 6)
     path = tmp_path / "table.toml"
     corners = ", ".join(str(v) for v in camera.corners_flat())
     path.write_text(

@@ -26,6 +26,14 @@ def _read(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, obje
     return result
 
 
+def _rendered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, list[float]]:
+    """A rendered photo of the starting position and its board's true corners."""
+    image = tmp_path / "start.jpg"
+    assert main(["vision", "render", START_ID, "--out", str(image), "--seed", "3",
+                 "--json"]) == 0
+    return image, _corners(capsys)
+
+
 def _flat(corners: object) -> list[float]:
     assert isinstance(corners, list)
     return [float(v) for pair in corners for v in pair]
@@ -33,10 +41,7 @@ def _flat(corners: object) -> list[float]:
 
 def test_the_tables_camera_corners_are_used(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    image = tmp_path / "start.jpg"
-    assert main(["vision", "render", START_ID, "--out", str(image), "--seed", "3",
-                 "--json"]) == 0
-    true = _corners(capsys)
+    image, true = _rendered(tmp_path, capsys)
     # the table's corners, a few pixels off the true ones: the output shows they were used
     camera = [round(v + 3.0, 1) for v in true]
     config = tmp_path / "table.toml"
@@ -60,10 +65,7 @@ def test_the_tables_camera_corners_are_used(tmp_path: Path,
 
 def test_vision_corners_and_the_option_come_first(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    image = tmp_path / "start.jpg"
-    assert main(["vision", "render", START_ID, "--out", str(image), "--seed", "3",
-                 "--json"]) == 0
-    true = _corners(capsys)
+    image, true = _rendered(tmp_path, capsys)
     camera = [round(v + 3.0, 1) for v in true]
     vision = [round(v - 2.0, 1) for v in true]
     config = tmp_path / "table.toml"

@@ -10,11 +10,9 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.cli import main
-from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.records.journal import Journal, read_journal
 from controller.signals import Signals
-from controller.table_layout import DEFAULT_LAYOUT
-from engine.backgammon.position import Position
+from tests.controller.frames import starting_frames
 
 
 @pytest.fixture
@@ -22,12 +20,7 @@ def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str]:
     """A folder of camera pictures of the starting position, and the ``[camera]`` and
     ``[clock]`` lines of a table that reads it with the simulated clock (mock GPIO pins)."""
     folder = tmp_path / "frames"
-    folder.mkdir()
-    camera = DemoCamera(seed=5)
-    c = DEFAULT_LAYOUT.counts(Position.initial())
-    _, jpeg = camera.render(Shot(contents_from_counts(c.slots, c.bar, c.off)))
-    for k in range(3):
-        (folder / f"{k:03d}.jpg").write_bytes(jpeg)
+    camera = starting_frames(folder, 3)
     corners = ", ".join(str(v) for v in camera.corners_flat())
     original = Signals.__init__
 
