@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import re
 import signal
 import socket
 import sqlite3
@@ -32,7 +31,7 @@ from controller.cli.common import (
     os_reason,
     wants_json,
 )
-from controller.hub.link import LinkConfig, parse_broker_url
+from controller.hub.link import LinkConfig, parse_broker_url, ssl_reason
 from controller.hub.topics import DEFAULT_PREFIX, check_id
 from engine.errors import HakemError
 
@@ -182,7 +181,7 @@ def _check_tls_files(args: argparse.Namespace) -> None:
         if args.ca is not None:
             ssl.create_default_context(cafile=args.ca)
     except (OSError, ValueError) as exc:
-        raise CommandError(f"hub: --ca {args.ca}: not a usable CA file ({_ssl_reason(exc)})"
+        raise CommandError(f"hub: --ca {args.ca}: not a usable CA file ({ssl_reason(exc)})"
                            ) from None
     try:
         if args.https_cert is not None:
@@ -190,14 +189,7 @@ def _check_tls_files(args: argparse.Namespace) -> None:
             context.load_cert_chain(args.https_cert, args.https_key)
     except (OSError, ValueError) as exc:
         raise CommandError(f"hub: --https-cert {args.https_cert} --https-key {args.https_key}:"
-                           f" not a usable certificate and key ({_ssl_reason(exc)})") from None
-
-
-def _ssl_reason(exc: Exception) -> str:
-    """OpenSSL's words without its codes: "[X509: ...] no certificate found (_ssl.c:4154)"
-    becomes "no certificate found"."""
-    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return re.sub(r"\[[^\]]*\]\s*|\s*\(_ssl\.c:\d+\)", "", text).lower()
+                           f" not a usable certificate and key ({ssl_reason(exc)})") from None
 
 
 def _start_app(args: argparse.Namespace, link: LinkConfig) -> HubApp:
@@ -214,7 +206,7 @@ def _start_app(args: argparse.Namespace, link: LinkConfig) -> HubApp:
             raise CommandError(f"hub: --bind {args.bind}: no such address ({os_reason(exc)})"
                                ) from None
         except ssl.SSLError as exc:
-            raise CommandError(f"hub: --https-cert {args.https_cert}: {_ssl_reason(exc)}"
+            raise CommandError(f"hub: --https-cert {args.https_cert}: {ssl_reason(exc)}"
                                ) from None
         except OSError as exc:
             # the database's folder: its own message (a missing one) or the general one

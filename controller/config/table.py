@@ -11,15 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from controller.config.loader import build, load_toml_file
+from controller.hub.topics import DEFAULT_PREFIX, check_id
 from controller.signals import SignalPins
 from controller.table_layout import TableLayout
 from engine.backgammon.rules import DiceSetup, Opening, Rules
-from engine.errors import ConfigError, HakemError
+from engine.errors import ConfigError, HakemError, InvalidInputError
 from vision.config import VisionConfig, vision_config_from_mapping
 from vision.dice.reading import COCKED_FLOOR, DIE_FLOOR
+
+if TYPE_CHECKING:
+    from controller.hub.link import LinkConfig
 
 Side = Literal["left", "right"]
 Colour = Literal["darker", "lighter"]
@@ -172,9 +176,59 @@ class JournalSection:
 
 @dataclass(frozen=True)
 class HubSection:
-    """The tournament hub's MQTT broker (empty: do not publish)."""
+    """The tournament hub's MQTT broker (``url`` empty: do not publish), the tournament the
+    table plays in, and its login: the password in a file of its own, not in this file."""
 
-    url: str = ""
+    url: str = ""  # mqtt://[USER@]HOST[:PORT], or mqtts://... for TLS
+    tournament: str = "default"
+    prefix: str = DEFAULT_PREFIX  # the topics' first level: as the hub's --prefix
+    ca_file: str = ""  # the CA of the broker's certificate (mqtts only; else the system's CAs)
+    password_file: str = ""  # its first line: the password of the url's user
+
+    def __post_init__(self) -> None:
+        for key in ("tournament", "prefix"):
+            try:
+                check_id(getattr(self, key), key)
+            except InvalidInputError as exc:
+                raise ConfigError(f"hub.{key}: {exc}") from None
+        if self.url:
+            self.link("1", "hub-outbox.sqlite")  # the url and the files, checked on load
+
+    def link(self, table: str, outbox: str) -> LinkConfig:
+        """The publisher's link for table ``table`` with its outbox at ``outbox``; a bad url,
+        a password given twice or a file that cannot be used raises ConfigError naming it."""
+        try:
+            from controller.hub.link import LinkConfig, check_ca_file, parse_broker_url
+        except ImportError as exc:  # paho-mqtt missing
+            raise ConfigError(f"hub.url is set, but publishing cannot work here: {exc}") from None
+        if not self.url:
+            raise ConfigError("hub.url is empty: this table does not publish")
+        try:
+            check_id(table, "table")
+        except InvalidInputError as exc:
+            raise ConfigError(f"table.id: {exc} (hub.url is set: it names the table's topics)"
+                              ) from None
+        base = LinkConfig(table=table, tournament=self.tournament, prefix=self.prefix,
+                          outbox=outbox, ca_file=self.ca_file or None,
+                          password_file=self.password_file or None)
+        try:
+            link = parse_broker_url(self.url, base)
+        except InvalidInputError as exc:
+            raise ConfigError(f"hub.url: {exc}") from None
+        if self.ca_file:
+            if not link.tls:
+                raise ConfigError(f"hub.ca_file: {self.ca_file} is for a TLS broker, but hub.url "
+                                  "is not mqtts://")
+            check_ca_file(self.ca_file, "hub.ca_file")
+        if self.password_file:
+            if link.password is not None:
+                raise ConfigError("hub.password_file: hub.url holds a password too: keep it in "
+                                  f"{self.password_file} only")
+            if link.username is None:
+                raise ConfigError("hub.password_file: hub.url names no user for the password "
+                                  "(mqtt://USER@HOST)")
+            link.secret()  # a missing, unreadable or empty file, named now
+        return link
 
 
 @dataclass(frozen=True)
@@ -194,6 +248,8 @@ class TableConfig:
 
     def __post_init__(self) -> None:
         self.vision_config()  # refuse a bad [vision] table at load time, naming its key
+        if self.hub.url:
+            self.hub.link(self.table.id, "hub-outbox.sqlite")  # table.id must suit the topics
 
     def vision_config(self) -> VisionConfig:
         """The ``[vision]`` table as the vision package's typed configuration."""
@@ -262,5 +318,8 @@ buzzer = 12
 directory = "/var/lib/hakem"
 
 [hub]
-url = ""                   # e.g. "mqtt://hub.local:1883"
+url = ""                   # e.g. "mqtts://table-1@hub.local" (empty: do not publish)
+tournament = "default"
+# ca_file = "/etc/hakem/hall-ca.crt"        # the CA of the broker's own certificate
+# password_file = "/etc/hakem/hub-password"  # the password of the url's user
 """

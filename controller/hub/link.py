@@ -1,12 +1,13 @@
 """The connection to the broker: a config dataclass (TLS, username/password) and a paho client.
 
-A table's TOML may hold a ``[hub]`` section that builds :class:`LinkConfig` through
-``controller.config.loader.build``; the command line gives the same settings as a URL
-(``mqtt://user:password@host:1883``, ``mqtts://`` for TLS, default ports 1883 and 8883).
+A table's ``[hub]`` section (:class:`controller.config.table.HubSection`) and the hub's command
+line build :class:`LinkConfig` from a URL (``mqtt://user@host:1883``, ``mqtts://`` for TLS,
+default ports 1883 and 8883) plus a CA file and a password file.
 """
 
 from __future__ import annotations
 
+import re
 import ssl
 import uuid
 from dataclasses import dataclass, replace
@@ -57,29 +58,65 @@ class LinkConfig:
                 raise ConfigError(f"hub.{name}: {exc}") from None
 
     def secret(self) -> str | None:
-        """The password, from ``password`` or the first line of ``password_file``."""
+        """The password, from ``password`` or the first line of ``password_file`` (read on each
+        call: a missing, unreadable or empty file is named rather than sent as no password)."""
         if self.password is not None:
             return self.password
-        if self.password_file is not None:
-            try:
-                return Path(self.password_file).read_text(encoding="utf-8").splitlines()[0]
-            except (OSError, IndexError):
-                raise ConfigError(f"hub.password_file: cannot read {self.password_file}") from None
-        return None
+        if self.password_file is None:
+            return None
+        try:
+            lines = Path(self.password_file).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise ConfigError(f"hub.password_file: cannot read {self.password_file}: "
+                              f"{(exc.strerror or str(exc)).lower()}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"hub.password_file: {self.password_file} is not UTF-8 text"
+                              ) from None
+        if not lines or not lines[0]:
+            raise ConfigError(f"hub.password_file: the first line of {self.password_file} is "
+                              "empty: it must hold the broker password")
+        return lines[0]
+
+
+def ssl_reason(exc: Exception) -> str:
+    """OpenSSL's words without its codes: "[X509: ...] no certificate found (_ssl.c:4154)"
+    becomes "no certificate found"."""
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return re.sub(r"\[[^\]]*\]\s*|\s*\(_ssl\.c:\d+\)", "", text).lower()
+
+
+def check_ca_file(path: str, key: str) -> None:
+    """Load ``path`` as the broker's CA now, so a missing or wrong file is refused naming
+    ``key`` before a connection fails on it."""
+    try:
+        ssl.create_default_context(cafile=path)
+    except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+        raise ConfigError(f"{key}: cannot use {path} as a CA file: {ssl_reason(exc)}") from None
+
+
+def shown_url(url: str) -> str:
+    """``url`` with a password in it replaced by ``***``: fit for a message or a log."""
+    return re.sub(r"^([^/]*//[^/@:]*):[^/]*@", r"\1:***@", url)
 
 
 def parse_broker_url(url: str, base: LinkConfig | None = None) -> LinkConfig:
-    """``mqtt://[user[:password]@]host[:port]`` or ``mqtts://...`` as a LinkConfig."""
-    parts = urlsplit(url)
+    """``mqtt://[user[:password]@]host[:port]`` or ``mqtts://...`` as a LinkConfig; a refused
+    url is named without its password."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # an unclosed "[" of an IPv6 address
+        raise InvalidInputError(f"not a broker url ({str(exc).lower()}): "
+                                f"{shown_url(url)!r}") from None
     if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl") or not parts.hostname:
-        raise InvalidInputError(f"not a broker url (mqtt://host:port or mqtts://...): {url!r}")
+        raise InvalidInputError("not a broker url (mqtt://host:port or mqtts://...): "
+                                f"{shown_url(url)!r}")
     if parts.path not in ("", "/"):
-        raise InvalidInputError(f"a broker url has no path: {url!r}")
+        raise InvalidInputError(f"a broker url has no path: {shown_url(url)!r}")
     tls = parts.scheme in ("mqtts", "ssl")
     try:
         port = parts.port or (8883 if tls else 1883)
     except ValueError:
-        raise InvalidInputError(f"bad port in broker url: {url!r}") from None
+        raise InvalidInputError(f"bad port in broker url: {shown_url(url)!r}") from None
     config = base or LinkConfig()
     return replace(
         config,

@@ -287,8 +287,8 @@ class TablePublisher:
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
     ) -> None:
         if reason_failed(reason_code):
-            self._tell("refused", f"refused the table ({reason_code}): check hub.url's user "
-                                  "and password; trying again")
+            self._tell("refused", f"refused the table ({reason_code}): check its broker user "
+                                  "and password (hub.url, hub.password_file); trying again")
             return
         self._tell("connected", "answers: the table is on the hub")
         client.subscribe([(self._ack_topic, 1), (self._hub_topic, 1), (self._presence, 1),

@@ -301,14 +301,12 @@ def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:
     if not config.hub.url:
         return None
     try:
-        from controller.hub.link import LinkConfig, parse_broker_url
         from controller.hub.publisher import TablePublisher
     except ImportError as exc:  # paho-mqtt missing
         raise DeviceError(f"cannot publish to the hub: {exc}") from exc
 
     def make(folder: Path) -> Any:
-        link = parse_broker_url(config.hub.url, LinkConfig(
-            table=config.table.id, outbox=str(folder / "hub-outbox.sqlite")))
+        link = config.hub.link(config.table.id, str(folder / "hub-outbox.sqlite"))
         # started by open_table, once it listens to what the publisher says of its link
         return TablePublisher.of_folder(link, folder, name=config.table.name)
 

@@ -5,8 +5,9 @@
 #
 # USER (default: the user who ran sudo) runs the service; this repository, with its .venv made
 # by setup.sh, is the installation. Writes /etc/systemd/system/hakem-table.service and, when
-# missing, /etc/hakem/table.toml (the example configuration, journal in /var/lib/hakem), then
-# enables and starts the service. Idempotent: run it again after pulling.
+# missing, /etc/hakem/table.toml (the example configuration, journal in /var/lib/hakem; made
+# root:GROUP 0640 each run, GROUP being USER's), then enables and starts the service.
+# Idempotent: run it again after pulling.
 #
 # For a test without a Pi (tests/controller/test_install_service.py):
 #   HAKEM_ROOT=DIR       install under DIR instead of / (DIR/etc/hakem, DIR/etc/systemd/...)
@@ -61,9 +62,11 @@ if [[ ! -f "$config" ]]; then
   as_user "$hakem/.venv/bin/python" -c \
     'from controller.config.table import EXAMPLE_TOML; print(EXAMPLE_TOML, end="")' \
     > "$config"
-  chmod 0644 "$config"
   echo "wrote $config: set the players, the camera's corners and the clock's port"
 fi
+# root edits it, the service's group reads it: no one else (hub.url may hold a password)
+chmod 0640 "$config"
+run chown "root:$group" "$config"
 # check the configuration before the service ever starts with it: one line naming the bad key
 if ! problem="$(as_user "$hakem/.venv/bin/python" -c \
     'import sys; from controller.config.table import load_table_config; load_table_config(sys.argv[1])' \

@@ -5,8 +5,11 @@ it writes is checked by systemd's own ``systemd-analyze verify`` where that is i
 from __future__ import annotations
 
 import getpass
+import grp
 import os
+import pwd
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -56,6 +59,22 @@ def test_running_it_again_keeps_the_tables_configuration(tmp_path: Path) -> None
     assert again.returncode == 0, again.stderr
     assert config.read_text() == edited
     assert "wrote" not in again.stdout
+
+
+def test_the_configuration_is_readable_by_root_and_the_services_group_only(
+    tmp_path: Path,
+) -> None:
+    """It may hold the hub's broker password (hub.url), so no other user of the Pi reads it;
+    an older installation's world-readable file is closed on the next run."""
+    user = getpass.getuser()
+    group = grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name
+    config = tmp_path / "etc/hakem/table.toml"
+    for _ in range(2):
+        done = _install(tmp_path, user)
+        assert done.returncode == 0, done.stderr
+        assert stat.S_IMODE(config.stat().st_mode) == 0o640
+        assert f"would run: chown root:{group} {config}" in done.stdout
+        config.chmod(0o644)
 
 
 def test_a_wrong_key_stops_the_installation_naming_it(tmp_path: Path) -> None:

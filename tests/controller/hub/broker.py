@@ -1,4 +1,5 @@
-"""A real Mosquitto for tests and the benchmark: loopback only, a free port, restartable."""
+"""A real Mosquitto for tests and the benchmark: loopback only, a free port, restartable; and a
+throw-away CA with a server certificate for its TLS listener."""
 
 from __future__ import annotations
 
@@ -117,3 +118,19 @@ class Broker:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
+    """A throw-away CA and a server certificate for 127.0.0.1 (openssl, seconds)."""
+    ca_key, ca, key, csr, cert = (folder / n for n in ("ca.key", "ca.pem", "srv.key", "srv.csr",
+                                                       "srv.pem"))
+    ext = folder / "ext.cnf"
+    ext.write_text("subjectAltName=IP:127.0.0.1\n")
+    run = lambda *a: subprocess.run(a, check=True, capture_output=True)  # noqa: E731
+    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key),
+        "-out", str(ca), "-days", "2", "-subj", "/CN=hakem test CA")
+    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(csr),
+        "-subj", "/CN=127.0.0.1")
+    run("openssl", "x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key),
+        "-CAcreateserial", "-out", str(cert), "-days", "2", "-extfile", str(ext))
+    return ca, cert, key

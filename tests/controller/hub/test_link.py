@@ -35,6 +35,15 @@ def test_broker_urls_give_host_port_tls_and_login() -> None:
             parse_broker_url(bad)
 
 
+def test_a_refused_broker_url_is_named_without_its_password() -> None:
+    for bad, shown in (("mqtt://table7:hunter22@hub.hall:99999", "mqtt://table7:***@hub.hall:99999"),
+                       ("http://table7:hunter22@hub.hall", "http://table7:***@hub.hall"),
+                       ("mqtt://table7:hunter22@[::1", "mqtt://table7:***@[::1")):
+        with pytest.raises(InvalidInputError) as info:
+            parse_broker_url(bad)
+        assert repr(shown) in str(info.value) and "hunter22" not in str(info.value)
+
+
 def test_link_config_builds_from_toml_and_refuses_bad_ids(tmp_path: Path) -> None:
     secret = tmp_path / "pw"
     secret.write_text("hunter22\n")

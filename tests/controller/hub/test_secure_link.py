@@ -6,46 +6,38 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+from controller.config.table import load_table_config
 from controller.hub.link import LinkConfig, parse_broker_url
 from controller.hub.publisher import TablePublisher
 from controller.hub.server import HubApp
-from tests.controller.hub.broker import Broker, free_port, wait_for
+from controller.runtime.table import publisher_for
+from tests.controller.hub.broker import Broker, free_port, make_certificates, wait_for
 from tests.controller.hub.matches import simulated_match
 
 
-def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
-    """A throw-away CA and a server certificate for 127.0.0.1 (openssl, seconds)."""
-    ca_key, ca, key, csr, cert = (folder / n for n in ("ca.key", "ca.pem", "srv.key", "srv.csr",
-                                                       "srv.pem"))
-    ext = folder / "ext.cnf"
-    ext.write_text("subjectAltName=IP:127.0.0.1\n")
-    run = lambda *a: subprocess.run(a, check=True, capture_output=True)  # noqa: E731
-    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key),
-        "-out", str(ca), "-days", "2", "-subj", "/CN=hakem test CA")
-    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(csr),
-        "-subj", "/CN=127.0.0.1")
-    run("openssl", "x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key),
-        "-CAcreateserial", "-out", str(cert), "-days", "2", "-extfile", str(ext))
-    return ca, cert, key
+def _tls_broker(tmp_path: Path, *logins: tuple[str, str]) -> tuple[Broker, Path]:
+    """A started Mosquitto that takes only these (user, password) logins, over TLS with a
+    certificate of a CA of its own; and that CA's file. The caller stops it."""
+    ca, cert, key = make_certificates(tmp_path)
+    passwd = tmp_path / "passwd"
+    passwd.write_text("")
+    for user, password in logins:
+        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, password], check=True,
+                       capture_output=True)
+    passwd.chmod(0o600)
+    secure = Broker(tmp_path / "secure", port=free_port(), extra_config=(
+        f"allow_anonymous false\npassword_file {passwd}\n"
+        f"cafile {ca}\ncertfile {cert}\nkeyfile {key}\n"
+    ))
+    secure.start()  # the certificate lines follow the loopback listener line: a TLS listener
+    return secure, ca
 
 
 def test_tables_and_hub_log_in_over_tls_and_a_wrong_password_gets_nothing_through(
     tmp_path: Path,
 ) -> None:
-    ca, cert, key = make_certificates(tmp_path)
-    passwd = tmp_path / "passwd"
-    passwd.write_text("")
-    for user, password in (("hub", "hub secret"), ("table1", "table secret")):
-        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, password], check=True,
-                       capture_output=True)
-    passwd.chmod(0o600)
-    tls_port = free_port()
-    secure = Broker(tmp_path / "secure", port=tls_port, extra_config=(
-        "allow_anonymous false\n"
-        f"password_file {passwd}\n"
-        f"cafile {ca}\ncertfile {cert}\nkeyfile {key}\n"
-    ))
-    secure.start()  # the certificate lines follow the loopback listener line: a TLS listener
+    secure, ca = _tls_broker(tmp_path, ("hub", "hub secret"), ("table1", "table secret"))
+    tls_port = secure.port
     try:
         base = LinkConfig(tls=True, ca_file=str(ca), keepalive_s=5)
         hub_link = parse_broker_url(f"mqtts://hub:hub%20secret@127.0.0.1:{tls_port}", base)
@@ -72,6 +64,43 @@ def test_tables_and_hub_log_in_over_tls_and_a_wrong_password_gets_nothing_throug
             finally:
                 good.close()
                 bad.close()
+        finally:
+            app.stop()
+    finally:
+        secure.stop()
+
+
+def test_a_table_configured_by_its_toml_logs_in_with_a_password_file_its_ca_and_tournament(
+    tmp_path: Path,
+) -> None:
+    """``hakem run``'s publisher from a ``[hub]`` section: mqtts with the broker's own CA, the
+    password in a file (not in the url), and a tournament other than "default"."""
+    secure, ca = _tls_broker(tmp_path, ("hub", "hub secret"), ("table7", "table seven"))
+    port = secure.port
+    try:
+        hub_link = parse_broker_url(f"mqtts://hub:hub%20secret@127.0.0.1:{port}",
+                                    LinkConfig(ca_file=str(ca), keepalive_s=5))
+        app = HubApp(str(tmp_path / "hub.db"), hub_link).start()
+        try:
+            wait_for(app.service.connected.is_set, 20, "the hub to log in over TLS")
+            secret = tmp_path / "hub-password"
+            secret.write_text("table seven\n")
+            toml = tmp_path / "table.toml"
+            toml.write_text(f'[table]\nid = "table-7"\n[journal]\ndirectory = "{tmp_path}"\n'
+                            f'[hub]\nurl = "mqtts://table7@127.0.0.1:{port}"\n'
+                            f'tournament = "izmir-2026"\nca_file = "{ca}"\n'
+                            f'password_file = "{secret}"\n')
+            factory = publisher_for(load_table_config(toml))
+            assert factory is not None
+            table = factory(tmp_path).start()
+            try:
+                entries = simulated_match(7, 7)
+                table.publish_many(entries)
+                table.wait_delivered(30)
+                assert app.service.table("izmir-2026", "table-7")["seq"] == len(entries)
+                assert ("default", "table-7") not in app.service.views
+            finally:
+                table.close()
         finally:
             app.stop()
     finally:
