@@ -444,7 +444,7 @@ class HubService:
             view.pending[match] = {}
         if not self.store.add_event(where.tournament, where.table, match, entry, now):
             self.stats["duplicates"] += 1
-            return None, True  # re-acknowledge: the table may have missed the ack
+            return key, True  # re-acknowledge: the table may have missed the ack
         self.stats["stored"] += 1
         snapshot = body.get("snapshot_jpeg")
         if isinstance(snapshot, str):

@@ -107,6 +107,48 @@ def test_broker_killed_mid_match_loses_no_event_and_duplicates_none(
         assert len(card["moves"]) == sum(1 for e in entries if e["type"] in kinds)
 
 
+def test_an_event_sent_twice_is_stored_once_and_acknowledged_again(
+    broker: Broker, make_hub: Callable[..., HubApp]
+) -> None:
+    """QoS 1 may deliver an event twice (a table resending what the hub's lost ack did not
+    clear): the hub keeps one, counts the other as a duplicate, and acknowledges it again."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    from controller.hub.topics import table_topic
+
+    hub = make_hub()
+    entries = simulated_match(21, 21)[:5]
+    acks: list[dict[str, Any]] = []
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="raw-table")
+    client.on_message = lambda c, u, m: acks.append(json.loads(m.payload))
+    client.connect("127.0.0.1", broker.port)
+    client.subscribe(table_topic("hakem", "cup", "21", "ack"), 1)
+    client.loop_start()
+    try:
+        match = entries[0]["match_id"]
+        events = table_topic("hakem", "cup", "21", "events")
+
+        def send_all() -> None:
+            for entry in entries:
+                body = json.dumps({"match": match, "entry": entry}).encode()
+                client.publish(events, body, 1).wait_for_publish(10)
+
+        def acked() -> bool:
+            return any(a.get("matches", {}).get(match) == len(entries) for a in acks)
+
+        send_all()
+        wait_for(acked, 30, "the acknowledgement")
+        acks.clear()
+        send_all()  # again, as a table whose outbox kept them
+        wait_for(lambda: hub.service.stats["duplicates"] == len(entries), 30, "the duplicates")
+        assert hub.service.store.event_count() == len(entries)
+        wait_for(acked, 30, "the acknowledgement again")
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
 def test_hub_restarted_rebuilds_from_its_database_and_catches_up(
     tmp_path: Path, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher]
 ) -> None:
@@ -190,9 +232,14 @@ def test_presence_is_retained_and_the_last_will_marks_a_dead_table_offline(
     assert hub.service.table("cup", "2")["reported"]["seq"] == 3  # the retained state
 
 
-def test_publish_journal_is_the_demo_call_and_republishing_duplicates_nothing(
+def test_publish_journal_sends_a_whole_journal_and_sending_it_again_stores_nothing_twice(
     broker: Broker, tmp_path: Path, make_hub: Callable[..., HubApp]
 ) -> None:
+    """``publish_journal`` (a finished journal at once) reaches the hub with its flags' photos;
+    sent again, each entry is stored once. Whether the second send reaches the hub at all
+    depends on when the hub's retained acknowledgement arrives (it may clear the outbox
+    first), so the hub's own duplicate count is not asserted here: the broker test above
+    kills the broker mid-match to make the resend certain."""
     from controller.records.journal import Journal
 
     hub = make_hub()
@@ -209,7 +256,6 @@ def test_publish_journal_is_the_demo_call_and_republishing_duplicates_nothing(
     assert publish_journal(journal_path, link, until="hub") == len(entries)
     assert publish_journal(journal_path, link, until="broker") == len(entries)  # again
     assert hub.service.wait_idle(30)
-    wait_for(lambda: hub.service.stats["duplicates"] >= len(entries), 30, "the resend")
     assert hub.service.store.event_count() == len(entries)
     detail = hub.service.table("cup", "9")
     assert detail["finished"] and detail["seq"] == len(entries)
