@@ -12,6 +12,7 @@ import json
 import random
 import time as systime
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 
@@ -55,6 +56,28 @@ class MatchOver(Exception):
 
 
 P = TypeVar("P", bound=FrameSink)
+# what the referee says of a pressed move that is not accepted: the players press again after it
+VERDICTS = ("illegal_move", "cannot_read")
+
+
+@dataclass(frozen=True)
+class TurnSoFar:
+    """Where a mover's turn stands by the journal entries since it began (a resumed run
+    takes it up there): ``judged``, the referee already flagged the move or said it cannot
+    read it; ``pressed``, the mover pressed since that (or since the turn began), and the
+    referee has yet to judge that press, so it is not made again."""
+
+    judged: bool
+    pressed: bool
+
+
+def turn_so_far(entries: Sequence[dict[str, Any]], mover: object) -> TurnSoFar:
+    """:class:`TurnSoFar` from the journal entries of one turn (after its last milestone)."""
+    judged = [i for i, e in enumerate(entries) if e["type"] in VERDICTS]
+    since = entries[judged[-1] + 1:] if judged else entries
+    pressed = any(e["type"] == "clock" and e.get("means") == "move" and e.get("player") == mover
+                  for e in since)
+    return TurnSoFar(judged=bool(judged), pressed=pressed)
 
 
 def pin_settings(path: Path, settings: Mapping[str, str], *, resumed: bool,

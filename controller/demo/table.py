@@ -35,7 +35,13 @@ from controller.config.table import (
 )
 from controller.demo import players as pl
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
-from controller.demo.harness import DemoStalled, MatchOver, SimulatedTable, StopNow
+from controller.demo.harness import (
+    DemoStalled,
+    MatchOver,
+    SimulatedTable,
+    StopNow,
+    turn_so_far,
+)
 from controller.demo.script import (
     BUNDLED,
     INVALID_KINDS,
@@ -116,7 +122,8 @@ class DemoStats:
     resumed_from_act: int | None = None  # the first act of a resumed run (1-based)
     already_finished: bool = False  # the journal held the match's end: nothing was played
     ended_by_director: bool = False  # a director's request ended the match before the record
-    # faults planted in this run (a resumed run's own, so that flagged/planted is true)
+    # faults planted in this run (a resumed run's own, so that flagged/planted is true; an
+    # illegal move pressed before the restart and shown again for its verdict counts too)
     planted_illegal: int = 0
     planted_invalid: int = 0
     planted_illegal_flagged: int = 0
@@ -447,15 +454,18 @@ class DemoTable(SimulatedTable[Pipeline]):
         self._wait(("roll",), "the director's dice")
 
     def _move(self, g: int, a: int, act: Act, *, resumed_done: bool, first: bool) -> None:
+        """Throw, play the act's move (the planted illegal one first, then its correction) and
+        press; after a restart, go on from where the journal says the turn stands."""
         if resumed_done:
             self.scene.contents = contents_from_counts(*_counts(act.after))
             self.scene.dice = ()
             return
         pending = self._pending_since_milestone()
         rolled = first or any(e["type"] == "roll" for e in pending)
-        pressed = any(e["type"] == "clock" and e.get("means") == "move"
-                      and e.get("player") == act.player for e in pending)
-        flagged = any(e["type"] == "illegal_move" for e in pending)
+        # after a restart: the planted move judged (its press is not the correction's), or a
+        # press waiting for its verdict (not pressed again)
+        so_far = turn_so_far(pending, act.player)
+        pressed = so_far.pressed
         self.scene.contents = contents_from_counts(*_counts(act.before))
         if not rolled:
             self._throw(g, a, act)
@@ -465,15 +475,21 @@ class DemoTable(SimulatedTable[Pipeline]):
         rng = self._rng("move", g, a)
         target = (self.geometry.width_mm / 2 + rng.uniform(-200, 200),
                   self.geometry.height_mm / 2 + (120 if act.player == 0 else -120))
-        if act.illegal is not None and not flagged and not pressed:
+        if act.illegal is not None and not so_far.judged:
+            # planted in this run: played and pressed now, or (pressed before a restart, the
+            # verdict not yet journalled) shown again for the referee to judge
             self.stats.planted_illegal += 1
             wrong = contents_from_counts(*_counts(act.illegal))
-            self._reach(act.player, target, rng, contents=self.scene.contents,
-                        dice=self.scene.dice, frames=1)
-            self._reach(act.player, target, rng, contents=wrong, dice=self.scene.dice, frames=1)
+            if not pressed:
+                self._reach(act.player, target, rng, contents=self.scene.contents,
+                            dice=self.scene.dice, frames=1)
+                self._reach(act.player, target, rng, contents=wrong, dice=self.scene.dice,
+                            frames=1)
             self.scene.contents = wrong
             self.still()
-            self.press(self._side(act.player))
+            if not pressed:
+                self.press(self._side(act.player))
+            pressed = False  # the correction is pressed anew
             entry = self._await(("illegal_move", "move", "cannot_read"), VERDICT_FRAMES)
             if entry is not None and entry["type"] == "illegal_move":
                 self.stats.planted_illegal_flagged += 1

@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 import cv2
 import numpy as np
 
-from controller.demo.harness import DemoStalled, MatchOver, SimulatedTable, StopNow
+from controller.demo.harness import (
+    DemoStalled,
+    MatchOver,
+    SimulatedTable,
+    StopNow,
+    turn_so_far,
+)
 from controller.mangala.pipeline import MangalaPipeline
 from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.records import RECORD_NAME, round_text
@@ -85,7 +91,8 @@ class MangalaDemoStats:
     resumed_from_sowing: int | None = None  # the first sowing of a resumed run (1-based)
     already_finished: bool = False  # the journal held the round's end: nothing was played
     ended_by_director: bool = False  # a director's request ended the round before the script
-    # illegal sowings planted in this run (a resumed run's own, so that flagged/planted is true)
+    # illegal sowings planted in this run (a resumed run's own, so that flagged/planted is true;
+    # one pressed before the restart and shown again for its verdict counts too)
     planted_illegal: int = 0
     planted_in_round: int = 0  # ... and in the whole round's script
     planted_flagged: int = 0
@@ -324,17 +331,21 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         rng = self._rng("sow", w.index)
         result = play(w.before, w.pit)
         origin = w.pit - 1 if mover == "a" else 6 + w.pit
-        pending = []  # a flag since the last move: the planted mistake was made (a resume)
-        for e in reversed(self.journal.entries):
-            if e["type"] in ("move", "game_start"):
-                break
-            if e["type"] == "illegal_move":
-                pending.append(e)
-        if w.illegal is not None and not pending:
+        # after a restart: the planted mistake judged (its press is not the correction's), or a
+        # press waiting for its verdict (not pressed again: a second press of a mistake is a
+        # second warning, MG-T-4)
+        so_far = turn_so_far(self._since_move(), mover)
+        pressed = so_far.pressed
+        if w.illegal is not None and not so_far.judged:
             self.stats.planted_illegal += 1
-            self.lay(w.illegal, mover, origin, rng)
+            if pressed:
+                self.cells = w.illegal
+            else:
+                self.lay(w.illegal, mover, origin, rng)
             self.still()
-            self.press(mover)
+            if not pressed:
+                self.press(mover)
+            pressed = False  # the correction is pressed anew
             entry = self._await(("illegal_move", "move", "cannot_read"))
             if entry is not None and entry["type"] == "illegal_move":
                 self.stats.planted_flagged += 1
@@ -346,15 +357,20 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                 self.log.say(f"(demo: the planted mistake \"{w.mistake}\" was not flagged)")
                 if entry is not None and entry["type"] == "move":
                     raise DemoStalled(f"a planted illegal sowing ({w.mistake}) was accepted")
-        self.lay(result.position.board() if not result.set_over else result.sown.board(),
-                 mover, origin, rng)
+        sown = result.position.board() if not result.set_over else result.sown.board()
+        if pressed:  # before a restart: the stones lie as sown
+            self.cells = sown
+        else:
+            self.lay(sown, mover, origin, rng)
         self.still()
         kinds = ("move", "illegal_move", "cannot_read")
         entry = None
-        if result.extra_turn:  # the turn has not passed: no press, the player sows again (MG-1)
+        if result.extra_turn and not pressed:  # the turn has not passed: no press, the player
+            # sows again (MG-1)
             entry = self._await(kinds, STILL_FRAMES * 4)
         if entry is None:  # the referee gives the clock back if the turn goes on (MG-1)
-            self.press(mover)
+            if not pressed:
+                self.press(mover)
             entry = self._await(kinds)
         if entry is not None and entry["type"] != "move":
             # a legal sowing flagged, or not read: the director looks and enters the pit
@@ -372,6 +388,15 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
             raise DemoStalled(f"pit {w.pit} was recorded as pit {entry.get('pit')}")
         # a chain at the press journals several moves: take them all
         self.new_entries()
+
+    def _since_move(self) -> list[dict[str, Any]]:
+        """The journal's entries since the last sowing or set start (a turn under way)."""
+        out: list[dict[str, Any]] = []
+        for e in reversed(self.journal.entries):
+            if e["type"] in ("move", "game_start"):
+                break
+            out.append(e)
+        return out[::-1]
 
     def _set_end(self, number: int) -> None:
         """The sweep (MG-4): the player whose side emptied takes the rest; the referee counts."""

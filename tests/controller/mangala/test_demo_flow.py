@@ -93,6 +93,38 @@ def test_the_demo_resumes_from_its_journal(tmp_path: Path) -> None:
     assert check.legal and check.moves == second.script.sowings
 
 
+def _shape(folder: Path) -> list[tuple[object, ...]]:
+    """The folder's journal without times and press numbers (a restarted clock counts afresh)."""
+    return [(e["type"], e.get("player"), e.get("means"), e.get("pit"), e.get("board"))
+            for e in read_journal(folder / "journal.jsonl").entries]
+
+
+@pytest.mark.parametrize("sowing", ["planted", "legal"])
+def test_a_press_whose_verdict_a_crash_lost_is_not_made_again(tmp_path: Path,
+                                                               sowing: str) -> None:
+    """The referee journals a press and its verdict one after the other: a demo killed between
+    the two (its journal cut after the press) resumes waiting for the verdict, as the
+    uninterrupted run did, and does not press again. A planted illegal sowing is flagged once
+    (QA: pressed again, it was flagged twice, a second warning, MG-T-4); a legal sowing's
+    press is not followed by one the referee ignores."""
+    whole = tmp_path / "whole"
+    run(whole, 2, 3)
+    entries = read_journal(whole / "journal.jsonl").entries
+    flag = next(i for i, e in enumerate(entries) if e["type"] == "illegal_move")
+    press = flag - 1 if sowing == "planted" else next(
+        i for i, e in enumerate(entries)
+        if e.get("means") == "move" and entries[i + 1]["type"] == "move")
+    assert entries[press]["type"] == "clock" and entries[press]["means"] == "move"
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    lines = (whole / "journal.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (cut / "journal.jsonl").write_text("".join(lines[:press + 1]), encoding="utf-8")
+    resumed = run(cut, 2, 3)
+    assert _shape(cut) == _shape(whole)
+    assert (cut / RECORD_NAME).read_text() == (whole / RECORD_NAME).read_text()
+    assert resumed.stats.planted_flagged == resumed.stats.planted_illegal == 2
+
+
 def test_planted_mistakes_are_never_legal_results() -> None:
     script = build_round(7, illegal=6)
     planted = [w for s in script.sets for w in s if w.illegal is not None]
