@@ -168,24 +168,6 @@ def check_out_folder(path: str | Path, option: str) -> Path:
     return folder
 
 
-def note_torn_journal(folder: Path) -> None:
-    """Say on stderr when the journal of the demo to resume in ``folder`` ends in a torn line
-    (the demo was killed, or the power lost, while writing it): opening it cuts that line off,
-    which a resumed run would else do without a word. The folder's lock is taken to look, so a
-    line another demo is writing there is not taken for torn (that demo is refused instead)."""
-    from controller.records.folder_lock import folder_lock
-    from controller.records.journal import read_journal, torn_tail_note
-
-    path = folder / "journal.jsonl"
-    if not path.is_file():
-        return
-    with folder_lock(folder, "demo"):
-        contents = read_journal(path)
-    if contents.torn_tail:
-        last = contents.entries[-1]["seq"] if contents.entries else 0
-        print(torn_tail_note(path, last), file=sys.stderr)
-
-
 def emit_json(obj: Any) -> None:
     """Write one JSON object as one line on stdout (the bulk and per-image form)."""
     sys.stdout.write(json.dumps(obj, separators=(", ", ": ")) + "\n")

@@ -17,7 +17,6 @@ from controller.cli.common import (
     check_out_folder,
     emit_json,
     non_negative_int,
-    note_torn_journal,
     wants_json,
 )
 from engine.errors import DeviceError
@@ -143,7 +142,6 @@ def _demo(args: argparse.Namespace) -> int:
         raise CommandError(f"--match {args.match} is a folder, not a match file")
     if args.match and not options.match.is_file():
         raise CommandError(f"no such match file: {args.match}")
-    note_torn_journal(options.out)
     quiet = args.quiet or wants_json(args)
     with DemoTable(options, log=None if quiet else sys.stdout,
                    progress=None if wants_json(args) else sys.stderr) as table:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import sys
 import time as systime
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from controller.clock.timebase import FakeTime
 from controller.closing import ClosedOnExit
 from controller.records.files import write_changed
 from controller.records.folder_lock import folder_lock
-from controller.records.journal import Journal
+from controller.records.journal import Journal, torn_tail_note
 from controller.runtime.director_inbox import DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.pipeline import FrameSink
@@ -78,6 +79,12 @@ def turn_so_far(entries: Sequence[dict[str, Any]], mover: object) -> TurnSoFar:
     pressed = any(e["type"] == "clock" and e.get("means") == "move" and e.get("player") == mover
                   for e in since)
     return TurnSoFar(judged=bool(judged), pressed=pressed)
+
+
+def director_ended(entries: Sequence[dict[str, Any]]) -> bool:
+    """Whether the journal's match (or round) was ended by a director: its ``match_end`` says
+    so, whichever run took the request."""
+    return any(e["type"] == "match_end" and e.get("how") == "director" for e in entries)
 
 
 def pin_settings(path: Path, settings: Mapping[str, str], *, resumed: bool,
@@ -153,6 +160,8 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
             except ConfigError:
                 self.close()
                 raise
+        if self.journal.recovered_torn_tail:  # said once the run is sure to go on
+            print(torn_tail_note(self.journal.path, self.journal.next_seq - 1), file=sys.stderr)
         self.seed = seed
         self.stop_after = stop_after
         self.frames = 0  # frames shown to the camera

@@ -40,6 +40,7 @@ from controller.demo.harness import (
     MatchOver,
     SimulatedTable,
     StopNow,
+    director_ended,
     turn_so_far,
 )
 from controller.demo.script import (
@@ -234,7 +235,7 @@ class DemoTable(SimulatedTable[Pipeline]):
                     self._play()
             self.write_records()
         self._hub_delivered()
-        self.stats.ended_by_director = self.ended_by_director
+        self.stats.ended_by_director = director_ended(self.journal.entries)
         self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.reads

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller.cli.common import CommandError, emit_json, note_torn_journal, wants_json
+from controller.cli.common import CommandError, emit_json, wants_json
 from controller.cli.table_commands import DIRECTOR_ENDED
 from controller.mangala.demo import MangalaDemoOptions, run_mangala_demo
 from controller.mangala.records import RECORD_NAME
@@ -29,7 +29,6 @@ def demo_command(args: argparse.Namespace, publish: LinkConfig | None = None) ->
                            "--table and --quiet (no --match or --invalid-throws)")
     options = MangalaDemoOptions(out=Path(args.out), illegal=args.illegal, seed=args.seed,
                                  publish=publish)
-    note_torn_journal(options.out)
     quiet = args.quiet or wants_json(args)
     stats = run_mangala_demo(options, log=None if quiet else sys.stdout,
                              progress=None if wants_json(args) else sys.stderr)

@@ -31,6 +31,7 @@ from controller.demo.harness import (
     MatchOver,
     SimulatedTable,
     StopNow,
+    director_ended,
     turn_so_far,
 )
 from controller.mangala.pipeline import MangalaPipeline
@@ -261,7 +262,7 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                     raise DemoStalled("the referee did not journal the round's end")
             self.write_records()
         self._hub_delivered()
-        self.stats.ended_by_director = self.ended_by_director
+        self.stats.ended_by_director = director_ended(self.journal.entries)
         self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.computed

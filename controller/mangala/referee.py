@@ -272,7 +272,8 @@ class MangalaReferee:
         self._signals = set()
         self._lights()
         self._out.extend(lost_snapshot(entries))
-        self._say(f"Resumed the round: {self._score_text()}")
+        if not self._over:  # a finished round is said to be over by the table or the demo
+            self._say(f"Resumed the round: {self._score_text()}")
         return self._out
 
     def _complete(self, last: dict[str, Any]) -> None:

@@ -48,3 +48,19 @@ def test_a_torn_last_line_is_cut_off_and_said(tmp_path: Path, capsys: pytest.Cap
                                           stop_after=len(entries.entries) + 1))
     assert main(["demo", "--out", str(out), "--seed", str(SEED), "--quiet"]) == 0
     assert "torn" not in capsys.readouterr().err
+
+
+def test_a_refused_resume_of_a_torn_journal_says_only_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Run again with other options than the folder's: refused in one line (the torn line is
+    not said to resume anything: nothing resumes)."""
+    out = tmp_path / "torn"
+    first = DemoOptions(match=BUNDLED, out=out, seed=SEED, record=False, stop_after=4)
+    with open(os.devnull, "w") as sink, DemoTable(first, log=sink) as table:
+        table.run()
+    with (out / "journal.jsonl").open("ab") as f:
+        f.write(b'{"seq":5,"time":"2026-11-25T14:2')
+    code = main(["demo", "--out", str(out), "--seed", str(SEED + 4), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "last line was torn" not in err, err
+    assert f"--seed {SEED}" in err

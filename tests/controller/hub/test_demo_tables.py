@@ -5,6 +5,7 @@ and journalled as at a live table (a demo had no director inbox: the end did not
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import threading
@@ -166,6 +167,9 @@ def test_the_dashboards_end_of_the_match_ends_a_mangala_demo(
     _ended_by_the_director(out, hub, "6", "b")
     assert "Director td ends the round: Mehmet (b) wins" in log.getvalue()
     assert json.loads((out / "summary.json").read_text())["how"] == "director"
+    with cheap(dataclasses.replace(options, publish=None)) as again:  # run on the same folder
+        rerun = again.run()
+    assert rerun.already_finished and rerun.ended_by_director  # from the journal, not the run
 
 
 def test_the_dashboards_end_of_the_match_ends_a_backgammon_demo(

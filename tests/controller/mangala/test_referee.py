@@ -13,7 +13,7 @@ import pytest
 from controller.mangala.mistakes import mistakes, other_mistakes
 from controller.mangala.records import round_record
 from controller.mangala.referee import MangalaConfig, MangalaReferee
-from controller.referee.api import ClockCommand, DirectorAction, JournalEntry
+from controller.referee.api import ClockCommand, DirectorAction, JournalEntry, Say
 from engine.errors import HakemError
 from engine.mangala.position import Position
 from engine.mangala.record import check_record, format_record, parse_record
@@ -499,4 +499,7 @@ def test_a_round_the_director_ended_cannot_be_ended_again(tmp_path: Path) -> Non
     assert len(table.journal.entries) == before
     check = check_record(parse_record(format_record(round_record(table.journal.entries))))
     assert check.legal and check.round.winner == "b" and check.moves == 0
+    # restored, the round is over: no "Resumed the round" (the table says it is over)
+    commands = MangalaReferee(MangalaConfig()).restore(table.journal.entries)
+    assert not [c for c in commands if isinstance(c, Say) and "Resumed" in c.text]
     table.close()
