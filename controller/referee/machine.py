@@ -1570,6 +1570,8 @@ class Referee:
         elif action == "end_match":
             if args.get("winner") not in (0, 1):
                 raise InvalidInputError(f"winner must be 0 or 1, not {args.get('winner')!r}")
+            if self._over:
+                raise InvalidInputError("the match is already over: there is no match to end")
         elif action == "resign":
             if args.get("player") not in (0, 1) or args.get("kind", 1) not in (1, 2, 3):
                 raise InvalidInputError(f"resign needs player 0 or 1 and kind 1..3, not {args}")

@@ -709,3 +709,9 @@ def test_a_directors_end_gives_the_reason_the_command_gave() -> None:
     lines = [c.text for c in out if isinstance(c, Say)]
     assert any(line.startswith("The director ends the match: ") and
                line.endswith(" wins (player 0 did not come back)") for line in lines), lines
+    # a second end: refused in the live log, nothing journalled (the record holds one end)
+    again = table.director("end_match", winner=0)
+    assert not table.entries(again, "director") and not table.entries(again, "match_end")
+    assert [c.text for c in again if isinstance(c, Say)] == [
+        "The director's end-match was refused: the match is already over: there is no match "
+        "to end"]
