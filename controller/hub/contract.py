@@ -30,7 +30,9 @@ because one bad entry must not blind the director to a whole table):
   Cube actions also join the move list (``action`` "double", "take", "drop"), as in ``.mat``.
 - ``game_end``: ``winner``, ``points``, ``score`` [a, b] after the game (*preferred*; without
   it the hub adds ``points`` to the winner).
-- ``match_end``: ``winner``, ``score`` [a, b]; the match is finished.
+- ``match_end``: ``winner``, ``score`` [a, b], ``how``; the match is finished. One that is not
+  ``how: director`` after a director's end on the hub has the last word: the card says the
+  table's result stands over that end.
 - ``time_out``: ``player``, ``rule`` (e.g. TTB-CLOCK-3), ``reason``; shown as a flag.
 - ``clock``: ``times_ms`` [player 0, player 1] (reserve left), ``running`` (0, 1 or null).
 """
@@ -104,6 +106,9 @@ class MatchState:
     finished: bool = False
     winner: int | None = None
     ended_by: str | None = None
+    # a director's end on the hub (winner, user, reason): the round record's director line
+    # while the table has journalled no end, and what the card says the table's end overrode
+    hub_end: dict[str, Any] | None = None
     last_seq: int = 0
     last_time: str | None = None
     started: str | None = None
@@ -123,6 +128,8 @@ class MatchState:
             handler(self, entry, who)
         if mangala:
             fold_mangala(self, entry, who)
+        if kind == "match_end" and entry.get("how") != "director" and self.hub_end is not None:
+            self.ended_by = _overruled(self.hub_end)
         if kind in DASHBOARD_FLAG_TYPES:
             rule, reason = (flag_words(self, entry, who) if mangala
                             else (_text(entry.get("rule")) or "", _text(entry.get("reason")) or ""))
@@ -165,6 +172,7 @@ class MatchState:
         """A director ends the match (forfeit, time, withdrawal)."""
         self.winner = winner
         self.ended_by = f"{user}: {reason}" if reason else user
+        self.hub_end = {"winner": winner, "user": user, "reason": reason}
         if self.mangala is not None:
             end_result(self.mangala, winner)
         _finish(self)
@@ -359,6 +367,13 @@ def _match_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
         s.score = [*score]
     s.winner = _player(e.get("winner"))
     _finish(s)
+
+
+def _overruled(end: dict[str, Any]) -> str:
+    """``ended_by`` once the table's own end followed a director's on the hub: the table's
+    result stands, and the card still says a director had ended the match first."""
+    reason = f": {end['reason']}" if end["reason"] else ""
+    return f"the table, whose result stands over {end['user']}'s end{reason}"
 
 
 def _finish(s: MatchState) -> None:

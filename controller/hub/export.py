@@ -5,7 +5,9 @@ Backgammon matches are written as Jellyfish ``.mat`` by the engine's writer
 writer refuses (a move text it cannot parse) gets the plain move list instead, which says so in
 its first lines. A Mangala round is no ``.mat``: it gets the round record the table itself
 writes (``controller.mangala.records``, the engine's format, which ``hakem mangala check``
-replays), built from the journal entries the hub stored.
+replays), built from the journal entries the hub stored. A round a director ended on the hub
+whose table has journalled no end (offline: the hub is its only record) ends with the format's
+director line; once the table's own ``match_end`` is in, the table's record stands alone.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.hub.contract import MatchState
+from controller.hub.mangala_fold import SIDES
 from controller.mangala.records import round_text
 from engine.backgammon.mat_writer import write_match_text
 from engine.errors import RecordFormatError
@@ -38,11 +41,23 @@ def round_record(state: MatchState, entries: Sequence[dict[str, Any]], table: st
     """(text, content type, file name) of a Mangala round's record from its journal entries
     (those folded so far: a round still being played gives the record so far)."""
     try:
-        text = round_text(entries)
+        text = round_text([*entries, *_hub_end(state, entries)])
     except (KeyError, TypeError, ValueError) as exc:  # ValueError: the project's errors too
         why = f"the round record cannot be written from this journal: {exc}"
         return moves_text(state, table, why), TEXT, f"table-{table}-moves.txt"
     return text, TEXT, f"table-{table}-round.txt"
+
+
+def _hub_end(state: MatchState, entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A director's end on the hub as the table journals one (``director`` ``end_match``), for
+    a round whose journal has no ``match_end`` yet; none without a winner (the format's
+    director line names one)."""
+    end = state.hub_end
+    if end is None or end["winner"] not in (0, 1) or any(
+            e.get("type") == "match_end" for e in entries):
+        return []
+    return [{"type": "director", "action": "end_match",
+             "args": {"winner": SIDES[end["winner"]], "reason": end["reason"]}}]
 
 
 def moves_text(state: MatchState, table: str, why: str) -> str:

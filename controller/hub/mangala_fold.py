@@ -114,8 +114,10 @@ def flag_words(s: MatchState, e: dict[str, Any], who: int | None) -> tuple[str, 
 
 
 def end_result(info: MangalaInfo, winner: int | None) -> None:
-    """A director ended the round on the hub: its result, or none without a winner."""
+    """A director ended the round on the hub: its result and round points (1 and 0, MG-T-1, as
+    the table gives a director's end), or neither without a winner."""
     info.result = SIDES[winner] if winner is not None else None
+    info.round_points = None if winner is None else [int(winner == 0), int(winner == 1)]
 
 
 def _to_move(position: Any) -> int | None:

@@ -234,23 +234,28 @@ class HubService:
         """Fold every stored event and replay every director action where it was taken: after
         the entries its match had folded then, before the later ones (after a restart). So a
         table's own ``match_end`` that followed a director's ``end`` still has the last word,
-        as it had live."""
+        as it had live. Actions an older hub stored without their place are set aside and
+        replayed after every entry, so they hold back none of the placed ones."""
         with self.store.lock, self.views_lock:  # same order as the writer: store, then views
             self.views.clear()
-            actions: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+            placed: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+            unplaced: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
             for action in self.store.actions():
                 key = (action["tournament"], action["table"], action["match"])
-                actions.setdefault(key, []).append(action)
+                kept = unplaced if action["after_seq"] is None else placed
+                kept.setdefault(key, []).append(action)
             for tournament, table, match in self.store.matches():
                 view = self._view(tournament, table)
                 view.matches[match] = MatchState(match)
                 view.applied[match] = 0
                 view.pending[match] = {}
-                waiting = actions.pop((tournament, table, match), [])
+                key = (tournament, table, match)
+                waiting = placed.pop(key, [])
                 for entry in self.store.events(tournament, table, match):
                     waiting = _replay_due(view, match, waiting)
                     self._fold(view, match, entry)
-                for action in waiting:  # taken after the last entry (or stored without a place)
+                # after the last entry, in the order they were taken
+                for action in sorted([*waiting, *unplaced.pop(key, [])], key=lambda a: a["id"]):
                     _replay(view.matches[match], action)
             for tournament, table, status, at in self.store.presences():
                 view = self._view(tournament, table)
@@ -648,12 +653,11 @@ def _replay(state: MatchState, action: dict[str, Any]) -> None:
 
 def _replay_due(view: TableView, match: str, actions: list[dict[str, Any]]
                 ) -> list[dict[str, Any]]:
-    """Replay the leading ``actions`` (oldest first) taken when ``match`` had been folded no
-    further than it is now; return the rest, still to come."""
+    """Replay the leading ``actions`` (oldest first, each with its place ``after_seq``) taken
+    when ``match`` had been folded no further than it is now; return the rest, still to come."""
     folded = view.applied[match]
     for k, action in enumerate(actions):
-        after = action["after_seq"]
-        if after is None or after > folded:
+        if action["after_seq"] > folded:
             return actions[k:]
         _replay(view.matches[match], action)
     return []

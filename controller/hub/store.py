@@ -301,16 +301,16 @@ class HubStore:
             )
 
     def actions(self) -> list[dict[str, Any]]:
-        """Every director action, oldest first; ``after_seq`` is None for one stored before
-        the hub recorded it."""
+        """Every director action, oldest first (``id`` says which came first); ``after_seq`` is
+        None for one stored before the hub recorded it."""
         with self.lock:
             rows = self.db.execute(
-                "SELECT time, user, tournament, tbl, match, kind, data, after_seq FROM actions "
-                "ORDER BY id"
+                "SELECT time, user, tournament, tbl, match, kind, data, after_seq, id "
+                "FROM actions ORDER BY id"
             ).fetchall()
         return [
             {"time": r[0], "user": r[1], "tournament": r[2], "table": r[3], "match": r[4],
-             "kind": r[5], "data": json.loads(r[6]), "after_seq": r[7]}
+             "kind": r[5], "data": json.loads(r[6]), "after_seq": r[7], "id": r[8]}
             for r in rows
         ]
 

@@ -100,6 +100,20 @@ def test_director_end_finishes_the_match_with_who_and_why() -> None:
     assert s["running"] is None
 
 
+def test_the_tables_own_end_after_a_directors_end_says_the_tables_result_stands() -> None:
+    """A table's match_end (not the director's end carried out) after a director's end on the
+    hub has the last word: the card no longer says the director ended the match, only that
+    the table's result stands over that end; the table carrying the end out changes nothing."""
+    start = [("match_start", {"players": ["a", "b"], "length": 3})]
+    for how, ended_by in (("played", "the table, whose result stands over td's end: forfeit"),
+                          ("director", "td: forfeit")):
+        state = fold(entries(*start))
+        state.end(1, "td", "forfeit")
+        state.apply(entries(*start, ("match_end", {"winner": 0, "score": [3, 1], "how": how}))[-1])
+        s = state.summary()
+        assert (s["winner"], s["ended_by"]) == (0, ended_by), how
+
+
 def test_a_directors_position_and_dice_reach_the_dashboard() -> None:
     """``hakem director set-position`` / ``set-dice`` are journalled as ``director`` entries:
     the dashboard kept the position and dice from before them (end-to-end QA)."""

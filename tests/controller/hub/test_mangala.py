@@ -15,12 +15,14 @@ from typing import Any
 import pytest
 
 from controller.hub.contract import MatchState
+from controller.hub.export import round_record
 from controller.hub.publisher import TablePublisher
 from controller.hub.server import HubApp
 from controller.mangala.records import round_text
 from controller.mangala.referee import MangalaConfig, start_referee
 from controller.referee.api import DirectorAction, JournalEntry
 from controller.runtime.director_inbox import DirectorInbox
+from engine.mangala.record import check_record, parse_record
 from engine.mangala.sowing import play
 from tests.controller.hub.broker import wait_for
 from tests.controller.hub.mangala_rounds import SIDES, demo_round, events, replayed, table_record
@@ -178,6 +180,64 @@ def test_a_mangala_table_offers_its_round_record_not_a_mat(
     status, text, disposition = download(hub.url + "/api/tables/cup/5/round.txt")
     assert status == 200 and text == table_record(folder)  # what the table itself wrote
     assert 'filename="table-5-round.txt"' in disposition
+
+
+def test_a_round_a_director_ended_on_the_hub_is_finished_in_its_record_until_the_table_ends_it(
+    played: tuple[Path, list[dict[str, Any]]], tmp_path: Path,
+) -> None:
+    """The table offline, the director ends the round on the hub (a wins, MG-T-1 round points
+    1 and 0): the downloaded record ends with the director's line and replays as a round won
+    by a. The table's own match_end (b won it) then has the last word: its record alone, no
+    second end, and a card that says the table's result stands; a restart shows the same."""
+    folder, entries = played
+    db = str(tmp_path / "hub.db")
+    url = "/api/tables/cup/5/round.txt"
+    app = HubApp(db, None).start()
+    try:
+        app.service.add_user("td", PASSWORD)
+        feed(app, entries, entries[:50])
+        token = app.service.login("td", PASSWORD, "test")
+        app.service.act(token, "test", "cup", "5", "end", {"winner": 0, "note": "b no-show"})
+        card = call(app.url + "/api/tables")[1][0]
+        assert card["finished"] and card["winner"] == 0 and card["ended_by"] == "td: b no-show"
+        assert card["mangala"]["round_points"] == [1, 0] and card["mangala"]["result"] == "a"
+        status, text, _ = download(app.url + url)
+        under_way = [e["set"] for e in entries[:50] if e["type"] == "game_start"][-1]
+        assert status == 200 and text == round_text(entries[:50]) + (
+            f"director {under_way} end winner a b no-show\n")
+        check = check_record(parse_record(text))
+        assert check.legal and check.round.over and check.round.winner == "a"
+        assert check.round.round_points() == {"a": 1.0, "b": 0.0}
+        feed(app, entries, entries[50:])
+        card = call(app.url + "/api/tables")[1][0]
+        status, text, _ = download(app.url + url)
+    finally:
+        app.stop()
+    assert status == 200 and text == table_record(folder) and "director" not in text
+    assert card["winner"] == 1 and card["mangala"]["result"] == "b"
+    assert card["mangala"]["round_points"] == [0, 1]
+    assert card["ended_by"] == "the table, whose result stands over td's end: b no-show"
+    again = HubApp(db, None).start()
+    try:
+        rebuilt = call(again.url + "/api/tables")[1][0]
+        assert {**rebuilt, "revision": 0} == {**card, "revision": 0}
+        assert download(again.url + url)[1] == text
+    finally:
+        again.stop()
+
+
+def test_a_hub_end_without_a_winner_gives_no_round_points_and_no_director_line(
+    played: tuple[Path, list[dict[str, Any]]],
+) -> None:
+    """The record's director line names a winner: an end with none leaves the record as the
+    journal has it, and the card without round points."""
+    _, entries = played
+    state = fold(entries[:50])
+    state.end(None, "td", "hall closed")
+    assert state.summary()["mangala"]["round_points"] is None
+    assert round_record(state, entries[:50], "5")[0] == round_text(entries[:50])
+    state.end(1, "td", "a left")
+    assert state.summary()["mangala"]["round_points"] == [0, 1]
 
 
 def test_a_time_out_a_warning_and_the_clock_sides_of_a_mangala_table(tmp_path: Path) -> None:
