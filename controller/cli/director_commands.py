@@ -34,7 +34,8 @@ examples (the table named by its configuration, as for hakem run):
   hakem director end-match 1 --by "Ayse Kaya"
   hakem director end-match a --reason "b left the hall"   # Mangala: a wins the round
 A request no table answers within --wait seconds is withdrawn (exit 2: send it again once
-the table runs); with --wait 0 it is posted (exit 0) for a table that runs within 60 s.
+the table runs, unless its journal or live log shows it taken); with --wait 0 it is posted
+(exit 0) for a table that runs within 60 s.
 """
 
 
@@ -206,8 +207,9 @@ def _send(args: argparse.Namespace) -> int:
         answer = withdraw(folder, request.id, f"no table answered within {args.wait:g} s")
         if str(answer.get("text", "")).startswith(WITHDRAWN):
             raise CommandError(f"no answer from a table in {folder} within {args.wait:g} s: is "
-                               "hakem run running with it? The request was withdrawn; send it "
-                               "again once the table runs")
+                               "hakem run running with it? The request was withdrawn; a table "
+                               "down mid-step may have taken it: check for it in its journal "
+                               "(a director entry) or live log before sending it again")
     if wants_json(args):
         emit_json({"id": request.id, "action": args.kind, "ok": bool(answer.get("ok")),
                    "text": answer.get("text", "")})

@@ -178,18 +178,14 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
             self._publish(publish)
 
     def _publish(self, link: LinkConfig) -> None:
-        """Publish every journal entry to the hub, those already written first (a resumed run
-        sends them again: the hub keeps one of each); the publisher's words of its link, and of
-        another table under the same id, go to the live log, as ``hakem run``'s do."""
+        """Publish every journal entry to the hub as ``hakem run`` does
+        (:meth:`Executor.publish_to`: a resumed run queues what its outbox never took)."""
         from controller.hub.publisher import TablePublisher
 
         publisher = TablePublisher.of_folder(link, self.out)
         self.publisher = publisher
         self._closers.insert(1, publisher.close)  # after everything but the folder's lock
-        publisher.say = self.log.say
-        publisher.start()
-        publisher.publish_many(self.journal.entries)
-        self.executor.on_entry = publisher.publish
+        self.executor.publish_to(publisher)
 
     def _hub_delivered(self, timeout_s: float = 30.0) -> None:
         """Wait until the broker holds every entry published (nothing when not publishing)."""

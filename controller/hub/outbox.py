@@ -1,5 +1,8 @@
 """The table's durable outbox: events wait on disk until the hub says it has stored them.
 
+Each match's highest seq ever queued is kept too (acknowledged rows leave, the mark stays): a
+restarted table queues the journal's entries past it, which a power cut kept from the outbox.
+
 A broker's PUBACK is not enough (a broker restarted without persistence forgets what it
 acknowledged but had not yet delivered), so rows leave the outbox only when the hub's retained
 ``ack`` reports their ``seq`` stored. Inserts are fsynced (``synchronous=FULL``); deletions are
@@ -23,6 +26,7 @@ CREATE TABLE IF NOT EXISTS outbox (
     UNIQUE (match, seq)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS queued (match TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 """
 
 
@@ -47,7 +51,8 @@ class Outbox:
         self._db.executescript(_SCHEMA)
 
     def add(self, rows: list[tuple[str, int, bytes]]) -> int:
-        """Queue (match, seq, payload) rows durably in one transaction; returns the new count."""
+        """Queue (match, seq, payload) rows durably in one transaction, raising each match's
+        :meth:`queued_through` with them; returns the new count."""
         with self._lock:
             self._db.execute("PRAGMA synchronous=FULL")
             before = self._db.total_changes
@@ -56,11 +61,17 @@ class Outbox:
                 self._db.executemany(
                     "INSERT OR IGNORE INTO outbox (match, seq, payload) VALUES (?, ?, ?)", rows
                 )
+                added = self._db.total_changes - before
+                self._db.executemany(
+                    "INSERT INTO queued (match, seq) VALUES (?, ?) ON CONFLICT (match) "
+                    "DO UPDATE SET seq = max(seq, excluded.seq)",
+                    [(match, seq) for match, seq, _ in rows],
+                )
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
-            return self._db.total_changes - before
+            return added
 
     def after(self, last_id: int, limit: int = 500) -> list[OutboxRow]:
         """Queued rows with ``id > last_id``, oldest first."""
@@ -70,6 +81,13 @@ class Outbox:
                 (last_id, limit),
             )
             return [OutboxRow(int(r[0]), str(r[1]), int(r[2]), bytes(r[3])) for r in cursor]
+
+    def queued_through(self, match: str) -> int:
+        """The highest seq of ``match`` ever queued, acknowledged or not (0: none, or an outbox
+        from before the mark was kept)."""
+        with self._lock:
+            row = self._db.execute("SELECT seq FROM queued WHERE match = ?", (match,)).fetchone()
+            return 0 if row is None else int(row[0])
 
     def acknowledge(self, match: str, seq: int) -> int:
         """Drop every row of ``match`` up to ``seq``: the hub has stored them. Returns the count."""

@@ -169,17 +169,35 @@ class TablePublisher:
         """The match the next entry belongs to."""
         return self.outbox.get("match")
 
-    def resume(self, entries: Iterable[dict[str, Any]]) -> None:
-        """After a restart, rebuild the retained state from the journal so far (queues nothing:
-        the outbox already holds whatever was not acknowledged)."""
-        for entry in entries:
+    def resume(self, entries: Iterable[dict[str, Any]]) -> int:
+        """After a restart: rebuild the retained state from the journal so far, and queue its
+        entries past the last one the outbox took (:meth:`Outbox.queued_through`): a power
+        cut between the journal and :meth:`publish` kept those from the hub for good. Returns
+        the count newly queued."""
+        entries = list(entries)
+        match, start = self.match_id, len(entries)
+        marks: dict[str, int] = {}
+        for i, entry in enumerate(entries):
+            if entry.get("type") == "match_start":
+                match = match_id_of(entry)
+            if match is None:
+                continue
+            if match not in marks:
+                marks[match] = self.outbox.queued_through(match)
+            if int(entry["seq"]) > marks[match]:
+                start = i
+                break
+        for entry in entries[:start]:
             if entry.get("type") == "match_start":
                 self.state = MatchState(match_id_of(entry))
                 self.outbox.put("match", self.state.match)
             elif self.state is None:
                 continue
             self.state.apply(entry)
+        if start < len(entries):
+            return self.publish_many(entries[start:])  # publishes the state too
         self._publish_state()
+        return 0
 
     # -- publishing -----------------------------------------------------------------------
     def publish(self, entry: dict[str, Any]) -> None:

@@ -5,9 +5,11 @@ table's loop between frames, and answered in a second file.
 Files rather than a socket: the journal folder is where a director already looks, a request
 survives the table restarting (it is taken when the table runs again, unless it has expired),
 and each request is applied once: the answers file says which were taken, also across a
-restart. Each line is appended and ``fsync``ed, like the journal. A request expires after
-:data:`REQUEST_TTL_S` so that an action typed for a situation long gone (dice set for a throw
-the players have since thrown again) is not applied to another.
+restart (a request the table journalled just before going down is answered taken when it
+restarts, correcting a withdrawal its director wrote meanwhile). Each line is appended and
+``fsync``ed, like the journal. A request expires after :data:`REQUEST_TTL_S` so that an
+action typed for a situation long gone (dice set for a throw the players have since thrown
+again) is not applied to another.
 """
 
 from __future__ import annotations
@@ -72,8 +74,8 @@ WITHDRAWN = "withdrawn"
 def withdraw(folder: Path, request_id: str, text: str, *,
              now: Callable[[], float] = time.time) -> dict[str, Any]:
     """Take a request back (its director gave up waiting): a table starting later does not
-    carry it out. The answer that stands is the first one written: the table's, if it took the
-    request meanwhile, else this withdrawal."""
+    carry it out. Returns the answer that stands (:func:`read_answer`): the table's, if it
+    took the request meanwhile, else this withdrawal."""
     _append(folder / ANSWERS_NAME, {"id": request_id, "ok": False,
                                     "text": f"{WITHDRAWN}: {text}", "answered": now()})
     found = read_answer(folder, request_id)
@@ -82,11 +84,20 @@ def withdraw(folder: Path, request_id: str, text: str, *,
 
 
 def read_answer(folder: Path, request_id: str) -> dict[str, Any] | None:
-    """The table's answer to a request (``{"id", "ok", "text"}``), or None while it has none."""
-    for obj in _lines(folder / ANSWERS_NAME):
-        if obj.get("id") == request_id:
-            return obj
-    return None
+    """The answer that stands for a request (``{"id", "ok", "text"}``), or None while it has
+    none: the first one written, unless the table corrected it later (``"corrects": true``: a
+    request it journalled just before going down, which its director withdrew meanwhile)."""
+    return _standing(_lines(folder / ANSWERS_NAME)).get(request_id)
+
+
+def _standing(answers: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The answer that stands for each request id (:func:`read_answer`)."""
+    out: dict[str, dict[str, Any]] = {}
+    for obj in answers:
+        rid = str(obj.get("id"))
+        if rid not in out or obj.get("corrects") is True:
+            out[rid] = obj
+    return out
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -119,12 +130,19 @@ class DirectorInbox:
         self.answers = folder / ANSWERS_NAME
         self.now = now
         self._size = -1  # the inbox's size when last read: unchanged, nothing new
-        self._answered = {str(a.get("id")) for a in _lines(self.answers)}
+        standing = _standing(_lines(self.answers))
+        self._answered = set(standing)
         for entry in journalled:
             rid = entry.get("request") if entry.get("type") == "director" else None
-            if isinstance(rid, str) and rid and rid not in self._answered:
-                self.answer(rid, True, f"taken (journal entry {entry.get('seq')}) before the "
-                                       "table restarted")
+            if not isinstance(rid, str) or not rid:
+                continue
+            text = f"taken (journal entry {entry.get('seq')}) before the table restarted"
+            if rid not in standing:
+                self.answer(rid, True, text)
+            elif str(standing[rid].get("text", "")).startswith(WITHDRAWN):
+                # its director gave up before the table came back: sent again, it would be
+                # carried out twice (a Mangala sowing sown twice)
+                self.answer(rid, True, text, corrects=True)
 
     def poll(self) -> list[DirectorRequest]:
         """The requests not answered yet, oldest first; expired ones are answered as such."""
@@ -163,11 +181,15 @@ class DirectorInbox:
             return False
         return True
 
-    def answer(self, request_id: str, ok: bool, text: str) -> None:
-        """Say what became of a request (once)."""
+    def answer(self, request_id: str, ok: bool, text: str, *, corrects: bool = False) -> None:
+        """Say what became of a request (once; ``corrects``: again, replacing a withdrawal
+        that was wrong, :func:`read_answer`)."""
         self._answered.add(request_id)
-        _append(self.answers, {"id": request_id, "ok": ok, "text": text,
-                               "answered": self.now()})
+        line: dict[str, Any] = {"id": request_id, "ok": ok, "text": text,
+                                "answered": self.now()}
+        if corrects:
+            line["corrects"] = True
+        _append(self.answers, line)
 
     def take(self, director: Director, now_ms: int, say: Callable[[str], None]) -> int:
         """Hand the new requests to the referee through ``director``, in order, and answer

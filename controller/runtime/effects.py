@@ -121,6 +121,20 @@ class Executor:
         elif isinstance(command, Say):
             self.log.say(command.text)
 
+    def publish_to(self, publisher: Any) -> None:
+        """Have ``publisher`` (the hub's, ``hakem run`` and the demos alike) follow the journal:
+        its words of its link into the live log, started, the journal so far given to its
+        ``resume`` (the hub's state rebuilt, and what a crash mid-step journalled but never
+        handed on queued), then each new entry. A test's stand-in may lack all but
+        ``publish``."""
+        if hasattr(publisher, "say"):
+            publisher.say = self.log.say
+        if hasattr(publisher, "start"):
+            publisher.start()
+        if self.journal.entries and hasattr(publisher, "resume"):
+            publisher.resume(self.journal.entries)
+        self.on_entry = publisher.publish
+
     def _hand_on(self, entry: dict[str, Any]) -> None:
         """Give a journalled entry to ``on_entry`` (the hub publisher), if any."""
         if self.on_entry is not None:

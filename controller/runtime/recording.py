@@ -73,8 +73,13 @@ class Recorder:
         elif kind == "clock" and isinstance(payload, FlagEvent):
             line = {"t": t_ms, "flag": payload.side}
         elif kind == "event" and isinstance(payload, DirectorAction):
-            line = {"t": t_ms, "director": {"action": payload.action, "args": payload.args,
-                                            "director": payload.director}}
+            # the request id too: the journal's director entry names it, and a replay
+            # writes the same journal
+            director: dict[str, Any] = {"action": payload.action, "args": payload.args,
+                                        "director": payload.director}
+            if payload.request:
+                director["request"] = payload.request
+            line = {"t": t_ms, "director": director}
         if line is not None:
             self._timeline.write(json.dumps(line, separators=(",", ":")) + "\n")
             self._count += 1
@@ -185,8 +190,10 @@ def _step(item: dict[str, Any], where: str) -> Step:
             return Step(t, clock=FlagEvent(item["flag"], t))
         if "director" in item:
             d = item["director"]
+            # a recording from before the request id was kept has none
             return Step(t, director=DirectorAction(t, str(d["action"]), dict(d.get("args", {})),
-                                                   str(d.get("director", ""))))
+                                                   str(d.get("director", "")),
+                                                   str(d.get("request", ""))))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise RecordFormatError(f"{where}: malformed ({exc})") from None
     raise RecordFormatError(f"{where}: neither a frame, a clock event nor a director action")

@@ -155,15 +155,7 @@ def open_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> Iterator[
         if publisher_factory is not None:
             publisher = publisher_factory(folder)
             stack.callback(publisher.close)
-            if hasattr(publisher, "say"):
-                publisher.say = live.say  # the link to the hub, in the live log
-            if hasattr(publisher, "start"):
-                publisher.start()
-            if journal.entries and hasattr(publisher, "resume"):
-                # the hub's retained state of this table (players, score, position) is
-                # rebuilt from the journal; its outbox already holds what was not acknowledged
-                publisher.resume(journal.entries)
-            executor.on_entry = publisher.publish
+            executor.publish_to(publisher)
         yield TableDevices(folder, timer, journal, live, signals, the_clock, camera, executor,
                            resuming=bool(journal.entries), stop=flag)
 

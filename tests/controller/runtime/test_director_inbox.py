@@ -187,6 +187,57 @@ def test_a_request_journalled_just_before_a_crash_is_not_carried_out_again(
                               "restarted")
 
 
+def test_a_request_journalled_before_a_crash_and_withdrawn_meanwhile_is_answered_taken(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The table journalled a request and went down; its director's ``--wait`` ran out before
+    the table came back, so the first answer on file was "withdrawn", which stood: the
+    director, told to send it again, had it carried out twice (a Mangala sowing sown twice).
+    The restarted table corrects the withdrawal, and the answer that stands is its own."""
+    source = StartCamera(4)
+    cfg = TableConfig(camera=CameraSection(source="test", corners=source.camera.corners_flat()),
+                      clock=ClockSection(port="sim"),
+                      journal=JournalSection(directory=str(tmp_path)))
+    note = post_request(tmp_path, "note", {"text": "board checked"}, "Ayse Kaya")
+
+    def die(*args: object, **kwargs: object) -> None:
+        raise Killed
+
+    with monkeypatch.context() as patched:
+        patched.setattr(DirectorInbox, "answer", die)
+        with pytest.raises(Killed):
+            run_table(cfg, source=source, pin_factory=MockFactory(), log=io.StringIO())
+    withdrawn = withdraw(tmp_path, note.id, "no table answered within 10 s")
+    assert withdrawn["text"].startswith("withdrawn") and not withdrawn["ok"]
+    run_table(cfg, source=StartCamera(4), pin_factory=MockFactory(), log=io.StringIO())
+    run_table(cfg, source=StartCamera(4), pin_factory=MockFactory(), log=io.StringIO())
+    directed = [e for e in read_journal(tmp_path / "journal.jsonl").entries
+                if e["type"] == "director"]
+    assert [e["request"] for e in directed] == [note.id]  # carried out once
+    answer = read_answer(tmp_path, note.id)
+    assert answer is not None and answer["ok"]
+    assert answer["text"] == (f"taken (journal entry {directed[0]['seq']}) before the table "
+                              "restarted")
+    answers = [json.loads(line) for line in (tmp_path / ANSWERS_NAME).read_text().splitlines()]
+    assert [(a["ok"], a.get("corrects")) for a in answers] == [(False, None), (True, True)]
+
+
+def test_a_correction_stands_over_a_withdrawal_but_a_late_withdrawal_does_not(
+        tmp_path: Path) -> None:
+    """The answer that stands is the first written, unless the table corrects it later; a
+    withdrawal after the table's own answer changes nothing."""
+    lost = post_request(tmp_path, "note", {"text": "x"}, "td")
+    withdraw(tmp_path, lost.id, "too late")
+    DirectorInbox(tmp_path).answer(lost.id, True, "taken (journal entry 3) before the table "
+                                   "restarted", corrects=True)
+    withdraw(tmp_path, lost.id, "again")
+    answer = read_answer(tmp_path, lost.id)
+    assert answer is not None and answer["ok"] and answer["text"].startswith("taken")
+    kept = post_request(tmp_path, "note", {"text": "y"}, "td")
+    DirectorInbox(tmp_path).answer(kept.id, True, "noted")
+    assert withdraw(tmp_path, kept.id, "too late")["text"] == "noted"
+
+
 def _answering_table(folder: Path, ok: bool, text: str) -> threading.Thread:
     """A table's loop in a thread: answers the first request it sees."""
 
@@ -287,7 +338,8 @@ def test_a_request_nobody_answered_in_time_is_withdrawn(
     reading = DirectorInbox(tmp_path)  # a table that reads the inbox but is slow to answer
     assert main(["director", "note", "first", "--folder", str(tmp_path), "--wait", "0.2"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "The request was withdrawn; send it again" in err
+    assert err.count("\n") == 1 and "The request was withdrawn; " in err
+    assert "may have taken it: check for it in its journal" in err  # and how to tell
     [request] = reading.poll()  # read before the withdrawal reached it ...
     assert not reading.still_open(request.id)  # ... and checked before it is carried out
     assert DirectorInbox(tmp_path).poll() == []  # a table started later: nothing to take
