@@ -23,6 +23,7 @@ from controller.runtime.director_inbox import (
     INBOX_NAME,
     REQUEST_TTL_S,
     DirectorInbox,
+    DirectorRequest,
     post_request,
     read_answer,
     withdraw,
@@ -156,12 +157,10 @@ class Killed(BaseException):
     """The table's process dies (SIGKILL, a power cut) where the test says."""
 
 
-def test_a_request_journalled_just_before_a_crash_is_not_carried_out_again(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The table journalled a director's request and went down before answering it: restarted
-    within the request's minute, it carried the request out a second time (a note twice; a
-    resignation would have resigned the next game too). The journal names the request it
-    carried out: the restarted table answers it as taken, and takes it no more."""
+def _killed_before_answering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                             ) -> tuple[TableConfig, DirectorRequest]:
+    """A table on ``tmp_path`` that journals a director's note and dies before answering it;
+    its configuration and the request."""
     source = StartCamera(4)
     cfg = TableConfig(camera=CameraSection(source="test", corners=source.camera.corners_flat()),
                       clock=ClockSection(port="sim"),
@@ -175,6 +174,16 @@ def test_a_request_journalled_just_before_a_crash_is_not_carried_out_again(
         patched.setattr(DirectorInbox, "answer", die)
         with pytest.raises(Killed):
             run_table(cfg, source=source, pin_factory=MockFactory(), log=io.StringIO())
+    return cfg, note
+
+
+def test_a_request_journalled_just_before_a_crash_is_not_carried_out_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table journalled a director's request and went down before answering it: restarted
+    within the request's minute, it carried the request out a second time (a note twice; a
+    resignation would have resigned the next game too). The journal names the request it
+    carried out: the restarted table answers it as taken, and takes it no more."""
+    cfg, note = _killed_before_answering(tmp_path, monkeypatch)
     assert read_answer(tmp_path, note.id) is None  # journalled, not answered
     run_table(cfg, source=StartCamera(4), pin_factory=MockFactory(), log=io.StringIO())
     entries = read_journal(tmp_path / "journal.jsonl").entries
@@ -194,19 +203,7 @@ def test_a_request_journalled_before_a_crash_and_withdrawn_meanwhile_is_answered
     the table came back, so the first answer on file was "withdrawn", which stood: the
     director, told to send it again, had it carried out twice (a Mangala sowing sown twice).
     The restarted table corrects the withdrawal, and the answer that stands is its own."""
-    source = StartCamera(4)
-    cfg = TableConfig(camera=CameraSection(source="test", corners=source.camera.corners_flat()),
-                      clock=ClockSection(port="sim"),
-                      journal=JournalSection(directory=str(tmp_path)))
-    note = post_request(tmp_path, "note", {"text": "board checked"}, "Ayse Kaya")
-
-    def die(*args: object, **kwargs: object) -> None:
-        raise Killed
-
-    with monkeypatch.context() as patched:
-        patched.setattr(DirectorInbox, "answer", die)
-        with pytest.raises(Killed):
-            run_table(cfg, source=source, pin_factory=MockFactory(), log=io.StringIO())
+    cfg, note = _killed_before_answering(tmp_path, monkeypatch)
     withdrawn = withdraw(tmp_path, note.id, "no table answered within 10 s")
     assert withdrawn["text"].startswith("withdrawn") and not withdrawn["ok"]
     run_table(cfg, source=StartCamera(4), pin_factory=MockFactory(), log=io.StringIO())
