@@ -107,24 +107,32 @@ def test_broker_killed_mid_match_loses_no_event_and_duplicates_none(
         assert len(card["moves"]) == sum(1 for e in entries if e["type"] in kinds)
 
 
+def _listening(broker: Broker, name: str, topic: str, into: list[dict[str, Any]]) -> Any:
+    """A plain MQTT client (``name``) subscribed to ``topic``, appending each message's JSON to
+    ``into``, its network loop running; the caller stops it."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=name)
+    client.on_message = lambda c, u, m: into.append(json.loads(m.payload))
+    client.connect("127.0.0.1", broker.port)
+    client.subscribe(topic, 1)
+    client.loop_start()
+    return client
+
+
 def test_an_event_sent_twice_is_stored_once_and_acknowledged_again(
     broker: Broker, make_hub: Callable[..., HubApp]
 ) -> None:
     """QoS 1 may deliver an event twice (a table resending what the hub's lost ack did not
     clear): the hub keeps one, counts the other as a duplicate, and acknowledges it again."""
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
 
     from controller.hub.topics import table_topic
 
     hub = make_hub()
     entries = simulated_match(21, 21)[:5]
     acks: list[dict[str, Any]] = []
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="raw-table")
-    client.on_message = lambda c, u, m: acks.append(json.loads(m.payload))
-    client.connect("127.0.0.1", broker.port)
-    client.subscribe(table_topic("hakem", "cup", "21", "ack"), 1)
-    client.loop_start()
+    client = _listening(broker, "raw-table", table_topic("hakem", "cup", "21", "ack"), acks)
     try:
         match = entries[0]["match_id"]
         events = table_topic("hakem", "cup", "21", "events")
@@ -396,17 +404,11 @@ def test_a_dead_runs_last_word_does_not_leave_the_table_offline(broker: Broker,
     """A run that died without a goodbye (SIGKILL, power) leaves the broker its will,
     "offline", which the broker publishes only once the dead connection times out: after the
     restarted run said it is online. The restarted run says so again."""
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
 
     from controller.hub.topics import table_topic
 
     seen: list[dict[str, Any]] = []
-    reader = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="reader")
-    reader.on_message = lambda c, u, m: seen.append(json.loads(m.payload))
-    reader.connect("127.0.0.1", broker.port)
-    reader.subscribe(table_topic("hakem", "cup", "t1", "presence"), 1)
-    reader.loop_start()
+    reader = _listening(broker, "reader", table_topic("hakem", "cup", "t1", "presence"), seen)
     dead = TablePublisher(table_link(broker, tmp_path, "t1", keepalive_s=2)).start()
     wait_for(lambda: dead.reconnects > 0, 15, "the first run to connect")
     dead.client.loop_stop()  # no more pings, no goodbye: the broker times it out (3 s)
