@@ -31,7 +31,7 @@ from controller.cli.common import (
     os_reason,
     wants_json,
 )
-from controller.hub.link import LinkConfig, parse_broker_url, ssl_reason
+from controller.hub.link import LinkConfig, parse_broker_url, shown_url, ssl_reason
 from controller.hub.topics import DEFAULT_PREFIX, check_id
 from engine.errors import HakemError
 
@@ -82,6 +82,10 @@ def broker_config(args: argparse.Namespace) -> LinkConfig:
     base = LinkConfig(prefix=check_id(args.prefix, "prefix"), ca_file=args.ca,
                       username=args.broker_user, password_file=args.broker_password_file)
     link = parse_broker_url(args.broker, base)
+    if link.password is not None and args.broker_password_file is not None:
+        raise CommandError(f"hub: the broker password is both in --broker "
+                           f"{shown_url(args.broker)} and in --broker-password-file "
+                           f"{args.broker_password_file}: give it once")
     return replace(link, tls=link.tls or args.ca is not None)
 
 
@@ -101,9 +105,10 @@ def run_hub(args: argparse.Namespace) -> int:
     link = broker_config(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     app = _start_app(args, link)
-    message = f"hakem hub: dashboard on {app.url}/ (broker {args.broker})"
+    broker = shown_url(args.broker)  # said and logged: never with the password
+    message = f"hakem hub: dashboard on {app.url}/ (broker {broker})"
     if wants_json(args):
-        emit_json({"url": app.url, "broker": args.broker})
+        emit_json({"url": app.url, "broker": broker})
     else:
         print(message, file=sys.stderr, flush=True)
     # SIGTERM (systemd stop) shuts down cleanly: the hub says offline and closes its database.

@@ -52,6 +52,13 @@ def test_bad_arguments_are_one_line_and_exit_2(
     assert main(["hub", "--db", db, "--broker", "mqtt://h", "--http", "8080",
                  "--prefix", "a/#"]) == 2
     assert "bad prefix id" in capsys.readouterr().err
+    secret = tmp_path / "secret"
+    secret.write_text("s3cret\n")
+    assert main(["hub", "--db", db, "--broker", "mqtt://hub:other@h", "--http", "8080",
+                 "--broker-password-file", str(secret)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"hakem: hub: the broker password is both in --broker mqtt://hub:***@h and "
+                   f"in --broker-password-file {secret}: give it once\n")
 
 
 def _hub_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -133,7 +140,9 @@ def test_hakem_hub_serves_the_dashboard_and_stops_cleanly_on_sigterm(
 ) -> None:
     port = free_port()
     process = subprocess.Popen(
-        [str(REPO / ".venv/bin/hakem"), "hub", "--broker", broker.url, "--http", str(port),
+        # a password in the url (the test broker takes anyone): never said or logged
+        [str(REPO / ".venv/bin/hakem"), "hub", "--broker",
+         broker.url.replace("mqtt://", "mqtt://hub:s3cret@"), "--http", str(port),
          "--db", str(tmp_path / "hub.db"), "--bind", "127.0.0.1"],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
@@ -163,6 +172,7 @@ def test_hakem_hub_serves_the_dashboard_and_stops_cleanly_on_sigterm(
         err = process.stderr.read().decode()
         process.stderr.close()
     assert "dashboard on http://127.0.0.1:" in err and "Traceback" not in err
+    assert "(broker mqtt://hub:***@127.0.0.1:" in err and "s3cret" not in err
 
 
 def test_listing_accounts_makes_no_database_and_says_when_there_are_none(
