@@ -32,11 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from engine.mangala.position import Position
+from engine.mangala.scoring import HALF
+
 if TYPE_CHECKING:
     from controller.hub.contract import MatchState
 
 SIDES: Final = ("a", "b")
-HALF_STONES: Final = 24  # MG-CLOCK-3: a store of 24 or more is a drawn set at a time-out
 
 
 def side_index(value: Any) -> int | None:
@@ -107,7 +109,8 @@ def flag_words(s: MatchState, e: dict[str, Any], who: int | None) -> tuple[str, 
         if own is None:
             reason = f"{name}'s time ran out"
         else:
-            verdict = "a drawn set" if own >= HALF_STONES else "the set is lost"
+            # MG-CLOCK-3: half the stones or more in the store draws the set
+            verdict = "a drawn set" if own >= HALF else "the set is lost"
             reason = f"{name}'s time ran out with {own} stones in the store: {verdict}"
         rule = rule or "MG-CLOCK-3"
     return (rule if isinstance(rule, str) else "", reason if isinstance(reason, str) else "")
@@ -132,8 +135,9 @@ def _match_start(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | No
 def _game_start(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
     s.game_number = _count(e.get("set")) or s.game_number + 1
     starter = e.get("starter")
-    s.position = {"a": [4] * 6, "a_store": 0, "b": [4] * 6, "b_store": 0,
-                  "to_move": starter if starter in SIDES else None}
+    start = Position.initial().to_obj()  # MG-EQ-1: 4 stones in every pit
+    start["to_move"] = starter if starter in SIDES else None
+    s.position = start
     s.to_move, s.running, s.dice = side_index(starter), None, None
     full = _count(e.get("clock_ms"))
     if full:
