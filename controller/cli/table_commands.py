@@ -198,7 +198,8 @@ def _demo(args: argparse.Namespace) -> int:
             r = stats.reading
             print(f"Reading per still frame (CPU ms): board {r['board_ms']}, dice {r['dice_ms']} "
                   f"(read on {r['dice_frames']} of {r['frames']} frames), cube {r['cube_ms']}; "
-                  f"dice and cube add {r['ratio'] or 0:.2f}x the board's time")
+                  f"dice and cube add {100 * (r['ratio'] or 0):.0f}% to the board's time "
+                  "(the aim: at most 30%)")
     return 0
 
 

@@ -350,6 +350,10 @@ def test_a_resumed_match_counts_the_faults_planted_after_the_restart(
     assert found, done
     illegal_flagged, illegal, invalid_flagged, invalid = map(int, found.groups())
     _same_match(out / "match.mat", MATCH)
+    # the reading cost as a share of the board's, against issue 5's 30%
+    cost = next(line for line in lines if line.startswith("Reading per still frame"))
+    assert re.search(r"; dice and cube add \d+% to the board's time \(the aim: at most 30%\)$",
+                     cost), cost
 
     code, text, _ = _cli(twin, capsys, monkeypatch, "--json")
     report = json.loads(text)
