@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from controller.records.files import write_whole
 from engine.errors import HakemError, InvalidInputError
 
 
@@ -130,8 +131,10 @@ def os_reason(exc: OSError) -> str:
 
 
 def write_output(path: str, data: str | bytes) -> None:
-    """Write an output file (text as UTF-8, or bytes as they are); a missing folder, a full
-    disk... is an error naming the file."""
+    """Write an output file (text as UTF-8, or bytes as they are) whole or not at all: a file
+    it replaces stays as it was when the write fails (a full disk, a crash). A missing folder,
+    a full disk... is an error naming the file. A device or a pipe (``/dev/stdout``) is
+    written to as it is, and a symbolic link's file is replaced, not the link."""
     target = Path(path)
     folder = target.parent
     blocker = file_in_the_way(folder)
@@ -139,8 +142,12 @@ def write_output(path: str, data: str | bytes) -> None:
         raise CommandError(f"cannot write {path}: {blocker} is a file, not a folder")
     if not folder.is_dir():
         raise CommandError(f"cannot write {path}: no such folder {folder}")
+    raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        if target.exists() and not target.is_file():
+            target.write_bytes(raw)
+        else:
+            write_whole(Path(os.path.realpath(target)), raw)
     except FileNotFoundError:  # the folder is there: it takes no new files (/proc)
         raise CommandError(f"cannot write {path}: {folder} takes no new files") from None
     except OSError as exc:

@@ -17,6 +17,7 @@ from controller.cli.common import (
     check_out_folder,
     emit_json,
     non_negative_int,
+    refuse_journal,
     wants_json,
 )
 from engine.errors import DeviceError
@@ -142,6 +143,10 @@ def _demo(args: argparse.Namespace) -> int:
         raise CommandError(f"--match {args.match} is a folder, not a match file")
     if args.match and not options.match.is_file():
         raise CommandError(f"no such match file: {args.match}")
+    if args.match:
+        refuse_journal(options.match.read_bytes().decode("utf-8", "replace"), args.match,
+                       "a .mat match record", "the demo plays a .mat match (hakem export "
+                       "JOURNAL --mat OUT.mat makes one of a backgammon table's journal)")
     quiet = args.quiet or wants_json(args)
     with DemoTable(options, log=None if quiet else sys.stdout,
                    progress=None if wants_json(args) else sys.stderr) as table:
@@ -166,6 +171,7 @@ def _demo(args: argparse.Namespace) -> int:
         "resumed_from_act": stats.resumed_from_act,
         "already_finished": stats.already_finished,
         "ended_by_director": stats.ended_by_director,
+        "players_stopped": stats.players_stopped,
         "missed_illegal": len(stats.planted_illegal_missed),
         "missed_invalid_throws": len(stats.planted_invalid_missed),
         "director_dice": stats.director_dice,
@@ -183,6 +189,8 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"The match in {options.out} is already finished (its journal holds the match's "
               f"end): nothing to play. Its record: {summary['match']}; another --out, or "
               f"removing {options.out}, plays it again.")
+    elif stats.players_stopped and not stats.frames:  # resumed after such a stop
+        print(stats.players_stopped)
     else:
         sys.stderr.write("\n")
         faults = ("planted faults flagged" if stats.resumed_from_act is None else
@@ -194,12 +202,15 @@ def _demo(args: argparse.Namespace) -> int:
               f"{stats.planted_invalid} invalid throws; {summary['journal']}, {summary['match']}")
         if stats.ended_by_director:
             print(DIRECTOR_ENDED.format(what="match"))
+        if stats.players_stopped:
+            print(stats.players_stopped)
         if stats.reading.get("frames"):
             r = stats.reading
+            ratio = r["ratio"] if isinstance(r["ratio"], float) else 0.0
             print(f"Reading per still frame (CPU ms): board {r['board_ms']}, dice {r['dice_ms']} "
                   f"(read on {r['dice_frames']} of {r['frames']} frames), cube {r['cube_ms']}; "
-                  f"dice and cube add {100 * (r['ratio'] or 0):.0f}% to the board's time "
-                  "(the aim: at most 30%)")
+                  f"dice and cube add {100 * ratio:.0f}% to the board's time (the aim: at most "
+                  "30%)")
     return 0
 
 

@@ -58,7 +58,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     vision_dice_commands.register(vision, parents)
     vision_stones_commands.register(vision, parents)
 
-    p = add_command(vision, "read", parents, "the board in photos: checkers per slot, bar, off")
+    p = add_command(vision, "read", parents,
+                    "the board in photos: checkers per slot, bar, off, dice and cube")
     p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--corners", help=CORNERS_HELP)
     p.add_argument("--config", help=CONFIG_HELP)
@@ -169,7 +170,24 @@ def _summary(reading: BoardReading) -> str:
     off_text = "?" if off is None else f"{off[0]}/{off[1]}"
     occ = " occluded" if reading.occluded else ""
     return (f"{reading.image}: {' '.join(parts) or 'empty'}; bar {bar}; off {off_text}; "
-            f"confidence {reading.confidence:.3f}{occ}")
+            f"{_dice_and_cube(reading)}; confidence {reading.confidence:.3f}{occ}")
+
+
+def _dice_and_cube(reading: BoardReading) -> str:
+    """The dice and the cube as read ("dice 5, 3 (cocked); cube 2 (centre)"): what a director
+    looks for in a flag's snapshot."""
+    dice = []
+    for die in reading.dice:
+        how = []
+        if not die.get("flat", True):
+            how.append("cocked")
+        if die.get("on_checker"):
+            how.append("on a checker")
+        dice.append(str(die.get("pips")) + (f" ({', '.join(how)})" if how else ""))
+    dice_text = "dice " + ", ".join(dice) if dice else "no dice"
+    cube = reading.cube
+    cube_text = "no cube" if cube is None else f"cube {cube.get('value')} ({cube.get('zone')})"
+    return f"{dice_text}; {cube_text}"
 
 
 def _read(args: argparse.Namespace) -> int:

@@ -53,7 +53,8 @@ class StopNow(Exception):
 
 class MatchOver(Exception):
     """Internal: the referee ended the match before the players' script did (a director's
-    request, a Mangala round lost on warnings): the players stop, the records are written."""
+    request, a Mangala round lost on warnings), or a director changed it under them
+    (:func:`script_left`): the players stop, the records are written."""
 
 
 P = TypeVar("P", bound=FrameSink)
@@ -79,6 +80,31 @@ def turn_so_far(entries: Sequence[dict[str, Any]], mover: object) -> TurnSoFar:
     pressed = any(e["type"] == "clock" and e.get("means") == "move" and e.get("player") == mover
                   for e in since)
     return TurnSoFar(judged=bool(judged), pressed=pressed)
+
+
+# a director's requests (``hakem director``, the hub) the simulated players can follow: the
+# others change the match under them (a position set, a move accepted or rejected, a
+# resignation), and they play the recorded match, which no longer fits
+FOLLOWED_ACTIONS = frozenset({"note", "warn", "set_dice", "end_match"})
+
+
+def script_left(entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first director's request in the journal that the simulated players cannot follow
+    (:data:`FOLLOWED_ACTIONS`), or None. The demo's own director (misread dice, a scripted
+    resignation) sends no request."""
+    return next((e for e in entries if e["type"] == "director" and e.get("request")
+                 and e.get("action") not in FOLLOWED_ACTIONS), None)
+
+
+def script_left_text(entry: dict[str, Any], what: str) -> str:
+    """What the demo says when its players stopped at such a request (``what``: match or
+    round)."""
+    from controller.referee.api import director_command
+
+    return (f"The players stopped at the director's {director_command(str(entry.get('action')))}"
+            f" (journal entry {entry.get('seq')}): they play the recorded {what}, which it "
+            f"changed under them. The journal and the record stop there; another --out, or "
+            f"removing the folder, plays the {what} again.")
 
 
 def director_ended(entries: Sequence[dict[str, Any]]) -> bool:
@@ -171,6 +197,9 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         # match), taken between frames as at a live table
         self.inbox = DirectorInbox(self.out, journalled=self.journal.entries)
         self.ended_by_director = False
+        # a director's request the players cannot follow, journalled (:func:`script_left`):
+        # they stop there, and a resumed run plays nothing
+        self.left_script = script_left(self.journal.entries)
         # called before each frame with the journal's entries (a test acts at a chosen moment)
         self.before_frame: Callable[[Sequence[dict[str, Any]]], None] | None = None
         self.publisher: TablePublisher | None = None
@@ -188,9 +217,31 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         self.executor.publish_to(publisher)
 
     def _hub_delivered(self, timeout_s: float = 30.0) -> None:
-        """Wait until the broker holds every entry published (nothing when not publishing)."""
-        if self.publisher is not None:
-            self.publisher.wait_delivered(timeout_s, "broker")
+        """Wait until the broker holds every entry published (nothing when not publishing);
+        a wait longer than a moment is said on the progress line, and one that runs out says
+        what becomes of the entries."""
+        from controller.hub.publisher import PublishTimeoutError
+
+        publisher = self.publisher
+        if publisher is None:
+            return
+        first = min(1.0, timeout_s)
+        try:
+            publisher.wait_delivered(first, "broker")
+            return
+        except PublishTimeoutError:
+            pass
+        if self.progress is not None:
+            self.progress.write(f"\nwaiting up to {timeout_s - first:g} s more for the hub's "
+                                "broker to take the table's entries\n")
+            self.progress.flush()
+        try:
+            publisher.wait_delivered(timeout_s - first, "broker")
+        except PublishTimeoutError as exc:
+            raise PublishTimeoutError(
+                f"{exc}: they wait in {self.out / 'hub-outbox.sqlite'} (the journal and the "
+                "records are written); run the demo again with the same --out and --publish "
+                "once the broker answers, and they are sent") from None
 
     def close(self) -> None:
         """Close everything; safe to call twice."""
@@ -234,12 +285,17 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         self._stop_check()
 
     def _director_requests(self) -> None:
-        """Hand the director's new requests to the referee; one that ends the match ends the
-        players' script too (:class:`MatchOver`)."""
+        """Hand the director's new requests to the referee; one that ends the match, or that
+        the players cannot follow (:func:`script_left`), ends the players' script too
+        (:class:`MatchOver`)."""
         if not self.inbox.take(self.pipeline.handle, self.time.now_ms(), self.log.say):
             return
-        if any(e["type"] == "match_end" for e in reversed(self.journal.entries)):
+        entries = self.journal.entries
+        if any(e["type"] == "match_end" for e in reversed(entries)):
             self.ended_by_director = True
+            raise MatchOver()
+        self.left_script = script_left(entries)
+        if self.left_script is not None:
             raise MatchOver()
 
     def press_button(self, button: Button, who: str) -> None:

@@ -91,7 +91,10 @@ def _view0(position: Position, player: int) -> Position:
 
 def load_match(path: str | Path = BUNDLED) -> tuple[MatMatch, Replay]:
     """Read and replay a ``.mat`` match; refuse one the demo cannot play through."""
-    record = parse_mat_bytes(Path(path).read_bytes())
+    try:
+        record = parse_mat_bytes(Path(path).read_bytes())
+    except RecordFormatError as exc:  # its line named in the match file (not the demo's)
+        raise RecordFormatError(f"{path}: {exc}") from None
     result = replay(record)
     if not result.legal:
         problem = result.problem

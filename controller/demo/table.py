@@ -41,6 +41,7 @@ from controller.demo.harness import (
     SimulatedTable,
     StopNow,
     director_ended,
+    script_left_text,
     turn_so_far,
 )
 from controller.demo.script import (
@@ -123,6 +124,7 @@ class DemoStats:
     resumed_from_act: int | None = None  # the first act of a resumed run (1-based)
     already_finished: bool = False  # the journal held the match's end: nothing was played
     ended_by_director: bool = False  # a director's request ended the match before the record
+    players_stopped: str | None = None  # why the players stopped at a director's request
     # faults planted in this run (a resumed run's own, so that flagged/planted is true; an
     # illegal move pressed before the restart and shown again for its verdict counts too)
     planted_illegal: int = 0
@@ -196,7 +198,7 @@ class DemoTable(SimulatedTable[Pipeline]):
                                        self.recorder,
                                        colours_file=colours_store(self.out, self.resumed))
         self._connect()
-        if self.stats.resumed_from_act is not None:
+        if self.stats.resumed_from_act is not None and self.left_script is None:
             self.log.say(f"Resuming the match in {self.out} from its journal "
                          f"({len(self.journal.entries)} entries) at act "
                          f"{self.stats.resumed_from_act} of {self.stats.acts}; another --out "
@@ -230,12 +232,14 @@ class DemoTable(SimulatedTable[Pipeline]):
         start = systime.perf_counter()
         self._t0 = start
         with contextlib.suppress(StopNow):
-            if not self.stats.already_finished:
+            if not self.stats.already_finished and self.left_script is None:
                 with contextlib.suppress(MatchOver):
                     self._play()
             self.write_records()
         self._hub_delivered()
         self.stats.ended_by_director = director_ended(self.journal.entries)
+        if self.left_script is not None and not self.stats.already_finished:
+            self.stats.players_stopped = script_left_text(self.left_script, "match")
         self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.reads

@@ -51,6 +51,7 @@ def demo_command(args: argparse.Namespace, publish: LinkConfig | None = None) ->
         "resumed_from_sowing": stats.resumed_from_sowing,
         "already_finished": stats.already_finished,
         "ended_by_director": stats.ended_by_director,
+        "players_stopped": stats.players_stopped,
         "missed_illegal": len(stats.planted_missed),
         "other_flags": len(stats.unplanted_flags),
     }
@@ -60,6 +61,8 @@ def demo_command(args: argparse.Namespace, publish: LinkConfig | None = None) ->
         print(f"The round in {options.out} is already finished (its journal holds the round's "
               f"end): nothing to play. Its record: {summary['record']}; another --out, or "
               f"removing {options.out}, plays it again.")
+    elif stats.players_stopped and not stats.frames:  # resumed after such a stop
+        print(stats.players_stopped)
     else:
         sys.stderr.write("\n")
         flagged = ("planted illegal sowings flagged" if stats.resumed_from_sowing is None else
@@ -70,6 +73,8 @@ def demo_command(args: argparse.Namespace, publish: LinkConfig | None = None) ->
               f"{summary['journal']}, {summary['record']}")
         if stats.ended_by_director:
             print(DIRECTOR_ENDED.format(what="round"))
+        if stats.players_stopped:
+            print(stats.players_stopped)
     return 0
 
 

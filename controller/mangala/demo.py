@@ -32,6 +32,7 @@ from controller.demo.harness import (
     SimulatedTable,
     StopNow,
     director_ended,
+    script_left_text,
     turn_so_far,
 )
 from controller.mangala.pipeline import MangalaPipeline
@@ -92,6 +93,7 @@ class MangalaDemoStats:
     resumed_from_sowing: int | None = None  # the first sowing of a resumed run (1-based)
     already_finished: bool = False  # the journal held the round's end: nothing was played
     ended_by_director: bool = False  # a director's request ended the round before the script
+    players_stopped: str | None = None  # why the players stopped at a director's request
     # illegal sowings planted in this run (a resumed run's own, so that flagged/planted is true;
     # one pressed before the restart and shown again for its verdict counts too)
     planted_illegal: int = 0
@@ -202,7 +204,7 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                         else MangalaFrameReader(self.camera.corners))
         self.pipeline = MangalaPipeline(self.referee, frame_reader, self.executor, self.time)
         self._connect()
-        if self.stats.resumed_from_sowing is not None:
+        if self.stats.resumed_from_sowing is not None and self.left_script is None:
             self.log.say(f"Resuming the round in {self.out} from its journal "
                          f"({len(self.journal.entries)} entries) at sowing "
                          f"{self.stats.resumed_from_sowing} of {self.script.sowings}; another "
@@ -255,14 +257,17 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         start = systime.perf_counter()
         self._t0 = start
         with contextlib.suppress(StopNow):
-            if not self.stats.already_finished:
+            if not self.stats.already_finished and self.left_script is None:
                 with contextlib.suppress(MatchOver):
                     self._play()
-                if self._await(("match_end",), 16) is None and not self.referee.over:
+                if (self.left_script is None and self._await(("match_end",), 16) is None
+                        and not self.referee.over):
                     raise DemoStalled("the referee did not journal the round's end")
             self.write_records()
         self._hub_delivered()
         self.stats.ended_by_director = director_ended(self.journal.entries)
+        if self.left_script is not None and not self.stats.already_finished:
+            self.stats.players_stopped = script_left_text(self.left_script, "round")
         self.stats.frames = self.frames
         self.stats.seconds = systime.perf_counter() - start
         self.stats.reads = self.pipeline.timings.computed

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from controller.closing import ClosedOnExit
+from controller.records.files import sync_folder
 from engine.errors import RecordFormatError
 
 # The contract types of DESIGN.md; tables may add their own, but these are the ones others read.
@@ -143,7 +144,7 @@ class Journal(ClosedOnExit):
         self._file: Any = os.fdopen(fd, "r+b")
         self._file.seek(0, os.SEEK_END)
         if not existed:
-            _fsync_directory(self.path.parent)
+            sync_folder(self.path.parent)
 
     @property
     def entries(self) -> list[dict[str, Any]]:
@@ -195,12 +196,3 @@ def torn_tail_note(path: str | os.PathLike[str], last_seq: int) -> str:
     power stopped half-way) is cut off, and after which entry its match resumes."""
     return (f"hakem: the journal's last line was torn (power lost?); it was cut off, and "
             f"{os.fspath(path)} resumes after entry {last_seq}")
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make a newly created file's directory entry durable too."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

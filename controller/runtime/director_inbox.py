@@ -50,8 +50,14 @@ class DirectorRequest:
 
 
 def _append(path: Path, obj: dict[str, Any]) -> None:
-    line = json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n"
-    with open(path, "a", encoding="utf-8") as f:
+    """One line, synced. After a line torn by a crash (no newline at its end) it starts a line
+    of its own: run on with the torn one, the request or answer would be lost with it."""
+    line = (json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    with open(path, "a+b") as f:
+        if f.seek(0, os.SEEK_END) > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                line = b"\n" + line
         f.write(line)
         f.flush()
         os.fsync(f.fileno())

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller.clock.api import MatchClock
+from controller.records.files import write_whole
 from controller.records.journal import Journal
 from controller.referee.api import (
     Buzz,
@@ -216,9 +217,7 @@ class Executor:
             self.log.say(f"(no frame to keep for {label})")
             return False
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".part")
-        tmp.write_bytes(data)
-        tmp.replace(path)
+        write_whole(path, data)  # synced: a power cut leaves no empty picture as evidence
         self.snapshots.append(path)
         return True
 

@@ -22,6 +22,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from controller.records.files import write_whole
 from controller.referee.api import CubeSeen, DieSeen, FrameSeen, Zone
 from engine.errors import ConfigError
 from vision.board_reader import BoardReading, prepare, read_prepared, start_colours, with_colours
@@ -373,12 +374,8 @@ def _load_colours(path: Path) -> Colours:
 
 def _save_colours(path: Path, colours: Colours) -> None:
     """Keep the learned colours for a restart: written whole or not at all, then synced."""
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as out:
-        json.dump({"darker": list(colours[0]), "lighter": list(colours[1])}, out)
-        out.flush()
-        os.fsync(out.fileno())
-    tmp.replace(path)
+    text = json.dumps({"darker": list(colours[0]), "lighter": list(colours[1])})
+    write_whole(path, text.encode("utf-8"))
 
 
 def _centre(die: object) -> tuple[float, float] | None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,7 @@ from controller.cli import main
 from controller.records.journal import Journal
 from engine.backgammon.mat_reader import parse_mat
 from engine.backgammon.mat_replay import replay
-from tests.conftest import SHARED_DATA
+from tests.conftest import REPO, SHARED_DATA
 from tests.controller.referee.harness import match_facts, simulate
 
 MATCH = SHARED_DATA / "matches" / "match10058734.txt"
@@ -191,3 +194,29 @@ def test_a_match_under_way_before_its_first_move_is_not_said_to_have_ended(
     err = capsys.readouterr().err
     assert err == (f"hakem: no .mat written: no game was played in {path} (the match is under "
                    "way: its first game has no move yet); the summary holds what there is\n")
+
+
+def test_an_export_that_fails_half_way_leaves_the_earlier_record_whole(
+    journal_file: tuple[Path, list[object]], tmp_path: Path
+) -> None:
+    # a director exports the match again over an earlier .mat, and the disk fills half-way
+    # (a file size limit stops the write as a full disk would): the earlier record stays
+    # whole, no half-written one takes its place
+    path, _ = journal_file
+    out = tmp_path / "match.mat"
+    assert main(["export", str(path), "--mat", str(out)]) == 0
+    earlier = out.read_bytes()
+    out.write_bytes(earlier[: len(earlier) // 3])  # a shorter earlier record
+    earlier = out.read_bytes()
+    limit = len(earlier) + 100
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "export", str(path), "--mat", str(out)],
+        cwd=REPO, capture_output=True, text=True, check=False, preexec_fn=small_files)
+    assert done.returncode == 2
+    assert done.stderr == f"hakem: cannot write {out}: file too large\n"
+    assert out.read_bytes() == earlier
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match.mat"]

@@ -215,6 +215,31 @@ def test_an_impossible_reading_says_so(
     assert json.loads(out)["warnings"] == [lines[1].removeprefix("x.jpg: ")]
 
 
+def test_the_plain_reading_names_the_dice_and_the_cube(
+    rendered: tuple[Path, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a director reads a flag's snapshot for its dice (table-service.md): the plain output
+    # says them, not only --json
+    from controller.cli import vision_commands
+    from tests.vision.test_reading_checks import _bar, _reading, _start
+
+    thrown = _reading(_start(), _bar(0, 0))
+    thrown.dice = [{"pips": 5, "centre": [10.0, 20.0], "flat": True, "on_checker": False,
+                    "confidence": 0.9},
+                   {"pips": 3, "centre": [40.0, 20.0], "flat": False, "on_checker": True,
+                    "confidence": 0.6}]
+    thrown.cube = {"value": 2, "centre": [5.0, 5.0], "zone": "darker-side"}
+    nothing = _reading(_start(), _bar(0, 0))
+    readings = iter([thrown, nothing])
+    monkeypatch.setattr(vision_commands, "read_board", lambda *a, **k: next(readings))
+    path, corners = rendered
+    code, out, _ = run(["vision", "read", str(path), str(path), "--corners", corners], capsys)
+    assert code == 0
+    first, second = out.splitlines()
+    assert "; dice 5, 3 (cocked, on a checker); cube 2 (darker-side); confidence" in first
+    assert "; no dice; no cube; confidence" in second
+
+
 def test_help_explains_seed_and_dpi(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["vision", "render", "--help"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import json
 import os
 import random
@@ -411,6 +412,26 @@ def test_a_record_that_stops_before_the_match_is_over_is_refused_at_once(
     assert not out.exists()
 
 
+def test_a_match_file_that_is_no_mat_record_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--match`` given a broken record says which file its line is in (QA: "line 1: ...",
+    with nothing to say it was the match file); given a table's journal, it says so instead
+    of quoting the journal's long first line back."""
+    garbage = tmp_path / "garbage.mat"
+    garbage.write_text("garbage\n", encoding="utf-8")
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text('{"seq": 1, "time": "t", "type": "match_start", "players": ["A", "B"]}\n',
+                       encoding="utf-8")
+    out = tmp_path / "demo"
+    assert main(["demo", "--match", str(garbage), "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith(f"hakem: {garbage}: line 1: ")
+    assert main(["demo", "--match", str(journal), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hakem: {journal} is a table's journal, not a .mat match record")
+    assert err.count("\n") == 1 and "hakem export JOURNAL --mat OUT.mat" in err
+    assert not out.exists()
+
+
 def test_a_game_ending_by_resignation_is_entered_by_the_director() -> None:
     """A resigned game (60 of the real matches were refused: "which a table cannot see"):
     its script ends with a resignation, which the demo's director enters."""
@@ -463,3 +484,27 @@ def test_a_demo_table_says_what_its_hub_link_says(tmp_path: Path) -> None:
         assert publisher is not None and publisher.say == table.log.say
         assert publisher.director_folder == out
         assert publisher.snapshot_dir == out / "snapshots"
+
+
+def test_a_broker_that_never_takes_the_entries_is_waited_for_aloud_then_named(
+        tmp_path: Path) -> None:
+    """At its end a publishing demo waits for the broker: the wait is said on the progress
+    line, and when it runs out the error says where the entries wait and how to send them
+    (QA: 30 s of silence, then "N events not confirmed by the broker")."""
+    from controller.cli.table_commands import _hub_link
+    from controller.demo.harness import SimulatedTable
+    from controller.hub.publisher import PublishTimeoutError
+    from controller.referee.api import JournalEntry
+
+    out = tmp_path / "demo"
+    link = _hub_link("mqtt://127.0.0.1:1", "7", out)  # nobody there
+    progress = io.StringIO()
+    with SimulatedTable(out, publish=link, progress=progress) as table:
+        table.executor.run([JournalEntry("match_start", {"players": ["A", "B"], "length": 3,
+                                                         "game": "backgammon"})])
+        with pytest.raises(PublishTimeoutError) as caught:
+            table._hub_delivered(timeout_s=1.5)
+    assert "waiting up to 0.5 s more for the hub's broker" in progress.getvalue()
+    said = str(caught.value)
+    assert f"they wait in {out / 'hub-outbox.sqlite'}" in said
+    assert "run the demo again with the same --out and --publish" in said

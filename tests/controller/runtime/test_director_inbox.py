@@ -85,6 +85,22 @@ def test_torn_and_malformed_lines_do_not_stop_the_inbox(tmp_path: Path) -> None:
     assert answer is not None and not answer["ok"] and "malformed" in answer["text"]
 
 
+def test_a_request_and_an_answer_after_a_line_torn_by_a_crash_are_not_lost(
+    tmp_path: Path,
+) -> None:
+    # a power cut tore the last line of each file: what is written next starts a line of its
+    # own instead of running on with the torn one (and being lost with it)
+    wall = Wall()
+    for name in (INBOX_NAME, ANSWERS_NAME):
+        (tmp_path / name).write_text('{"id": "torn", "act', encoding="utf-8")
+    request = post_request(tmp_path, "note", {"text": "after the cut"}, "Ayse", now=wall)
+    inbox = DirectorInbox(tmp_path, now=wall)
+    assert [(r.id, r.args) for r in inbox.poll()] == [(request.id, {"text": "after the cut"})]
+    inbox.answer(request.id, True, "noted")
+    answer = read_answer(tmp_path, request.id)
+    assert answer is not None and answer["ok"] and answer["text"] == "noted"
+
+
 def test_posting_needs_the_tables_folder(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="no table journal folder"):
         post_request(tmp_path / "nowhere", "note", {}, "Ayse")

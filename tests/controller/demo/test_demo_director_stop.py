@@ -1,0 +1,89 @@
+"""A director's request the demo's simulated players cannot follow (``hakem director
+set-position --folder OUT`` while a demo runs, as table-service.md invites): the referee takes
+it as a live table does, and the players, who play the recorded match, stop there instead of
+throwing and moving into a board that no longer fits (QA: the demo died with "the dice were
+thrown five times without a valid throw", and every resume died the same way). The records
+stop there; a resumed run plays nothing and says why."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main
+from controller.demo.table import DemoOptions, DemoTable
+from controller.mangala.records import RECORD_NAME
+from controller.records.journal import read_journal
+from controller.runtime.director_inbox import post_request
+from engine.backgammon.position import Position
+from engine.mangala.record import check_record, parse_record
+from tests.controller.demo.test_demo import MATCH
+from tests.controller.mangala.test_demo_flow import run as run_mangala
+
+
+def _post_after_moves(out: Path, moves: int, action: str, args: dict[str, Any],
+                      posted: list[str]) -> Any:
+    """A ``before_frame`` hook: the director sends ``action`` once ``moves`` moves are played."""
+    def hook(entries: Sequence[dict[str, Any]]) -> None:
+        if not posted and sum(e["type"] == "move" for e in entries) >= moves:
+            posted.append(post_request(out, action, args, "Ayse Kaya").id)
+    return hook
+
+
+def test_the_players_stop_at_a_position_the_director_set(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo"
+    posted: list[str] = []
+    args = {"position_id": Position.initial().position_id, "player": 1}
+    with open(os.devnull, "w") as quiet, DemoTable(DemoOptions(match=MATCH, out=out, seed=3),
+                                                   log=quiet) as table:
+        table.before_frame = _post_after_moves(out, 2, "set_position", args, posted)
+        stats = table.run()
+    entries = read_journal(out / "journal.jsonl").entries
+    [directed] = [e for e in entries if e["type"] == "director"]
+    assert directed["request"] == posted[0] and directed["action"] == "set_position"
+    assert stats.players_stopped is not None
+    assert f"director's set-position (journal entry {directed['seq']})" in stats.players_stopped
+    assert not any(e["type"] == "move" for e in entries[entries.index(directed):])
+    assert (out / "match.mat").is_file()
+    # resumed: nothing is played, and the command says why
+    assert main(["demo", "--match", str(MATCH), "--seed", "3", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said.strip() == stats.players_stopped
+    assert read_journal(out / "journal.jsonl").entries == entries
+
+
+def test_a_note_does_not_stop_the_players(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    posted: list[str] = []
+    with open(os.devnull, "w") as quiet, DemoTable(DemoOptions(match=MATCH, out=out, seed=3,
+                                                               stop_after=60),
+                                                   log=quiet) as table:
+        table.before_frame = _post_after_moves(out, 2, "note", {"text": "cube at 4"}, posted)
+        stats = table.run()
+    entries = read_journal(out / "journal.jsonl").entries
+    assert posted and stats.players_stopped is None and len(entries) >= 60
+
+
+def test_the_mangala_players_stop_at_a_sowing_the_director_accepted(tmp_path: Path) -> None:
+    out = tmp_path / "round"
+    first = run_mangala(out, 0, 3, stop_after=20)
+    position = first.referee.position
+    assert position is not None and position.to_move is not None
+    mover = position.to_move
+    pit = next(i + 1 for i, n in enumerate(getattr(position, mover)) if n)
+    post_request(out, "accept", {"pit": pit}, "Ayse Kaya")
+    second = run_mangala(out, 0, 3)
+    entries = read_journal(out / "journal.jsonl").entries
+    [directed] = [e for e in entries if e["type"] == "director"]
+    assert second.stats.players_stopped is not None
+    assert f"director's accept (journal entry {directed['seq']})" in second.stats.players_stopped
+    record = check_record(parse_record((out / RECORD_NAME).read_text(encoding="utf-8")))
+    assert record.legal and not record.round.over
+    third = run_mangala(out, 0, 3)
+    assert third.stats.frames == 0 and third.stats.players_stopped == second.stats.players_stopped
+    assert read_journal(out / "journal.jsonl").entries == entries
