@@ -18,10 +18,10 @@ import ssl
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller.cli.broker_options import add_broker_options, broker_link, check_pem
 from controller.cli.common import (
     CommandError,
     add_command,
@@ -31,8 +31,7 @@ from controller.cli.common import (
     os_reason,
     wants_json,
 )
-from controller.hub.link import LinkConfig, parse_broker_url, shown_url, ssl_reason
-from controller.hub.topics import DEFAULT_PREFIX, check_id
+from controller.hub.link import LinkConfig, shown_url, ssl_reason
 from engine.errors import HakemError
 
 if TYPE_CHECKING:
@@ -60,11 +59,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument("--http", type=int, metavar="PORT", help="port of the web dashboard")
     parser.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                         help="address the dashboard listens on (default: every interface)")
-    parser.add_argument("--prefix", default=DEFAULT_PREFIX, help="topic prefix (default hakem)")
-    parser.add_argument("--ca", metavar="FILE", help="CA file for the broker's TLS certificate")
-    parser.add_argument("--broker-user", metavar="NAME", help="broker user name")
-    parser.add_argument("--broker-password-file", metavar="FILE",
-                        help="file whose first line is the broker password")
+    add_broker_options(parser)
     parser.add_argument("--https-cert", metavar="FILE", help="serve HTTPS with this certificate")
     parser.add_argument("--https-key", metavar="FILE", help="the certificate's private key")
     parser.add_argument("--session-hours", type=number_in(0, MAX_SESSION_HOURS, above_low=True),
@@ -75,18 +70,6 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                              "line of stdin (at least 8 characters); then exit")
     parser.add_argument("--list-users", action="store_true", help="list director accounts; exit")
     parser.set_defaults(func=run_hub)
-
-
-def broker_config(args: argparse.Namespace) -> LinkConfig:
-    """The hub's broker connection from the command line."""
-    base = LinkConfig(prefix=check_id(args.prefix, "prefix"), ca_file=args.ca,
-                      username=args.broker_user, password_file=args.broker_password_file)
-    link = parse_broker_url(args.broker, base)
-    if link.password is not None and args.broker_password_file is not None:
-        raise CommandError(f"hub: the broker password is both in --broker "
-                           f"{shown_url(args.broker)} and in --broker-password-file "
-                           f"{args.broker_password_file}: give it once")
-    return replace(link, tls=link.tls or args.ca is not None)
 
 
 def run_hub(args: argparse.Namespace) -> int:
@@ -101,8 +84,8 @@ def run_hub(args: argparse.Namespace) -> int:
         raise CommandError(f"hub: --http is not a port number: {args.http}")
     if (args.https_cert is None) != (args.https_key is None):
         raise CommandError("hub: --https-cert and --https-key go together")
-    _check_tls_files(args)
-    link = broker_config(args)
+    _check_https_files(args)
+    link = broker_link(args, "--broker", "hub")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     app = _start_app(args, link)
     broker = shown_url(args.broker)  # said and logged: never with the password
@@ -169,29 +152,16 @@ def _database(path: str) -> Iterator[None]:
         raise CommandError(f"cannot open the hub's database {path}: {exc}") from None
 
 
-def _check_tls_files(args: argparse.Namespace) -> None:
-    """Load ``--ca`` and ``--https-cert``/``--https-key`` now, so a missing or bad file is
-    named before the hub starts (the broker's certificate is loaded only on connecting)."""
-    for option, path, marker in (("--ca", args.ca, b"CERTIFICATE-----"),
-                                 ("--https-cert", args.https_cert, b"CERTIFICATE-----"),
-                                 ("--https-key", args.https_key, b"PRIVATE KEY-----")):
-        if path is None:
-            continue
-        if not Path(path).is_file():
-            raise CommandError(f"hub: {option} {path}: no such file")
-        if marker not in Path(path).read_bytes():
-            what = "private key" if option == "--https-key" else "certificate"
-            raise CommandError(f"hub: {option} {path}: holds no PEM {what}")
+def _check_https_files(args: argparse.Namespace) -> None:
+    """Load ``--https-cert`` and ``--https-key`` now, so a missing or bad file is named before
+    the hub starts."""
+    if args.https_cert is None:
+        return
+    check_pem("hub", "--https-cert", args.https_cert, "certificate")
+    check_pem("hub", "--https-key", args.https_key, "private key")
     try:
-        if args.ca is not None:
-            ssl.create_default_context(cafile=args.ca)
-    except (OSError, ValueError) as exc:
-        raise CommandError(f"hub: --ca {args.ca}: not a usable CA file ({ssl_reason(exc)})"
-                           ) from None
-    try:
-        if args.https_cert is not None:
-            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            context.load_cert_chain(args.https_cert, args.https_key)
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(args.https_cert, args.https_key)
     except (OSError, ValueError) as exc:
         raise CommandError(f"hub: --https-cert {args.https_cert} --https-key {args.https_key}:"
                            f" not a usable certificate and key ({ssl_reason(exc)})") from None

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from controller.cli.broker_options import add_broker_options, broker_link, given_broker_options
 from controller.cli.common import (
     CommandError,
     add_command,
@@ -29,6 +30,8 @@ examples:
   hakem demo --match my-match.mat --out /tmp/demo
   hakem demo --publish mqtt://localhost:1883 --table 4
   hakem demo --game mangala --publish mqtt://localhost:1883 --table 5
+  hakem demo --publish mqtts://table4@hub.local --table 4 --ca hall-ca.crt \
+      --broker-password-file hub-password --tournament izmir-2026
 Restarting with the same --out resumes the match from its journal, given the options it
 was started with (DIR/demo.json keeps them; other ones are refused); a match whose
 journal holds its end is not played again (another --out, or removing DIR, plays it).
@@ -70,8 +73,11 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     demo.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
                       help="random seed (0 or more)")
     demo.add_argument("--publish", metavar="URL", help="publish to the hub's MQTT broker "
-                      "(with --table)")
+                      "(with --table; mqtt://[user[:password]@]host[:port] or mqtts://...)")
     demo.add_argument("--table", metavar="ID", help="the table's ID on the hub")
+    demo.add_argument("--tournament", metavar="ID",
+                      help="the tournament in the hub's topics (default default)")
+    add_broker_options(demo)
     demo.add_argument("--quiet", action="store_true",
                       help="no live log on stdout, only the summary (the progress line still "
                       "goes to stderr; --json has neither)")
@@ -122,8 +128,14 @@ def _demo(args: argparse.Namespace) -> int:
     check_out_folder(args.out, "--out")
     if (args.publish is None) != (args.table is None):
         raise CommandError("--publish URL and --table ID go together")
-    # a bad URL or table id is refused before the match is opened
-    link = _hub_link(args.publish, args.table, Path(args.out)) if args.publish else None
+    extra = given_broker_options(args)
+    if args.tournament is not None:
+        extra.append("--tournament")
+    if args.publish is None and extra:
+        verb = "go" if len(extra) > 1 else "goes"
+        raise CommandError(f"{', '.join(extra)} only {verb} with --publish URL --table ID")
+    # a bad URL, table id, password file or CA file is refused before the match is opened
+    link = _hub_link(args) if args.publish is not None else None
     if args.game == "mangala":
         from controller.mangala.cli import demo_command
 
@@ -214,15 +226,20 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hub_link(url: str, table_id: str, out: Path) -> Any:
-    """The demo table's link to the hub (``--publish URL --table ID``), checked: a bad URL or
-    table id raises, naming it."""
+def _hub_link(args: argparse.Namespace) -> Any:
+    """The demo table's link to the hub (``--publish URL --table ID`` and the broker options
+    ``hakem hub`` takes), checked: a bad URL, table id or file raises, naming it."""
     try:
-        from controller.hub.link import LinkConfig, parse_broker_url
+        from controller.hub.link import LinkConfig  # paho-mqtt, which publishing needs
     except ImportError as exc:
         raise CommandError(f"--publish needs the hub library: {exc}") from None
-    return parse_broker_url(url, LinkConfig(table=table_id,
-                                            outbox=str(out / "hub-outbox.sqlite")))
+    from controller.hub.topics import check_id
+
+    tournament = "default" if args.tournament is None else args.tournament
+    base = LinkConfig(table=check_id(args.table, "table"),
+                      tournament=check_id(tournament, "tournament"),
+                      outbox=str(Path(args.out) / "hub-outbox.sqlite"))
+    return broker_link(args, "--publish", "demo", base)
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -33,6 +33,8 @@ because one bad entry must not blind the director to a whole table):
 - ``match_end``: ``winner``, ``score`` [a, b], ``how``; the match is finished. One that is not
   ``how: director`` after a director's end on the hub has the last word: the card says the
   table's result stands over that end.
+- ``director``: ``action`` ``end_match`` with ``director`` (who) and ``args.reason`` or
+  ``args.note``: the card's ``ended_by`` when the director ended the match at the table.
 - ``time_out``: ``player``, ``rule`` (e.g. TTB-CLOCK-3), ``reason``; shown as a flag.
 - ``clock``: ``times_ms`` [player 0, player 1] (reserve left), ``running`` (0, 1 or null).
 """
@@ -130,6 +132,8 @@ class MatchState:
             fold_mangala(self, entry, who)
         if kind == "match_end" and entry.get("how") != "director" and self.hub_end is not None:
             self.ended_by = _overruled(self.hub_end)
+        elif kind == "director" and entry.get("action") == "end_match" and self.hub_end is None:
+            self.ended_by = _director_words(entry)  # a director's end at the table
         if kind in DASHBOARD_FLAG_TYPES:
             rule, reason = (flag_words(self, entry, who) if mangala
                             else (_text(entry.get("rule")) or "", _text(entry.get("reason")) or ""))
@@ -171,7 +175,7 @@ class MatchState:
     def end(self, winner: int | None, user: str, reason: str) -> None:
         """A director ends the match (forfeit, time, withdrawal)."""
         self.winner = winner
-        self.ended_by = f"{user}: {reason}" if reason else user
+        self.ended_by = _ended_by(user, reason)
         self.hub_end = {"winner": winner, "user": user, "reason": reason}
         if self.mangala is not None:
             end_result(self.mangala, winner)
@@ -367,6 +371,20 @@ def _match_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
         s.score = [*score]
     s.winner = _player(e.get("winner"))
     _finish(s)
+
+
+def _ended_by(user: str, reason: str) -> str:
+    """``ended_by`` of a director's end: who, and why when they said."""
+    return f"{user}: {reason}" if reason else user
+
+
+def _director_words(e: dict[str, Any]) -> str:
+    """``ended_by`` of a director's ``end_match`` journalled at the table (``hakem director``,
+    or the hub's end carried out there): the director's name and reason, as for one on the
+    hub."""
+    args = e.get("args")
+    reason = (args.get("reason") or args.get("note") or "") if isinstance(args, dict) else ""
+    return _ended_by(_text(e.get("director")) or "a director", str(reason).strip())
 
 
 def _overruled(end: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ writes (``controller.mangala.records``, the engine's format, which ``hakem manga
 replays), built from the journal entries the hub stored. A round a director ended on the hub
 whose table has journalled no end (offline: the hub is its only record) ends with the format's
 director line; once the table's own ``match_end`` is in, the table's record stands alone.
+:func:`result_details` is what ``/api/results`` says of a match beyond its score and winner.
 """
 
 from __future__ import annotations
@@ -58,6 +59,27 @@ def _hub_end(state: MatchState, entries: Sequence[dict[str, Any]]) -> list[dict[
         return []
     return [{"type": "director", "action": "end_match",
              "args": {"winner": SIDES[end["winner"]], "reason": end["reason"]}}]
+
+
+def result_details(state: MatchState | None) -> dict[str, Any]:
+    """A finished match's ``/api/results`` keys beyond the stored score and winner: ``game``;
+    ``drawn`` (a Mangala round drawn, MG-T-1: its ``winner`` is null as when a director ended
+    it without one); ``round_points`` (a Mangala round's [a, b], else null); ``games`` (each
+    game or set: ``game``, ``winner``, ``points``, and for a set ``drawn``); ``ended_by`` (the
+    card's words, naming the director who ended it; null when play ended it)."""
+    if state is None:  # not folded (cannot happen: every stored match is)
+        return {"game": None, "drawn": None, "round_points": None, "games": [], "ended_by": None}
+    mangala = state.mangala
+    keys = ("game", "winner", "points", "drawn") if mangala is not None else (
+        "game", "winner", "points")
+    return {
+        "game": state.game,
+        "drawn": mangala is not None and mangala.result == "draw",
+        "round_points": (list(mangala.round_points)
+                         if mangala is not None and mangala.round_points is not None else None),
+        "games": [{k: g.get(k) for k in keys} for g in state.games],
+        "ended_by": state.ended_by,
+    }
 
 
 def moves_text(state: MatchState, table: str, why: str) -> str:

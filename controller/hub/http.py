@@ -161,7 +161,7 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             elif parts == ["api", "tables"]:
                 self._json(200, hub.tables())
             elif parts == ["api", "results"]:
-                self._json(200, hub.store.results())
+                self._json(200, hub.results())
             elif parts == ["api", "session"]:
                 self._json(200, {"user": hub.session_user(self._token())})
             elif parts == ["api", "audit"]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 import ssl
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-from urllib.parse import unquote, urlsplit
+from typing import Any, NamedTuple
+from urllib.parse import quote, unquote, urlsplit
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -22,9 +22,19 @@ from controller.hub.topics import DEFAULT_PREFIX, check_id
 from engine.errors import ConfigError, InvalidInputError
 
 
+class LinkNames(NamedTuple):
+    """Where a person set a link's url, CA file and password file (a table's ``[hub]`` keys,
+    or a command's options): the words a message about the link tells them to change."""
+
+    url: str = "hub.url"
+    ca_file: str = "hub.ca_file"
+    password_file: str = "hub.password_file"
+
+
 @dataclass(frozen=True)
 class LinkConfig:
-    """Where and how to reach the broker, and who this table is."""
+    """Where and how to reach the broker, who this table is, and (``names``) where a person
+    set it up, for messages."""
 
     host: str = "localhost"
     port: int = 1883
@@ -42,6 +52,7 @@ class LinkConfig:
     reconnect_min_s: float = 0.2
     reconnect_max_s: float = 5.0
     outbox: str = "hub-outbox.sqlite"  # the durable queue, kept beside the journal
+    names: LinkNames = field(default_factory=LinkNames)
 
     def __post_init__(self) -> None:
         if not self.host:
@@ -57,6 +68,16 @@ class LinkConfig:
             except InvalidInputError as exc:
                 raise ConfigError(f"hub.{name}: {exc}") from None
 
+    def where(self) -> str:
+        """The broker's url as messages name it, a password in it shown as ``***``:
+        ``mqtts://USER:***@HOST:PORT``."""
+        login = ""
+        if self.username is not None:
+            shown = ":***" if self.password is not None else ""
+            login = f"{quote(self.username, safe='')}{shown}@"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'mqtts' if self.tls else 'mqtt'}://{login}{host}:{self.port}"
+
     def secret(self) -> str | None:
         """The password, from ``password`` or the first line of ``password_file`` (read on each
         call: a missing, unreadable or empty file is named rather than sent as no password)."""
@@ -64,17 +85,17 @@ class LinkConfig:
             return self.password
         if self.password_file is None:
             return None
+        key = self.names.password_file
         try:
             lines = Path(self.password_file).read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            raise ConfigError(f"hub.password_file: cannot read {self.password_file}: "
+            raise ConfigError(f"{key}: cannot read {self.password_file}: "
                               f"{(exc.strerror or str(exc)).lower()}") from None
         except UnicodeDecodeError:
-            raise ConfigError(f"hub.password_file: {self.password_file} is not UTF-8 text"
-                              ) from None
+            raise ConfigError(f"{key}: {self.password_file} is not UTF-8 text") from None
         if not lines or not lines[0]:
-            raise ConfigError(f"hub.password_file: the first line of {self.password_file} is "
-                              "empty: it must hold the broker password")
+            raise ConfigError(f"{key}: the first line of {self.password_file} is empty: it "
+                              "must hold the broker password")
         return lines[0]
 
 

@@ -38,6 +38,7 @@ import paho.mqtt.client as mqtt
 from controller.hub.contract import MatchState
 from controller.hub.link import LinkConfig, make_client, reason_failed
 from controller.hub.outbox import Outbox
+from controller.hub.tls_words import failed_connect_words
 from controller.hub.topics import hub_presence_topic, table_topic
 from controller.records.journal import read_journal, utc_now_iso, validate_entry
 from engine.errors import DeviceError, HakemError, InvalidInputError
@@ -295,18 +296,25 @@ class TablePublisher:
         """Say how the link goes, once per change of ``state`` (nothing once closing)."""
         if self.say is not None and state != self._link_said and self._link_said != "closed":
             self._link_said = state
-            self.say(f"The hub's broker at {self.config.host}:{self.config.port} {text}")
+            self.say(f"The hub's broker at {self.config.where()} {text}")
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        self._tell("unreachable", "cannot be reached: the table's entries wait in its outbox "
-                                  "until it answers; trying again")
+        problem = failed_connect_words(self.config)
+        if problem:  # TLS: no network fault, a setting to change
+            self._tell(f"tls: {problem}", f"cannot be used: {problem}; the table's entries "
+                                         "wait in its outbox; trying again")
+        else:
+            self._tell("unreachable", "cannot be reached: the table's entries wait in its "
+                                      "outbox until it answers; trying again")
 
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
     ) -> None:
         if reason_failed(reason_code):
+            names = self.config.names
             self._tell("refused", f"refused the table ({reason_code}): check its broker user "
-                                  "and password (hub.url, hub.password_file); trying again")
+                                  f"and password ({names.url}, {names.password_file}); trying "
+                                  "again")
             return
         self._tell("connected", "answers: the table is on the hub")
         client.subscribe([(self._ack_topic, 1), (self._hub_topic, 1), (self._presence, 1),

@@ -32,8 +32,10 @@ from controller.hub.auth import (
     verify_password,
 )
 from controller.hub.contract import VERDICTS, MatchState
+from controller.hub.export import result_details
 from controller.hub.link import LinkConfig, make_client, reason_failed
 from controller.hub.store import HubStore
+from controller.hub.tls_words import failed_connect_words
 from controller.hub.topics import (
     hub_presence_topic,
     hub_subscriptions,
@@ -168,7 +170,7 @@ class HubService:
         self.broadcaster = Broadcaster()
         self.stats = {"messages": 0, "stored": 0, "duplicates": 0, "rejected": 0}
         self.connected = threading.Event()
-        self._unreachable_said = False  # the broker could not be reached, and it was said
+        self._failure_said = ""  # why the broker could not be reached, as last said
         self._inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
         self._client: mqtt.Client | None = None
@@ -309,15 +311,19 @@ class HubService:
         client.publish(hub_presence_topic(self.prefix),
                        json.dumps({"status": "online", "boot": self.boot}), 1, True)
         self.connected.set()
-        self._unreachable_said = False
+        self._failure_said = ""
         log.info("connected to the broker at %s", self._broker_name())
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        # said once until the hub connects: paho tries again every few seconds
-        if not self._unreachable_said:
-            self._unreachable_said = True
-            log.warning("cannot reach the broker at %s: no table is heard until it answers; "
-                        "trying again", self._broker_name())
+        # each failure said once until the hub connects: paho tries again every few seconds
+        problem = failed_connect_words(self.link) if self.link is not None else None
+        text = (f"cannot connect to the broker at {self._broker_name()}: {problem}; no table "
+                "is heard until it is put right; trying again" if problem else
+                f"cannot reach the broker at {self._broker_name()}: no table is heard until "
+                "it answers; trying again")
+        if text != self._failure_said:
+            self._failure_said = text
+            log.warning("%s", text)
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
@@ -330,7 +336,7 @@ class HubService:
 
     def _broker_name(self) -> str:
         link = self.link
-        return "(none)" if link is None else f"{link.host}:{link.port}"
+        return "(none)" if link is None else link.where()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         self.ingest(message.topic, bytes(message.payload))
@@ -516,6 +522,18 @@ class HubService:
         for flag in out["flags"]:
             flag["snapshot"] = self.store.has_snapshot(tournament, table, match_id, flag["seq"])
         return out
+
+    def results(self) -> list[dict[str, Any]]:
+        """``/api/results``: each finished match's stored result, with what its folded state
+        adds (:func:`result_details`: the game, a drawn round said as such, the round's and
+        each game's points, who ended it)."""
+        rows = self.store.results()
+        with self.views_lock:
+            for row in rows:
+                view = self.views.get((row["tournament"], row["table"]))
+                state = view.matches.get(row["match"]) if view is not None else None
+                row.update(result_details(state))
+        return rows
 
     def match_state(self, tournament: str, table: str, match: str | None) -> MatchState:
         """The MatchState object (for exports)."""

@@ -25,8 +25,9 @@ def demo_command(args: argparse.Namespace, publish: LinkConfig | None = None) ->
     """``hakem demo --game mangala``: a whole rendered round refereed by the full pipeline;
     ``publish``: the hub link ``--publish URL --table ID`` gave, checked."""
     if args.match or args.invalid_throws:
-        raise CommandError("demo --game mangala takes --illegal, --seed, --out, --publish, "
-                           "--table and --quiet (no --match or --invalid-throws)")
+        raise CommandError("demo --game mangala takes --illegal, --seed, --out, --quiet and "
+                           "the hub's options (--publish, --table, ...), not --match or "
+                           "--invalid-throws")
     options = MangalaDemoOptions(out=Path(args.out), illegal=args.illegal, seed=args.seed,
                                  publish=publish)
     quiet = args.quiet or wants_json(args)

@@ -32,7 +32,8 @@ function render(t) {
       el("span", {class: "score", id: "score-" + t.tournament + "-" + t.table + "-" + p}, String(t.score[p])),
       clock);
   }
-  const meta = el("div", {class: "meta"}, matchText(t));
+  // who ended the match, when a director did (on the hub or at the table)
+  const meta = el("div", {class: "meta"}, matchText(t) + (t.ended_by ? " · ended by " + t.ended_by : ""));
   const parts = [head, rows, meta];
   if (t.flags) {
     const last = t.last_flag;

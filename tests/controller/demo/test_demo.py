@@ -474,11 +474,13 @@ def test_a_demo_table_says_what_its_hub_link_says(tmp_path: Path) -> None:
     id) go to the demo's live log, as ``hakem run``'s do (the demo's went nowhere); it is the
     live table's publisher: the hub's end of the match goes into the demo's director inbox,
     the flags' pictures come from its snapshots."""
+    from controller.cli import build_parser
     from controller.cli.table_commands import _hub_link
     from controller.demo.harness import SimulatedTable
 
     out = tmp_path / "demo"
-    link = _hub_link("mqtt://127.0.0.1:1", "7", out)  # nobody there
+    link = _hub_link(build_parser().parse_args(  # nobody there
+        ["demo", "--publish", "mqtt://127.0.0.1:1", "--table", "7", "--out", str(out)]))
     with SimulatedTable(out, publish=link) as table:
         publisher = table.publisher
         assert publisher is not None and publisher.say == table.log.say

@@ -120,17 +120,63 @@ class Broker:
         self.stop()
 
 
-def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
-    """A throw-away CA and a server certificate for 127.0.0.1 (openssl, seconds)."""
+# ``openssl ca`` signs with chosen dates (``x509 -req`` takes only a number of days from now)
+_CA_CONFIG = """[ca]
+default_ca = test
+[test]
+database = index.txt
+new_certs_dir = .
+certificate = ca.pem
+private_key = ca.key
+rand_serial = yes
+unique_subject = no
+default_md = sha256
+policy = any
+[any]
+commonName = supplied
+"""
+
+
+def make_certificates(folder: Path, names: str = "IP:127.0.0.1", *,
+                      expired: bool = False) -> tuple[Path, Path, Path]:
+    """A throw-away CA and a server certificate for ``names`` (its subjectAltName; the first
+    is its common name too), valid for two days or ``expired`` since 2020 (openssl, seconds).
+    Called again on the same folder: a new server certificate of the same CA."""
+    folder.mkdir(parents=True, exist_ok=True)
     ca_key, ca, key, csr, cert = (folder / n for n in ("ca.key", "ca.pem", "srv.key", "srv.csr",
                                                        "srv.pem"))
-    ext = folder / "ext.cnf"
-    ext.write_text("subjectAltName=IP:127.0.0.1\n")
-    run = lambda *a: subprocess.run(a, check=True, capture_output=True)  # noqa: E731
-    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key),
-        "-out", str(ca), "-days", "2", "-subj", "/CN=hakem test CA")
+    (folder / "ext.cnf").write_text(f"subjectAltName={names}\n")
+    (folder / "ca.cnf").write_text(_CA_CONFIG)
+    run = lambda *a: subprocess.run(a, check=True, capture_output=True, cwd=folder)  # noqa: E731
+    if not ca.exists():
+        (folder / "index.txt").write_text("")
+        run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key),
+            "-out", str(ca), "-days", "2", "-subj", "/CN=hakem test CA")
     run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(csr),
-        "-subj", "/CN=127.0.0.1")
-    run("openssl", "x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key),
-        "-CAcreateserial", "-out", str(cert), "-days", "2", "-extfile", str(ext))
+        "-subj", f"/CN={names.split(',')[0].split(':', 1)[1]}")
+    dates = (["-startdate", "20200101000000Z", "-enddate", "20200102000000Z"] if expired
+             else ["-days", "2"])
+    run("openssl", "ca", "-config", "ca.cnf", "-batch", "-notext", "-in", str(csr), "-out",
+        str(cert), "-extfile", "ext.cnf", *dates)
     return ca, cert, key
+
+
+def tls_broker(folder: Path, *logins: tuple[str, str], names: str = "IP:127.0.0.1",
+               expired: bool = False) -> tuple[Broker, Path]:
+    """A started Mosquitto that takes only these (user, password) logins (anyone without
+    any), over TLS with a certificate for ``names`` of a CA of its own (:func:`make_certificates`);
+    and that CA's file. The caller stops it."""
+    ca, cert, key = make_certificates(folder / "certs", names, expired=expired)
+    login = "allow_anonymous true\n"
+    if logins:
+        passwd = folder / "passwd"
+        passwd.write_text("")
+        for user, password in logins:
+            subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, password], check=True,
+                           capture_output=True)
+        passwd.chmod(0o600)
+        login = f"allow_anonymous false\npassword_file {passwd}\n"
+    # the certificate lines follow the loopback listener line: a TLS listener
+    secure = Broker(folder / "secure", port=free_port(), extra_config=(
+        f"{login}cafile {ca}\ncertfile {cert}\nkeyfile {key}\n"))
+    return secure.start(), ca

@@ -11,7 +11,9 @@ from typing import Any
 from controller.hub.publisher import match_id_of
 from controller.mangala.records import RECORD_NAME
 from controller.records.journal import read_journal
+from controller.referee.api import DirectorAction
 from engine.mangala.record import RecordCheck, check_record, parse_record
+from tests.controller.mangala.harness import Table
 from tests.controller.mangala.test_demo_flow import run
 
 SIDES = ("a", "b")
@@ -24,6 +26,27 @@ def demo_round(folder: Path, *, illegal: int = 2, seed: int = 3) -> list[dict[st
     demo = run(folder, illegal, seed)
     assert demo.referee.over
     return read_journal(folder / "journal.jsonl").entries
+
+
+def drawn_round(folder: Path) -> list[dict[str, Any]]:
+    """The journal of a round of three drawn sets (0.5 round points each, MG-T-1) at a Mangala
+    table: in each set the director sets a board where the player to move has half the stones
+    in the store, and that player's time runs out (a drawn set, MG-CLOCK-3)."""
+    table = Table(folder)
+    try:
+        for _ in range(3):
+            position = table.referee.position
+            assert position is not None and position.to_move is not None
+            table.show(position.board())  # the set-up seen: the starter's clock runs
+            mover, other = position.to_move, "b" if position.to_move == "a" else "a"
+            table.send(DirectorAction(table.time.now_ms(), "set_position", {"position": {
+                mover: [4, 4, 4, 4, 4, 0], f"{mover}_store": 24, other: [0, 0, 1, 1, 1, 1],
+                f"{other}_store": 0, "to_move": mover}}, "td"))
+            table.tick(15 * 60 * 1000 + 2_000)
+        assert table.referee.over
+        return list(table.journal.entries)
+    finally:
+        table.close()
 
 
 def table_record(folder: Path) -> str:

@@ -305,7 +305,7 @@ def test_the_hub_says_when_it_cannot_reach_reaches_and_loses_the_broker(
     caplog.set_level(logging.INFO, logger="hakem.hub")
     broker.stop()
     hub = make_hub()
-    name = f"127.0.0.1:{broker.port}"
+    name = f"mqtt://127.0.0.1:{broker.port}"
 
     def said(text: str) -> list[str]:
         return [r.getMessage() for r in caplog.records if r.getMessage().startswith(text)]
@@ -344,7 +344,7 @@ def test_a_table_says_how_its_link_to_the_hub_goes(broker: Broker, tmp_path: Pat
     publisher = TablePublisher(table_link(broker, tmp_path, "t1"))
     publisher.say = said.append
     publisher.start()
-    name = f"The hub's broker at 127.0.0.1:{broker.port}"
+    name = f"The hub's broker at mqtt://127.0.0.1:{broker.port}"
     wait_for(lambda: said, 10, "the table to say the broker is not there")
     broker.start()
     wait_for(lambda: len(said) >= 2, 15, "the table to connect")

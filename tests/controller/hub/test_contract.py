@@ -114,6 +114,21 @@ def test_the_tables_own_end_after_a_directors_end_says_the_tables_result_stands(
         assert (s["winner"], s["ended_by"]) == (0, ended_by), how
 
 
+def test_a_directors_end_at_a_backgammon_table_names_the_director_on_the_card() -> None:
+    """``hakem director end-match 1 --by NAME`` journals a ``director`` entry (as
+    ``controller.referee.api.director_fields`` writes it) and the match's end: the card named
+    nobody. A hub's end carried out at the table keeps the hub's words."""
+    start = ("match_start", {"players": ["a", "b"], "length": 3})
+    end_match = ("director", {"action": "end_match", "args": {"winner": 1}, "director": "Ayse"})
+    match_end = ("match_end", {"winner": 1, "score": [0, 1], "how": "director"})
+    assert fold(entries(start, end_match, match_end)).summary()["ended_by"] == "Ayse"
+    state = fold(entries(start))
+    state.end(1, "td", "forfeit")
+    for entry in entries(start, end_match, match_end)[1:]:
+        state.apply(entry)
+    assert state.summary()["ended_by"] == "td: forfeit"
+
+
 def test_a_directors_position_and_dice_reach_the_dashboard() -> None:
     """``hakem director set-position`` / ``set-dice`` are journalled as ``director`` entries:
     the dashboard kept the position and dice from before them (end-to-end QA)."""

@@ -188,3 +188,20 @@ def test_a_mangala_table_on_the_dashboard_and_its_page(
         "const b = document.getElementById('board'); return b.complete && b.naturalWidth;") > 0,
         30, "the SVG board to load")
     assert browser.run("return document.documentElement.scrollWidth <= window.innerWidth;")
+
+
+def test_a_card_says_which_director_ended_the_match(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """The card said "finished" and starred the winner, not that a director ended the match
+    nor who (only the table's page did)."""
+    hub = make_hub()
+    hub.service.add_user("td", "correct horse battery")
+    match = simulated_match(9, seed=2)
+    _ingest(hub, "events", _events("m", match[:8]))
+    token = hub.service.login("td", "correct horse battery", "test")
+    hub.service.act(token, "test", "cup", "9", "end", {"winner": 1, "note": "forfeit"})
+    browser.get(hub.url + "/")
+    card = "const c = document.getElementById('card-cup-9'); return c ? c.textContent : '';"
+    wait_for(lambda: "finished" in browser.run(card), 30, "the finished card")
+    assert "ended by td: forfeit" in browser.run(card)

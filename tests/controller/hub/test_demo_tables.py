@@ -9,6 +9,7 @@ import dataclasses
 import io
 import json
 import threading
+import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -19,13 +20,15 @@ import pytest
 from controller.cli import main
 from controller.demo.script import BUNDLED
 from controller.demo.table import DemoOptions, DemoTable
+from controller.hub.link import LinkConfig, parse_broker_url
 from controller.hub.server import HubApp
 from controller.hub.service import NotFoundError
 from controller.hub.topics import DEFAULT_PREFIX, table_topic
 from controller.mangala.demo import MangalaDemoOptions, MangalaDemoStats
+from controller.mangala.records import RECORD_NAME
 from controller.records.journal import read_journal
 from controller.runtime.director_inbox import ANSWERS_NAME, INBOX_NAME
-from tests.controller.hub.broker import Broker, wait_for
+from tests.controller.hub.broker import Broker, tls_broker, wait_for
 from tests.controller.hub.conftest import table_link
 from tests.controller.mangala.test_demo_flow import cheap
 
@@ -108,11 +111,13 @@ def test_a_mangala_demo_publishes_its_round(
 
 
 def _end_from_the_dashboard(hub: HubApp, out: Path, table: str, winner: int,
-                            when: Callable[[Sequence[dict[str, Any]]], bool]
+                            when: Callable[[Sequence[dict[str, Any]]], bool],
+                            served: list[str] | None = None,
                             ) -> Callable[[Sequence[dict[str, Any]]], None]:
     """A demo's ``before_frame`` hook: once ``when`` holds of the journal, a director ends
     the match on the hub (once the hub has the match), and the demo goes on only when the
-    request has reached the table's inbox: it is taken before the next frame."""
+    request has reached the table's inbox: it is taken before the next frame. ``served``
+    takes the round record the hub serves then, before the table has carried the end out."""
     done: list[bool] = []
 
     def hub_has(seq: int) -> bool:
@@ -129,6 +134,10 @@ def _end_from_the_dashboard(hub: HubApp, out: Path, table: str, winner: int,
         token = hub.service.login("td", PASSWORD, "test")
         hub.service.act(token, "test", "cup", table, "end", {"winner": winner,
                                                              "note": "forfeit"})
+        if served is not None:
+            url = f"{hub.url}/api/tables/cup/{table}/round.txt"
+            with urllib.request.urlopen(url, timeout=10) as response:
+                served.append(response.read().decode("utf-8"))
         wait_for(lambda: (out / INBOX_NAME).exists(), 30, "the end to reach the table")
 
     return hook
@@ -159,12 +168,21 @@ def test_the_dashboards_end_of_the_match_ends_a_mangala_demo(
     out = tmp_path / "round"
     options = MangalaDemoOptions(out=out, seed=3, publish=table_link(broker, tmp_path, "6"))
     log = io.StringIO()
+    served: list[str] = []
     with cheap(options, log=log) as demo:
         demo.before_frame = _end_from_the_dashboard(
-            hub, out, "6", 1, lambda entries: sum(e["type"] == "move" for e in entries) >= 3)
+            hub, out, "6", 1, lambda entries: sum(e["type"] == "move" for e in entries) >= 3,
+            served)
         stats = demo.run()
     assert stats.ended_by_director and 3 <= stats.sowings < stats.round_sowings
     _ended_by_the_director(out, hub, "6", "b")
+    # the hub's record while the table had not carried the end out is the table's own record,
+    # byte for byte: the director line holds the director's note (the format's reason), and
+    # the card and the results say who ended the round
+    assert served == [(out / RECORD_NAME).read_text(encoding="utf-8")]
+    assert served[0].splitlines()[-1].endswith(" end winner b forfeit")
+    assert hub.service.table("cup", "6")["ended_by"] == "td: forfeit"
+    assert [r["ended_by"] for r in hub.service.results()] == ["td: forfeit"]
     assert "Director td ends the round: Mehmet (b) wins" in log.getvalue()
     assert json.loads((out / "summary.json").read_text())["how"] == "director"
     with cheap(dataclasses.replace(options, publish=None)) as again:  # run on the same folder
@@ -189,3 +207,71 @@ def test_the_dashboards_end_of_the_match_ends_a_backgammon_demo(
     assert "The director ends the match" in log.getvalue()
     assert (out / "match.mat").is_file()
 
+
+
+def test_a_demo_publishes_over_tls_with_a_password_file_and_a_tournament(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hakem demo --publish`` takes the broker options ``hakem hub`` takes (it took a url
+    only: no CA of the hall, no password file) and a table's tournament."""
+    def fast(options: MangalaDemoOptions, *, log: TextIO | None = None,
+             progress: TextIO | None = None) -> MangalaDemoStats:
+        with cheap(options, log=log, progress=progress) as demo:
+            return demo.run()
+
+    monkeypatch.setattr("controller.mangala.cli.run_mangala_demo", fast)
+    secure, ca = tls_broker(tmp_path, ("hub", "hub secret"), ("table5", "table five"))
+    try:
+        hub = HubApp(str(tmp_path / "hub.db"), parse_broker_url(
+            f"mqtts://hub:hub%20secret@127.0.0.1:{secure.port}",
+            LinkConfig(ca_file=str(ca), keepalive_s=5))).start()
+        try:
+            secret = tmp_path / "hub-password"
+            secret.write_text("table five\n")
+            out = tmp_path / "round"
+            url = f"mqtts://table5@127.0.0.1:{secure.port}"
+            both = ["demo", "--game", "mangala", "--out", str(out), "--table", "5"]
+            assert main([*both, "--publish", url.replace("table5@", "table5:x@"),
+                         "--broker-password-file", str(secret)]) == 2
+            assert capsys.readouterr().err == (
+                "hakem: demo: the broker password is both in --publish mqtts://table5:***@"
+                f"127.0.0.1:{secure.port} and in --broker-password-file {secret}: give it "
+                "once\n")
+            assert not out.exists()  # refused before the round was opened
+            assert main([*both, "--seed", "3", "--publish", url, "--ca", str(ca),
+                         "--broker-password-file", str(secret), "--tournament", "izmir-2026",
+                         "--json"]) == 0
+            capsys.readouterr()
+            entries = read_journal(out / "journal.jsonl").entries
+            wait_for(lambda: ("izmir-2026", "5") in hub.service.views
+                     and hub.service.table("izmir-2026", "5")["seq"] == entries[-1]["seq"],
+                     30, "the hub to have the whole round")
+        finally:
+            hub.stop()
+    finally:
+        secure.stop()
+    assert ("default", "5") not in hub.service.views
+
+
+def test_the_demos_broker_options_go_with_publish_and_are_checked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "demo")
+    secret = tmp_path / "pw"
+    secret.write_text("s3cret\n")
+    for argv, said in (
+            (["--ca", str(secret)], "--ca only goes with --publish URL --table ID"),
+            (["--publish", "mqtt://h", "--table", "4", "--broker-password-file", str(secret)],
+             f"demo: --broker-password-file {secret} needs a user: --broker-user NAME, or "
+             "USER@ in --publish"),
+            (["--publish", "mqtt://u@h", "--table", "4", "--broker-password-file",
+              str(tmp_path / "none")],
+             f"demo: --broker-password-file: cannot read {tmp_path / 'none'}: no such file or "
+             "directory"),
+            (["--publish", "mqtts://h", "--table", "4", "--ca", str(secret)],
+             f"demo: --ca {secret}: holds no PEM certificate"),
+            (["--publish", "mqtt://h", "--table", "4", "--tournament", "a/b"],
+             "bad tournament id 'a/b': use 1-64 letters, digits, '_', '.', '-' (not "
+             "starting '_')")):
+        assert main(["demo", "--out", out, *argv]) == 2
+        assert capsys.readouterr().err == f"hakem: {said}\n"
+    assert not Path(out).exists()

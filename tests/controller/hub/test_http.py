@@ -286,6 +286,29 @@ def test_a_match_ended_from_the_dashboard_is_in_the_results_once(tmp_path: Path)
         again.stop()
 
 
+def test_the_results_give_each_games_points_and_who_ended_a_match(tmp_path: Path) -> None:
+    """/api/results had the score and the winner only: each game's points, and the director
+    who ended a match, are there too (additive keys)."""
+    app = HubApp(str(tmp_path / "hub.db"), None).start()
+    try:
+        app.service.add_user("td", PASSWORD)
+        played = simulated_match(3, seed=6, length=5)
+        feed(app.service, "3", played)
+        ended = simulated_match(9, seed=4, length=5)
+        feed(app.service, "9", ended[:30])
+        call(f"{app.url}/api/tables/cup/9/end", {"winner": 0, "note": "forfeit"}, login(app))
+        results = {r["table"]: r for r in call(app.url + "/api/results")[1]}
+    finally:
+        app.stop()
+    games = [{"game": n, "winner": e["winner"], "points": e["points"]}
+             for n, e in enumerate((e for e in played if e["type"] == "game_end"), start=1)]
+    assert len(games) >= 2 and {g["points"] for g in games} != {1}  # the cube was used
+    assert {k: results["3"][k] for k in ("game", "drawn", "round_points", "games", "ended_by")
+            } == {"game": "backgammon", "drawn": False, "round_points": None, "games": games,
+                  "ended_by": None}
+    assert results["9"]["winner"] == 0 and results["9"]["ended_by"] == "td: forfeit"
+
+
 def _named_twins(app: HubApp) -> None:
     """Table 9 online as "Masa 9", with entries of two unfinished matches arriving for it
     (two tables under one id: the hub's warning)."""

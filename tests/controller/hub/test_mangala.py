@@ -25,7 +25,14 @@ from controller.runtime.director_inbox import DirectorInbox
 from engine.mangala.record import check_record, parse_record
 from engine.mangala.sowing import play
 from tests.controller.hub.broker import wait_for
-from tests.controller.hub.mangala_rounds import SIDES, demo_round, events, replayed, table_record
+from tests.controller.hub.mangala_rounds import (
+    SIDES,
+    demo_round,
+    drawn_round,
+    events,
+    replayed,
+    table_record,
+)
 from tests.controller.hub.test_http import call
 from tests.controller.mangala.harness import Table
 
@@ -130,6 +137,52 @@ def test_a_mangala_rounds_card_detail_and_result_on_the_hub(
     results = call(hub.url + "/api/results")[1]
     assert [(x["table"], x["players"], x["score"], x["winner"]) for x in results] == [
         ("5", ["Ayşe", "Mehmet"], [1, 2], 1)]
+
+
+def test_the_results_give_the_round_points_and_say_a_drawn_round_is_drawn(
+    played: tuple[Path, list[dict[str, Any]]], hub: HubApp, tmp_path: Path,
+) -> None:
+    """/api/results had the set points and the winner only: no round points (MG-T-1), and a
+    drawn round (winner null) read like a round a director ended without a winner."""
+    folder, entries = played
+    r = replayed(folder).round
+    feed(hub, entries, entries)  # table 5: b won the round
+    drawn = drawn_round(tmp_path / "drawn")
+    feed(hub, drawn, drawn, table="6")
+    feed(hub, entries, entries[:50], table="7")
+    token = hub.service.login("td", PASSWORD, "test")
+    hub.service.act(token, "test", "cup", "7", "end", {"winner": None, "note": "hall closed"})
+    results = {x["table"]: x for x in call(hub.url + "/api/results")[1]}
+    won, tie, closed = results["5"], results["6"], results["7"]
+    points = r.round_points()
+    assert (won["game"], won["winner"], won["drawn"]) == ("mangala", 1, False)
+    assert won["round_points"] == [points["a"], points["b"]] == [0, 1]
+    assert won["games"] == [{"game": n, "winner": SIDES.index(str(x.winner)), "points": 1,
+                             "drawn": False} for n, x in enumerate(r.sets, start=1)]
+    assert won["ended_by"] is None
+    assert (tie["winner"], tie["drawn"], tie["score"]) == (None, True, [1.5, 1.5])
+    assert tie["round_points"] == [0.5, 0.5]
+    assert tie["games"] == [{"game": n, "winner": None, "points": 0.5, "drawn": True}
+                            for n in (1, 2, 3)]
+    assert (closed["winner"], closed["drawn"], closed["round_points"]) == (None, False, None)
+    assert closed["ended_by"] == "td: hall closed"
+
+
+def test_a_directors_end_at_the_table_names_the_director_on_the_card(tmp_path: Path) -> None:
+    """``hakem director end-match`` at the table, not on the hub: the card said nothing of
+    who ended the round (``ended_by`` null)."""
+    table = Table(tmp_path, MangalaConfig(players=("Ayşe", "Mehmet")))
+    try:
+        position = table.referee.position
+        assert position is not None
+        table.show(position.board())
+        table.send(DirectorAction(table.time.now_ms(), "end_match",
+                                  {"winner": "a", "reason": "b left the hall"}, "Ayse Kaya"))
+        s = fold(table.journal.entries).summary()
+    finally:
+        table.close()
+    assert s["finished"] and s["winner"] == 0
+    assert s["ended_by"] == "Ayse Kaya: b left the hall"
 
 
 def cells(svg: str) -> dict[str, int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,32 +10,14 @@ from controller.hub.link import LinkConfig, parse_broker_url
 from controller.hub.publisher import TablePublisher
 from controller.hub.server import HubApp
 from controller.runtime.table import publisher_for
-from tests.controller.hub.broker import Broker, free_port, make_certificates, wait_for
+from tests.controller.hub.broker import tls_broker, wait_for
 from tests.controller.hub.matches import simulated_match
-
-
-def _tls_broker(tmp_path: Path, *logins: tuple[str, str]) -> tuple[Broker, Path]:
-    """A started Mosquitto that takes only these (user, password) logins, over TLS with a
-    certificate of a CA of its own; and that CA's file. The caller stops it."""
-    ca, cert, key = make_certificates(tmp_path)
-    passwd = tmp_path / "passwd"
-    passwd.write_text("")
-    for user, password in logins:
-        subprocess.run(["mosquitto_passwd", "-b", str(passwd), user, password], check=True,
-                       capture_output=True)
-    passwd.chmod(0o600)
-    secure = Broker(tmp_path / "secure", port=free_port(), extra_config=(
-        f"allow_anonymous false\npassword_file {passwd}\n"
-        f"cafile {ca}\ncertfile {cert}\nkeyfile {key}\n"
-    ))
-    secure.start()  # the certificate lines follow the loopback listener line: a TLS listener
-    return secure, ca
 
 
 def test_tables_and_hub_log_in_over_tls_and_a_wrong_password_gets_nothing_through(
     tmp_path: Path,
 ) -> None:
-    secure, ca = _tls_broker(tmp_path, ("hub", "hub secret"), ("table1", "table secret"))
+    secure, ca = tls_broker(tmp_path, ("hub", "hub secret"), ("table1", "table secret"))
     tls_port = secure.port
     try:
         base = LinkConfig(tls=True, ca_file=str(ca), keepalive_s=5)
@@ -75,7 +56,7 @@ def test_a_table_configured_by_its_toml_logs_in_with_a_password_file_its_ca_and_
 ) -> None:
     """``hakem run``'s publisher from a ``[hub]`` section: mqtts with the broker's own CA, the
     password in a file (not in the url), and a tournament other than "default"."""
-    secure, ca = _tls_broker(tmp_path, ("hub", "hub secret"), ("table7", "table seven"))
+    secure, ca = tls_broker(tmp_path, ("hub", "hub secret"), ("table7", "table seven"))
     port = secure.port
     try:
         hub_link = parse_broker_url(f"mqtts://hub:hub%20secret@127.0.0.1:{port}",
