@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 
 import pytest
 
 from controller.cli import main
+from tests.conftest import TEST_DATA
+
+MAT = str(TEST_DATA / "mat" / "early_double.mat")
 
 
 def test_unknown_command_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -24,3 +28,46 @@ def test_entry_point_runs_as_module() -> None:
     )
     assert proc.returncode == 0
     assert "hakem" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["mat", "--json", "check", MAT],
+         f"--json goes after the command: hakem mat check --json {MAT}"),
+        (["--write", "out.mat", "mat", "check", MAT],
+         f"--write goes after the command: hakem mat check --write out.mat {MAT}"),
+        (["director", "--folder=t", "--json", "accept"],
+         "--folder and --json go after the command: hakem director accept --folder=t --json"),
+        (["vision", "--corners", "-5,-5,1,1,2,2,3,3", "read", "a b.jpg"],
+         "--corners goes after the command: hakem vision read --corners=-5,-5,1,1,2,2,3,3 "
+         "'a b.jpg'"),
+    ],
+    ids=["json", "option-with-value", "two-options", "corners"],
+)
+def test_an_option_between_a_commands_words_is_shown_where_it_goes(
+    argv: list[str], line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse said only "unrecognized arguments: --json" (or took the option's value for a
+    # command name)
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"hakem: {line}\n"
+
+
+def test_the_command_shown_for_a_misplaced_option_runs(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["mat", "--json", "check", MAT]) == 2
+    shown = capsys.readouterr().err.split(": ", 2)[2]
+    assert main(shlex.split(shown)[1:]) == 0
+    assert '"legal": false' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["mat", "--bogus", "check", MAT], ["mat", "check", MAT, "-x"]])
+def test_an_option_no_command_has_is_left_to_argparse(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "unrecognized arguments" in capsys.readouterr().err

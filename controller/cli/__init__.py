@@ -18,6 +18,7 @@ from controller.cli.common import (
     os_error_line,
     shown,
 )
+from controller.cli.placement import misplaced_options
 from engine.errors import HakemError
 
 # Each module defines ``register(subparsers, parents)`` and adds its commands; the handler of a
@@ -53,7 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``hakem`` command and return its exit code."""
     parser = build_parser()
-    args = parser.parse_args(joined_negative_lists(sys.argv[1:] if argv is None else argv))
+    words = joined_negative_lists(sys.argv[1:] if argv is None else argv)
+    misplaced = misplaced_options(parser, words)
+    if misplaced is not None:  # argparse would only say "unrecognized arguments"
+        return _fail(misplaced)
+    args = parser.parse_args(words)
     try:
         code = args.func(args)
     except (HakemError, CommandError) as exc:

@@ -159,8 +159,10 @@ def run_check(args: argparse.Namespace) -> int:
         args.record if args.record == "-" else "@" + args.record, "RECORD", stdin_used=[False]
     )
     name = "stdin" if args.record == "-" else args.record
+    journal = "JOURNAL" if args.record == "-" else args.record
     refuse_journal(text, name, "a round record",
-                   "the table writes its round record as round.txt beside the journal")
+                   "the table writes its round record as round.txt beside the journal; make "
+                   f"one with hakem export {journal} --round OUT.txt")
     record = parse_record(text)
     if not record.entries:
         raise CommandError(f"the record {name} is empty: no set or move lines to check")

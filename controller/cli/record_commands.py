@@ -2,7 +2,8 @@
 
 Writes the Jellyfish ``.mat`` text (GNU Backgammon imports it); ``--summary`` writes the match
 summary JSON (score, games, flags, every move with its Position ID). Prints the summary as one
-JSON object with ``--json``, a short account otherwise.
+JSON object with ``--json``, a short account otherwise. A Mangala journal gives its round
+record instead (``--round OUT.txt``: the ``round.txt`` the table writes).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from controller.cli.common import (
     wants_json,
     write_output,
 )
-from controller.records.journal import read_journal
+from controller.mangala.records import round_text
+from controller.records.journal import JournalContents, read_journal
 from controller.records.mat_export import export_match, position_ids
+from engine.errors import HakemError
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -39,6 +42,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     export.add_argument(
         "--summary", metavar="OUT.json", help="write the match summary (with Position IDs) as JSON"
     )
+    export.add_argument(
+        "--round", metavar="OUT.txt",
+        help="Mangala: write the round record (the round.txt the table writes)")
     export.set_defaults(func=run_export)
 
 
@@ -48,15 +54,17 @@ def run_export(args: argparse.Namespace) -> int:
     if path.is_dir():
         raise CommandError(f"{path} is a directory, not a journal file")
     refuse_clobbering([("journal", args.journal)],
-                      [("--mat", args.mat), ("--summary", args.summary)])
+                      [("--mat", args.mat), ("--summary", args.summary), ("--round", args.round)])
     contents = read_journal(path)
     if not contents.entries:
         raise CommandError(f"{path} holds no journal entries")
+    if contents.entries[0].get("game") == "mangala":
+        return export_round(args, path, contents)
+    if args.round:
+        raise CommandError(f"--round is for a Mangala journal: {path} holds a backgammon match "
+                           "(its record: --mat OUT.mat)")
     exported = export_match(contents.entries, str(path))
-    if contents.torn_tail:  # a crash while the last entry was written: it is not in the record
-        print(f"hakem: note: {path}'s last line is torn (the table stopped while writing it) "
-              f"and left out; the record runs to entry {contents.entries[-1].get('seq')}",
-              file=sys.stderr)
+    note_torn_tail(path, contents)
     for note in exported.notes:
         print(f"hakem: note: {note}", file=sys.stderr)
     summary = dict(exported.summary)
@@ -90,3 +98,62 @@ def run_export(args: argparse.Namespace) -> int:
         lines.append(f"wrote {args.summary}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def note_torn_tail(path: Path, contents: JournalContents) -> None:
+    """Say on stderr that the journal's last line is torn (the table stopped while writing it)
+    and not in the record."""
+    if contents.torn_tail:
+        print(f"hakem: note: {path}'s last line is torn (the table stopped while writing it) "
+              f"and left out; the record runs to entry {contents.entries[-1].get('seq')}",
+              file=sys.stderr)
+
+
+def export_round(args: argparse.Namespace, path: Path, contents: JournalContents) -> int:
+    """A Mangala journal: its round record, as the table writes it, to ``--round``."""
+    for option, value in (("--mat", args.mat), ("--summary", args.summary)):
+        if value:
+            raise CommandError(f"{option} is for backgammon journals: {path} is a Mangala "
+                               "journal (its round record: --round OUT.txt)")
+    entries = contents.entries
+    text = checked_round_text(path, entries)
+    note_torn_tail(path, contents)
+    if args.round:
+        write_output(args.round, text)
+    players = [str(p) for p in entries[0].get("players") or ["a", "b"]]
+    end = next((e for e in reversed(entries) if e.get("type") == "match_end"), None)
+    winner = None if end is None else end.get("winner")
+    sets = sum(1 for e in entries if e.get("type") == "game_end")
+    if wants_json(args):
+        emit_json({"game": "mangala", "players": players, "sets": sets,
+                   "finished": end is not None, "winner": winner, "round": args.round})
+        return 0
+    state = ("not finished" if end is None else "drawn" if winner == "draw"
+             else f"won by {players[0] if winner == 'a' else players[1]}")
+    lines = [f"{players[0]} - {players[1]}: {count(sets, 'set')} played, {state}"]
+    if args.round:
+        lines.append(f"wrote {args.round}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def checked_round_text(path: Path, entries: list[dict[str, Any]]) -> str:
+    """The round record as the table writes it (``round_text``); a journal it cannot take (an
+    entry edited or damaged) is an error naming the first entry's line that breaks it."""
+    try:
+        return round_text(entries)
+    except (HakemError, KeyError, TypeError, ValueError) as exc:
+        first_error = exc
+    for line in range(1, len(entries) + 1):  # entries are one per line
+        try:
+            round_text(entries[:line])
+        except (HakemError, KeyError, TypeError, ValueError) as exc:
+            first_error = exc
+            break
+    else:
+        line = len(entries)
+    reason = (f"no {first_error.args[0]!r}" if isinstance(first_error, KeyError)
+              else str(first_error) if isinstance(first_error, HakemError)
+              else f"malformed ({first_error})")
+    raise CommandError(f"{path} line {line} ({entries[line - 1].get('type')}): {reason}; no "
+                       "round record written")

@@ -8,7 +8,6 @@ picture of what the camera set-up shows, for a director on a headless Pi).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -174,8 +173,9 @@ def _summary(reading: BoardReading) -> str:
 
 
 def _dice_and_cube(reading: BoardReading) -> str:
-    """The dice and the cube as read ("dice 5, 3 (cocked); cube 2 (centre)"): what a director
-    looks for in a flag's snapshot."""
+    """The dice and the cube as read ("dice 5 (0.97), 3 (cocked, 0.88); cube 2 (centre)"):
+    what a director looks for in a flag's snapshot, each die with its confidence (a low one
+    from a single photo may be a misreading)."""
     dice = []
     for die in reading.dice:
         how = []
@@ -183,6 +183,8 @@ def _dice_and_cube(reading: BoardReading) -> str:
             how.append("cocked")
         if die.get("on_checker"):
             how.append("on a checker")
+        if die.get("confidence") is not None:
+            how.append(f"{float(die['confidence']):.2f}")
         dice.append(str(die.get("pips")) + (f" ({', '.join(how)})" if how else ""))
     dice_text = "dice " + ", ".join(dice) if dice else "no dice"
     cube = reading.cube
@@ -305,8 +307,26 @@ def _calibrate(args: argparse.Namespace) -> int:
     if wants_json(args):
         emit_json(info)
     else:
-        print(json.dumps(info))
+        print(_calibration_text(info))
     return 0
+
+
+def _calibration_text(info: dict[str, Any]) -> str:
+    """``calibrate``'s account for people: where the board was found, the corners as the line
+    a table's configuration takes, what was seen, and how large a die's face is."""
+    how = info["corners_from"]
+    how = how if how == "--corners" else f"the {how}"
+    markers = ", ".join(str(m) for m in info["markers_found"]) or "none"
+    flat = ", ".join(f"{v:.1f}" for pair in info["corners"] for v in pair)
+    darker, lighter = info["checkers_seen"]
+    hidden = " (part of the board is hidden)" if info["occluded"] else ""
+    lines = [f"wrote {info['out']}: the board of {info['image']} located by {how} "
+             f"(markers found: {markers})",
+             f"corners (TL TR BR BL) for [camera]: corners = [{flat}]",
+             f"checkers seen: {darker} darker, {lighter} lighter{hidden}",
+             f"a die's face is about {info['dice_face_px']:.1f} px across"]
+    lines += [f"warning: {w}" for w in info.get("warnings", [])]
+    return "\n".join(lines)
 
 
 __all__ = ["ImageError", "register"]

@@ -67,8 +67,9 @@ def check_match_start(entry: Mapping[str, Any], at: str, source: str) -> int:
     game = entry.get("game", "backgammon")
     if game == "mangala":
         raise RecordFormatError(
-            f"{source} is a Mangala journal: export handles backgammon journals (a Mangala"
-            " round's record is round.txt; check one with hakem mangala check)")
+            f"{source} is a Mangala journal: export handles backgammon journals here (a Mangala"
+            " round's record is round.txt, which hakem export JOURNAL --round OUT.txt writes;"
+            " check one with hakem mangala check)")
     if game != "backgammon":
         raise RecordFormatError(f"{at}: game must be 'backgammon', got {game!r}")
     names = entry.get("players")

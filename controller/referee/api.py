@@ -235,7 +235,9 @@ class JournalEntry:
 
 @dataclass(frozen=True)
 class ClockCommand:
-    """Drive the match clock: start a side, hold, resume, set both times, or configure it."""
+    """Drive the match clock: start a side, hold, resume, set both times, or configure it.
+    ``set_times`` with a side also starts that side's time: the clock as the journal left it,
+    restored after a restart (a clock that kept its state is not sent it)."""
 
     action: ClockAction
     side: Side | None = None

@@ -41,6 +41,7 @@ from controller.referee.api import (
     lost_snapshot,
     press_fields,
 )
+from controller.referee.clock_run import ClockRun
 from controller.referee.config import RecognitionSettings, RefereeConfig
 from controller.referee.dice_places import (
     Sig,
@@ -129,6 +130,7 @@ class Referee:
         self._throw_again = False
         self._pending: str | None = None
         self._times: tuple[int, int] = (0, 0)
+        self._clock_run = ClockRun()  # whose time runs on the clock, for a restart
         self._ended_game = 0
         self._started_game = 0
         self._over = False
@@ -222,6 +224,19 @@ class Referee:
         return self._pending == "move" and self.stage in ("move", "correcting")
 
     @property
+    def dice_lie_as_thrown(self) -> bool:
+        """Whether, a throw being due, the dice of the last still frame lie as the last throw
+        judged left them (``_stale``, journalled with it): none picked up, none thrown since.
+        A restarted table's dice memory has no picture of the board before the throw (taken at
+        the last press), so it takes such a frame's instead: a die thrown again that lands
+        where one lay is then told from one nobody touched (``DieSeen.touched``)."""
+        if self._over or self.stage != "decide":
+            return False
+        dice = self._dice
+        return (len(dice) == len(self._stale)
+                and not unmatched(dice, self._stale, self.config.recognition.dice_moved))
+
+    @property
     def throw_unsure(self) -> bool:
         """Whether the last still frame shows a throw that cannot be judged yet: new dice on
         the board while a throw is due, but not two of them each read surely or surely cocked
@@ -312,6 +327,7 @@ class Referee:
         """Change the state as the journal entry ``kind`` says (live and on resume alike)."""
         m = self.match
         self._director_due = None  # any entry after a director's action is what it decided
+        self._clock_run.fold(kind, f)
         if kind == "match_start":
             self._started = True
         elif kind == "game_start":
@@ -508,17 +524,18 @@ class Referee:
     def _begin(self) -> None:
         cfg = self.config
         self._emit("match_start", game="backgammon", **cfg.to_json())
-        if cfg.reserve_ms is not None or cfg.delay_ms is not None:
-            self._do(
-                ClockCommand(
-                    "configure_delay",
-                    args={"delay_ms": cfg.delay_ms or 0, "reserve_ms": cfg.reserve_ms or 0},
-                )
-            )
+        self._configure_clock()
         self._signal("system_ok", True)
         names = cfg.players
         self._say(f"{cfg.length}-point match: {names[0]} against {names[1]}")
         self._game_start()
+
+    def _configure_clock(self) -> None:
+        """The match's delay and reserve (TTB-CLOCK-4), when the table sets them; on hold."""
+        cfg = self.config
+        if cfg.reserve_ms is not None or cfg.delay_ms is not None:
+            self._do(ClockCommand("configure_delay", args={"delay_ms": cfg.delay_ms or 0,
+                                                           "reserve_ms": cfg.reserve_ms or 0}))
 
     def _game_start(self) -> None:
         m = self.match
@@ -1620,9 +1637,12 @@ class Referee:
         commands that bring the table back: the lights, the clock times, and any decision the
         journal shows was due but not yet written (a game's end after its last move...).
 
-        ``restore_clock`` sets the clock to the last journalled times: right for a clock that
-        lost its state with the host (the simulated clock); a clock that kept running through
-        the restart knows better (DESIGN.md, Clock), so pass False and read its times instead.
+        ``restore_clock`` configures the clock again (the match's delay and reserve), sets it
+        to the last journalled times and starts the time of the player whose time ran
+        (``set_times`` with that side; none between games, before the opening's press, after
+        the hold button): right for a clock that lost its state with the host (the simulated
+        clock, a power cut); a clock that kept running through the restart knows better
+        (DESIGN.md, Clock), so pass False and read its times instead.
         """
         self._out = []
         kind = ""
@@ -1639,11 +1659,21 @@ class Referee:
             self._signal("cannot_read", True)
         if not self._over:
             self._signal("system_ok", True)
+            if restore_clock:
+                self._configure_clock()  # a clock that lost its state lost its settings too
+        self._advance(0)  # decisions due first: a game's end puts the clock on hold
         if restore_clock and any(self._times):
             left = self._times[self.config.clock_sides.index("left")]
             right = self._times[self.config.clock_sides.index("right")]
-            self._do(ClockCommand("set_times", args={"left_ms": left, "right_ms": right}))
-        self._advance(0)
+            run = self._clock_run.running
+            self._do(ClockCommand("set_times", None if run is None else self.config.side_of(run),
+                                  args={"left_ms": left, "right_ms": right}))
+        held = self._clock_run.held
+        if held is not None and not self._over:
+            names = self.config.players
+            self._say(f"The clock is on hold, as it was when the table stopped: "
+                      f"{names[1 - held]} presses their button to start {names[held]}'s time "
+                      "again (TTB-4.5)")
         self._press_t = None  # the next event's time starts the cannot-read wait afresh
         self._lights()
         self._out.extend(lost_snapshot(entries))

@@ -156,6 +156,8 @@ class Executor:
             clock.resume()
         elif command.action == "set_times":
             clock.set_times(int(a["left_ms"]), int(a["right_ms"]))
+            if command.side is not None:
+                clock.start(command.side)
         elif command.action == "configure_delay":
             clock.configure_delay(int(a["delay_ms"]), int(a["reserve_ms"]))
         elif command.action == "configure_countdown":

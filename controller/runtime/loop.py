@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 
 from controller.clock.timebase import TimeSource
-from controller.referee.api import Event, FrameSeen, RefereeProtocol
+from controller.referee.api import Command, Event, FrameSeen, RefereeProtocol
 from controller.runtime.effects import Executor
 from controller.runtime.pipeline import TablePipeline, Timings, press_event
 from controller.runtime.view import FrameReader
@@ -118,6 +118,18 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
         if getattr(referee, "move_pressed", False):
             return "press"
         return "thorough" if getattr(referee, "throw_unsure", False) else None
+
+    def handle(self, event: Event) -> list[Command]:
+        """One event through the referee (see :meth:`TablePipeline.handle`); after a still
+        frame whose dice lie as the referee's last judged throw left them, the dice memory
+        takes that frame as the board before the throw if it has none (a restarted table's
+        memory is new until the next press: :meth:`DiceMemory.keep_as_before_throw`)."""
+        commands = super().handle(event)
+        if isinstance(event, FrameSeen) and getattr(self.referee, "dice_lie_as_thrown", False):
+            memory = getattr(self.reader, "dice_memory", None)
+            if memory is not None:
+                memory.keep_as_before_throw()
+        return commands
 
     def one_pair(self) -> bool:
         """Whether the table plays with one pair of dice (BG-EQ-2, the referee's rules; a

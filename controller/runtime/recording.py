@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from controller.clock.messages import ClockEvent, FlagEvent, PressEvent
+from controller.records.files import write_whole
 from controller.referee.api import DirectorAction
 from engine.errors import RecordFormatError
 
@@ -40,8 +41,8 @@ class Recorder:
         self.folder = Path(folder)
         (self.folder / FRAMES).mkdir(parents=True, exist_ok=True)
         meta_path = self.folder / META
-        if not meta_path.exists():
-            meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True), encoding="utf-8")
+        if not meta_path.exists():  # whole or not at all: a torn one would stay for good
+            write_whole(meta_path, json.dumps(meta, indent=1, sort_keys=True).encode("utf-8"))
         path = self.folder / TIMELINE
         earlier = _cut_torn_tail(path)
         self._timeline = path.open("a", encoding="utf-8")

@@ -11,7 +11,7 @@ import sys
 import threading
 import time as systime
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol, TextIO, TypedDict, Unpack
@@ -38,6 +38,9 @@ from engine.errors import DeviceError
 from vision.sources import FrameSource, PiCameraSource, VideoCaptureSource, open_source
 
 JOURNAL_NAME = "journal.jsonl"
+# the backgammon restore's commands that set the clock's state (its settings, both times and,
+# with a side, whose time runs): not sent to a clock that kept its state through a restart
+CLOCK_STATE = ("configure_delay", "set_times")
 
 
 def open_camera(camera: CameraSection) -> FrameSource:
@@ -206,7 +209,7 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
                          f"({len(journal.entries)} entries)")
                 resume_check.tell(live, resume_check.differences(
                     config, journal.entries, table.folder, wanted.players))
-            startup, recovery = resumed_clock(table, startup, ("set_times",))
+            startup, recovery = resumed_clock(table, startup, CLOCK_STATE)
         table.executor.run(startup)
         if table.resuming and referee.over:
             resume_check.tell(live, resume_check.finished(journal.entries, journal.path,
@@ -267,25 +270,53 @@ def _keep_clock_times(commands: list[Command], clock: HostClock, timer: TimeSour
                       live: LiveLog, entries: Sequence[dict[str, Any]],
                       clock_knows: tuple[str, ...], wait_ms: int = 3000) -> list[Command]:
     """On a resume the real clock kept time while the Pi was down: when it answers with its
-    times, they stand and the journal's (older) times (and, for Mangala, whose side runs: the
-    presses made meanwhile changed it) are not sent to it. A clock that restarted itself since
-    the journal's last press (power) lost them: the journal's are sent."""
+    times, they stand, and the match's settings, the journal's (older) times and whose side
+    runs (the presses made meanwhile changed it) are not sent to it. A clock that restarted
+    itself since the journal's last press (power) lost them all: they are sent, and the side
+    whose time ran runs again."""
     deadline = timer.now_ms() + wait_ms
     while timer.now_ms() < deadline and clock.times_ms() is None:
         clock.poll()
         systime.sleep(0.01)
     times = clock.times_ms()
+    runs = _restarted_side(commands)
     if times is None:
-        live.say("The clock does not answer yet: its times are set from the journal")
-        return commands
+        # it may have run on (a cable pulled) and presses made meanwhile changed whose time
+        # runs: the journal's side is not started on it with the times
+        unstarted = _restarted_side(commands, ("set_times",))
+        live.say("The clock does not answer yet: its times are set from the journal"
+                 + (f"; if it is on hold once it answers, the player on the other side presses "
+                    f"their button to start the {unstarted} side's time (TTB-4.5)"
+                    if unstarted else ""))
+        return [replace(c, side=None)
+                if isinstance(c, ClockCommand) and c.action == "set_times" else c
+                for c in commands]
     last = journalled_press(entries)
     if last is not None and clock.hello is not None and clock.hello.boot != last[0]:
         live.say("The clock restarted since the journal's last press: its times are set from "
-                 "the journal")
+                 "the journal" + (f", and the {runs} side's time runs again, as the journal "
+                                  "left it" if runs else ""))
         return commands
     live.say(f"The clock kept time: left {times[0] / 1000:.1f} s, right {times[1] / 1000:.1f} s")
+    return without_clock_state(commands, clock_knows)
+
+
+def without_clock_state(commands: Sequence[Command], clock_knows: tuple[str, ...]
+                        ) -> list[Command]:
+    """A restore's commands less the clock commands whose ``action`` is in ``clock_knows``:
+    what a clock that kept its state through the restart knows better (its settings, times
+    and whose side runs)."""
     return [c for c in commands
             if not (isinstance(c, ClockCommand) and c.action in clock_knows)]
+
+
+def _restarted_side(commands: Sequence[Command],
+                    actions: tuple[str, ...] = ("set_times", "start")) -> str | None:
+    """The side whose time a restore starts again (``set_times`` with a side, or ``start``)."""
+    for c in commands:
+        if isinstance(c, ClockCommand) and c.action in actions and c.side:
+            return c.side
+    return None
 
 
 def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:

@@ -174,7 +174,8 @@ def test_a_corner_list_starting_with_a_minus_sign_is_taken_as_the_options_value(
 @pytest.mark.parametrize(("command", "said"), [
     (["mat", "check"], "is a table's journal, not a .mat record: make one with hakem export"),
     (["mangala", "check"], "is a table's journal, not a round record: the table writes its "
-                           "round record as round.txt"),
+                           "round record as round.txt beside the journal; make one with hakem "
+                           "export {journal} --round OUT.txt"),
 ])
 def test_a_journal_given_for_a_record_is_named_for_what_it_is(
     command: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -185,4 +186,5 @@ def test_a_journal_given_for_a_record_is_named_for_what_it_is(
     journal.write_text('{"seq":1,"time":"2026-11-25T10:00:00.000+00:00","type":"match_start",'
                        '"game":"backgammon","players":["' + "a" * 400 + '","b"]}\n')
     err = one_line_error([*command, str(journal)], capsys)
-    assert f"{journal} {said}" in err and len(err) < 250
+    assert f"{journal} {said.format(journal=journal)}" in err
+    assert len(err) < 200 + 2 * len(str(journal))  # not the journal's first line quoted back

@@ -15,6 +15,7 @@ from controller.records.journal import Journal
 from engine.backgammon.mat_reader import parse_mat
 from engine.backgammon.mat_replay import replay
 from tests.conftest import REPO, SHARED_DATA
+from tests.controller.mangala.test_demo_flow import run as mangala_demo
 from tests.controller.referee.harness import match_facts, simulate
 
 MATCH = SHARED_DATA / "matches" / "match10058734.txt"
@@ -95,8 +96,9 @@ def test_a_mangala_journal_and_a_bad_move_are_named(
     mangala = tmp_path / "mangala.jsonl"
     mangala.write_text('{"seq": 1, "time": "t", "type": "match_start", "game": "mangala",'
                        ' "players": ["a", "b"]}\n', encoding="utf-8")
-    assert main(["export", str(mangala)]) == 2
-    assert f"hakem: {mangala} is a Mangala journal" in capsys.readouterr().err
+    assert main(["export", str(mangala), "--mat", str(tmp_path / "x.mat")]) == 2
+    assert f"hakem: --mat is for backgammon journals: {mangala} is a Mangala journal" in \
+        capsys.readouterr().err
     lines = [
         {"type": "match_start", "players": ["A", "B"], "length": 3},
         {"type": "game_start", "number": 1, "score": [0, 0]},
@@ -220,3 +222,61 @@ def test_an_export_that_fails_half_way_leaves_the_earlier_record_whole(
     assert done.stderr == f"hakem: cannot write {out}: file too large\n"
     assert out.read_bytes() == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == ["match.mat"]
+
+
+@pytest.fixture(scope="module")
+def mangala_round(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of a Mangala demo's round (two planted illegal sowings): its journal and the
+    round.txt the demo wrote."""
+    folder = tmp_path_factory.mktemp("mangala")
+    mangala_demo(folder, illegal=2, seed=5)
+    return folder
+
+
+def test_export_writes_a_mangala_round_txt_as_the_table_does(
+    mangala_round: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # no command wrote round.txt from a journal (only the table, the demo and the hub did)
+    out = tmp_path / "round.txt"
+    assert main(["export", str(mangala_round / "journal.jsonl"), "--round", str(out)]) == 0
+    assert out.read_bytes() == (mangala_round / "round.txt").read_bytes()
+    said = capsys.readouterr().out.splitlines()
+    assert said[0].startswith("Ayşe - Mehmet: ") and said[1] == f"wrote {out}"
+    assert main(["export", str(mangala_round / "journal.jsonl"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["game"] == "mangala" and data["finished"] is True and data["round"] is None
+
+
+def test_options_of_the_other_game_are_refused(
+    mangala_round: Path, journal_file: tuple[Path, list[object]], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = mangala_round / "journal.jsonl"
+    for option in ("--mat", "--summary"):
+        assert main(["export", str(journal), option, str(tmp_path / "x")]) == 2
+        assert capsys.readouterr().err == (
+            f"hakem: {option} is for backgammon journals: {journal} is a Mangala journal (its "
+            "round record: --round OUT.txt)\n")
+    backgammon, _ = journal_file
+    assert main(["export", str(backgammon), "--round", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err == (
+        f"hakem: --round is for a Mangala journal: {backgammon} holds a backgammon match (its "
+        "record: --mat OUT.mat)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_damaged_mangala_entry_is_named_and_nothing_written(
+    mangala_round: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = (mangala_round / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"type":"move"' in line)
+    move = json.loads(lines[at])
+    del move["pit"]
+    lines[at] = json.dumps(move)
+    damaged = tmp_path / "journal.jsonl"
+    damaged.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "round.txt"
+    assert main(["export", str(damaged), "--round", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"hakem: {damaged} line {at + 1} (move): no 'pit'; no round record written\n")
+    assert not out.exists()

@@ -79,6 +79,27 @@ def test_calibrate_writes_an_annotated_picture(
     assert img is not None and img.shape[:2] == (720, 1280)
 
 
+def test_calibrate_tells_people_in_words_and_json_only_when_asked(
+    rendered: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the plain output was the JSON object; the corners now come as the configuration's line
+    path, _ = rendered
+    argv = ["vision", "calibrate", str(path), "--out", str(tmp_path / "check.png")]
+    code, out, _ = run([*argv, "--json"], capsys)
+    assert code == 0
+    info = json.loads(out)
+    code, out, _ = run(argv, capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == (f"wrote {tmp_path / 'check.png'}: the board of {path} located by the "
+                        "markers (markers found: 0, 1, 2, 3)")
+    flat = ", ".join(f"{v:.1f}" for pair in info["corners"] for v in pair)
+    assert lines[1] == f"corners (TL TR BR BL) for [camera]: corners = [{flat}]"
+    assert lines[2] == "checkers seen: 15 darker, 15 lighter"
+    assert lines[3] == f"a die's face is about {info['dice_face_px']:.1f} px across"
+    assert len(lines) == 4 + len(info.get("warnings", []))
+
+
 def test_markers_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sheet = tmp_path / "m.png"
     code, out, _ = run(["vision", "markers", "--out", str(sheet), "--dpi", "150", "--json"],
@@ -236,7 +257,9 @@ def test_the_plain_reading_names_the_dice_and_the_cube(
     code, out, _ = run(["vision", "read", str(path), str(path), "--corners", corners], capsys)
     assert code == 0
     first, second = out.splitlines()
-    assert "; dice 5, 3 (cocked, on a checker); cube 2 (darker-side); confidence" in first
+    # each die with its confidence: a director weighs a low one from a single photo
+    assert ("; dice 5 (0.90), 3 (cocked, on a checker, 0.60); cube 2 (darker-side); "
+            "confidence") in first
     assert "; no dice; no cube; confidence" in second
 
 

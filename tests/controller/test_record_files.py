@@ -6,7 +6,11 @@ power cut leaves the old file or the new one, never an empty or torn one."""
 from __future__ import annotations
 
 import io
+import json
 import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,8 @@ from controller.records.files import write_changed
 from controller.records.journal import Journal
 from controller.referee.api import TakeSnapshot
 from controller.runtime.effects import Executor, LiveLog
+from controller.runtime.recording import META, Recorder, Recording
+from tests.conftest import REPO
 
 
 class DiskLog:
@@ -74,3 +80,26 @@ def test_a_flags_snapshot_is_synced_before_it_is_named(
     picture = tmp_path / "snapshots" / "flag-0001.jpg"
     disk.check_durable(picture)
     assert picture.read_bytes() == b"\xff\xd8jpeg"
+
+
+def test_a_recordings_meta_cut_off_half_way_is_not_left_torn(tmp_path: Path) -> None:
+    # the disk fills while a recording's meta.json is written (a file size limit stops the
+    # write as a full disk would): no torn meta.json may stay, since a session run again keeps
+    # the one it finds and a replay could never read it; the next session writes it whole
+    folder = tmp_path / "recording"
+    meta = {"table": {"note": "x" * 4000}}
+    limit = 1000
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    script = ("import json, sys\nfrom controller.runtime.recording import Recorder\n"
+              "Recorder(sys.argv[1], json.loads(sys.argv[2]))")
+    done = subprocess.run([sys.executable, "-c", script, str(folder), json.dumps(meta)],
+                          cwd=REPO, capture_output=True, text=True, check=False,
+                          preexec_fn=small_files)
+    assert done.returncode != 0 and "File too large" in done.stderr
+    assert not (folder / META).exists()
+    assert sorted(p.name for p in folder.iterdir()) == ["frames"]
+    Recorder(folder, meta).close()
+    assert Recording(folder).meta == meta

@@ -571,6 +571,18 @@ class DiceMemory:
         self._mark_before = True
         self._one_pair = one_pair
 
+    def keep_as_before_throw(self) -> bool:
+        """Take the last frame read as the board before the next throw when none of this
+        camera pose is kept: a restarted table's memory is new, and its referee knows from the
+        journal that the dice lying in that frame are the last throw's (the dice lying as they
+        lay at the press). False when one is kept already, or no frame was read."""
+        if self.raster is None or self._key is None:
+            return False
+        if self._before is not None and self._before[0] == self._key:
+            return False
+        self._before = (self._key, self.raster[1].copy())
+        return True
+
     def read_thoroughly(self, doubt: float = FLAT_DOUBT) -> None:
         """The next frame is read whole and thoroughly (:func:`thorough_dice`: more second
         chances, and the whole frame's pip spots as candidates as well as the raster's): for

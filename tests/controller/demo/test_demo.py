@@ -493,13 +493,15 @@ def test_a_broker_that_never_takes_the_entries_is_waited_for_aloud_then_named(
     """At its end a publishing demo waits for the broker: the wait is said on the progress
     line, and when it runs out the error says where the entries wait and how to send them
     (QA: 30 s of silence, then "N events not confirmed by the broker")."""
+    from controller.cli import build_parser
     from controller.cli.table_commands import _hub_link
     from controller.demo.harness import SimulatedTable
     from controller.hub.publisher import PublishTimeoutError
     from controller.referee.api import JournalEntry
 
     out = tmp_path / "demo"
-    link = _hub_link("mqtt://127.0.0.1:1", "7", out)  # nobody there
+    link = _hub_link(build_parser().parse_args(  # nobody there
+        ["demo", "--publish", "mqtt://127.0.0.1:1", "--table", "7", "--out", str(out)]))
     progress = io.StringIO()
     with SimulatedTable(out, publish=link, progress=progress) as table:
         table.executor.run([JournalEntry("match_start", {"players": ["A", "B"], "length": 3,

@@ -65,7 +65,9 @@ def test_resume_restores_the_flag_light_and_the_clock_times() -> None:
     sides = config_from_journal(run.entries).clock_sides
     left = times[sides.index("left")]
     right = times[sides.index("right")]
-    assert ClockCommand("set_times", args={"left_ms": left, "right_ms": right}) in commands
+    # ... and the mover's time runs again for the correction (TTB-4.5)
+    mover = sides[run.entries[flagged]["player"]]
+    assert ClockCommand("set_times", mover, args={"left_ms": left, "right_ms": right}) in commands
     assert not [c for c in commands if isinstance(c, JournalEntry)]
 
 

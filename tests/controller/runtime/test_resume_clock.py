@@ -62,6 +62,21 @@ def test_a_silent_clock_gets_the_journals_times() -> None:
     assert "does not answer" in log.lines[-1]
 
 
+def test_a_silent_clock_is_not_started_on_the_journals_word() -> None:
+    """It may have run on (a cable pulled) while presses changed whose time runs: the times
+    are queued for it, the journal's running side is not, and the live log says who presses
+    to start that side's time if it answers on hold (TTB-4.5)."""
+    time = FakeTime(0)
+    host = SteppedHost(Wire(), time, None)
+    log = LiveLog(keep=5)
+    restore: list[Command] = [ClockCommand("set_times", "left",
+                                           args={"left_ms": 1000, "right_ms": 2000})]
+    kept = _keep_clock_times(restore, host, time, log, JOURNAL, ("set_times",), wait_ms=300)
+    assert kept == [ClockCommand("set_times", args={"left_ms": 1000, "right_ms": 2000})]
+    assert ("the player on the other side presses their button to start the left side's "
+            "time (TTB-4.5)") in log.lines[-1]
+
+
 def test_a_clock_that_restarted_itself_gets_the_journals_times() -> None:
     """Its boot id is not the one of the journal's last press: it lost its times (power), so
     the journal's are sent (troubleshooting.md)."""

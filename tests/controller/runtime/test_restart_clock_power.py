@@ -1,0 +1,203 @@
+"""``hakem run`` restarted after a power cut that also reset the match clock: the clock answers
+as a fresh clock (a new boot id, default times, on hold), so the table sets the journal's times
+and starts again the time of the player whose time ran when it went down (DESIGN.md, Records:
+the match continues where it was). Between games, or after the hold button, it stays on hold
+(TTB-CLOCK-4, TTB-4.5). The first life referees a real match on synthetic frames with the
+simulated clock on an in-memory cable; the restart is the real runtime with a fresh simulated
+clock on a pty pair."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gpiozero.pins.mock import MockFactory
+
+from controller.clock.host import HostClock
+from controller.clock.messages import ClockEvent, PressEvent
+from controller.clock.sim import SimulatedClock
+from controller.clock.timebase import FakeTime
+from controller.clock.transport import PtyPair, SerialTransport
+from controller.clock.wire import Wire
+from controller.config.table import (
+    CameraSection,
+    ClockSection,
+    JournalSection,
+    PlayersSection,
+    TableConfig,
+)
+from controller.records.journal import Journal, read_journal
+from controller.referee.api import ClockHoldPressed, ClockPressed
+from controller.runtime.effects import Executor, LiveLog
+from controller.runtime.loop import press_event
+from controller.runtime.presses import journalled_press
+from controller.runtime.session import start_referee
+from controller.runtime.table import JOURNAL_NAME, run_table
+from firmware import clock_core
+from tests.controller.referee.harness import config_for, read_mat
+from tests.controller.referee.tablesim import TableSim
+from vision.sources import Frame
+
+MATCH = Path(__file__).parents[2] / "data" / "matches" / "match10058734.txt"
+CORNERS = (100.0, 100.0, 1180.0, 100.0, 1180.0, 500.0, 100.0, 500.0)
+# the match's clock settings (the firmware's own, after a power cut, are 12 s and 14 minutes)
+DELAY_MS, RESERVE_MS = 10_000, 10 * 60_000
+
+
+class SteppedHost(HostClock):
+    """The host's link to the simulated clock; each poll runs the clock's loop and lets 5 ms
+    pass (the test's stand-in for real time)."""
+
+    def __init__(self, transport: Any, time: FakeTime, sim: SimulatedClock,
+                 last_press: tuple[int, int] | None = None) -> None:
+        super().__init__(transport, time, last_press=last_press)
+        self.sim, self.fake = sim, time
+
+    def poll(self) -> list[ClockEvent]:
+        self.sim.step()
+        events = super().poll()
+        self.sim.step()
+        self.fake.advance(5)
+        return events
+
+
+class Camera:
+    """``count`` grey frames 250 ms apart (the board is not what the restart is about)."""
+
+    def __init__(self, time: FakeTime, count: int) -> None:
+        self.time, self.left = time, count
+
+    def read(self) -> Frame | None:
+        if self.left == 0:
+            return None
+        self.left -= 1
+        self.time.advance(250)
+        return Frame(np.full((720, 1280, 3), 90, np.uint8), self.time.now_ms() / 1000, "f")
+
+    def close(self) -> None:
+        pass
+
+
+def _first_life(folder: Path, time: FakeTime, presses: int, *, hold: bool = False,
+                clock: list[SimulatedClock] | None = None) -> list[dict[str, Any]]:
+    """Referee a real match until ``presses`` clock presses are journalled (``hold``: and the
+    hold button pressed after them), then die; the clock is appended to ``clock``."""
+    record = read_mat(MATCH)
+    config = config_for(record, delay_ms=DELAY_MS, reserve_ms=RESERVE_MS)
+    wire = Wire()
+    sim = SimulatedClock(wire.clock_end, time, boot_id=7)
+    if clock is not None:
+        clock.append(sim)
+    host = SteppedHost(wire.host_end, time, sim)
+    with Journal(folder / JOURNAL_NAME) as journal:
+        referee, startup = start_referee(config, [])
+        executor = Executor(journal, host, None, None, LiveLog(), frame_jpeg=lambda: None)
+        executor.run(startup)
+        events = TableSim(record, config, 3).run().events
+        for event in events:
+            if hold and sum(1 for e in journal.entries if e["type"] == "clock") >= presses:
+                event = ClockHoldPressed(event.t_ms, (0, 0))  # a dispute (TTB-6.1)
+            if isinstance(event, ClockPressed | ClockHoldPressed):
+                sim.press(event.side if isinstance(event, ClockPressed) else "hold")
+                got: list[PressEvent] = []
+                for _ in range(200):
+                    got += [e for e in host.poll() if isinstance(e, PressEvent)]
+                    if got:
+                        break
+                executor.run(referee.handle(press_event(got[0], event.t_ms)))
+            else:
+                executor.run(referee.handle(event))
+            if sum(1 for e in journal.entries if e["type"] == "clock") >= presses + hold:
+                return list(journal.entries)
+    raise AssertionError("the match has fewer presses")
+
+
+def _restart(folder: Path, time: FakeTime, entries: list[dict[str, Any]],
+             kept: SimulatedClock | None = None) -> tuple[SimulatedClock, str]:
+    """The table starts again on the journal with a clock that lost its state (power), or
+    with the clock ``kept`` that ran on (plugged into the new port)."""
+    config = TableConfig(players=PlayersSection(left="A", right="B", bottom="left"),
+                         camera=CameraSection(source="test", corners=CORNERS),
+                         clock=ClockSection(port="pty"),
+                         journal=JournalSection(directory=str(folder)))
+    pair = PtyPair()
+    try:
+        sim = kept if kept is not None else SimulatedClock(pair.clock_side, time, boot_id=8)
+        sim.transport = pair.clock_side
+        host = SteppedHost(SerialTransport(pair.port_name), time, sim,
+                           last_press=journalled_press(entries))
+        log = io.StringIO()
+        run_table(config, time=time, source=Camera(time, 6), clock=host,
+                  pin_factory=MockFactory(), log=log)
+        return sim, log.getvalue()
+    finally:
+        pair.close()
+
+
+def test_a_clock_that_lost_its_state_runs_again_for_the_player_whose_time_ran(
+        tmp_path: Path) -> None:
+    time = FakeTime(0)
+    entries = _first_life(tmp_path, time, presses=7)
+    last = [e for e in entries if e["type"] == "clock"][-1]
+    assert last["event"] == "press" and last["means"] == "move"
+    runs = last["running"]  # the mover pressed: the opponent's time runs (TTB-CLOCK-2)
+    side = entries[0]["clock_sides"][runs]
+    sim, log = _restart(tmp_path, time, entries)
+    core = sim.device.core
+    assert core.state == clock_core.STATE_RUN  # was: on hold until the next press
+    assert (core.delay_ms, core.start_ms) == (DELAY_MS, [RESERVE_MS, RESERVE_MS])  # was: 12 s
+    assert core.running == (clock_core.LEFT if side == "left" else clock_core.RIGHT)
+    other = 1 - core.running
+    times = dict(zip(entries[0]["clock_sides"], last["times_ms"], strict=True))
+    assert core.reserve[other] == times["left" if other == clock_core.LEFT else "right"]
+    assert core.reserve[core.running] <= times[side]  # it runs
+    assert (f"The clock restarted since the journal's last press: its times are set from the "
+            f"journal, and the {side} side's time runs again") in log
+    assert read_journal(tmp_path / JOURNAL_NAME).entries[:len(entries)] == entries
+
+
+def test_a_clock_that_kept_its_state_is_left_as_it_is(tmp_path: Path) -> None:
+    """The Pi alone restarted: the clock ran on, so neither the match's settings (which would
+    reset both times and hold the clock) nor the journal's times are sent to it."""
+    time = FakeTime(0)
+    clock: list[SimulatedClock] = []
+    entries = _first_life(tmp_path, time, presses=7, clock=clock)
+    before = (clock[0].device.core.state, clock[0].device.core.running)
+    assert before[0] == clock_core.STATE_RUN
+    sim, log = _restart(tmp_path, time, entries, kept=clock[0])
+    assert (sim.device.core.state, sim.device.core.running) == before
+    assert "The clock kept time" in log and "runs again" not in log
+
+
+def test_between_games_a_clock_that_lost_its_state_stays_on_hold(tmp_path: Path) -> None:
+    """The game ended (TTB-CLOCK-4): the journal's times are set, nobody's time runs."""
+    time = FakeTime(0)
+    entries = _first_life(tmp_path, time, presses=1)  # the opening's press started the clock
+    with Journal(tmp_path / JOURNAL_NAME) as journal:  # ... and the director ended the game
+        journal.append("director", action="resign", args={"player": 0, "kind": 1},
+                       director="td")
+    entries = read_journal(tmp_path / JOURNAL_NAME).entries
+    sim, log = _restart(tmp_path, time, entries)
+    kinds = [e["type"] for e in read_journal(tmp_path / JOURNAL_NAME).entries]
+    assert kinds[len(entries):][:3] == ["resign", "game_end", "game_start"]
+    assert sim.device.core.state == clock_core.STATE_HOLD
+    assert "runs again" not in log
+
+
+def test_a_clock_held_when_the_table_went_down_stays_on_hold_and_says_how_to_go_on(
+        tmp_path: Path) -> None:
+    """The hold button stopped the turn (a dispute, TTB-6.1): the restarted clock stays on
+    hold, and the live log says who presses to start whose time again (TTB-4.5)."""
+    time = FakeTime(0)
+    entries = _first_life(tmp_path, time, presses=7, hold=True)
+    last = [e for e in entries if e["type"] == "clock"]
+    assert last[-1]["event"] == "hold" and last[-2]["event"] == "press"
+    held = last[-2]["running"]
+    names = entries[0]["players"]
+    sim, log = _restart(tmp_path, time, entries)
+    assert sim.device.core.state == clock_core.STATE_HOLD
+    assert (f"The clock is on hold, as it was when the table stopped: {names[1 - held]} "
+            f"presses their button to start {names[held]}'s time again (TTB-4.5)") in log
+    assert "runs again" not in log
