@@ -25,7 +25,7 @@ from controller.cli.common import (
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat_bytes
 from engine.backgammon.mat_replay import Problem, Replay, ReplayedGame, replay
 from engine.backgammon.mat_writer import format_mat, record_from_replay
-from engine.backgammon.match import EndHow
+from engine.backgammon.match import result_words
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -96,10 +96,6 @@ def player_names(record: MatMatch) -> tuple[str, str]:
     return names[0], names[1]
 
 
-def _points(n: int) -> str:
-    return f"{n} point" if n == 1 else f"{n} points"
-
-
 def _game_lines(
     game: ReplayedGame, record: MatMatch, names: tuple[str, str], problem: Problem | None
 ) -> list[str]:
@@ -134,15 +130,9 @@ def _game_lines(
                 lines[-1] += f", {names[action.player]} drops"
     result = game.result
     if result is not None:
-        loser = names[1 - result.winner]
-        how = {
-            EndHow.PLAYED: "" if result.kind.word == "single game" else f"a {result.kind.word}",
-            EndHow.DROPPED: f"{loser} dropped the double",
-            EndHow.RESIGNED: f"{loser} resigned a {result.kind.word}",
-        }[result.how]
-        cube = f", cube {result.cube_value}" if result.cube_value > 1 else ""
-        why = f" ({how}{cube})" if how else (f" ({cube[2:]})" if cube else "")
-        lines.append(f"  {names[result.winner]} wins {_points(result.points)}{why}")
+        words = result_words(result.points, result.kind.word, result.how.value,
+                             result.cube_value, names[1 - result.winner])
+        lines.append(f"  {names[result.winner]} wins {words}")
     return lines
 
 

@@ -20,6 +20,7 @@ from controller.hub.contract import MatchState
 from controller.hub.mangala_fold import SIDES
 from controller.mangala.records import round_text
 from engine.backgammon.mat_writer import write_match_text
+from engine.backgammon.match import result_words
 from engine.errors import RecordFormatError
 
 TEXT = "text/plain; charset=utf-8"
@@ -110,5 +111,9 @@ def moves_text(state: MatchState, table: str, why: str) -> str:
 
 
 def _game_end_line(end: dict[str, Any], players: list[str]) -> str:
-    who = players[end["winner"]] if end["winner"] in (0, 1) else "?"
-    return f"  {who} wins {end['points']} point(s); score {end['score'][0]}-{end['score'][1]}"
+    """A game's end as the table's live log says it (``result_words``)."""
+    winner = end["winner"]
+    who, loser = (players[winner], players[1 - winner]) if winner in (0, 1) else ("?", "?")
+    words = result_words(int(end["points"]), str(end.get("win", "single game")),
+                         str(end.get("how", "played")), int(end.get("cube", 1)), loser)
+    return f"  {who} wins {words}; score {end['score'][0]}-{end['score'][1]}"

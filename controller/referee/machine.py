@@ -84,6 +84,7 @@ from engine.backgammon.match import (
     apply,
     may_double,
     new_match,
+    result_words,
 )
 from engine.backgammon.moves import closed_out, result_boards
 from engine.backgammon.notation import format_steps
@@ -1261,10 +1262,10 @@ class Referee:
                 self._do(ClockCommand("hold"))
                 self._signal("illegal_move", False)
                 self._signal("cannot_read", False)
-                self._say(
-                    f"{names[last.winner]} wins {last.points} point(s) ({last.kind.word},"
-                    f" {last.how.value}); score {names[0]} {m.score[0]}, {names[1]} {m.score[1]}"
-                )
+                words = result_words(last.points, last.kind.word, last.how.value,
+                                     last.cube_value, names[1 - last.winner])
+                self._say(f"{names[last.winner]} wins {words}; score {names[0]} {m.score[0]}, "
+                          f"{names[1]} {m.score[1]}")
                 return True
             if m.phase is Phase.MATCH_OVER:
                 winner = 0 if m.score[0] >= m.length else 1

@@ -58,6 +58,18 @@ class GameResult:
     cube_value: int
 
 
+def result_words(points: int, kind_word: str, how: str, cube_value: int, loser: str) -> str:
+    """A game's points and why, as the live log, ``hakem mat`` and the hub say them: "2 points
+    (lasse dropped the double, cube 2)", "4 points (a gammon, cube 2)", "1 point"."""
+    played = "" if kind_word == "single game" else f"a {kind_word}"
+    why = {EndHow.PLAYED.value: played,
+           EndHow.DROPPED.value: f"{loser} dropped the double",
+           EndHow.RESIGNED.value: f"{loser} resigned a {kind_word}"}.get(how, how)
+    parts = [part for part in (why, f"cube {cube_value}" if cube_value > 1 else "") if part]
+    said = f"{points} point" if points == 1 else f"{points} points"
+    return f"{said} ({', '.join(parts)})" if parts else said
+
+
 # --- events ---------------------------------------------------------------------------------
 
 

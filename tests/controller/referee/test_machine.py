@@ -328,6 +328,12 @@ def test_a_drop_ends_the_game_with_the_cube_value_before_the_double() -> None:
     assert end["score"] == [1, 0]
     assert ClockCommand("hold") in out
     assert table.referee.stage == "opening"
+    # the live log names who dropped, with the right number (not "1 point(s) (single game,
+    # dropped)")
+    said = [c.text for c in out if isinstance(c, Say) and " wins " in c.text]
+    names = table.referee.config.players
+    assert said == [f"{names[0]} wins 1 point ({names[1]} dropped the double); score "
+                    f"{names[0]} 1, {names[1]} 0"]
 
 
 def test_no_double_in_the_crawford_game() -> None:

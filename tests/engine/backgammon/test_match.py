@@ -24,6 +24,7 @@ from engine.backgammon.match import (
     apply_all,
     may_double,
     new_match,
+    result_words,
 )
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.position import Position
@@ -215,3 +216,17 @@ def test_states_are_values() -> None:
     b = _opened(new_match(5))
     assert a == b and hash(a.position) == hash(b.position)
     assert a.match_id == b.match_id and a.position_id == b.position_id
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    ((1, "single game", "played", 1, "Mehmet"), "1 point"),
+    ((2, "single game", "played", 2, "Mehmet"), "2 points (cube 2)"),
+    ((4, "gammon", "played", 2, "Mehmet"), "4 points (a gammon, cube 2)"),
+    ((2, "single game", "dropped", 2, "Mehmet"), "2 points (Mehmet dropped the double, cube 2)"),
+    ((3, "backgammon", "resigned", 1, "Ayse"), "3 points (Ayse resigned a backgammon)"),
+])
+def test_a_games_points_are_said_with_why_and_the_cube(args: tuple[int, str, str, int, str],
+                                                       said: str) -> None:
+    """One wording for the live log, ``hakem mat`` and the hub: the number agrees with
+    "point", and a drop or resignation names who gave it up."""
+    assert result_words(*args) == said
