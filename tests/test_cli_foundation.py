@@ -63,11 +63,30 @@ def test_the_command_shown_for_a_misplaced_option_runs(
     assert '"legal": false' in capsys.readouterr().out
 
 
+def argparse_exit(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[object, str, str]:
+    """The exit code argparse ends ``hakem ARGV`` with, and what it printed (out, err)."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    printed = capsys.readouterr()
+    return exc.value.code, printed.out, printed.err
+
+
 @pytest.mark.parametrize("argv", [["mat", "--bogus", "check", MAT], ["mat", "check", MAT, "-x"]])
 def test_an_option_no_command_has_is_left_to_argparse(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    assert exc.value.code == 2
-    assert "unrecognized arguments" in capsys.readouterr().err
+    code, _, err = argparse_exit(argv, capsys)
+    assert code == 2 and "unrecognized arguments" in err
+
+
+@pytest.mark.parametrize("argv", [["vision", "--help", "--json", "markers"],
+                                  ["director", "-h", "--folder", "t", "accept"],
+                                  ["mat", "--json", "check", "-h"]])
+def test_help_before_a_misplaced_option_is_shown(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse shows the help of the level where -h stands; the misplaced option after it is
+    # no error
+    code, out, err = argparse_exit(argv, capsys)
+    assert code == 0 and out.startswith(f"usage: hakem {argv[0]} ") and err == ""
+    assert ("usage: hakem mat check" in out) == (argv[-1] == "-h")

@@ -30,6 +30,11 @@ def _values_wanted(action: argparse.Action) -> tuple[int, int]:
     return (1 if nargs == "+" else 0), 1 << 30
 
 
+def _asks_help(parser: argparse.ArgumentParser, token: str) -> bool:
+    """Whether ``token`` is ``parser``'s ``-h``/``--help`` (argparse shows the help then)."""
+    return isinstance(parser._option_string_actions.get(token), argparse._HelpAction)
+
+
 def misplaced_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
     """The error line for options that stand before a command's last word but belong to the
     command (with the command as it should be typed), or None: argparse judges the rest."""
@@ -41,6 +46,8 @@ def misplaced_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> s
         if i >= len(args) or args[i] == "--":
             return None
         token = args[i]
+        if _asks_help(current, token):
+            return None  # argparse shows this level's help, whatever follows
         if token in commands:
             current, end = commands[token], i
         elif not token.startswith("-") or len(token) == 1:
@@ -50,7 +57,8 @@ def misplaced_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> s
         elif token.split("=", 1)[0] not in current._option_string_actions:
             pending.append(i)
         i += 1
-    if not pending:
+    rest = args[i:args.index("--", i)] if "--" in args[i:] else args[i:]
+    if not pending or any(_asks_help(current, a) for a in rest):
         return None
     moved: list[int] = []
     for start in pending:

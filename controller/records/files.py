@@ -8,17 +8,25 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
 
 def write_whole(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically and durably: into ``NAME.part`` beside it, synced,
-    renamed over ``path``, and the folder synced. On an error ``path`` is left as it was and
-    the part file removed; the error is raised."""
+    renamed over ``path``, and the folder synced. A file replaced keeps its permissions (one
+    kept private stays private). On an error ``path`` is left as it was and the part file
+    removed; the error is raised."""
     tmp = path.with_name(path.name + ".part")
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:  # a new file: the umask's permissions
+        mode = None
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]

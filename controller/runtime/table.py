@@ -282,7 +282,9 @@ def _keep_clock_times(commands: list[Command], clock: HostClock, timer: TimeSour
     runs = _restarted_side(commands)
     if times is None:
         # it may have run on (a cable pulled) and presses made meanwhile changed whose time
-        # runs: the journal's side is not started on it with the times
+        # runs: the journal's side is not started on it with the times, and the match's
+        # settings are not sent (the firmware's configure_delay resets the clock: on hold,
+        # nobody's time running, the turn it held forgotten)
         unstarted = _restarted_side(commands, ("set_times",))
         live.say("The clock does not answer yet: its times are set from the journal"
                  + (f"; if it is on hold once it answers, the player on the other side presses "
@@ -290,7 +292,8 @@ def _keep_clock_times(commands: list[Command], clock: HostClock, timer: TimeSour
                     if unstarted else ""))
         return [replace(c, side=None)
                 if isinstance(c, ClockCommand) and c.action == "set_times" else c
-                for c in commands]
+                for c in commands
+                if not (isinstance(c, ClockCommand) and c.action == "configure_delay")]
     last = journalled_press(entries)
     if last is not None and clock.hello is not None and clock.hello.boot != last[0]:
         live.say("The clock restarted since the journal's last press: its times are set from "

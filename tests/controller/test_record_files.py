@@ -103,3 +103,31 @@ def test_a_recordings_meta_cut_off_half_way_is_not_left_torn(tmp_path: Path) -> 
     assert sorted(p.name for p in folder.iterdir()) == ["frames"]
     Recorder(folder, meta).close()
     assert Recording(folder).meta == meta
+
+
+@pytest.mark.parametrize("write", ["write_output", "write_changed"])
+def test_a_file_rewritten_keeps_its_permissions(write: str, tmp_path: Path) -> None:
+    # a record or an export kept from other users (0640) stays so when it is written again:
+    # the file put in its place is new, and a new file gets the umask's 0644
+    from controller.cli.common import write_output
+
+    path = tmp_path / "round.txt"
+    path.write_text("# the round so far\n", encoding="utf-8")
+    path.chmod(0o640)
+    old_umask = os.umask(0o022)
+    try:
+        if write == "write_output":
+            write_output(str(path), "# the whole round\n")
+        else:
+            assert write_changed(path, "# the whole round\n")
+    finally:
+        os.umask(old_umask)
+    assert path.read_text(encoding="utf-8") == "# the whole round\n"
+    assert oct(path.stat().st_mode & 0o777) == oct(0o640)
+    new = tmp_path / "new.txt"
+    old_umask = os.umask(0o027)
+    try:
+        write_output(str(new), "x")
+    finally:
+        os.umask(old_umask)
+    assert oct(new.stat().st_mode & 0o777) == oct(0o640)  # a new file: as the umask says

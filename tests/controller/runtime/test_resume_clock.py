@@ -69,9 +69,13 @@ def test_a_silent_clock_is_not_started_on_the_journals_word() -> None:
     time = FakeTime(0)
     host = SteppedHost(Wire(), time, None)
     log = LiveLog(keep=5)
-    restore: list[Command] = [ClockCommand("set_times", "left",
+    restore: list[Command] = [ClockCommand("configure_delay",
+                                           args={"delay_ms": 12000, "reserve_ms": 840000}),
+                              ClockCommand("set_times", "left",
                                            args={"left_ms": 1000, "right_ms": 2000})]
     kept = _keep_clock_times(restore, host, time, log, JOURNAL, ("set_times",), wait_ms=300)
+    # nor are the match's settings sent: configure_delay would reset a clock that ran on
+    # (on hold, nobody's time running), which its hold button could not undo
     assert kept == [ClockCommand("set_times", args={"left_ms": 1000, "right_ms": 2000})]
     assert ("the player on the other side presses their button to start the left side's "
             "time (TTB-4.5)") in log.lines[-1]
