@@ -34,7 +34,7 @@ def too_small(px: float) -> str | None:
     reliably, or None."""
     if px >= MIN_FACE_PX:
         return None
-    return (f"the dice are about {px:.0f} px across in the camera's picture; real dice are "
+    return (f"the dice are about {px:.1f} px across in the camera's picture; real dice are "
             f"read reliably from {MIN_FACE_PX:.0f} px: raise [camera] width and height, or "
             "mount the camera lower (hardware_docs/camera-mount.md)")
 
