@@ -39,7 +39,7 @@ def broker_link(args: argparse.Namespace, url_option: str, command: str,
     """The broker link of ``url_option``'s url and the broker options over ``base`` (the
     table, its tournament, its outbox), checked: the password given both in the url and in a
     file, a password file without a user or that cannot be read, and a CA file that cannot be
-    used are refused, naming the option."""
+    used or goes with an ``mqtt://`` url are refused, naming the option."""
     from controller.hub.link import LinkConfig, LinkNames, parse_broker_url, shown_url
 
     url = str(getattr(args, url_option[2:]))
@@ -70,7 +70,10 @@ def broker_link(args: argparse.Namespace, url_option: str, command: str,
 
             raise CommandError(f"{command}: --ca {args.ca}: not a usable CA file "
                                f"({ssl_reason(exc)})") from None
-    return replace(link, tls=link.tls or args.ca is not None)
+        if not link.tls:  # as a table's hub.ca_file: TLS comes from the url, on its port
+            raise CommandError(f"{command}: --ca {args.ca} is for a TLS broker, but "
+                               f"{url_option} {shown_url(url)} is not mqtts://")
+    return link
 
 
 def check_pem(command: str, option: str, path: str, what: str) -> None:

@@ -18,7 +18,7 @@ from controller.hub.publisher import publish_journal
 from controller.hub.service import HubService
 from controller.hub.store import DatabaseFolderError, HubStore
 from engine.errors import HakemError
-from tests.controller.hub.broker import Broker, free_port, wait_for
+from tests.controller.hub.broker import Broker, free_port, make_certificates, wait_for
 from tests.controller.hub.conftest import table_link
 from tests.controller.hub.matches import simulated_match
 
@@ -66,6 +66,24 @@ def _hub_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
     assert err.startswith("hakem: ") and err.count("\n") == 1, err
     return err
+
+
+def test_a_ca_file_with_a_plain_mqtt_url_is_refused_as_a_tables_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table refuses ``hub.ca_file`` with an ``mqtt://`` url; the hub and a publishing demo
+    do the same with ``--ca`` (they had turned TLS on at the plain port, 1883)."""
+    ca, _, _ = make_certificates(tmp_path / "certs")
+    err = _hub_error(["--db", str(tmp_path / "hub.db"), "--broker", "mqtt://127.0.0.1:1",
+                      "--http", "0", "--ca", str(ca)], capsys)
+    assert err == (f"hakem: hub: --ca {ca} is for a TLS broker, but --broker "
+                   "mqtt://127.0.0.1:1 is not mqtts://\n")
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--publish", "mqtt://u:pw@h", "--table", "4",
+                 "--ca", str(ca)]) == 2
+    assert capsys.readouterr().err == (f"hakem: demo: --ca {ca} is for a TLS broker, but "
+                                       "--publish mqtt://u:***@h is not mqtts://\n")
+    assert not out.exists()
 
 
 def test_a_database_that_cannot_be_opened_is_named(
