@@ -82,16 +82,19 @@ class ClockCore:
     # configuration -------------------------------------------------------------------------
     def configure_delay(self, delay_ms: int, reserve_ms: int, now_ms: int) -> None:
         """Backgammon: ``delay_ms`` per turn, then ``reserve_ms`` each for the match; on hold."""
+        _check_ms(delay_ms, "delay")  # both checked first: a refused CFG changes nothing
+        _check_ms(reserve_ms, "reserve")
         self.mode = MODE_DELAY
-        self.delay_ms = _check_ms(delay_ms, "delay")
-        self.start_ms = [_check_ms(reserve_ms, "reserve"), reserve_ms]
+        self.delay_ms = delay_ms
+        self.start_ms = [reserve_ms, reserve_ms]
         self.reset(now_ms)
 
     def configure_countdown(self, total_ms: int, now_ms: int) -> None:
         """Mangala: ``total_ms`` per player per set, no delay (MG-CLOCK-1); on hold."""
+        _check_ms(total_ms, "time")
         self.mode = MODE_COUNTDOWN
         self.delay_ms = 0
-        self.start_ms = [_check_ms(total_ms, "time"), total_ms]
+        self.start_ms = [total_ms, total_ms]
         self.reset(now_ms)
 
     def reset(self, now_ms: int) -> None:

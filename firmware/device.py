@@ -16,6 +16,7 @@ IDLE_STATUS_MS = 1000  # and while nobody listens
 MAX_BEEP_MS = 5000
 SIDE_NAMES = ("L", "R")
 BUTTON_NAMES = ("L", "R", "H")
+UNSEQUENCED = ("HELO", "Q")  # the only commands acted on without a sequence number
 
 
 def side_name(side: int) -> str:
@@ -44,6 +45,9 @@ class ClockDevice:
     def __init__(self, now_ms: int, boot_id: int) -> None:
         self.core = core.ClockCore(now_ms)
         self.link = Link(now_ms)
+        # Acks count only once a host has said hello to this boot: a host that has not yet
+        # noticed a reboot acks the old boot's sequence numbers (serial-protocol.md, Boot id).
+        self.link.take_acks = False
         self.boot_id = boot_id
         self.session = 0
         self.last_status_ms = -(1 << 30)
@@ -78,11 +82,14 @@ class ClockDevice:
         """Bytes from the host."""
         self._flag_check(now_ms)
         for frame in self.link.receive(data, now_ms):
+            if frame.seq == 0 and frame.kind not in UNSEQUENCED:
+                self.errors += 1  # no exactly-once for it: an echo, a stray or foreign frame
+                continue
             try:
                 self._command(frame, now_ms)
             except (ValueError, IndexError) as exc:
                 self.errors += 1
-                if frame.seq != 0:  # unsequenced noise (an echo, a stray status) is ignored
+                if frame.seq != 0:
                     self.link.send_now("ER", [str(frame.seq), _safe(str(exc))], now_ms)
         self._flag_check(now_ms)
 
@@ -174,6 +181,7 @@ class ClockDevice:
                 # stay queued and go to the new host.
                 self.session = session
                 self.link.reset_rx()
+            self.link.take_acks = True
             self.link.resend_soon()
             self._hello(now_ms)
             self._status(now_ms)

@@ -37,6 +37,7 @@ class Link:
         self.last_rx_ms = -1
         self.last_tx_ms = now_ms
         self.paused = False
+        self.take_acks = True  # False: ACK fields are ignored (a peer not yet identified)
         self._out = []  # type: list[bytes]
         self.sent = 0
         self.resent = 0
@@ -50,6 +51,11 @@ class Link:
     def send_now(self, kind: str, args: "list[str] | None", now_ms: int) -> None:
         """Send an unsequenced frame (status, heartbeat, hello): no ack, no resend."""
         self._write(Frame(0, self.rx_last, kind, args), now_ms)
+
+    def send_hello(self, kind: str, args: "list[str] | None", now_ms: int) -> None:
+        """Send an unsequenced frame with ACK 0: a hello may reach a peer that rebooted and
+        reuses the sequence number ``rx_last`` names, which a stale ack would wrongly clear."""
+        self._write(Frame(0, 0, kind, args), now_ms)
 
     def _write(self, frame: Frame, now_ms: int) -> None:
         self._out.append(encode(frame))
@@ -95,7 +101,12 @@ class Link:
         on. While paused (no handshake yet) sequenced frames are ignored and not acknowledged,
         so that they come again once the peer is known."""
         self.last_rx_ms = now_ms
-        if self.pending is not None and frame.ack == self.pending.seq and not self.paused:
+        if (
+            self.pending is not None
+            and frame.ack == self.pending.seq
+            and self.take_acks
+            and not self.paused
+        ):
             self.pending = None
             self._send_next(now_ms)
         if frame.seq == 0:

@@ -139,11 +139,7 @@ def decode_body(body: bytes) -> Frame:
     payload = body[:mark]
     if len(text) != 8:
         raise ValueError("checksum must be 8 hex digits")
-    try:
-        got = int(text.decode(), 16)
-    except (ValueError, UnicodeError):
-        raise ValueError("checksum is not hex") from None
-    if got != crc32(payload):
+    if text != hex8(crc32(payload)).encode():
         raise ValueError("checksum mismatch")
     try:
         fields = payload.decode().split(SEP)

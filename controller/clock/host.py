@@ -124,7 +124,7 @@ class HostClock(ClosedOnExit):
         if self._handshaken and not self._link.connected(now):
             self._drop_handshake()  # silent line: hello again until the clock answers
         if not self._handshaken and now - self._last_hello_ms >= HELLO_MS:
-            self._link.send_now("HELO", [str(self.session)], now)
+            self._link.send_hello("HELO", [str(self.session)], now)
             self._last_hello_ms = now
         self._link.poll(now)
 
