@@ -19,6 +19,19 @@ BUTTON_NAMES = ("L", "R", "H")
 UNSEQUENCED = ("HELO", "Q")  # the only commands acted on without a sequence number
 
 
+BOOT_ID_BYTES = 4
+
+
+def boot_id_from(random_bytes: bytes) -> int:
+    """A boot id from ``BOOT_ID_BYTES`` random bytes: 30 bits (a MicroPython small int), never
+    0. Two boots drawing the same id would look like one to the host, which would then drop
+    the new boot's first presses as already acted on: 1 in about 10**9, not 1 in 65,535."""
+    value = 0
+    for b in random_bytes[:BOOT_ID_BYTES]:
+        value = value << 8 | b
+    return (value & 0x3FFFFFFF) or 1
+
+
 def side_name(side: int) -> str:
     """``L``, ``R`` or ``-`` for nobody."""
     return SIDE_NAMES[side] if side >= 0 else "-"

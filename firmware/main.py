@@ -10,7 +10,7 @@ Copied to the Pico as ``/main.py`` with the ``firmware`` package beside it
 import sys
 
 from firmware.clock_core import Debouncer
-from firmware.device import ClockDevice
+from firmware.device import BOOT_ID_BYTES, ClockDevice, boot_id_from
 
 PIN_BUTTON_LEFT = 14
 PIN_BUTTON_RIGHT = 15
@@ -152,7 +152,7 @@ class PicoHardware:
         self._poll.register(sys.stdin, select.POLLIN)
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
-        self.boot_id = (os.urandom(1)[0] << 8 | os.urandom(1)[0]) or 1
+        self.boot_id = boot_id_from(os.urandom(BOOT_ID_BYTES))
 
     def now_ms(self) -> int:
         """Milliseconds since power-on, without the 2**30 wrap of ``ticks_ms``."""

@@ -14,7 +14,7 @@ from controller.clock.transport import Transport
 from controller.clock.wire import Wire
 from engine.errors import DeviceError
 from firmware import clock_core
-from firmware.device import ClockDevice
+from firmware.device import BOOT_ID_BYTES, ClockDevice, boot_id_from
 
 BUTTONS: dict[m.Button, int] = {
     "left": clock_core.LEFT,
@@ -29,7 +29,8 @@ class SimulatedClock:
     def __init__(self, transport: Transport, time: TimeSource, boot_id: int | None = None) -> None:
         self.transport = transport
         self.time = time
-        boot = boot_id if boot_id is not None else random.SystemRandom().randrange(1, 65536)
+        boot = boot_id if boot_id is not None else boot_id_from(
+            random.SystemRandom().randbytes(BOOT_ID_BYTES))
         self.device = ClockDevice(time.now_ms(), boot)
         self.beeps: list[tuple[int, int, int]] = []
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from firmware import clock_core as cc
-from firmware.device import ClockDevice
+from firmware.device import BOOT_ID_BYTES, ClockDevice, boot_id_from
 from firmware.protocol import Decoder, Frame, encode
 
 
@@ -80,3 +80,13 @@ def test_status_period_depends_on_the_host() -> None:
         d.tick(t)
         sent += [t for f in frames(d) if f.kind == "ST"]
     assert sent == [3000, 3250, 3500, 3750]
+
+
+def test_a_boot_id_has_thirty_bits_and_is_never_zero() -> None:
+    """Two boots with one id look like one boot to the host, which then drops the new boot's
+    first presses as already acted on: the id spans 30 bits (it spanned 16), and 0 (no boot)
+    is never drawn."""
+    assert boot_id_from(bytes(BOOT_ID_BYTES)) == 1
+    assert boot_id_from(b"\xff" * BOOT_ID_BYTES) == (1 << 30) - 1
+    assert boot_id_from(b"\x01\x00\x00\x00") == 1 << 24
+    assert boot_id_from(b"\x12\x34\x56\x78") == 0x12345678
