@@ -114,7 +114,7 @@ def _position(arg: str, what: str, stdin_used: list[bool], *, turn_required: boo
 
 
 def _pit(text: str) -> int:
-    if not text.strip().isdigit() or not 1 <= int(text) <= 6:
+    if not text.strip().isdecimal() or not 1 <= int(text) <= 6:
         raise CommandError(f"pit {text!r} is not a pit number 1..6")
     return int(text)
 

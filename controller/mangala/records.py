@@ -57,7 +57,7 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
             out.append(Move(0, int(e["set"]), _side(e["player"]), int(e["pit"]), after))
         elif kind == "illegal_move" and e.get("warning"):
             reason = f"{e.get('rule', '')} {e.get('reason', '')}".strip()
-            out.append(Caution(0, int(e["set"]), _side(e["player"]), _one_line(reason)))
+            out.append(Caution(0, int(e["set"]), _side(e["player"]), reason))
         elif kind == "director" and e.get("action") == "set_position":
             args = e.get("args") or {}
             try:
@@ -76,7 +76,7 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
             args = e.get("args") or {}
             number = _current_set(out)
             out.append(Caution(0, number, _side(args.get("player")),
-                               _one_line(str(args.get("reason", "director's warning")))))
+                               str(args.get("reason", "director's warning"))))
         elif kind == "director" and e.get("action") == "end_match":
             if any(isinstance(x, (RoundEnd, DirectorDecision)) for x in out):
                 continue  # ended already (a journal from before such ends were refused)
@@ -86,7 +86,7 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
                 raise RecordFormatError(f"the director's end_match winner {winner!r} is not "
                                         f"a or b")
             reason = args.get("reason") or args.get("note") or ""
-            out.append(DirectorDecision(0, _current_set(out), winner, _one_line(str(reason))))
+            out.append(DirectorDecision(0, _current_set(out), winner, str(reason)))
         elif kind == "time_out":
             out.append(TimeOut(0, int(e["set"]), _side(e["player"])))
         elif kind == "game_end":
@@ -111,12 +111,6 @@ def _current_set(entries: list[Entry]) -> int:
         if isinstance(entry, SetStart):
             return entry.number
     return 1
-
-
-def _one_line(text: str) -> str:
-    """Free text as a record line holds it: one line, no ``#`` (the reader takes the rest of
-    a line after one for a comment)."""
-    return " ".join(text.replace("#", "no. ").split())
 
 
 def round_text(entries: Sequence[Mapping[str, Any]]) -> str:

@@ -833,9 +833,13 @@ class MangalaReferee:
         elif action == "accept":
             position = self.position
             pit = args.get("pit")
-            if position is None or not isinstance(pit, int):
-                raise InvalidInputError(f"accept needs a set being played and a pit 1..6, not "
-                                        f"{pit!r}")
+            if position is None:
+                raise InvalidInputError("no set is being played: there is no sowing to accept")
+            if pit is None:  # a backgammon accept, sent to a Mangala table
+                raise InvalidInputError("a mangala accept names the pit that was sown: hakem "
+                                        "director accept PIT (1..6)")
+            if isinstance(pit, bool) or not isinstance(pit, int):
+                raise InvalidInputError(f"the pit to accept is 1..6, not {pit!r}")
             play(position, pit)  # a pit that cannot be sown is refused before the journal
             self._emit("director", **director_fields(ev, args))
             self._director_follow(action, args)

@@ -199,8 +199,8 @@ def _diagnose(before: Position, after: Position, mover: Side, results: list[Move
                     mover,
                     (),
                     "MG-1",
-                    f"{opp} played pit {result.pit}, but it is {mover}'s turn: a player sows "
-                    f"only on their turn (MG-1).",
+                    f"{opp}'s pit {result.pit} was sown, but it is {mover}'s turn: only the "
+                    f"player to move sows, and only their own pits (MG-1).",
                     closest_pit=None,
                 )
 

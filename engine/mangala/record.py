@@ -144,7 +144,9 @@ class RoundRecord:
 
 
 def parse_record(text: str) -> RoundRecord:
-    """Read a round record; :class:`RecordFormatError` names the first malformed line."""
+    """Read a round record; :class:`RecordFormatError` names the first malformed line. A byte
+    order mark (a record saved by a Windows editor) is not part of the first line."""
+    text = text.removeprefix("\ufeff")
     players: dict[Side, str] = {}
     entries: list[Entry] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -209,7 +211,7 @@ def _entry(line: int, words: list[str]) -> Entry:
         ):
             raise RecordFormatError("a round line is 'round end winner W points a P b P'")
         return RoundEnd(line, _winner(words[3]), _points(words[6]), _points(words[8]))
-    if head.isdigit():
+    if head.isdecimal():
         return _move(line, words)
     raise RecordFormatError(f"unknown line kind {head!r}")
 
@@ -227,7 +229,7 @@ def _move(line: int, words: list[str]) -> Move:
             "a move line is 'N X P -> a p p p p p p [s] b p p p p p p [s] next X|-'"
         )
     pit_text = words[2]
-    if not pit_text.isdigit() or not 1 <= int(pit_text) <= PITS:
+    if not pit_text.isdecimal() or not 1 <= int(pit_text) <= PITS:
         raise RecordFormatError(f"pit {pit_text!r} is not 1..6")
     after = _position(words[4:])
     return Move(line, _set_number(words[0]), _side(words[1]), int(pit_text), after)
@@ -283,7 +285,7 @@ def _set_number(text: str) -> int:
 
 
 def _count(text: str) -> int:
-    if not text.isdigit():
+    if not text.isdecimal():
         raise RecordFormatError(f"stone count {text!r} is not a whole number")
     return int(text)
 
@@ -307,6 +309,12 @@ def _clip(text: str) -> str:
 # --- writing ---------------------------------------------------------------------------------
 
 
+def one_line(text: str) -> str:
+    """Free text (a name, a reason) as a record line holds it: one line, single spaces, no
+    ``#``, which the reader would take for the start of a comment."""
+    return " ".join(text.replace("#", "no. ").split())
+
+
 def format_position(position: Position) -> str:
     """A position as a move line writes it: ``a 4 4 4 1 5 5 [1] b 4 4 4 4 4 4 [0] next a``."""
     return (
@@ -325,13 +333,14 @@ def format_entry(entry: Entry) -> str:
     if isinstance(entry, SetPosition):
         return f"position {entry.number} {format_position(entry.position)}"
     if isinstance(entry, Caution):
-        return f"warning {entry.number} {entry.player} {entry.reason}".rstrip()
+        return f"warning {entry.number} {entry.player} {one_line(entry.reason)}".rstrip()
     if isinstance(entry, TimeOut):
         return f"timeout {entry.number} {entry.player}"
     if isinstance(entry, SetEnd):
         return f"set {entry.number} end a {entry.a_store} b {entry.b_store} winner {entry.winner}"
     if isinstance(entry, DirectorDecision):
-        return f"director {entry.number} end winner {entry.winner} {entry.reason}".rstrip()
+        reason = one_line(entry.reason)
+        return f"director {entry.number} end winner {entry.winner} {reason}".rstrip()
     return (
         f"round end winner {entry.winner} points a {_point_text(entry.a_points)} "
         f"b {_point_text(entry.b_points)}"
@@ -345,7 +354,8 @@ def _point_text(points: float) -> str:
 def format_record(record: RoundRecord) -> str:
     """The text of a record, as :func:`parse_record` reads it back."""
     lines = [HEADER]
-    lines += [f"player {side} {record.players[side]}" for side in SIDES if side in record.players]
+    lines += [f"player {side} {one_line(record.players[side]) or side}"
+              for side in SIDES if side in record.players]
     lines += [format_entry(entry) for entry in record.entries]
     return "\n".join(lines) + "\n"
 
@@ -550,6 +560,8 @@ class _Replay:
             if self.round.over:
                 self.position = None
         elif isinstance(entry, TimeOut):
+            if self.round.over:
+                self._stop(entry.line, entry.number, "MG-T-1", "the round is already over")
             self._in_set(entry.line, entry.number)
             assert self.position is not None
             result = time_out(
@@ -735,5 +747,6 @@ __all__ = [
     "TimeOut",
     "check_record",
     "format_record",
+    "one_line",
     "parse_record",
 ]

@@ -103,6 +103,8 @@ def test_play_reads_a_file_and_stdin(
             "pit 1 is empty",
         ),
         (["mangala", "play", "@/nonexistent/state.json", "1"], "no such file"),
+        # a digit int() does not read: it was a ValueError traceback
+        (["mangala", "play", START_B, "\u00b2"], "pit '\u00b2' is not a pit number 1..6"),
         (["mangala", "play", START_B.replace('"b"}', "null}"), "1"], "to_move is null"),
         (["mangala", "judge", "-", "-"], "stdin"),
         (["mangala", "check", "/nonexistent/record.txt"], "no such file"),

@@ -455,12 +455,14 @@ def test_a_mistake_no_model_knows_is_flagged_and_corrected(tmp_path: Path) -> No
     ("set_position", {"position_id": "4HPwATDgc/ABMA"},
      "not the backgammon Position ID '4HPwATDgc/ABMA'"),
     ("end_match", {"winner": 0}, "winner is a or b, not 0"),
+    ("accept", {}, "names the pit that was sown: hakem director accept PIT"),
 ])
 def test_a_backgammon_director_request_is_refused_naming_what_was_given(
         tmp_path: Path, action: str, args: dict[str, object], message: str) -> None:
     """A Position ID or a winner 0 sent to a Mangala table (the director's command does not
     know the table's game): refused, naming it, before anything is journalled (the ID was
-    refused as "not None", the winner journalled as 0)."""
+    refused as "not None", the winner journalled as 0, an accept without its pit refused as
+    "a pit 1..6, not None")."""
     table = Table(tmp_path)
     setup(table)
     before = len(table.journal.entries)

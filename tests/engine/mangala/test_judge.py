@@ -55,7 +55,10 @@ def test_wrong_player_moving() -> None:
     after = play(Position.initial("b"), 4).position
     v = judge(Position.initial("a"), after)
     assert not v.legal and v.rule == "MG-1"
-    assert "b played pit 4, but it is a's turn" in v.reason
+    # the board cannot tell whether b sowed out of turn or a sowed b's pit: the reason blames
+    # neither, as the warning goes to a, who pressed ("by a: b played pit 4" contradicted it)
+    assert "b's pit 4 was sown, but it is a's turn" in v.reason
+    assert "only their own pits (MG-1)" in v.reason
 
 
 def test_stone_sown_into_the_opponents_store() -> None:

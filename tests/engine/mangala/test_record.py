@@ -145,6 +145,11 @@ def test_move_out_of_turn_and_wrong_next_player() -> None:
         ("hello world\n", 1, "unknown line kind"),
         ("round end winner a points a 2 b 0\n", 1, "round points '2'"),
         ("timeout 1\n", 1, "time-out line"),
+        # digits int() does not read (superscripts): they were ValueError tracebacks
+        ("set 1 start a\n1 a 4 -> a 4 4 4 1 5 5 [1] b 4 4 4 4 4 \u00b2 [0] next a\n", 2,
+         "stone count '\u00b2'"),
+        ("set 1 start a\n1 a \u00b2 -> a 4 4 4 1 5 5 [1] b 4 4 4 4 4 4 [0] next a\n", 2,
+         "pit '\u00b2'"),
     ],
 )
 def test_malformed_lines_are_rejected_by_number(text: str, line: int, message: str) -> None:
@@ -174,3 +179,39 @@ def test_builder_records_replay_and_round_trip() -> None:
         assert check.legal and check.round.over
         assert check.round == builder.round
         assert format_record(parse_record(text)) == text
+
+
+def test_names_and_reasons_with_hash_or_newline_read_back_as_one_line() -> None:
+    """A player's name or a warning's reason holding ``#`` or a line break would otherwise cut
+    the line short (a comment) or add a line the reader refuses."""
+    builder = RecordBuilder("a", {"a": "Ali #1", "b": "Veli\nKaya"})
+    builder.start_set()
+    builder.move(4)
+    builder.warn("b", "touched pit #3\nand played pit 5")
+    text = format_record(builder.record())
+    record = parse_record(text)
+    assert record.players == {"a": "Ali no. 1", "b": "Veli Kaya"}
+    assert "warning 1 b touched pit no. 3 and played pit 5" in text.splitlines()
+    assert check_record(record).legal
+
+
+def test_a_time_out_after_the_round_ended_is_reported_like_any_later_line() -> None:
+    """A move, warning or director line after the third warning is the record's first illegal
+    line (MG-T-1); a time-out there made the whole record unreadable ("set 2 is not being
+    played")."""
+    text = read("round_lost_on_warnings.txt").replace("round end", "# round end")
+    lines = text.splitlines()
+    check = check_record(parse_record(text + "timeout 2 a\n"))
+    assert check.first_illegal is not None
+    assert (check.first_illegal.line, check.first_illegal.rule) == (len(lines) + 1, "MG-T-1")
+    assert check.round.winner == "a"
+
+
+def test_a_record_saved_with_a_byte_order_mark_and_crlf_reads_as_written() -> None:
+    """A round.txt a director saved in a Windows editor starts with a byte order mark: it was
+    refused as "line 1: unknown line kind '\\ufeff'"."""
+    text = read("round_lost_on_warnings.txt")
+    saved = "\ufeff" + text.replace("\n", "\r\n")
+    assert parse_record(saved) == parse_record(text)
+    no_header = "\ufeff" + "\n".join(text.splitlines()[1:])
+    assert parse_record(no_header).players == parse_record(text).players
