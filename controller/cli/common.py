@@ -134,7 +134,10 @@ def write_output(path: str, data: str | bytes) -> None:
     """Write an output file (text as UTF-8, or bytes as they are) whole or not at all: a file
     it replaces stays as it was when the write fails (a full disk, a crash). A missing folder,
     a full disk... is an error naming the file. A device or a pipe (``/dev/stdout``) is
-    written to as it is, and a symbolic link's file is replaced, not the link."""
+    written to as it is, and a symbolic link's file is replaced, not the link; ``-`` is
+    refused (it would make a file of that name where a user meant standard output)."""
+    if path == "-":  # read as standard output elsewhere (``mangala check -`` reads stdin)
+        raise CommandError("cannot write -: give a file name (/dev/stdout for the terminal)")
     target = Path(path)
     folder = target.parent
     blocker = file_in_the_way(folder)

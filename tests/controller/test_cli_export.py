@@ -135,6 +135,21 @@ def test_export_names_an_output_it_cannot_write(
         assert err == "hakem: cannot write /dev/full: no space left on device\n"
 
 
+def test_a_dash_for_an_output_is_refused_not_made_a_file(
+    journal_file: tuple[Path, list[object]], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``-`` reads standard input elsewhere (``hakem mangala check -``); as an output it made a
+    file named ``-`` and said "wrote -"."""
+    path, _ = journal_file
+    monkeypatch.chdir(tmp_path)
+    for option in ("--mat", "--summary"):
+        assert main(["export", str(path), option, "-"]) == 2
+        assert capsys.readouterr().err == (
+            "hakem: cannot write -: give a file name (/dev/stdout for the terminal)\n")
+    assert not (tmp_path / "-").exists()
+
+
 def test_a_torn_last_line_is_named_not_dropped_silently(
     journal_file: tuple[Path, list[object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
