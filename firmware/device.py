@@ -10,7 +10,7 @@ from firmware import clock_core as core
 from firmware.link import Link
 from firmware.protocol import Frame
 
-FIRMWARE_VERSION = "1.0.0"
+FIRMWARE_VERSION = "1.1.0"
 STATUS_MS = 250  # status period while a host listens (it doubles as the heartbeat)
 IDLE_STATUS_MS = 1000  # and while nobody listens
 MAX_BEEP_MS = 5000
@@ -94,7 +94,11 @@ class ClockDevice:
     def receive(self, data: bytes, now_ms: int) -> None:
         """Bytes from the host."""
         self._flag_check(now_ms)
-        for frame in self.link.receive(data, now_ms):
+        for frame in self.link.decoder.feed(data):
+            if frame.kind == "HELO":
+                frame.ack = 0  # acks nothing: an older host's names the old boot's number
+            if not self.link.accept(frame, now_ms):
+                continue
             if frame.seq == 0 and frame.kind not in UNSEQUENCED:
                 self.errors += 1  # no exactly-once for it: an echo, a stray or foreign frame
                 continue

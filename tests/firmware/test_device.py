@@ -16,7 +16,7 @@ def test_hello_answers_with_identity_and_status() -> None:
     d.receive(encode(Frame(0, 0, "HELO", ["77"])), 5)
     got = frames(d)
     assert [f.kind for f in got] == ["HI", "ST"]
-    assert got[0].args[:3] == ["1.0.0", "12", "77"]
+    assert got[0].args[:3] == ["1.1.0", "12", "77"]
     assert got[1].args[-1] == "77"
 
 
@@ -90,3 +90,17 @@ def test_a_boot_id_has_thirty_bits_and_is_never_zero() -> None:
     assert boot_id_from(b"\xff" * BOOT_ID_BYTES) == (1 << 30) - 1
     assert boot_id_from(b"\x01\x00\x00\x00") == 1 << 24
     assert boot_id_from(b"\x12\x34\x56\x78") == 0x12345678
+
+
+def test_an_older_hosts_repeated_hello_does_not_acknowledge_a_rebooted_clocks_press() -> None:
+    """An older host says HELO with the last number it took from the clock's previous boot,
+    and says it again until the HI arrives: that stale ack must not clear this boot's press 1,
+    which the host has never seen."""
+    d = ClockDevice(0, boot_id=5)
+    d.button(cc.LEFT, 10)
+    for t in (20, 270):  # the first hello and its repeat (the HI lost or still on its way)
+        d.receive(encode(Frame(0, 1, "HELO", ["42"])), t)
+        d.tick(t)
+    assert d.link.pending is not None and d.link.pending.kind == "PR"
+    d.receive(encode(Frame(0, 1, "AK")), 300)  # the host, once it has taken that press
+    assert d.link.pending is None
