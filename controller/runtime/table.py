@@ -279,7 +279,6 @@ def _keep_clock_times(commands: list[Command], clock: HostClock, timer: TimeSour
         clock.poll()
         systime.sleep(0.01)
     times = clock.times_ms()
-    runs = _restarted_side(commands)
     if times is None:
         # it may have run on (a cable pulled) and presses made meanwhile changed whose time
         # runs: the journal's side is not started on it with the times, and the match's
@@ -292,10 +291,10 @@ def _keep_clock_times(commands: list[Command], clock: HostClock, timer: TimeSour
                     if unstarted else ""))
         return [replace(c, side=None)
                 if isinstance(c, ClockCommand) and c.action == "set_times" else c
-                for c in commands
-                if not (isinstance(c, ClockCommand) and c.action == "configure_delay")]
+                for c in without_clock_state(commands, ("configure_delay",))]
     last = journalled_press(entries)
     if last is not None and clock.hello is not None and clock.hello.boot != last[0]:
+        runs = _restarted_side(commands)
         live.say("The clock restarted since the journal's last press: its times are set from "
                  "the journal" + (f", and the {runs} side's time runs again, as the journal "
                                   "left it" if runs else ""))
