@@ -2,43 +2,124 @@
 exported file): whole or not at all, synced before it replaces the file it supersedes, so that
 a crash, a power cut or a full disk leaves the old file or the new one, never a torn one; and
 only when its text changed, so that a finished match or round run again leaves its files (and
-their times) as they were."""
+their times) as they were.
+
+A file replaced keeps what a director set on the old one: its permissions, its owner and group
+(when the writer is root: ``sudo hakem export`` over the tournament user's file) and its other
+names (a hard link into a results folder is written in place, not broken). Each write has a
+part file of its own, so two writers of one file at once leave one of their writes whole."""
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 from pathlib import Path
 
+_PARTS = itertools.count()  # with the process id: a part name no other write uses
 
-def write_whole(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically and durably: into ``NAME.part`` beside it, synced,
-    renamed over ``path``, and the folder synced. A file replaced keeps its permissions (one
-    kept private stays private). On an error ``path`` is left as it was and the part file
-    removed; the error is raised."""
-    tmp = path.with_name(path.name + ".part")
+
+def write_whole(path: Path, data: bytes, *, synced: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically and durably: into a part file of its own beside
+    it, synced, renamed over ``path``, and the folder synced (``synced=False``: neither synced,
+    for a caller that syncs later). On an error ``path`` is left as it was and the part file
+    removed; the error is raised. A hard-linked file, and a file in a folder that takes no new
+    files, are written in place (:func:`_write_in_place`)."""
     try:
-        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:  # a new file: the umask's permissions
-        mode = None
+        old: os.stat_result | None = os.stat(path)
+    except OSError:  # a new file: the umask's permissions, the writer's owner
+        old = None
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        fd, part = _open_part(path)
+    except PermissionError:
+        if old is None or not stat.S_ISREG(old.st_mode):
+            raise
+        _write_in_place(path, data)  # the folder's mode forbids a part file, not the file's
+        return
+    try:
         try:
-            if mode is not None:
-                os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if old is not None:
+                _keep_owner_and_mode(fd, old)
+            _write_all(fd, data)
+            if synced:
+                os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+        if old is not None and stat.S_ISREG(old.st_mode) and old.st_nlink > 1:
+            _relink(part, path, data)
+        else:
+            os.replace(part, path)
     except BaseException:
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            part.unlink()
         raise
-    sync_folder(path.parent)
+    if synced:
+        sync_folder(path.parent)
+
+
+def _open_part(path: Path) -> tuple[int, Path]:
+    """A new part file beside ``path`` (opened for writing) that no other write shares: named
+    after the process and a count, and made only if no file has its name (O_EXCL: neither a
+    part another writer left nor a link planted there is written through)."""
+    stem = path.name if len(os.fsencode(path.name)) <= 200 else path.name[:50]  # NAME_MAX
+    while True:
+        part = path.with_name(f"{stem}.{os.getpid()}-{next(_PARTS)}.part")
+        try:
+            return os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), part
+        except FileExistsError:  # left by a process of the same id that was killed
+            continue
+
+
+def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    """Give the new file ``fd`` the old file's owner and group (only root may, and a file
+    system without owners refuses even root: then it stays the writer's) and its mode."""
+    new = os.fstat(fd)
+    if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid) and os.geteuid() == 0:
+        with contextlib.suppress(OSError):
+            os.fchown(fd, old.st_uid, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))  # after the owner: a chown clears set-id bits
+
+
+def _relink(part: Path, path: Path, data: bytes) -> None:
+    """Put ``data``, already whole and synced in ``part``, into the hard-linked file ``path``
+    in place, so its other names see it too; ``part`` stays until that is synced (a crash in
+    between leaves the new text whole beside it). Should the write in place fail, ``path`` is
+    replaced by ``part`` instead: the link is broken rather than the file left torn."""
+    try:
+        _write_in_place(path, data)
+    except OSError:
+        os.replace(part, path)
+        return
+    part.unlink()
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    """Overwrite the file at ``path`` with ``data``, cut it to that length and sync it: the
+    same file (its inode, links, owner and mode) with new contents, not written whole."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` at ``fd``'s position (a write may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def sync_file(path: Path) -> None:
+    """Make what was written to the file at ``path`` durable (a file written unsynced)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def sync_folder(folder: Path) -> None:
@@ -64,4 +145,4 @@ def write_changed(path: Path, text: str) -> bool:
     return True
 
 
-__all__ = ["sync_folder", "write_changed", "write_whole"]
+__all__ = ["sync_file", "sync_folder", "write_changed", "write_whole"]

@@ -7,10 +7,20 @@ clock event or director action, in order, with the time in ms). A session resume
 stop (``hakem demo`` run again on its folder) goes on in the same recording after a
 ``{"resumed": true}`` line: its time starts afresh and its referee starts from the journal as
 the stop left it, which a replay from the first frame cannot be, so a replay refuses it.
+
+Durability: syncing every frame would cost the table time, so frames are written whole but
+unsynced, and the timeline's lines are held back until a checkpoint syncs the frames they name
+and then appends and syncs the lines. A checkpoint comes with every clock press, flag and
+director action (what the referee acts on and journals at once), at the first frame
+:data:`SYNC_MS` of the table's time or more after the oldest line held, and on closing. So a
+power cut loses only the frames since the last checkpoint, and never leaves a timeline naming
+a frame that is missing or empty; a session resumed writes again every frame its timeline does
+not name.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -22,13 +32,14 @@ import cv2
 import numpy as np
 
 from controller.clock.messages import ClockEvent, FlagEvent, PressEvent
-from controller.records.files import write_whole
+from controller.records.files import sync_file, sync_folder, write_whole
 from controller.referee.api import DirectorAction
 from engine.errors import RecordFormatError
 
 META = "meta.json"
 TIMELINE = "timeline.jsonl"
 FRAMES = "frames"
+SYNC_MS = 2000  # the longest a recorded line waits (the table's time) for its checkpoint
 
 
 class Recorder:
@@ -37,7 +48,7 @@ class Recorder:
     def __init__(self, folder: str | os.PathLike[str], meta: dict[str, Any], *,
                  resumed: bool = False) -> None:
         """``resumed``: the session goes on from a journal a stopped one left (its timeline
-        may hold nothing yet: frame lines are written in batches, the journal at once)."""
+        may hold nothing yet: its lines wait for a checkpoint, the journal is written at once)."""
         self.folder = Path(folder)
         (self.folder / FRAMES).mkdir(parents=True, exist_ok=True)
         meta_path = self.folder / META
@@ -46,11 +57,15 @@ class Recorder:
         path = self.folder / TIMELINE
         earlier = _cut_torn_tail(path)
         self._timeline = path.open("a", encoding="utf-8")
+        sync_folder(self.folder)  # the timeline's and the frames folder's names
+        # durable frames only: one written but never named may have been cut by a power cut
+        self._saved: set[str] = _named_frames(path)
+        self._held: list[str] = []  # lines waiting for their checkpoint
+        self._held_since: int | None = None  # the time of the first of them
+        self._unsynced: list[Path] = []  # frames written since the last checkpoint
         if earlier or resumed:  # a resumed session goes on after a mark
-            self._timeline.write(json.dumps({"resumed": True}) + "\n")
-            self._timeline.flush()
-        self._saved: set[str] = {p.stem for p in (self.folder / FRAMES).glob("*.jpg")}
-        self._count = 0
+            self._held.append(json.dumps({"resumed": True}) + "\n")
+            self._checkpoint()
 
     def __call__(self, kind: str, t_ms: int, payload: object) -> None:
         if self._timeline.closed:
@@ -63,9 +78,8 @@ class Recorder:
             frame_name(key, "a recorded frame")
             if key not in self._saved:
                 path = self.folder / FRAMES / f"{key}.jpg"
-                tmp = path.with_suffix(".part")
-                tmp.write_bytes(jpeg)
-                tmp.replace(path)
+                write_whole(path, jpeg, synced=False)  # synced at the next checkpoint
+                self._unsynced.append(path)
                 self._saved.add(key)
             line = {"t": t_ms, "frame": key}
         elif kind == "clock" and isinstance(payload, PressEvent):
@@ -82,15 +96,33 @@ class Recorder:
                 director["request"] = payload.request
             line = {"t": t_ms, "director": director}
         if line is not None:
-            self._timeline.write(json.dumps(line, separators=(",", ":")) + "\n")
-            self._count += 1
-            if self._count % 50 == 0 or "frame" not in line:
-                self._timeline.flush()
+            self._held.append(json.dumps(line, separators=(",", ":")) + "\n")
+            if self._held_since is None:
+                self._held_since = t_ms
+            if "frame" not in line or t_ms - self._held_since >= SYNC_MS:
+                self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Sync the frames written since the last checkpoint, then append the lines held and
+        sync the timeline: a line reaches the disk only after the frame it names."""
+        for path in self._unsynced:
+            sync_file(path)
+        if self._unsynced:
+            sync_folder(self.folder / FRAMES)
+        self._unsynced.clear()
+        self._timeline.write("".join(self._held))
+        self._timeline.flush()
+        os.fsync(self._timeline.fileno())
+        self._held.clear()
+        self._held_since = None
 
     def close(self) -> None:
-        """Flush and close; safe to call twice."""
+        """Write what is held (a checkpoint) and close; safe to call twice."""
         if not self._timeline.closed:
-            self._timeline.close()
+            try:
+                self._checkpoint()
+            finally:
+                self._timeline.close()
 
 
 @dataclass(frozen=True)
@@ -167,6 +199,20 @@ def _cut_torn_tail(path: Path) -> int:
         with path.open("r+b") as f:
             f.truncate(whole)
     return whole
+
+
+def _named_frames(path: Path) -> set[str]:
+    """The frames the timeline at ``path`` names (each synced before its line was written)."""
+    try:
+        lines = path.read_bytes().split(b"\n")
+    except FileNotFoundError:
+        return set()
+    named: set[str] = set()
+    for raw in lines:
+        if b'"frame"' in raw:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                named.add(str(json.loads(raw)["frame"]))
+    return named
 
 
 def frame_name(key: str, where: str) -> str:

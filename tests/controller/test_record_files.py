@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from controller.clock.messages import PressEvent
 from controller.records.files import write_changed
 from controller.records.journal import Journal
 from controller.referee.api import TakeSnapshot
 from controller.runtime.effects import Executor, LiveLog
-from controller.runtime.recording import META, Recorder, Recording
+from controller.runtime.recording import FRAMES, META, SYNC_MS, TIMELINE, Recorder, Recording
 from tests.conftest import REPO
 
 
@@ -131,3 +132,63 @@ def test_a_file_rewritten_keeps_its_permissions(write: str, tmp_path: Path) -> N
     finally:
         os.umask(old_umask)
     assert oct(new.stat().st_mode & 0o777) == oct(0o640)  # a new file: as the umask says
+
+
+def test_a_recordings_frames_are_synced_before_its_timeline_names_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a power cut must not leave a timeline naming a frame that is missing or empty: frames
+    # are synced at a checkpoint, a press (journalled at once) or SYNC_MS after a line, and
+    # only then are their lines written to the timeline and synced
+    folder = tmp_path / "rec"
+    recorder = Recorder(folder, {"config": {}})
+    disk = DiskLog(monkeypatch)
+    timeline = folder / TIMELINE
+
+    def frame(key: str, t_ms: int) -> None:
+        recorder("frame", t_ms, (key, key.encode() * 100))
+
+    def checkpoint(keys: list[str], lines: int) -> None:
+        frames = [str(folder / FRAMES / f"{key}.jpg") for key in keys]
+        synced = [e[1:] for e in disk.events if e[0] == "sync"]
+        sizes = [len(key) * 100 for key in keys]
+        assert synced == [*zip(frames, sizes, strict=True), (str(folder / FRAMES), None),
+                          (str(timeline), timeline.stat().st_size)], disk.events
+        assert len(timeline.read_bytes().splitlines()) == lines
+        disk.events.clear()
+
+    frame("a", 0)
+    frame("b", SYNC_MS // 4)
+    frame("a", SYNC_MS // 2)  # the same picture again: one file, two lines
+    assert [e for e in disk.events if e[0] == "sync"] == [] and timeline.read_bytes() == b""
+    recorder("clock", SYNC_MS // 2, PressEvent(1, "left", 10, "right", (5, 6), 0, "run"))
+    checkpoint(["a", "b"], 4)
+    frame("c", SYNC_MS)
+    frame("d", 2 * SYNC_MS - 1)
+    assert [e for e in disk.events if e[0] == "sync"] == []
+    frame("e", 2 * SYNC_MS)  # the frame c has waited SYNC_MS of the table's time
+    checkpoint(["c", "d", "e"], 7)
+    frame("f", 2 * SYNC_MS + 1)
+    recorder.close()
+    checkpoint(["f"], 8)
+    assert [s.frame for s in Recording(folder).steps()] == [
+        "a", "b", "a", None, "c", "d", "e", "f"]
+
+
+def test_a_frame_a_power_cut_left_empty_is_written_again(tmp_path: Path) -> None:
+    # the power went while a frame's data was not yet on the disk: its file is there, empty,
+    # and the timeline does not name it; the session resumed writes it again when it sees it,
+    # and keeps the frames its timeline names
+    folder = tmp_path / "rec"
+    (folder / FRAMES).mkdir(parents=True)
+    (folder / META).write_text("{}", encoding="utf-8")
+    (folder / FRAMES / "a.jpg").write_bytes(b"picture a")
+    (folder / FRAMES / "b.jpg").write_bytes(b"")
+    (folder / TIMELINE).write_text('{"t":0,"frame":"a"}\n', encoding="utf-8")
+    recorder = Recorder(folder, {"config": {}}, resumed=True)
+    recorder("frame", 0, ("a", b"picture a, not written again"))
+    recorder("frame", 10, ("b", b"picture b"))
+    recorder.close()
+    assert (folder / FRAMES / "a.jpg").read_bytes() == b"picture a"
+    assert (folder / FRAMES / "b.jpg").read_bytes() == b"picture b"
+    assert sorted(p.name for p in (folder / FRAMES).iterdir()) == ["a.jpg", "b.jpg"]
