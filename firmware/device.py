@@ -8,9 +8,9 @@ flag until the host acknowledges it (hardware_docs/serial-protocol.md lists the 
 
 from firmware import clock_core as core
 from firmware.link import Link
-from firmware.protocol import Frame
+from firmware.protocol import Frame, is_digits
 
-FIRMWARE_VERSION = "1.1.0"
+FIRMWARE_VERSION = "1.2.0"
 STATUS_MS = 250  # status period while a host listens (it doubles as the heartbeat)
 IDLE_STATUS_MS = 1000  # and while nobody listens
 MAX_BEEP_MS = 5000
@@ -47,7 +47,7 @@ def parse_side(text: str) -> int:
 
 
 def _int(text: str, name: str) -> int:
-    if not text or not text.isdigit():
+    if not is_digits(text):
         raise ValueError(name + " is not a number: " + repr(text))
     return int(text)
 
@@ -225,7 +225,8 @@ class ClockDevice:
             c.hold(now_ms)
             self._status(now_ms)
         elif kind == "RES":
-            c.resume(now_ms)
+            if not c.resume(now_ms):  # running, never started or flagged: say so (ER)
+                raise ValueError("nothing held to resume (clock state: " + c.state + ")")
             self._status(now_ms)
         elif kind == "BEEP":
             on = _int(args[0], "beep length")

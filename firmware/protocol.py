@@ -122,8 +122,14 @@ def encode(frame: Frame) -> bytes:
     return data
 
 
+def is_digits(text: str) -> bool:
+    """True for one or more ASCII digits 0-9 and nothing else. str.isdigit() would also take
+    '²' or Arabic-Indic digits, which int() then reads as numbers the sender never wrote."""
+    return len(text) > 0 and all("0" <= ch <= "9" for ch in text)
+
+
 def _parse_number(text: str, name: str) -> int:
-    if not text or len(text) > 5 or not text.isdigit():
+    if len(text) > 5 or not is_digits(text):
         raise ValueError("bad " + name + " field: " + repr(text))
     value = int(text)
     _check_number(value, name)
@@ -141,10 +147,10 @@ def decode_body(body: bytes) -> Frame:
         raise ValueError("checksum must be 8 hex digits")
     if text != hex8(crc32(payload)).encode():
         raise ValueError("checksum mismatch")
-    try:
-        fields = payload.decode().split(SEP)
-    except UnicodeError:
-        raise ValueError("frame is not ascii") from None
+    for b in payload:
+        if b < 0x20 or b > 0x7E:  # the spec's frames are printable ASCII only
+            raise ValueError("byte outside printable ascii in frame: " + hex(b))
+    fields = payload.decode().split(SEP)
     if len(fields) < 3:
         raise ValueError("frame needs seq, ack and type")
     seq = _parse_number(fields[0], "seq")

@@ -37,7 +37,8 @@ record lines (# starts a comment):
                                     a director's correction during set 1: play goes on
                                     from this position (48 stones, MG-EQ-1)
   warning 1 b REASON                a warning (MG-T-4); the third in a round loses it
-  timeout 3 b                       b's time ran out in set 3 (MG-CLOCK-3)
+  timeout 3 b                       b's time ran out in set 3 (MG-CLOCK-3); b must be the
+                                    player to move: only the mover's time runs (MG-CLOCK-2)
   set 1 end a 26 b 22 winner a      the set's result (optional, checked)
   director 2 end winner a REASON    a director ended the round during set 2: a wins
                                     (points a 1 b 0), REASON optional; nothing follows

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.errors import ProtocolError
-from firmware.protocol import Frame
+from firmware.protocol import Frame, is_digits
 
 Side = Literal["left", "right"]
 Button = Literal["left", "right", "hold"]
@@ -84,7 +84,7 @@ ClockEvent = PressEvent | FlagEvent
 
 
 def _int(text: str, what: str) -> int:
-    if not text.isdigit():
+    if not is_digits(text):
         raise ProtocolError(f"clock sent a bad {what}: {text!r}")
     return int(text)
 

@@ -31,9 +31,11 @@ correction during set N: the position written (as after a move line's ``->``, wi
 (MG-EQ-1). A ``director N end winner W [reason]`` line is a tournament director's decision
 during set N (or just after it ended): the round ends there, won by W (a or b; round points
 1 and 0, MG-T-1), with the director's reason if one was given; the set under way is not
-scored and no further line may play on. ``set N end`` and ``round end`` lines are optional;
-when present the replay checks them. The reader rejects a malformed line naming its number; the
-replay (:func:`check_record`) reports the first line the rules forbid, with its rule ID.
+scored and no further line may play on. A ``timeout N X`` line is for the player to move:
+only the mover's time runs (MG-CLOCK-2), so a time-out of the other player is an illegal line.
+``set N end`` and ``round end`` lines are optional; when present the replay checks them. The
+reader rejects a malformed line naming its number; the replay (:func:`check_record`) reports
+the first line the rules forbid, with its rule ID.
 """
 
 from __future__ import annotations
@@ -564,6 +566,15 @@ class _Replay:
                 self._stop(entry.line, entry.number, "MG-T-1", "the round is already over")
             self._in_set(entry.line, entry.number)
             assert self.position is not None
+            mover = self.position.to_move
+            if entry.player != mover:
+                self._stop(
+                    entry.line,
+                    entry.number,
+                    "MG-CLOCK-2",
+                    f"{entry.player}'s time cannot run out: it is {mover}'s turn, and only "
+                    f"the mover's time runs",
+                )
             result = time_out(
                 self.position, entry.player, entry.number, self.round.starter(entry.number)
             )

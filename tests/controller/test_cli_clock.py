@@ -66,7 +66,7 @@ def test_status_of_the_simulated_clock(
         "mode": "countdown",
         "times_ms": [900000, 900000],
         "running": None,
-        "firmware": "1.1.0",
+        "firmware": "1.2.0",
     }
     assert proc.stdin is not None
     proc.stdin.write("l\n")  # the left player presses: the right player's time runs

@@ -24,7 +24,7 @@ def test_handshake_reports_firmware_mode_and_times() -> None:
     assert not clock.host.connected
     run(clock, time, 100)
     state = clock.state()
-    assert state.connected and state.firmware == "1.1.0" and state.mode == "delay"
+    assert state.connected and state.firmware == "1.2.0" and state.mode == "delay"
     assert state.times_ms == clock.sim.times_ms() and state.running is None
     assert clock.host.hello is not None and clock.host.hello.boot == 77
     assert state.as_json() == {
@@ -32,7 +32,7 @@ def test_handshake_reports_firmware_mode_and_times() -> None:
         "mode": "delay",
         "times_ms": list(state.times_ms),
         "running": None,
-        "firmware": "1.1.0",
+        "firmware": "1.2.0",
     }
 
 

@@ -85,3 +85,11 @@ def test_bad_commands_are_refused_before_sending() -> None:
         m.configure_delay(-5, 1000)
     with pytest.raises(ProtocolError):
         m.beep(100, 0, 0)
+
+
+@pytest.mark.parametrize("digits", ["\u0663", "\u00b2", "\uff11", "", "1 "])
+def test_numbers_are_ascii_digits_only(digits: str) -> None:
+    """int() reads Arabic-Indic and full-width digits as numbers; the clock writes ASCII 0-9
+    only, so anything else in a number field is a bad message, not a time."""
+    with pytest.raises(ProtocolError, match="bad flag time"):
+        m.parse_message(Frame(0, 0, "FL", ["L", digits]))

@@ -39,7 +39,7 @@ def test_host_and_simulated_clock_over_a_pty_pair() -> None:
         with HostClock(SerialTransport(pair.port_name), time) as host:
             host.configure_countdown(15 * 60000)  # MG-CLOCK-1
             pump(host, sim, lambda: host.connected and host.backlog() == 0)
-            assert host.state().mode == "countdown" and host.state().firmware == "1.1.0"
+            assert host.state().mode == "countdown" and host.state().firmware == "1.2.0"
             sim.press("left")
             events = pump(host, sim, lambda: host.state().running == "right")
             presses = [e for e in events if isinstance(e, PressEvent)]

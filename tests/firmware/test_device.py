@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 from firmware import clock_core as cc
 from firmware.device import BOOT_ID_BYTES, ClockDevice, boot_id_from
 from firmware.protocol import Decoder, Frame, encode
@@ -16,7 +18,7 @@ def test_hello_answers_with_identity_and_status() -> None:
     d.receive(encode(Frame(0, 0, "HELO", ["77"])), 5)
     got = frames(d)
     assert [f.kind for f in got] == ["HI", "ST"]
-    assert got[0].args[:3] == ["1.1.0", "12", "77"]
+    assert got[0].args[:3] == ["1.2.0", "12", "77"]
     assert got[1].args[-1] == "77"
 
 
@@ -104,3 +106,24 @@ def test_an_older_hosts_repeated_hello_does_not_acknowledge_a_rebooted_clocks_pr
     assert d.link.pending is not None and d.link.pending.kind == "PR"
     d.receive(encode(Frame(0, 1, "AK")), 300)  # the host, once it has taken that press
     assert d.link.pending is None
+
+
+def frame_with_valid_crc(body: str) -> bytes:
+    """A frame the codec would never write (its text is not ASCII) but whose CRC is right."""
+    data = body.encode()
+    return b"#" + data + b"*" + f"{zlib.crc32(data):08X}".encode() + b"\n"
+
+
+def test_a_frame_with_other_scripts_digits_is_dropped_as_malformed() -> None:
+    """An Arabic-Indic one passes str.isdigit() and int() reads it as 1: a GO whose sequence
+    number is written so must be dropped and counted like any malformed frame, not
+    acted on and acknowledged."""
+    d = ClockDevice(0, boot_id=1)
+    d.receive(encode(Frame(0, 0, "HELO", ["5"])), 0)
+    d.link.take_output()
+    d.receive(frame_with_valid_crc("\u0661|0|GO|L"), 10)
+    d.receive(frame_with_valid_crc("1|\u00b2|GO|L"), 20)
+    assert d.core.state == cc.STATE_HOLD and frames(d) == []
+    assert d.link.decoder.errors == 2
+    d.receive(encode(Frame(1, 0, "GO", ["L"])), 30)  # the sender's resend, in ASCII
+    assert d.core.running == cc.LEFT

@@ -49,3 +49,25 @@ def test_checksum_must_be_eight_upper_case_hex_digits() -> None:
             continue
         d = Decoder()
         assert d.feed(body + b"*" + bad + b"\n") == [] and d.errors == 1, bad
+
+
+def test_resume_with_nothing_held_is_refused_not_ignored() -> None:
+    """RES when no turn is held (never started, running, flagged) cannot be carried out: the
+    clock acknowledges it and answers ER, as for any other refused command, so the host
+    learns it instead of waiting for a turn that never runs; the clock stays as it was."""
+    d = ClockDevice(0, boot_id=3)
+    d.receive(encode(Frame(0, 0, "HELO", ["9"])), 0)
+    d.link.take_output()
+    d.receive(encode(Frame(1, 0, "RES", [])), 10)  # on hold since power-on, nothing held
+    d.receive(encode(Frame(2, 0, "GO", ["L"])), 20)
+    d.receive(encode(Frame(3, 0, "RES", [])), 30)  # running: nothing held either
+    got = [f for f in Decoder().feed(d.link.take_output()) if f.kind == "ER"]
+    assert [f.args for f in got] == [
+        ["1", "nothing held to resume (clock state: hold)"],
+        ["3", "nothing held to resume (clock state: run)"],
+    ]
+    assert d.core.state == cc.STATE_RUN and d.core.running == cc.LEFT
+    d.receive(encode(Frame(4, 0, "HOLD", [])), 40)
+    d.receive(encode(Frame(5, 0, "RES", [])), 50)  # a held turn resumes as before
+    assert [f.kind for f in Decoder().feed(d.link.take_output()) if f.kind == "ER"] == []
+    assert d.core.state == cc.STATE_RUN and d.core.running == cc.LEFT

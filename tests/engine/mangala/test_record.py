@@ -207,6 +207,34 @@ def test_a_time_out_after_the_round_ended_is_reported_like_any_later_line() -> N
     assert check.round.winner == "a"
 
 
+@pytest.mark.parametrize("extra_turn", [False, True])
+def test_a_time_out_for_the_player_not_to_move_is_the_first_illegal_line(
+    extra_turn: bool,
+) -> None:
+    """On a clock only the mover's time runs (MG-CLOCK-2, MG-CLOCK-3): once a has moved and
+    pressed, a's time stands still, so 'timeout N a' with b to move is illegal, named as such,
+    and nothing after it is scored. After a sowing into a's own store a is still to move."""
+    builder = RecordBuilder("a")
+    builder.start_set()
+    builder.move(4 if extra_turn else 1)  # pit 4's four stones end in a's store (MG-1)
+    check = check_record(builder.record())
+    assert check.in_progress is not None
+    mover = check.in_progress.to_move
+    waiting = "b" if mover == "a" else "a"
+    assert mover == ("a" if extra_turn else "b")
+    text = format_record(builder.record())
+    line = len(text.splitlines()) + 1
+    check = check_record(parse_record(text + f"timeout 1 {waiting}\nset 1 end a 0 b 0 winner b\n"))
+    assert check.first_illegal is not None
+    assert (check.first_illegal.line, check.first_illegal.set_number) == (line, 1)
+    assert check.first_illegal.rule == "MG-CLOCK-2"
+    assert check.first_illegal.reason == (
+        f"{waiting}'s time cannot run out: it is {mover}'s turn, and only the mover's time runs"
+    )
+    assert check.round.sets == ()
+    assert check_record(parse_record(text + f"timeout 1 {mover}\n")).legal
+
+
 def test_a_record_saved_with_a_byte_order_mark_and_crlf_reads_as_written() -> None:
     """A round.txt a director saved in a Windows editor starts with a byte order mark: it was
     refused as "line 1: unknown line kind '\\ufeff'"."""
