@@ -216,6 +216,8 @@ class BoardDie:
     # the patch network's cocked logit (``vision.dice.patch_net``); None where it did not look
     # (no network, or a die read cocked at the rail, where there is no veto)
     patch_logit: float | None = None
+    # the face's pip evidence (``FaceFinding.score``, see ``WEAK_FACE_SCORE``); None: not known
+    pip_score: float | None = None
 
     def sighting(self) -> DieSighting:
         """This die for the frame-to-frame tracker and the landing check (``vision.throw``)."""
@@ -708,6 +710,7 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
             confidence=confidence,
             p_cocked=p,
             patch_logit=z,
+            pip_score=f.score,
         ))
     out.sort(key=lambda d: -d.confidence)
     return sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))

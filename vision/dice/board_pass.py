@@ -27,6 +27,7 @@ from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.raster import topdown_maps
 from vision.dice.reading import DiceAndCube, image_to_mm, settle_dice_and_cube
 from vision.dice.reuse import CubeMemory, frame_key
+from vision.dice.stack_rims import without_stack_rims
 from vision.dice.support import one_reading_per_die, with_supports
 from vision.geometry import BoardGeometry
 
@@ -186,9 +187,11 @@ def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None,
     again for the frame the board reader just read pays nothing. ``darker_at_top``: whether
     the darker checkers' player sits at the top of the picture (names the cube's side);
     unknown is taken as the darker player at the bottom. ``slot_counts``: the board reading's
-    (``BoardReading.slot_counts``), so that a die with nothing to lean on is taken as flat
-    and of more than two dice two closer than a die's side are one (``vision.dice.support``,
-    as the table keeps them); without them the dice are as the reader called them."""
+    (``BoardReading.slot_counts``), so that a weak flat "die" where two counted checkers touch
+    is left out as their rims (``vision.dice.stack_rims``: a single photo has no earlier
+    picture to tell them apart by), a die with nothing to lean on is taken as flat and of more
+    than two dice two closer than a die's side are one (``vision.dice.support``, as the table
+    keeps them); without them the dice are as the reader called them."""
     global _last
     if _last is not None and _last[0] is frame:
         found = _last[1]
@@ -199,7 +202,8 @@ def read_frame(frame: PreparedFrame, *, darker_at_top: bool | None = None,
         _last = (frame, found)
     if slot_counts is not None:
         g = frame.calibration.geometry
-        supported = with_supports(found.dice, g, slot_counts,
+        dice = without_stack_rims(found.dice, g, slot_counts)
+        supported = with_supports(dice, g, slot_counts,
                                   None if found.cube is None else found.cube.centre_mm)
         found = DiceAndCube(one_reading_per_die(supported, g.die_size_mm), found.cube)
     if found.cube is not None and darker_at_top is not None:
