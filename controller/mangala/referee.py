@@ -245,8 +245,11 @@ class MangalaReferee:
         self._lights()
         return self._out
 
-    def restore(self, entries: Sequence[dict[str, Any]]) -> list[Command]:
-        """Fold a journal's entries; return what brings the table back (clock, LEDs)."""
+    def restore(self, entries: Sequence[dict[str, Any]], *, restore_clock: bool = True
+                ) -> list[Command]:
+        """Fold a journal's entries; return what brings the table back (clock, LEDs).
+        ``restore_clock``: with :meth:`clock_restore`, for a clock that lost its state with
+        the host (a table whose clock may have kept it asks for it once it answers)."""
         if not entries or entries[0].get("type") != "match_start":
             raise RecordFormatError("a mangala journal starts with match_start")
         for entry in entries:
@@ -259,22 +262,37 @@ class MangalaReferee:
                     f"replayed: {exc}") from None
         self._out = []
         self._complete(entries[-1])
-        self._do(ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms}))
-        if not self._over and self.stage != "setup":
-            left, right = self._lr(self._times)
-            self._do(ClockCommand("set_times", args={"left_ms": left, "right_ms": right}))
-            mover = self.mover
-            if mover is not None and self.stage in ("turn", "correcting"):
-                # a press awaiting its verdict ended the mover's turn on the clock: the
-                # opponent's time runs (a verdict giving the turn back starts the mover's)
-                runs = other(mover) if self._pending else mover
-                self._do(ClockCommand("start", self.side_of(runs)))
+        if restore_clock:
+            self._out.extend(self.clock_restore())
         self._signals = set()
         self._lights()
         self._out.extend(lost_snapshot(entries))
         if not self._over:  # a finished round is said to be over by the table or the demo
             self._say(f"Resumed the round: {self._score_text()}")
         return self._out
+
+    def clock_restore(self) -> list[Command]:
+        """What puts a clock that lost its state (power) where the journal leaves it: the
+        countdown (MG-CLOCK-1), both times and whose time runs; :meth:`restore` gives it, and a
+        restarted table whose clock answers only later asks for it then."""
+        out: list[Command] = [
+            ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms})]
+        if not self._over and self.stage != "setup":
+            left, right = self._lr(self._times)
+            out.append(ClockCommand("set_times", args={"left_ms": left, "right_ms": right}))
+            mover = self.mover
+            if mover is not None and self.stage in ("turn", "correcting"):
+                # a press awaiting its verdict ended the mover's turn on the clock: the
+                # opponent's time runs (a verdict giving the turn back starts the mover's)
+                runs = other(mover) if self._pending else mover
+                out.append(ClockCommand("start", self.side_of(runs)))
+        return out
+
+    @property
+    def clock_on_hold(self) -> bool:
+        """Whether the journal leaves the clock on hold: the round over, or a set not yet
+        started by its first press."""
+        return self._over or self.stage == "setup"
 
     def _complete(self, last: dict[str, Any]) -> None:
         """Journal what the journal's ``last`` entry decided but a table going down just after
@@ -929,16 +947,17 @@ class MangalaReferee:
             self._signal("cannot_read", False)
 
 
-def start_referee(config: MangalaConfig, entries: Sequence[dict[str, Any]]
-                  ) -> tuple[MangalaReferee, list[Command]]:
+def start_referee(config: MangalaConfig, entries: Sequence[dict[str, Any]], *,
+                  restore_clock: bool = True) -> tuple[MangalaReferee, list[Command]]:
     """A referee for a new round (no entries) or one resumed from a journal's entries, and the
-    commands to carry out before anything else."""
+    commands to carry out before anything else (``restore_clock`` as in
+    :meth:`MangalaReferee.restore`)."""
     if not entries:
         referee = MangalaReferee(config)
         return referee, referee.begin()
     fields = match_start_fields(entries, "mangala")
     referee = MangalaReferee(MangalaConfig.from_json(fields))
-    return referee, referee.restore(entries)
+    return referee, referee.restore(entries, restore_clock=restore_clock)
 
 
 __all__ = ["MangalaConfig", "MangalaEvent", "MangalaReferee", "Stage", "start_referee"]

@@ -26,6 +26,7 @@ from controller.runtime.table import (
     deliver_recovery,
     drive,
     open_table,
+    real_clock,
     resumed_clock,
 )
 from engine.errors import ConfigError
@@ -56,12 +57,13 @@ def run_mangala_table(
         if table.resuming:
             resume_check.check_game("mangala", journal.entries, table.folder, table.live)
         wanted = mangala_config(config, first_starter)
-        referee, startup = start_referee(wanted, journal.entries)
+        referee, startup = start_referee(wanted, journal.entries,
+                                         restore_clock=not real_clock(table))
         frame_reader = (reader(config) if reader is not None
                         else MangalaFrameReader(config.camera.corners))
         pipeline = MangalaPipeline(referee, frame_reader, table.executor, table.time,
                                    reread_ms=config.camera.reread_ms)
-        recovery = None
+        recovery, restart = None, None
         if table.resuming:
             if not referee.over:
                 table.live.say(f"Resumed the round from {journal.path} "
@@ -70,16 +72,15 @@ def run_mangala_table(
                     config, journal.entries, table.folder, wanted.players))
             # the clock kept the times and whose side runs (presses made meanwhile changed it);
             # configuring its countdown again would put both times back to the set's full
-            # time, on hold
-            startup, recovery = resumed_clock(
-                table, startup, ("configure_countdown", "set_times", "start"))
+            # time, on hold: only a clock that lost its state gets them
+            startup, recovery, restart = resumed_clock(table, referee, startup)
         table.executor.run(startup)
         if table.resuming and referee.over:
             resume_check.tell(table.live, resume_check.finished(
                 journal.entries, journal.path, table.folder, "round"))
         if recovery is not None:
             deliver_recovery(pipeline, recovery, table.time, table.live)
-        drive(table, pipeline, lambda: referee.over, pipeline.handle)
+        drive(table, pipeline, lambda: referee.over, pipeline.handle, restart)
         if referee.over:
             path = write_round_record(journal.entries, table.folder / RECORD_NAME)
             table.live.say(f"Wrote the round record {path}")

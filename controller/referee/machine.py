@@ -131,6 +131,7 @@ class Referee:
         self._throw_again = False
         self._pending: str | None = None
         self._times: tuple[int, int] = (0, 0)
+        self._times_known = False  # a clock entry journalled both times (0 for a delay-only match)
         self._clock_run = ClockRun()  # whose time runs on the clock, for a restart
         self._ended_game = 0
         self._started_game = 0
@@ -462,6 +463,7 @@ class Referee:
             times = f.get("times_ms")
             if isinstance(times, list) and len(times) == 2:
                 self._times = (int(times[0]), int(times[1]))
+                self._times_known = True
             for place in sig_of_json(f.get("phantoms")):
                 self._phantoms.remember(place, 0)
             self._phantoms.unsaid = []
@@ -533,10 +535,40 @@ class Referee:
 
     def _configure_clock(self) -> None:
         """The match's delay and reserve (TTB-CLOCK-4), when the table sets them; on hold."""
+        self._out.extend(self._clock_settings())
+
+    def _clock_settings(self) -> list[Command]:
+        """``configure_delay`` with the match's delay and reserve, when the table sets them."""
         cfg = self.config
-        if cfg.reserve_ms is not None or cfg.delay_ms is not None:
-            self._do(ClockCommand("configure_delay", args={"delay_ms": cfg.delay_ms or 0,
-                                                           "reserve_ms": cfg.reserve_ms or 0}))
+        if cfg.reserve_ms is None and cfg.delay_ms is None:
+            return []
+        return [ClockCommand("configure_delay", args={"delay_ms": cfg.delay_ms or 0,
+                                                      "reserve_ms": cfg.reserve_ms or 0})]
+
+    def _clock_times(self) -> list[Command]:
+        """The journal's last times, with the side whose time runs (none on hold). A reserve of
+        0 is a time like any other (a delay-only match); 0 and 0 where the match sets no clock
+        are times no clock reported."""
+        configured = self.config.reserve_ms is not None or self.config.delay_ms is not None
+        if not self._times_known or not (configured or any(self._times)):
+            return []
+        left = self._times[self.config.clock_sides.index("left")]
+        right = self._times[self.config.clock_sides.index("right")]
+        run = self._clock_run.running
+        return [ClockCommand("set_times", None if run is None else self.config.side_of(run),
+                             args={"left_ms": left, "right_ms": right})]
+
+    def clock_restore(self) -> list[Command]:
+        """What puts a clock that lost its state (power) where the journal leaves it: the
+        match's delay and reserve, both times and whose time runs; for a restarted table whose
+        clock answers only later (:meth:`restore` gives the same at once)."""
+        return [*([] if self._over else self._clock_settings()), *self._clock_times()]
+
+    @property
+    def clock_on_hold(self) -> bool:
+        """Whether the journal leaves the clock on hold (TTB-CLOCK-4, BG-OPEN-3, TTB-4.5, the
+        match over): a restarted table holds a clock that ran on without a press since."""
+        return self._over or self._clock_run.on_hold
 
     def _game_start(self) -> None:
         m = self.match
@@ -1643,7 +1675,8 @@ class Referee:
         (``set_times`` with that side; none between games, before the opening's press, after
         the hold button): right for a clock that lost its state with the host (the simulated
         clock, a power cut); a clock that kept running through the restart knows better
-        (DESIGN.md, Clock), so pass False and read its times instead.
+        (DESIGN.md, Clock), so pass False and read its times instead (:meth:`clock_restore`
+        gives the same clock commands later, for a clock found to have lost its state).
         """
         self._out = []
         kind = ""
@@ -1663,12 +1696,8 @@ class Referee:
             if restore_clock:
                 self._configure_clock()  # a clock that lost its state lost its settings too
         self._advance(0)  # decisions due first: a game's end puts the clock on hold
-        if restore_clock and any(self._times):
-            left = self._times[self.config.clock_sides.index("left")]
-            right = self._times[self.config.clock_sides.index("right")]
-            run = self._clock_run.running
-            self._do(ClockCommand("set_times", None if run is None else self.config.side_of(run),
-                                  args={"left_ms": left, "right_ms": right}))
+        if restore_clock:
+            self._out.extend(self._clock_times())
         held = self._clock_run.held
         if held is not None and not self._over:
             names = self.config.players

@@ -77,13 +77,14 @@ def build_pipeline(config: TableConfig, referee: RefereeProtocol, executor: Exec
 
 
 def start_referee(
-    config: RefereeConfig, entries: Sequence[dict[str, Any]]
+    config: RefereeConfig, entries: Sequence[dict[str, Any]], *, restore_clock: bool = True
 ) -> tuple[Referee, list[Command]]:
     """A referee for a new match (no entries) or one resumed from a journal's entries, and the
-    commands to carry out before anything else."""
+    commands to carry out before anything else (``restore_clock`` as in
+    :meth:`Referee.restore`)."""
     if not entries:
         referee = Referee(config)
         return referee, referee.begin()
     fields = match_start_fields(entries, "backgammon")
     referee = Referee(RefereeConfig.from_json(fields))
-    return referee, referee.restore(entries)
+    return referee, referee.restore(entries, restore_clock=restore_clock)

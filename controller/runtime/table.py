@@ -9,9 +9,8 @@ import contextlib
 import signal
 import sys
 import threading
-import time as systime
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol, TextIO, TypedDict, Unpack
@@ -19,28 +18,26 @@ from typing import Any, Protocol, TextIO, TypedDict, Unpack
 from controller.clock.host import HostClock
 from controller.clock.messages import ClockEvent, PressEvent
 from controller.clock.sim import LoopbackClock
-from controller.clock.timebase import FakeTime, MonotonicTime, TimeSource
+from controller.clock.timebase import MonotonicTime, TimeSource
 from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.folder_lock import folder_lock
 from controller.records.journal import Journal, torn_tail_note
-from controller.referee.api import ClockCommand, Command, PressesUnseen
+from controller.referee.api import Command, PressesUnseen
 from controller.runtime import resume_check
+from controller.runtime.clock_restart import ClockKeeper, ClockRestart, restart_clock, settle
 from controller.runtime.clock_watch import ClockWatch
 from controller.runtime.director_inbox import Director, DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import press_event
 from controller.runtime.pipeline import FrameSink
-from controller.runtime.presses import Recovery, journalled_press, recover
+from controller.runtime.presses import Recovery, journalled_press
 from controller.runtime.session import build_pipeline, colours_store, referee_config, start_referee
 from controller.signals import Signals
 from engine.errors import DeviceError
 from vision.sources import FrameSource, PiCameraSource, VideoCaptureSource, open_source
 
 JOURNAL_NAME = "journal.jsonl"
-# the backgammon restore's commands that set the clock's state (its settings, both times and,
-# with a side, whose time runs): not sent to a clock that kept its state through a restart
-CLOCK_STATE = ("configure_delay", "set_times")
 
 
 def open_camera(camera: CameraSection) -> FrameSource:
@@ -164,11 +161,12 @@ def open_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> Iterator[
 
 
 def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
-          director: Director | None = None) -> None:
+          director: Director | None = None, restart: ClockRestart | None = None) -> None:
     """The table's loop, for any game: a director's requests (``hakem director``, through
-    ``director``: the pipeline's referee), the clock's events, then a camera frame, then the
-    LEDs' timers, until the referee says it is over, the camera ends or the table is
-    stopped."""
+    ``director``: the pipeline's referee), the clock's events (and, once a clock silent at the
+    restart answers, what ``restart`` has for it), then a camera frame, then the LEDs' timers,
+    until the referee says it is over, the camera ends or the table is stopped. At the
+    match's end the clock gets its last commands (the hold) before the table closes."""
     flag = table.stop
     inbox = (DirectorInbox(table.folder, journalled=table.journal.entries)
              if director is not None else None)
@@ -178,6 +176,10 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
             inbox.take(director, table.time.now_ms(), table.live.say)
         for event in table.clock.poll():
             pipeline.on_clock(event)
+        late = restart.check() if restart is not None else None
+        if late is not None:
+            table.executor.run(late)
+            restart = None
         watch.check()
         frame = table.camera.read()
         if frame is None:
@@ -187,6 +189,8 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
         table.signals.tick()
     if flag.is_set:
         table.live.say("Stopped; the journal is complete up to here, `hakem run` resumes it")
+    elif over() and isinstance(table.clock, HostClock):
+        settle(table.clock, table.time, pipeline.on_clock)
 
 
 def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
@@ -198,18 +202,20 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
         if table.resuming:
             resume_check.check_game("backgammon", journal.entries, table.folder, live)
         wanted = referee_config(config)
-        referee, startup = start_referee(wanted, journal.entries)
+        referee, startup = start_referee(wanted, journal.entries,
+                                         restore_clock=not real_clock(table))
         pipeline = build_pipeline(config, referee, table.executor, timer,
                                   colours_file=colours_store(table.folder, table.resuming))
         pipeline.warn_dice_scale = True
         recovery: Recovery | None = None
+        restart: ClockRestart | None = None
         if table.resuming:
             if not referee.over:
                 live.say(f"Resumed the match from {journal.path} "
                          f"({len(journal.entries)} entries)")
                 resume_check.tell(live, resume_check.differences(
                     config, journal.entries, table.folder, wanted.players))
-            startup, recovery = resumed_clock(table, startup, CLOCK_STATE)
+            startup, recovery, restart = resumed_clock(table, referee, startup)
         table.executor.run(startup)
         if table.resuming and referee.over:
             resume_check.tell(live, resume_check.finished(journal.entries, journal.path,
@@ -217,7 +223,7 @@ def run_table(config: TableConfig, **given: Unpack[DeviceOptions]) -> int:
         if recovery is not None:
             deliver_recovery(pipeline, recovery, timer, live)
         drive(table, pipeline, lambda: bool(getattr(referee, "over", False)),
-              pipeline.handle)
+              pipeline.handle, restart)
         return len(journal.entries)
 
 
@@ -229,17 +235,22 @@ class RecoverySink(Protocol):
     def on_clock(self, event: ClockEvent) -> None: ...
 
 
-def resumed_clock(table: TableDevices, startup: list[Command], clock_knows: tuple[str, ...]
-                  ) -> tuple[list[Command], Recovery | None]:
-    """On a resume with the real clock: the presses it counted beyond the journal
-    (:func:`recover`), and the referee's start-up commands less those whose ``action`` is in
-    ``clock_knows`` when the clock kept its state through the restart."""
-    clock, timer = table.clock, table.time
-    if not isinstance(clock, HostClock):
-        return startup, None
-    entries = table.journal.entries
-    recovery = recover(clock, entries, timer, sleep=not isinstance(timer, FakeTime))
-    return _keep_clock_times(startup, clock, timer, table.live, entries, clock_knows), recovery
+def real_clock(table: TableDevices) -> bool:
+    """Whether the table's clock is the real one, which keeps its state through the host's
+    restart (so its restore waits for it: :func:`resumed_clock`); the simulated clock in
+    the same process loses it with the host."""
+    return isinstance(table.clock, HostClock)
+
+
+def resumed_clock(table: TableDevices, referee: ClockKeeper, startup: list[Command]
+                  ) -> tuple[list[Command], Recovery | None, ClockRestart | None]:
+    """On a resume with the real clock (:func:`restart_clock`; its referee restored without
+    the clock's state): the start-up commands and what the clock's state asks, the presses it
+    counted beyond the journal, and what is still to tell a clock that has not answered."""
+    if not isinstance(table.clock, HostClock):
+        return startup, None, None
+    return restart_clock(table.clock, referee, table.journal.entries, startup, table.time,
+                         table.live)
 
 
 def deliver_recovery(pipeline: RecoverySink, recovery: Recovery, timer: TimeSource,
@@ -264,61 +275,6 @@ def deliver_recovery(pipeline: RecoverySink, recovery: Recovery, timer: TimeSour
             pipeline.handle(press_event(event, timer.now_ms(), recovered=True))
         else:
             pipeline.on_clock(event)
-
-
-def _keep_clock_times(commands: list[Command], clock: HostClock, timer: TimeSource,
-                      live: LiveLog, entries: Sequence[dict[str, Any]],
-                      clock_knows: tuple[str, ...], wait_ms: int = 3000) -> list[Command]:
-    """On a resume the real clock kept time while the Pi was down: when it answers with its
-    times, they stand, and the match's settings, the journal's (older) times and whose side
-    runs (the presses made meanwhile changed it) are not sent to it. A clock that restarted
-    itself since the journal's last press (power) lost them all: they are sent, and the side
-    whose time ran runs again."""
-    deadline = timer.now_ms() + wait_ms
-    while timer.now_ms() < deadline and clock.times_ms() is None:
-        clock.poll()
-        systime.sleep(0.01)
-    times = clock.times_ms()
-    if times is None:
-        # it may have run on (a cable pulled) and presses made meanwhile changed whose time
-        # runs: the journal's side is not started on it with the times, and the match's
-        # settings are not sent (the firmware's configure_delay resets the clock: on hold,
-        # nobody's time running, the turn it held forgotten)
-        unstarted = _restarted_side(commands, ("set_times",))
-        live.say("The clock does not answer yet: its times are set from the journal"
-                 + (f"; if it is on hold once it answers, the player on the other side presses "
-                    f"their button to start the {unstarted} side's time (TTB-4.5)"
-                    if unstarted else ""))
-        return [replace(c, side=None)
-                if isinstance(c, ClockCommand) and c.action == "set_times" else c
-                for c in without_clock_state(commands, ("configure_delay",))]
-    last = journalled_press(entries)
-    if last is not None and clock.hello is not None and clock.hello.boot != last[0]:
-        runs = _restarted_side(commands)
-        live.say("The clock restarted since the journal's last press: its times are set from "
-                 "the journal" + (f", and the {runs} side's time runs again, as the journal "
-                                  "left it" if runs else ""))
-        return commands
-    live.say(f"The clock kept time: left {times[0] / 1000:.1f} s, right {times[1] / 1000:.1f} s")
-    return without_clock_state(commands, clock_knows)
-
-
-def without_clock_state(commands: Sequence[Command], clock_knows: tuple[str, ...]
-                        ) -> list[Command]:
-    """A restore's commands less the clock commands whose ``action`` is in ``clock_knows``:
-    what a clock that kept its state through the restart knows better (its settings, times
-    and whose side runs)."""
-    return [c for c in commands
-            if not (isinstance(c, ClockCommand) and c.action in clock_knows)]
-
-
-def _restarted_side(commands: Sequence[Command],
-                    actions: tuple[str, ...] = ("set_times", "start")) -> str | None:
-    """The side whose time a restore starts again (``set_times`` with a side, or ``start``)."""
-    for c in commands:
-        if isinstance(c, ClockCommand) and c.action in actions and c.side:
-            return c.side
-    return None
 
 
 def publisher_for(config: TableConfig) -> Callable[[Path], Any] | None:

@@ -13,7 +13,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.cli import main
-from controller.clock.sim import LoopbackClock
+from controller.clock.sim import LoopbackClock, SimulatedClock
 from controller.clock.timebase import FakeTime
 from controller.config.table import (
     CameraSection,
@@ -65,7 +65,7 @@ class Pictures:
 class Scripted:
     """A camera showing boards for a number of frames; a step may press a clock button."""
 
-    def __init__(self, time: FakeTime, clock: LoopbackClock,
+    def __init__(self, time: FakeTime, clock: LoopbackClock | SimulatedClock,
                  steps: list[tuple[np.ndarray, int, str | None]]) -> None:
         self.time, self.clock, self.steps = time, clock, list(steps)
         self.shown = 0

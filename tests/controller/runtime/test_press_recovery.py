@@ -31,7 +31,6 @@ from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import press_event
 from controller.runtime.presses import explain, journalled_press, reconcile, recover
 from controller.runtime.session import start_referee
-from controller.runtime.table import CLOCK_STATE, without_clock_state
 from tests.controller.referee.harness import config_for, read_mat
 from tests.controller.referee.tablesim import TableSim
 
@@ -69,16 +68,14 @@ class SteppedHost(HostClock):
 class Host:
     """One life of the host process: journal, referee, executor, link. The clock survives
     the host, so a restarted host sends it none of the restore's clock state, as ``hakem
-    run`` does for a clock that kept time (``controller.runtime.table.without_clock_state``)."""
+    run`` does for a clock that kept time (``restore_clock=False``)."""
 
     def __init__(self, path: Path, config: Any, wire: Wire, sim: SimulatedClock,
                  time: FakeTime) -> None:
         self.journal = Journal(path)
         entries = self.journal.entries
         self.referee: Referee
-        self.referee, startup = start_referee(config, entries)
-        if entries:
-            startup = without_clock_state(startup, CLOCK_STATE)
+        self.referee, startup = start_referee(config, entries, restore_clock=False)
         self.clock = SteppedHost(wire, time, sim, journalled_press(entries))
         self.executor = Executor(self.journal, self.clock, None, None, LiveLog(),
                                  frame_jpeg=lambda: None)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.clock.host import HostClock
@@ -29,7 +30,8 @@ from controller.config.table import (
     TableConfig,
 )
 from controller.records.journal import Journal, read_journal
-from controller.referee.api import ClockHoldPressed, ClockPressed
+from controller.referee.api import ClockHoldPressed, ClockPressed, JournalEntry
+from controller.referee.resume import resume
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import press_event
 from controller.runtime.presses import journalled_press
@@ -51,14 +53,18 @@ class SteppedHost(HostClock):
     pass (the test's stand-in for real time)."""
 
     def __init__(self, transport: Any, time: FakeTime, sim: SimulatedClock,
-                 last_press: tuple[int, int] | None = None) -> None:
+                 last_press: tuple[int, int] | None = None, awake_ms: int = 0) -> None:
         super().__init__(transport, time, last_press=last_press)
         self.sim, self.fake = sim, time
+        self.awake_ms = awake_ms  # the clock does not answer before (it keeps time, though)
 
     def poll(self) -> list[ClockEvent]:
-        self.sim.step()
+        awake = self.fake.now_ms() >= self.awake_ms
+        if awake:
+            self.sim.step()
         events = super().poll()
-        self.sim.step()
+        if awake:
+            self.sim.step()
         self.fake.advance(5)
         return events
 
@@ -81,11 +87,13 @@ class Camera:
 
 
 def _first_life(folder: Path, time: FakeTime, presses: int, *, hold: bool = False,
-                clock: list[SimulatedClock] | None = None) -> list[dict[str, Any]]:
+                clock: list[SimulatedClock] | None = None, delay_ms: int = DELAY_MS,
+                reserve_ms: int = RESERVE_MS, judged: bool = False) -> list[dict[str, Any]]:
     """Referee a real match until ``presses`` clock presses are journalled (``hold``: and the
-    hold button pressed after them), then die; the clock is appended to ``clock``."""
+    hold button pressed after them; ``judged``: and the last press's move), then die; the
+    clock is appended to ``clock``."""
     record = read_mat(MATCH)
-    config = config_for(record, delay_ms=DELAY_MS, reserve_ms=RESERVE_MS)
+    config = config_for(record, delay_ms=delay_ms, reserve_ms=reserve_ms)
     wire = Wire()
     sim = SimulatedClock(wire.clock_end, time, boot_id=7)
     if clock is not None:
@@ -109,15 +117,18 @@ def _first_life(folder: Path, time: FakeTime, presses: int, *, hold: bool = Fals
                 executor.run(referee.handle(press_event(got[0], event.t_ms)))
             else:
                 executor.run(referee.handle(event))
-            if sum(1 for e in journal.entries if e["type"] == "clock") >= presses + hold:
+            if (sum(1 for e in journal.entries if e["type"] == "clock") >= presses + hold
+                    and (not judged or journal.entries[-1]["type"] == "move")):
                 return list(journal.entries)
     raise AssertionError("the match has fewer presses")
 
 
 def _restart(folder: Path, time: FakeTime, entries: list[dict[str, Any]],
-             kept: SimulatedClock | None = None) -> tuple[SimulatedClock, str]:
+             kept: SimulatedClock | None = None, *, silent_ms: int = 0,
+             frames: int = 6) -> tuple[SimulatedClock, str]:
     """The table starts again on the journal with a clock that lost its state (power), or
-    with the clock ``kept`` that ran on (plugged into the new port)."""
+    with the clock ``kept`` that ran on (plugged into the new port); the clock answers only
+    ``silent_ms`` after the restart, and the camera gives ``frames`` frames."""
     config = TableConfig(players=PlayersSection(left="A", right="B", bottom="left"),
                          camera=CameraSection(source="test", corners=CORNERS),
                          clock=ClockSection(port="pty"),
@@ -127,9 +138,10 @@ def _restart(folder: Path, time: FakeTime, entries: list[dict[str, Any]],
         sim = kept if kept is not None else SimulatedClock(pair.clock_side, time, boot_id=8)
         sim.transport = pair.clock_side
         host = SteppedHost(SerialTransport(pair.port_name), time, sim,
-                           last_press=journalled_press(entries))
+                           last_press=journalled_press(entries),
+                           awake_ms=time.now_ms() + silent_ms)
         log = io.StringIO()
-        run_table(config, time=time, source=Camera(time, 6), clock=host,
+        run_table(config, time=time, source=Camera(time, frames), clock=host,
                   pin_factory=MockFactory(), log=log)
         return sim, log.getvalue()
     finally:
@@ -201,3 +213,80 @@ def test_a_clock_held_when_the_table_went_down_stays_on_hold_and_says_how_to_go_
     assert (f"The clock is on hold, as it was when the table stopped: {names[1 - held]} "
             f"presses their button to start {names[held]}'s time again (TTB-4.5)") in log
     assert "runs again" not in log
+
+
+def _journal_times(entries: list[dict[str, Any]]) -> dict[str, int]:
+    """The last journalled times by clock side."""
+    last = [e for e in entries if e["type"] == "clock" and e.get("times_ms")][-1]
+    return dict(zip(entries[0]["clock_sides"], last["times_ms"], strict=True))
+
+
+@pytest.mark.parametrize(("action", "args", "last"), [
+    ("resign", {"player": 0, "kind": 1}, "game_start"),
+    ("end_match", {"winner": 1}, "match_end"),
+])
+def test_a_hold_that_never_reached_the_clock_is_sent_on_the_restart(
+        tmp_path: Path, action: str, args: dict[str, int], last: str) -> None:
+    """The table journalled a game's (or the match's) end and went down before its hold
+    reached the clock, which ran on: the restarted table holds it (TTB-CLOCK-4) at the
+    journal's times, though the clock kept its state."""
+    time = FakeTime(0)
+    clock: list[SimulatedClock] = []
+    entries = _first_life(tmp_path, time, presses=7, clock=clock, judged=True)
+    ruling = {"action": action, "args": args, "director": "td"}
+    _, decided = resume([*entries, {"type": "director", **ruling}])
+    with Journal(tmp_path / JOURNAL_NAME) as journal:
+        journal.append("director", **ruling)
+        for command in decided:
+            if isinstance(command, JournalEntry):
+                journal.append(command.type, **command.fields)
+    entries = read_journal(tmp_path / JOURNAL_NAME).entries
+    assert entries[-1]["type"] == last
+    core = clock[0].device.core
+    time.advance(5000)  # the clock runs on while the Pi is down
+    core.update(time.now_ms())
+    assert core.state == clock_core.STATE_RUN
+    sim, log = _restart(tmp_path, time, entries, kept=clock[0])
+    assert sim.device.core.state == clock_core.STATE_HOLD  # was: still running
+    times = _journal_times(entries)
+    assert sim.device.core.reserve == [times["left"], times["right"]]
+    assert "The clock kept time" in log and "where the journal holds it (TTB-CLOCK-4)" in log
+
+
+def test_a_clock_that_lost_its_state_and_answers_late_is_set_up_when_it_answers(
+        tmp_path: Path) -> None:
+    """A power cut reset the clock, and it answers only 6.5 s after the restart (the table
+    waits 3 s for it): once it answers, it gets the match's delay and reserve and the journal's
+    times, and the time that ran runs again (was: its firmware's 12 s and 14 minutes, on
+    hold, until the table was restarted again)."""
+    time = FakeTime(0)
+    entries = _first_life(tmp_path, time, presses=7, judged=True)
+    runs = [e for e in entries if e["type"] == "clock"][-1]["running"]
+    side = entries[0]["clock_sides"][runs]
+    sim, log = _restart(tmp_path, time, entries, silent_ms=6500, frames=22)
+    core = sim.device.core
+    assert "The clock does not answer yet" in log
+    assert (core.delay_ms, core.start_ms) == (DELAY_MS, [RESERVE_MS, RESERVE_MS])
+    assert core.state == clock_core.STATE_RUN
+    assert core.running == (clock_core.LEFT if side == "left" else clock_core.RIGHT)
+    times = _journal_times(entries)
+    other = "right" if side == "left" else "left"
+    assert core.reserve[1 - core.running] == times[other]
+    assert f"the {side} side's time runs again" in log
+
+
+def test_a_delay_only_match_starts_the_time_that_ran_on_a_clock_that_lost_its_state(
+        tmp_path: Path) -> None:
+    """No reserve (delay only): both journalled times are 0, which are times all the same
+    (was: no times were sent, so nobody's time was started again)."""
+    time = FakeTime(0)
+    entries = _first_life(tmp_path, time, presses=7, delay_ms=60_000, reserve_ms=0)
+    assert _journal_times(entries) == {"left": 0, "right": 0}
+    runs = [e for e in entries if e["type"] == "clock"][-1]["running"]
+    side = entries[0]["clock_sides"][runs]
+    sim, log = _restart(tmp_path, time, entries)
+    core = sim.device.core
+    assert (core.delay_ms, core.start_ms) == (60_000, [0, 0])
+    assert core.state == clock_core.STATE_RUN
+    assert core.running == (clock_core.LEFT if side == "left" else clock_core.RIGHT)
+    assert f"the {side} side's time runs again" in log
