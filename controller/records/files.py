@@ -7,7 +7,12 @@ their times) as they were.
 A file replaced keeps what a director set on the old one: its permissions, its owner and group
 (when the writer is root: ``sudo hakem export`` over the tournament user's file) and its other
 names (a hard link into a results folder is written in place, not broken). Each write has a
-part file of its own, so two writers of one file at once leave one of their writes whole."""
+part file of its own, so two writers of one file at once leave one of their writes whole.
+
+Two writes are not whole: a hard-linked file's and one in a folder that takes no new files are
+written in place, so a crash during them can tear the file (the hard-linked one's new text is
+then whole in its part file beside it). A part file a killed writer left is removed by the next
+whole write of the same file (:func:`remove_stale_parts`)."""
 
 from __future__ import annotations
 
@@ -56,13 +61,56 @@ def write_whole(path: Path, data: bytes, *, synced: bool = True) -> None:
         raise
     if synced:
         sync_folder(path.parent)
+        remove_stale_parts(path.parent, path.name)  # a frame's caller sweeps its folder once
+
+
+def _part_stem(name: str) -> str:
+    """The start of a part file's name for a file called ``name`` (within NAME_MAX)."""
+    return name if len(os.fsencode(name)) <= 200 else name[:50]
+
+
+def remove_stale_parts(folder: Path, name: str | None = None) -> int:
+    """Remove the part files in ``folder`` (of the file called ``name`` only, if given) whose
+    writer is gone: a process killed mid-write leaves ``NAME.PID-N.part``, a name no later
+    write reuses. Parts of a live process (another writer's, under way) are left; how many
+    were removed."""
+    prefix = "" if name is None else _part_stem(name) + "."
+    try:
+        entries = [e.name for e in os.scandir(folder)]
+    except OSError:
+        return 0
+    removed = 0
+    for entry in entries:
+        if not entry.startswith(prefix) or not entry.endswith(".part"):
+            continue
+        writer, dash, count = entry[:-len(".part")].rpartition(".")[2].partition("-")
+        if not (dash and writer.isascii() and writer.isdigit() and count.isascii()
+                and count.isdigit()) or not _gone(int(writer)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(folder / entry)
+            removed += 1
+    return removed
+
+
+def _gone(pid: int) -> bool:
+    """Whether no process has the id ``pid`` (this one's own parts are never stale)."""
+    if pid == os.getpid() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's process: alive
+        return False
+    return False
 
 
 def _open_part(path: Path) -> tuple[int, Path]:
     """A new part file beside ``path`` (opened for writing) that no other write shares: named
     after the process and a count, and made only if no file has its name (O_EXCL: neither a
     part another writer left nor a link planted there is written through)."""
-    stem = path.name if len(os.fsencode(path.name)) <= 200 else path.name[:50]  # NAME_MAX
+    stem = _part_stem(path.name)
     while True:
         part = path.with_name(f"{stem}.{os.getpid()}-{next(_PARTS)}.part")
         try:
@@ -84,13 +132,18 @@ def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
 def _relink(part: Path, path: Path, data: bytes) -> None:
     """Put ``data``, already whole and synced in ``part``, into the hard-linked file ``path``
     in place, so its other names see it too; ``part`` stays until that is synced (a crash in
-    between leaves the new text whole beside it). Should the write in place fail, ``path`` is
-    replaced by ``part`` instead: the link is broken rather than the file left torn."""
+    between leaves the new text whole beside it). Should the write in place fail or be
+    interrupted, ``path`` is replaced by ``part`` instead: the link is broken rather than the
+    file left torn."""
     try:
         _write_in_place(path, data)
     except OSError:
         os.replace(part, path)
         return
+    except BaseException:  # interrupted half way (Ctrl-C): the whole new text, not a torn one
+        with contextlib.suppress(OSError):
+            os.replace(part, path)
+        raise
     part.unlink()
 
 
@@ -145,4 +198,4 @@ def write_changed(path: Path, text: str) -> bool:
     return True
 
 
-__all__ = ["sync_file", "sync_folder", "write_changed", "write_whole"]
+__all__ = ["remove_stale_parts", "sync_file", "sync_folder", "write_changed", "write_whole"]

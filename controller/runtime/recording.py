@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from controller.clock.messages import ClockEvent, FlagEvent, PressEvent
-from controller.records.files import sync_file, sync_folder, write_whole
+from controller.records.files import remove_stale_parts, sync_file, sync_folder, write_whole
 from controller.referee.api import DirectorAction
 from engine.errors import RecordFormatError
 
@@ -51,6 +51,8 @@ class Recorder:
         may hold nothing yet: its lines wait for a checkpoint, the journal is written at once)."""
         self.folder = Path(folder)
         (self.folder / FRAMES).mkdir(parents=True, exist_ok=True)
+        # frames a killed session was writing: each write's part file has a name of its own
+        remove_stale_parts(self.folder / FRAMES)
         meta_path = self.folder / META
         if not meta_path.exists():  # whole or not at all: a torn one would stay for good
             write_whole(meta_path, json.dumps(meta, indent=1, sort_keys=True).encode("utf-8"))
@@ -110,11 +112,12 @@ class Recorder:
         if self._unsynced:
             sync_folder(self.folder / FRAMES)
         self._unsynced.clear()
-        self._timeline.write("".join(self._held))
+        # taken out before writing: a write that fails (a full disk) leaves them in the file's
+        # buffer, which the next flush or close writes; kept here too, they would be written twice
+        lines, self._held, self._held_since = "".join(self._held), [], None
+        self._timeline.write(lines)
         self._timeline.flush()
         os.fsync(self._timeline.fileno())
-        self._held.clear()
-        self._held_since = None
 
     def close(self) -> None:
         """Write what is held (a checkpoint) and close; safe to call twice."""

@@ -192,3 +192,54 @@ def test_a_frame_a_power_cut_left_empty_is_written_again(tmp_path: Path) -> None
     assert (folder / FRAMES / "a.jpg").read_bytes() == b"picture a"
     assert (folder / FRAMES / "b.jpg").read_bytes() == b"picture b"
     assert sorted(p.name for p in (folder / FRAMES).iterdir()) == ["a.jpg", "b.jpg"]
+
+
+def test_a_frame_part_a_killed_session_left_goes_when_it_resumes(tmp_path: Path) -> None:
+    # killed while a frame was written: its part file (named after that process) was left in
+    # frames/ for good, since the frame is written again under a new part name
+    folder = tmp_path / "rec"
+    (folder / FRAMES).mkdir(parents=True)
+    (folder / META).write_text("{}", encoding="utf-8")
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child only ends
+        os._exit(0)
+    os.waitpid(child, 0)
+    (folder / FRAMES / f"b.jpg.{child}-7.part").write_bytes(b"half a pict")
+    recorder = Recorder(folder, {"config": {}}, resumed=True)
+    recorder("frame", 0, ("b", b"picture b"))
+    recorder.close()
+    assert sorted(p.name for p in (folder / FRAMES).iterdir()) == ["b.jpg"]
+
+
+class _FullOnce:
+    """A timeline file whose first flush fails as on a full disk: what was written stays in
+    its buffer for the next flush."""
+
+    def __init__(self, real: io.TextIOWrapper) -> None:
+        self.real = real
+        self.failed = False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+    def flush(self) -> None:
+        if not self.failed:
+            self.failed = True
+            raise OSError(28, "No space left on device")
+        self.real.flush()
+
+
+def test_a_checkpoint_that_failed_on_a_full_disk_writes_its_lines_once(tmp_path: Path) -> None:
+    # the press's checkpoint fails to flush; closing flushes the file's buffer, which holds
+    # the lines already: taken again from the held lines, they were written twice (a replay
+    # would have seen the press twice)
+    folder = tmp_path / "rec"
+    recorder = Recorder(folder, {"config": {}})
+    real = recorder._timeline
+    recorder._timeline = _FullOnce(real)  # type: ignore[assignment]
+    recorder("frame", 0, ("a", b"picture a"))
+    with pytest.raises(OSError):
+        recorder("clock", 10, PressEvent(1, "left", 10, "right", (5, 6), 0, "run"))
+    recorder.close()
+    assert real.closed
+    assert [s.frame for s in Recording(folder).steps()] == ["a", None]

@@ -181,3 +181,49 @@ def test_a_file_in_a_folder_that_takes_no_new_files_is_written_in_place(tmp_path
     error = as_other_user(folder, lambda: write_whole(Path("new.mat"), b"x\n"))
     assert error is not None and "PermissionError" in error
     assert sorted(p.name for p in folder.iterdir()) == ["match.mat"]
+
+
+def test_a_hard_linked_file_interrupted_half_way_is_left_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C while the new text is written in place: the part file (whole and synced) was
+    # removed and the file left torn, the new text's head over the old text's tail
+    path = tmp_path / "match.mat"
+    path.write_bytes(b"the match so far, a longer text than the whole match\n")
+    os.link(path, tmp_path / "other.mat")
+
+    def interrupted(fd: int, length: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "ftruncate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_whole(path, b"the whole match\n")
+    assert path.read_bytes() == b"the whole match\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match.mat", "other.mat"]
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended (a child reaped)."""
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child only ends
+        os._exit(0)
+    os.waitpid(child, 0)
+    return child
+
+
+def test_a_part_file_a_killed_writer_left_goes_with_the_next_write(tmp_path: Path) -> None:
+    # each write's part is named after its process: a writer killed mid-write left one that
+    # no later write reused, and they piled up beside the records a director reads
+    path = tmp_path / "match.mat"
+    path.write_bytes(b"old\n")
+    dead = _dead_pid()
+    stale = tmp_path / f"match.mat.{dead}-0.part"
+    stale.write_bytes(b"half a ")
+    live = tmp_path / f"match.mat.{os.getppid()}-3.part"  # another writer's, under way
+    live.write_bytes(b"being written")
+    other = tmp_path / f"round.txt.{dead}-1.part"  # another file's: its own write's to clear
+    other.write_bytes(b"half")
+    assert write_changed(path, "new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["match.mat", live.name, other.name])
+    assert path.read_bytes() == b"new\n"
