@@ -42,7 +42,9 @@ The rules it applies, with the decisions taken where the rules leave room:
 - The set ends when a side is empty (MG-4): after the last sowing the players make the sweep;
   the referee checks the stores in view, that they hold all 48 stones, and journals
   ``game_end`` with ``stores: [a, b]``. A player whose time runs out loses the set unless their
-  store holds 24 or more, a draw (MG-CLOCK-3).
+  store holds 24 or more, a draw (MG-CLOCK-3). Only the mover's time runs (MG-CLOCK-2): a flag
+  of the other player (a press awaiting its verdict, turns unseen) is journalled as
+  ``flag_fell`` and their ``time_out`` waits for their turn, so the round record replays.
 """
 
 from __future__ import annotations
@@ -163,6 +165,9 @@ class MangalaReferee:
         self._final: MoveResult | None = None  # the set's last sowing, before the sweep check
         self._again = False  # the last sowing ended in the mover's store and was not pressed
         self._times: tuple[int, int] = (config.set_ms, config.set_ms)
+        # a player whose flag fell while it was not their turn by the journal (a press awaiting
+        # its verdict, unseen turns): their time-out waits for their turn (MG-CLOCK-2)
+        self._due: Side | None = None
         self._over = False
         self._said_cannot_read = False
         # turns played while the table could not see (MG-CLOCK-2): how many, and who moves
@@ -280,13 +285,29 @@ class MangalaReferee:
         if not self._over and self.stage != "setup":
             left, right = self._lr(self._times)
             out.append(ClockCommand("set_times", args={"left_ms": left, "right_ms": right}))
-            mover = self.mover
-            if mover is not None and self.stage in ("turn", "correcting"):
-                # a press awaiting its verdict ended the mover's turn on the clock: the
-                # opponent's time runs (a verdict giving the turn back starts the mover's)
-                runs = other(mover) if self._pending else mover
-                out.append(ClockCommand("start", self.side_of(runs)))
+            runs = self.clock_runs
+            if runs is not None:
+                out.append(ClockCommand("start", runs))
         return out
+
+    @property
+    def clock_runs(self) -> ClockSide | None:
+        """The clock side whose time the journal leaves running: the mover's, or after a press
+        awaiting its verdict the opponent's (a verdict giving the turn back starts the
+        mover's); None outside a set's play or with a flag down (the clock stops at it)."""
+        mover = self.mover
+        if self._over or mover is None or self.stage not in ("turn", "correcting") \
+                or self._due is not None:
+            return None
+        if self._retake is not None:  # after unseen turns: the clock's side, if known
+            return self.side_of(self._retake[1]) if self._retake[1] is not None else None
+        return self.side_of(other(mover) if self._pending else mover)
+
+    @property
+    def clock_settings(self) -> tuple[str, int, int] | None:
+        """What the clock reports of its set-up once configured for the round (its ``HI``:
+        mode, delay, start time): the set's countdown (MG-CLOCK-1)."""
+        return ("countdown", 0, self.config.set_ms)
 
     @property
     def clock_on_hold(self) -> bool:
@@ -305,6 +326,8 @@ class MangalaReferee:
             player: Side = "a" if last.get("player") == "a" else "b"
             self._set_end(time_out(self.position, player, self.set_number,
                                    self.round.starter(self.set_number)), checked=None, seen=None)
+        elif self._due is not None and self._time_out_now(self._due):
+            self._time_out(self._due)  # the flagged player's turn came (MG-CLOCK-2)
         elif self.round.over:
             self._round_end("played" if kind == "game_end" else "warnings")
         elif kind == "game_end":
@@ -336,6 +359,7 @@ class MangalaReferee:
             self._pending = False
             self._flag = None
             self._final = None
+            self._due = None
             self._times = (self.config.set_ms, self.config.set_ms)
         elif kind == "clock":
             times = f.get("times_ms")
@@ -394,6 +418,9 @@ class MangalaReferee:
         elif kind == "extra_turn":
             self._pending = False
             self._again = False
+        elif kind == "flag_fell":
+            self._due = "a" if f["player"] == "a" else "b"
+            self._times = (0, self._times[1]) if self._due == "a" else (self._times[0], 0)
         elif kind == "game_end":
             ended = SetResult(
                 number=int(f["set"]),
@@ -406,6 +433,7 @@ class MangalaReferee:
             )
             self.round = self.round.add_set(ended)
             self._retake = None  # the set ended (also meanwhile): nothing more to find
+            self._due = None
             self.position = None
             self._final = None
             self._pending = False
@@ -502,6 +530,15 @@ class MangalaReferee:
     def _ab(self, lr: tuple[int, int]) -> tuple[int, int]:
         return lr if self.config.clock_a == "left" else (lr[1], lr[0])
 
+    def _start(self, player: Side) -> str:
+        """Start ``player``'s time, unless a flag waits for its turn: the clock stands flagged
+        and starts nothing until the set's end resets it (MG-CLOCK-1), so play goes on
+        untimed up to the flagged player's turn. Returns what the live log says of it."""
+        if self._due is not None:
+            return f"the clock stands at {self.name(self._due)}'s flag"
+        self._do(ClockCommand("start", self.side_of(player)))
+        return f"the clock goes back to {self.name(player)}"
+
     def _press(self, ev: ClockPressed) -> None:
         player = self.player_of(ev.side)
         common = {"button": ev.side, "player": player, "times_ms": list(ev.times_ms),
@@ -530,10 +567,37 @@ class MangalaReferee:
                       f"(MG-CLOCK-2)")
 
     def _flag_fell(self, ev: FlagFell) -> None:
+        """A flag fell: the set ends on the mover's time-out (MG-CLOCK-3). Only the mover's
+        time runs (MG-CLOCK-2), so a flag of the other player (their time ran after a press
+        whose verdict is not in, or after turns nobody saw) waits for their turn."""
         player = self.player_of(ev.side)
         position = self.position
-        if position is None or self.stage == "over" or self.stage == "sweep":
+        if position is None or self.stage == "over" or self.stage == "sweep" \
+                or self._due == player:
             return
+        if self._time_out_now(player):
+            self._time_out(player)
+            return
+        mover = position.to_move
+        self._emit("flag_fell", set=self.set_number, player=player, mover=mover,
+                   rule="MG-CLOCK-2", reason=f"{player}'s flag fell before it was {player}'s "
+                   "turn by the referee: the time-out is recorded when it is")
+        self._do(Buzz("flag"))
+        self._say(f"{self.name(player)}'s time ran out before the referee gave "
+                  f"{self.name(player)} the turn: the time-out stands once "
+                  f"{self.name(mover or other(player))}'s turn is settled (MG-CLOCK-2)")
+
+    def _time_out_now(self, player: Side) -> bool:
+        """Whether ``player``'s time-out can be recorded now: it is their turn, with no press
+        awaiting its verdict and no turns unseen (MG-CLOCK-2)."""
+        return (self.position is not None and self.position.to_move == player
+                and not self._pending and self._retake is None
+                and self.stage in ("setup", "turn", "correcting"))
+
+    def _time_out(self, player: Side) -> None:
+        """``player``'s time ran out on their turn: their store decides the set (MG-CLOCK-3)."""
+        position = self.position
+        assert position is not None
         self._emit("time_out", set=self.set_number, player=player,
                    stores=[position.a_store, position.b_store])
         self._do(Buzz("flag"))
@@ -552,6 +616,9 @@ class MangalaReferee:
         """Decide what the frames and the press allow now; True when something was decided."""
         if self._over or self.position is None:
             return False
+        if self._due is not None and self._time_out_now(self._due):
+            self._time_out(self._due)
+            return True
         if self._retake is not None:
             return self._find_unseen()
         if self.stage == "setup":
@@ -649,9 +716,7 @@ class MangalaReferee:
             return
         if last_result.extra_turn and pressed:
             # the press gave the time away, but the turn has not passed (MG-1)
-            self._do(ClockCommand("start", self.side_of(mover)))
-            self._say(f"{self.name(mover)} moves again: the clock goes back to "
-                      f"{self.name(mover)} (MG-1)")
+            self._say(f"{self.name(mover)} moves again: {self._start(mover)} (MG-1)")
 
     def _unseen(self, ev: PressesUnseen) -> None:
         """Presses made while the table could not see (MG-CLOCK-2): each journalled as unseen;
@@ -754,9 +819,8 @@ class MangalaReferee:
         mover = self.mover
         assert mover is not None
         self._emit("extra_turn", set=self.set_number, player=mover, rule="MG-1")
-        self._do(ClockCommand("start", self.side_of(mover)))
-        self._say(f"{self.name(mover)} moves again (the last stone fell into the store): the "
-                  f"clock goes back to {self.name(mover)} (MG-1)")
+        self._say(f"{self.name(mover)} moves again (the last stone fell into the store): "
+                  f"{self._start(mover)} (MG-1)")
 
     def _illegal(self, decision: Decision) -> None:
         mover = self.mover
@@ -785,7 +849,7 @@ class MangalaReferee:
                       f"Third warning: the round is lost (MG-T-4)")
             self._round_end("warnings")
             return
-        self._do(ClockCommand("start", self.side_of(mover)))
+        self._start(mover)  # the correction on the mover's time (MG-CLOCK-2)
         note = ("the same board again: no new warning" if repeated
                 else f"warning {warnings} of 3 (MG-T-4)")
         self._say(f"ILLEGAL sowing by {self.name(mover)}: {why} "
@@ -847,7 +911,7 @@ class MangalaReferee:
                       f"{Position.from_obj(args['position']).describe()}")
             mover = self.mover
             if mover is not None:
-                self._do(ClockCommand("start", self.side_of(mover)))
+                self._start(mover)  # a flag that fell waits for its player's turn
         elif action == "accept":
             position = self.position
             pit = args.get("pit")

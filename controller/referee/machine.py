@@ -34,6 +34,7 @@ from controller.referee.api import (
     RefereeProtocol,
     Say,
     SetSignal,
+    Side,
     TakeSnapshot,
     director_command,
     director_fields,
@@ -569,6 +570,24 @@ class Referee:
         """Whether the journal leaves the clock on hold (TTB-CLOCK-4, BG-OPEN-3, TTB-4.5, the
         match over): a restarted table holds a clock that ran on without a press since."""
         return self._over or self._clock_run.on_hold
+
+    @property
+    def clock_runs(self) -> Side | None:
+        """The clock side whose time the journal leaves running (the opponent's after a press,
+        TTB-CLOCK-2; the mover's after a flagged move, TTB-4.5); None on hold or not known."""
+        run = self._clock_run.running
+        if self._over or not self._clock_run.known or run is None:
+            return None
+        return self.config.side_of(run)
+
+    @property
+    def clock_settings(self) -> tuple[str, int, int] | None:
+        """What the clock reports of its set-up once configured for the match (its ``HI``:
+        mode, delay, reserve), None where the match leaves the clock's own (TTB-CLOCK-4)."""
+        cfg = self.config
+        if cfg.reserve_ms is None and cfg.delay_ms is None:
+            return None
+        return ("delay", cfg.delay_ms or 0, cfg.reserve_ms or 0)
 
     def _game_start(self) -> None:
         m = self.match

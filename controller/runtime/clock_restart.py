@@ -1,18 +1,19 @@
 """The match clock of a restarted table. The clock keeps time on its own microcontroller while
-the Pi is down, so what it shows stands, unless it lost its state too (power): then it gets the
-match's settings, the journal's times and whose time runs (the referee's ``clock_restore``).
-A clock that does not answer at the restart gets nothing that would reset it (it may have run
-on); the same choice is made once it answers (:meth:`ClockRestart.check`)."""
+the Pi is down, so what it shows stands, unless it lost its state too (power: a new boot id,
+or before any press settings that are not the match's): then it gets the match's settings, the
+journal's times and whose time runs (the referee's ``clock_restore``). A clock that does not
+answer at the restart gets nothing that would reset it (it may have run on); the same choice
+is made once it answers (:meth:`ClockRestart.check`)."""
 
 from __future__ import annotations
 
 import time as systime
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from controller.clock.host import HostClock
-from controller.clock.messages import ClockEvent
+from controller.clock.messages import ClockEvent, Hello, PressEvent, Side
 from controller.clock.timebase import FakeTime, TimeSource
 from controller.referee.api import ClockCommand, Command
 from controller.runtime.effects import LiveLog
@@ -28,6 +29,12 @@ class ClockKeeper(Protocol):
 
     @property
     def clock_on_hold(self) -> bool: ...
+
+    @property
+    def clock_runs(self) -> Side | None: ...
+
+    @property
+    def clock_settings(self) -> tuple[str, int, int] | None: ...
 
 
 @dataclass
@@ -49,35 +56,91 @@ class ClockRestart:
         """The commands for the clock once it has answered, None until then."""
         return self.decide() if self.answered else None
 
+    def lost_state(self, hello: Hello) -> bool:
+        """Whether the clock lost its state: restarted since the journal's last press (a new
+        boot id), or, with no press journalled to compare, set up otherwise than the match
+        (``HI``'s mode, delay and start time: a power cut leaves the firmware's own)."""
+        if self.last is not None:
+            return hello.boot != self.last[0]
+        wanted = self.referee.clock_settings
+        return wanted is not None and (hello.mode, hello.delay_ms, hello.start_ms) != wanted
+
     def decide(self) -> list[Command]:
-        """A clock that restarted itself since the journal's last press gets the referee's
-        clock state; one that kept its state keeps it, except that one the journal leaves on
-        hold (TTB-CLOCK-4) that runs without a press since is held at the journal's times: the
-        table went down before its hold reached it."""
+        """A clock that lost its state gets the referee's clock state; one that kept its state
+        keeps it, except where the table went down before its last commands reached it (no
+        press since the journal's last): one the journal leaves on hold (TTB-CLOCK-4) that runs
+        is held at the journal's times, and one that runs the other side than the journal says
+        (a flagged move's correction, TTB-4.5) runs the journal's side."""
         clock, hello, status = self.clock, self.clock.hello, self.clock.status
         assert hello is not None and status is not None
-        if self.last is not None and hello.boot != self.last[0]:
+        if self.lost_state(hello):
             commands = self.referee.clock_restore()
-            runs = next((c.side for c in commands if isinstance(c, ClockCommand)
-                         and c.action in ("set_times", "start") and c.side), None)
-            self.live.say("The clock restarted since the journal's last press: its times are "
-                          "set from the journal" + (f", and the {runs} side's time runs again, "
-                                                    "as the journal left it" if runs else ""))
+            runs = _started(commands)
+            why = ("restarted since the journal's last press" if self.last is not None
+                   else "lost the match's settings")
+            self.live.say(f"The clock {why}: "
+                          + ("its times are set from the journal" if _timed(commands)
+                             else "it gets the match's settings")
+                          + (f", and the {runs} side's time runs again, as the journal left it"
+                             if runs else ""))
             return commands
         times = clock.times_ms()
         assert times is not None
         self.live.say(f"The clock kept time: left {times[0] / 1000:.1f} s, "
                       f"right {times[1] / 1000:.1f} s")
         pressed = status.presses > (self.last[1] if self.last is not None else 0)
-        if pressed or not self.referee.clock_on_hold or clock.state().running is None:
+        running, wanted = clock.state().running, self.referee.clock_runs
+        if pressed or status.state == "flag":
+            return []
+        if not self.referee.clock_on_hold:
+            if wanted is None or running == wanted:
+                return []
+            self.live.say(f"The clock runs {f'the {running} side' if running else 'nobody'}'s "
+                          f"time where the journal runs the {wanted} side's (the table went "
+                          f"down before its start reached the clock): the {wanted} side's time "
+                          "is started")
+            return [ClockCommand("start", wanted)]
+        if running is None:
             return []
         # on hold, the journal's times start nobody's time
         kept = [c for c in self.referee.clock_restore()
                 if isinstance(c, ClockCommand) and c.action == "set_times"]
-        self.live.say(f"The clock ran on ({clock.state().running} side) where the journal holds "
+        self.live.say(f"The clock ran on ({running} side) where the journal holds "
                       "it (TTB-CLOCK-4): it is held" + (", its times set from the journal"
                                                         if kept else ""))
         return [ClockCommand("hold"), *kept]
+
+    def retimed(self, events: Sequence[ClockEvent], sent: Sequence[Command]
+                ) -> list[ClockEvent]:
+        """The events that came with the clock's late answer, to hand to the referee after
+        ``sent`` (:meth:`check`'s commands): a press made on a clock that lost its state
+        carries the firmware's own times, so it is given the journal's, which ``sent`` set."""
+        times = next((c.args for c in sent if isinstance(c, ClockCommand)
+                      and c.action == "set_times"), None)
+        if times is None:
+            return list(events)
+        both = (int(times["left_ms"]), int(times["right_ms"]))
+        return [replace(e, times_ms=both) if isinstance(e, PressEvent) else e for e in events]
+
+    def follow(self, sent: Sequence[Command], pressed: bool) -> list[Command]:
+        """After presses handed to the referee once ``sent`` had restored a clock that lost
+        its state (whose reset undid what those presses did on it): the side whose time the
+        journal now runs, started where it is not the one ``sent`` started."""
+        if not (pressed and _timed(sent)):
+            return []
+        wanted = self.referee.clock_runs
+        return [] if wanted in (None, _started(sent)) else [ClockCommand("start", wanted)]
+
+
+def _timed(commands: Sequence[Command]) -> bool:
+    """Whether ``commands`` set the clock's times (a clock that lost its state restored)."""
+    return any(isinstance(c, ClockCommand) and c.action == "set_times" for c in commands)
+
+
+def _started(commands: Sequence[Command]) -> Side | None:
+    """The side whose time ``commands`` start (``set_times`` with a side, or ``start``)."""
+    return next((c.side for c in commands if isinstance(c, ClockCommand)
+                 and c.action in ("set_times", "start") and c.side), None)
 
 
 def restart_clock(clock: HostClock, referee: ClockKeeper, entries: Sequence[dict[str, Any]],

@@ -174,11 +174,17 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
     while not flag.is_set and not over():
         if inbox is not None and director is not None:
             inbox.take(director, table.time.now_ms(), table.live.say)
-        for event in table.clock.poll():
-            pipeline.on_clock(event)
+        events = table.clock.poll()
         late = restart.check() if restart is not None else None
-        if late is not None:
+        if restart is not None and late is not None:
+            # the clock's settings and times first, then its presses (they need them)
             table.executor.run(late)
+            events = restart.retimed(events, late)
+        for event in events:
+            pipeline.on_clock(event)
+        if restart is not None and late is not None:
+            table.executor.run(restart.follow(late, any(isinstance(e, PressEvent)
+                                                        for e in events)))
             restart = None
         watch.check()
         frame = table.camera.read()

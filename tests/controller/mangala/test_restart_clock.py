@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
@@ -17,6 +18,7 @@ from controller.clock.timebase import FakeTime
 from controller.clock.transport import PtyPair, SerialTransport
 from controller.clock.wire import Wire
 from controller.config.table import ClockSection
+from controller.mangala.mistakes import mistakes
 from controller.mangala.table import run_mangala_table
 from controller.records.journal import Journal, read_journal
 from controller.referee.api import DirectorAction
@@ -72,6 +74,15 @@ def _restart(folder: Path, pics: Pictures, time: FakeTime, sim: SimulatedClock,
         pair.close()
 
 
+def _journal_of(entries: list[dict[str, Any]], folder: Path) -> Path:
+    """A table folder whose journal holds ``entries`` (as the table that went down left it)."""
+    with Journal(folder / "journal.jsonl") as journal:
+        for entry in entries:
+            journal.append(entry["type"], **{k: v for k, v in entry.items()
+                                             if k not in ("seq", "time", "type")})
+    return folder
+
+
 def test_a_clock_that_ran_on_and_answers_late_is_not_reset(tmp_path: Path) -> None:
     """(was: the countdown configured again once it answered, then the journal's times: b got
     back the time that ran while the Pi was down)"""
@@ -121,11 +132,7 @@ def test_a_set_end_whose_clock_commands_were_never_sent_resets_a_clock_that_ran_
     sow(first, position, 6)  # a's side empties: set 1 ends (MG-4)
     entries = first.journal.entries
     cut = max(i for i, e in enumerate(entries) if e["type"] == "game_end")
-    folder = tmp_path / "again"
-    with Journal(folder / "journal.jsonl") as journal:
-        for entry in entries[:cut + 1]:
-            journal.append(entry["type"], **{k: v for k, v in entry.items()
-                                             if k not in ("seq", "time", "type")})
+    folder = _journal_of(entries[:cut + 1], tmp_path / "again")
     press = journalled_press(entries[:cut + 1])
     assert press is not None
     sim = first.clock.sim  # as the press left it: set 1's times, the opponent's running
@@ -142,3 +149,53 @@ def test_a_set_end_whose_clock_commands_were_never_sent_resets_a_clock_that_ran_
     assert [e["type"] for e in again[cut + 1:cut + 2]] == ["game_start"]
     assert (core.state, core.reserve) == (clock_core.STATE_HOLD, [SET_MS, SET_MS])
     assert "The clock kept time" in log
+
+
+def test_an_illegal_sowing_whose_clock_command_was_never_sent_gives_the_mover_the_clock(
+        tmp_path: Path) -> None:
+    """The table journalled a's illegal sowing and went down before the start of a's time (to
+    correct it, MG-T-4) reached the clock, which ran b's time on as a's press left it: the
+    restarted table starts a's time, though the clock kept its state (was: b's time ran)."""
+    pics, time = Pictures(), FakeTime(0)
+    first = Table(tmp_path / "first")
+    position = setup(first)
+    _, wrong = mistakes(position, 1)[0]
+    first.show(wrong)
+    first.press("a")
+    entries = first.journal.entries
+    assert entries[-1]["type"] == "illegal_move"
+    folder = _journal_of(entries, tmp_path / "again")
+    press = journalled_press(entries)
+    assert press is not None
+    sim = first.clock.sim
+    first.close()
+    core = sim.device.core  # as a's press left it: b's time runs
+    core.configure_countdown(SET_MS, time.now_ms())
+    core.set_times(SET_MS - 9_000, SET_MS, time.now_ms())
+    core.start(clock_core.RIGHT, time.now_ms())
+    core.presses = press[1]
+    sim.time = time
+    log = _restart(folder, pics, time, sim, board=tuple(wrong), silent_ms=0)
+    assert (core.state, core.running) == (clock_core.STATE_RUN, clock_core.LEFT)
+    assert "The clock kept time" in log and "the left side's time is started" in log
+
+
+def test_a_clock_that_lost_its_state_before_any_press_gets_the_countdown(
+        tmp_path: Path) -> None:
+    """The set-up seen started a's time, no press journalled yet, when a power cut reset the
+    clock too: no boot id to compare, but it reports the firmware's own settings (its HI),
+    not the set's countdown, so it gets the countdown and a's time runs again (was: taken for
+    a clock that kept its state and left on its firmware's delay and reserve, on hold)."""
+    pics, time = Pictures(), FakeTime(0)
+    first = Table(tmp_path / "first")
+    setup(first)
+    entries = first.journal.entries
+    assert journalled_press(entries) is None and first.clock.state().running == "left"
+    folder = _journal_of(entries, tmp_path / "again")
+    first.close()
+    fresh = SimulatedClock(Wire().clock_end, time, boot_id=9)
+    log = _restart(folder, pics, time, fresh, board=Position.initial("a").board(), silent_ms=0)
+    core = fresh.device.core
+    assert (core.mode, core.start_ms) == (clock_core.MODE_COUNTDOWN, [SET_MS, SET_MS])
+    assert (core.state, core.running) == (clock_core.STATE_RUN, clock_core.LEFT)
+    assert "The clock lost the match's settings" in log

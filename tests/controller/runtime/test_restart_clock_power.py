@@ -88,10 +88,12 @@ class Camera:
 
 def _first_life(folder: Path, time: FakeTime, presses: int, *, hold: bool = False,
                 clock: list[SimulatedClock] | None = None, delay_ms: int = DELAY_MS,
-                reserve_ms: int = RESERVE_MS, judged: bool = False) -> list[dict[str, Any]]:
+                reserve_ms: int = RESERVE_MS, judged: bool = False,
+                flagged: bool = False) -> list[dict[str, Any]]:
     """Referee a real match until ``presses`` clock presses are journalled (``hold``: and the
-    hold button pressed after them; ``judged``: and the last press's move), then die; the
-    clock is appended to ``clock``."""
+    hold button pressed after them; ``judged``: and the last press's move; ``flagged``: or
+    until an illegal move is journalled, before its clock commands reach the clock), then
+    die; the clock is appended to ``clock``."""
     record = read_mat(MATCH)
     config = config_for(record, delay_ms=delay_ms, reserve_ms=reserve_ms)
     wire = Wire()
@@ -103,7 +105,7 @@ def _first_life(folder: Path, time: FakeTime, presses: int, *, hold: bool = Fals
         referee, startup = start_referee(config, [])
         executor = Executor(journal, host, None, None, LiveLog(), frame_jpeg=lambda: None)
         executor.run(startup)
-        events = TableSim(record, config, 3).run().events
+        events = TableSim(record, config, 3, illegal=0.5 if flagged else 0.04).run().events
         for event in events:
             if hold and sum(1 for e in journal.entries if e["type"] == "clock") >= presses:
                 event = ClockHoldPressed(event.t_ms, (0, 0))  # a dispute (TTB-6.1)
@@ -117,6 +119,8 @@ def _first_life(folder: Path, time: FakeTime, presses: int, *, hold: bool = Fals
                 executor.run(referee.handle(press_event(got[0], event.t_ms)))
             else:
                 executor.run(referee.handle(event))
+            if flagged and journal.entries[-1]["type"] == "illegal_move":
+                return list(journal.entries)
             if (sum(1 for e in journal.entries if e["type"] == "clock") >= presses + hold
                     and (not judged or journal.entries[-1]["type"] == "move")):
                 return list(journal.entries)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.clock.host import HostClock
-from controller.clock.messages import ClockEvent
+from controller.clock.messages import ClockEvent, Side
 from controller.clock.sim import SimulatedClock
 from controller.clock.timebase import FakeTime
 from controller.clock.wire import Wire
@@ -45,11 +45,13 @@ STARTUP: list[Command] = [SetSignal("system_ok", True), SetSignal("turn_left", T
 
 @dataclass
 class Keeper:
-    """The referee's side of a restart: the clock state it restores, and whether its journal
-    leaves the clock on hold."""
+    """The referee's side of a restart: the clock state it restores, whether its journal
+    leaves the clock on hold, whose side it runs and the clock's settings for the match."""
 
     restore: list[Command]
     clock_on_hold: bool = False
+    clock_runs: Side | None = None
+    clock_settings: tuple[str, int, int] | None = None
 
     def clock_restore(self) -> list[Command]:
         return list(self.restore)
