@@ -29,6 +29,8 @@ def run_gnubg_script(script: str, *, timeout: float = 1200.0) -> str:
             [gnubg_binary(), "-t", "-q", "-r", "-p", str(path)],
             capture_output=True,
             text=True,
+            encoding="utf-8",
+            errors="replace",  # gnubg echoes Latin-1 names from the records it imports
             timeout=timeout,
             cwd=tmp,
             stdin=subprocess.DEVNULL,

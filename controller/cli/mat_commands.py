@@ -1,8 +1,9 @@
 """``hakem mat check FILE [--write OUT]``: referee a Jellyfish ``.mat`` match move by move.
 
 Text output is a game-by-game account for people; ``--json`` gives DESIGN.md's object. Exit 0
-when every move, cube action and result is legal, 1 when the record breaks a rule (the first
-illegal action is reported), 2 for a file that cannot be read as a match record.
+whether every move, cube action and result is legal or the record breaks a rule (the verdict is
+the output: the first illegal action is reported), 2 for a file that cannot be read as a match
+record.
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ def _game_lines(
                 lines.append(
                     f"  move {action.number}: {names[action.player]} doubles to {action.value}"
                 )
+            elif action.kind is ActionKind.BEAVER:
+                lines[-1] += f", {names[action.player]} beavers to {action.value}"
             elif action.kind is ActionKind.TAKE:
                 lines[-1] += f", {names[action.player]} takes"
             elif action.kind is ActionKind.DROP:

@@ -2,7 +2,8 @@
 
 Takes ``; [Tag "value"]`` headers, ``25/`` for the bar and ``/0`` for off as well as ``bar`` and
 ``off``, ``*`` hits, ``(2)`` repeats, chains like ``13/7/1``, unsorted dice, ``Cannot Move``,
-``Doubles => N`` / ``Takes`` / ``Drops``, ``Wins N point(s) (and the match)`` and ``Losses``.
+``Doubles => N`` / ``Takes`` / ``Drops``, GNU Backgammon's ``Beavers => N``, ``Wins N point(s)
+(and the match)`` and ``Losses``.
 Anything else raises :class:`RecordFormatError` naming the line; the reader never crashes on
 bad text. The two columns of a move line are the two players, first-named player on the left.
 The reader checks only the text; whether the moves are legal is the replay's business.
@@ -28,6 +29,7 @@ class ActionKind(StrEnum):
 
     ROLL = "roll"
     DOUBLE = "double"
+    BEAVER = "beaver"
     TAKE = "take"
     DROP = "drop"
     WIN = "win"
@@ -119,6 +121,7 @@ _NUMBERED_RE = re.compile(r"^(\s*\d+\))(.*)$")
 _ACTION_RE = re.compile(
     r"(?P<roll>(?<![\w/])[1-6][1-6]:)"
     r"|(?P<double>\bDoubles?\s*=>\s*(?P<dvalue>\d+))"
+    r"|(?P<beaver>\bBeavers?\s*=>\s*(?P<bvalue>\d+))"
     r"|(?P<take>\b(?:Takes|Accepts)\b)"
     r"|(?P<drop>\b(?:Drops|Passes|Rejects|Refuses)\b)"
     r"|(?P<win>\bWins\s+(?P<wpoints>\d+)\s+points?(?P<wmatch>\s+and\s+the\s+match)?)"
@@ -204,9 +207,7 @@ def _split_actions(body: str, base: int, line: int) -> list[_RawAction]:
             found[-1].tail = gap
         elif gap.strip():
             raise RecordFormatError(f"line {line}: cannot read {gap.strip()!r}")
-        kind = ActionKind(
-            next(k for k in ("roll", "double", "take", "drop", "win", "loss") if m.group(k))
-        )
+        kind = next(k for k in ActionKind if m.group(k.value))
         found.append(_RawAction(base + m.start(), kind, m.group(0), m))
         pos = m.end()
     rest = body[pos:]
@@ -224,10 +225,12 @@ def _build_action(raw: _RawAction, player: int, line: int) -> MatAction:
         dice = (int(raw.text[0]), int(raw.text[1]))
         moves, cannot = _parse_moves(raw.tail, line)
         return MatAction(line, player, raw.kind, text, dice=dice, moves=moves, cannot_move=cannot)
-    if raw.kind is ActionKind.DOUBLE:
-        value = int(m.group("dvalue"))
+    if raw.kind in (ActionKind.DOUBLE, ActionKind.BEAVER):
+        value = int(m.group("dvalue" if raw.kind is ActionKind.DOUBLE else "bvalue"))
         if value < 2 or value & (value - 1):
-            raise RecordFormatError(f"line {line}: a double goes to a power of two, not {value}")
+            raise RecordFormatError(
+                f"line {line}: a {raw.kind.value} goes to a power of two, not {value}"
+            )
         return MatAction(line, player, raw.kind, text, value=value)
     if raw.kind is ActionKind.WIN:
         points = int(m.group("wpoints"))

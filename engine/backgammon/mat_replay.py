@@ -4,7 +4,8 @@ cube action and result against the cube, scoring and match rules.
 The record's move text is matched to a legal play: the play the text describes exactly, or the
 one legal play that leaves the mover's checkers where the text puts them (records often leave
 out a ``*`` for a checker hit on the way). A roll with no move followed by ``Wins`` is a
-resignation after rolling; a roll with no move otherwise is "no move" and must be forced.
+resignation after the roll (by either player); a roll with no move otherwise is "no move" and
+must be forced.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import NamedTuple
 from engine.backgammon.judge import judge_steps
 from engine.backgammon.mat_reader import ActionKind, MatAction, MatGame, MatMatch, MatMove
 from engine.backgammon.match import (
+    Beaver,
     Double,
     Drop,
     EndHow,
@@ -149,8 +151,9 @@ def _rule_of(message: str, default: str) -> str:
 
 def rules_for(record: MatMatch) -> Rules:
     """The rules a record was played by, from its tags: Crawford on/off, the cube limit;
-    money sessions (length 0) get money rules without options (none are recorded)."""
-    base = Rules.money(jacoby=False) if record.length == 0 else Rules.tournament()
+    money sessions (length 0) get money rules without Jacoby (not recorded) but with beavers
+    (a record shows them only where one was played)."""
+    base = Rules.money(jacoby=False, beavers=True) if record.length == 0 else Rules.tournament()
     crawford = (record.tag("Crawford") or "On").strip().lower() not in ("off", "false", "no")
     limit_text = (record.tag("CubeLimit") or "").strip()
     limit = int(limit_text) if limit_text.isdigit() else 0
@@ -330,16 +333,11 @@ def _replay_game(
                 raise _stop(
                     game, action, "BG-CUBE-2", "only the player whose turn it is may double"
                 )
-            if action.value != state.cube.value * 2:
-                raise _stop(
-                    game,
-                    action,
-                    "BG-CUBE-5",
-                    f"the cube goes from {state.cube.value} to {state.cube.value * 2}, not to"
-                    f" {action.value}",
-                )
+            _check_cube_value(state, game, action, 2)
             _shot(shots, game, "double", action.player, state)
             state = _do(state, Double(), game, action, "BG-CUBE-2")
+        elif action.kind is ActionKind.BEAVER:
+            state = _replay_beaver(state, game, action, later, shots)
         elif action.kind in (ActionKind.TAKE, ActionKind.DROP):
             if state.cube.offered_by is not None and action.player == state.cube.offered_by:
                 raise _stop(game, action, "BG-CUBE-4", "a player cannot answer their own double")
@@ -358,6 +356,41 @@ def _replay_game(
             _shot(shots, game, "resign", action.player, state)
             state = _resign(state, game, action, action.player)
     return state
+
+
+def _check_cube_value(state: MatchState, game: MatGame, action: MatAction, factor: int) -> None:
+    """The value a double (``factor`` 2) or a beaver (4) writes is the cube's (BG-CUBE-5)."""
+    if action.value != state.cube.value * factor:
+        raise _stop(
+            game,
+            action,
+            "BG-CUBE-5",
+            f"the cube goes from {state.cube.value} to {state.cube.value * factor}, not to"
+            f" {action.value}",
+        )
+
+
+def _replay_beaver(
+    state: MatchState,
+    game: MatGame,
+    action: MatAction,
+    later: tuple[MatAction, ...],
+    shots: list[Snapshot],
+) -> MatchState:
+    """``Beavers => N``: the doubled player takes and redoubles at once (BG-SCORE-4). GNU
+    Backgammon writes no ``Takes`` for the doubler's acceptance, so unless the doubler's
+    ``Takes`` or ``Drops`` follows, the beaver counts as taken, as GNU Backgammon reads it."""
+    doubler = state.cube.offered_by
+    if doubler is None or action.player == doubler:
+        raise _stop(game, action, "BG-SCORE-4", "only a player just doubled may beaver")
+    _check_cube_value(state, game, action, 4)
+    _shot(shots, game, "double", action.player, state)  # GNU Backgammon logs it so
+    state = _do(state, Beaver(), game, action, "BG-SCORE-4")
+    answer = later[0].kind if later else None
+    if answer in (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER):
+        return state  # answered in the record (a second beaver is refused then)
+    _shot(shots, game, "take", doubler, state)
+    return _do(state, Take(), game, action, "BG-SCORE-4")
 
 
 def _replay_roll(
@@ -401,10 +434,10 @@ def _replay_roll(
     if (
         not action.moves
         and not action.cannot_move
-        and _resigns_after(later, action.player)
+        and _resigns_after(later)
         and result_boards(before, dice)
     ):
-        return state  # rolled, then resigned instead of moving
+        return state  # rolled, then a resignation instead of the move
     found = find_play(before, dice, action.moves)
     if isinstance(found, NotAPlay):
         reason = found.reason
@@ -429,14 +462,15 @@ def _replay_roll(
     return _do(state, Move(result), game, action, "BG-MOVE-6")
 
 
-def _resigns_after(later: tuple[MatAction, ...], player: int) -> bool:
-    """True when the game's next recorded result is the opponent's ``Wins``: the roller
-    resigned instead of moving (the data README's "a roll and then Wins"). ``Losses`` lines
-    sit in either column in real files, so only the ``Wins`` decides."""
+def _resigns_after(later: tuple[MatAction, ...]) -> bool:
+    """True when the roll is directly followed by a ``Wins``: a resignation came instead of the
+    move. The opponent's ``Wins``: the roller resigned (the data README's "a roll and then
+    Wins"); the roller's own: the opponent resigned on seeing the roll (GNU Backgammon writes
+    and imports that so). ``Losses`` lines sit in either column in real files: skipped."""
     for action in later:
         if action.kind is ActionKind.LOSS:
             continue
-        return action.kind is ActionKind.WIN and action.player != player
+        return action.kind is ActionKind.WIN
     return False
 
 

@@ -54,6 +54,8 @@ def action_text(action: MatAction) -> str:
         return f"{action.dice[0]}{action.dice[1]}: {moves}".rstrip()
     if kind is ActionKind.DOUBLE:
         return f"Doubles => {action.value}"
+    if kind is ActionKind.BEAVER:
+        return f"Beavers => {action.value}"
     if kind is ActionKind.TAKE:
         return "Takes"
     if kind is ActionKind.DROP:
@@ -71,11 +73,18 @@ def _rows(game: MatGame) -> list[tuple[str, str, bool]]:
     """Pair actions into lines: a left action opens a line, a right action fills the open
     line's right column or opens a line of its own. The flag is True for a line holding only
     a game's result (``Wins``/``Losses``), written without a move number as Backgammon Galaxy
-    does: GNU Backgammon then keeps a roll with no move just before it as a turn."""
+    does: GNU Backgammon then keeps a roll with no move just before it as a turn. The take of
+    a beaver is left out, as GNU Backgammon writes it (it misreads one written on a line of its
+    own); a dropped beaver keeps its ``Drops``."""
     rows: list[list[str]] = []
     results: list[bool] = []
     open_row = False
+    previous: ActionKind | None = None
     for action in game.actions:
+        beaver_taken = previous is ActionKind.BEAVER and action.kind is ActionKind.TAKE
+        previous = action.kind
+        if beaver_taken:
+            continue
         text = action_text(action)
         is_result = action.kind in (ActionKind.WIN, ActionKind.LOSS)
         if action.player == 0:
@@ -132,8 +141,8 @@ def record_from_events(
     """The ``.mat`` record of a match given as its events (what a referee's journal holds).
 
     Every event is applied to the match state, so an illegal event raises the rules' error. A
-    beaver has no ``.mat`` notation: it is written as a take and an immediate redouble. Cube
-    corrections (BG-CUBE-5) leave no trace in a ``.mat`` record.
+    beaver is GNU Backgammon's ``Beavers => N``. Cube corrections (BG-CUBE-5) leave no trace in
+    a ``.mat`` record.
     """
     state = new_match(length, rules)
     games: list[MatGame] = []
@@ -172,9 +181,7 @@ def record_from_events(
             add(before.on_roll, ActionKind.DOUBLE, value=before.cube.value * 2)
         elif isinstance(event, Beaver):
             assert before.cube.offered_by is not None
-            beaverer = 1 - before.cube.offered_by
-            add(beaverer, ActionKind.TAKE)
-            add(beaverer, ActionKind.DOUBLE, value=before.cube.value * 4)
+            add(1 - before.cube.offered_by, ActionKind.BEAVER, value=before.cube.value * 4)
         elif isinstance(event, (Take, Drop)):
             assert before.cube.offered_by is not None
             kind = ActionKind.TAKE if isinstance(event, Take) else ActionKind.DROP

@@ -108,6 +108,18 @@ def test_unsorted_dice_cannot_move_and_cube_actions() -> None:
     assert actions[8].value == 2 and not actions[8].and_match
 
 
+def test_gnubg_beaver_line() -> None:
+    """GNU Backgammon writes a beaver as ``Beavers => 4`` in the beaverer's column."""
+    text = _HEADER + "  1) 31: 8/5 6/5                  Doubles => 2\n  2)  Beavers => 4\n"
+    actions = parse_mat(text).games[0].actions
+    assert [(a.player, a.kind, a.value) for a in actions[1:]] == [
+        (1, ActionKind.DOUBLE, 2),
+        (0, ActionKind.BEAVER, 4),
+    ]
+    with pytest.raises(RecordFormatError, match=r"line 6: a beaver goes to a power of two, not 6"):
+        parse_mat(text.replace("=> 4", "=> 6"))
+
+
 def test_wins_and_the_match_and_galaxy_losses_line() -> None:
     text = _HEADER + (
         "  1) 31: 8/5 6/5                 64: 24/18 13/9\n"

@@ -181,6 +181,45 @@ def test_roll_then_resign() -> None:
     assert len(result.games[0].turns) == 2
 
 
+def test_roll_then_the_opponent_resigns() -> None:
+    """A roll with no move and then the roller's own "Wins": the opponent resigned on seeing
+    the roll. GNU Backgammon writes such lines (its re-export of match5751765) and imports
+    them so; the roll was refused as "no move made although a legal play exists"."""
+    text = "1 point match\n\n Game 1\n a : 0                       b : 0\n" + (
+        "  1) 31: 8/5 6/5                  42: 8/4 6/4\n"
+        "  2) 61:\n"
+        "      Wins 1 point and the match\n"
+    )
+    result = replay(parse_mat(text))
+    assert result.problem is None
+    game = result.games[0]
+    assert game.result is not None
+    assert (game.result.winner, game.result.how, game.result.points) == (0, EndHow.RESIGNED, 1)
+    assert len(game.turns) == 2
+    assert [(s.kind, s.player) for s in game.snapshots][-1] == ("resign", 1)
+
+
+def test_beavers_as_gnubg_writes_them() -> None:
+    """``Beavers => 4`` (BG-SCORE-4): taken without a written ``Takes`` as GNU Backgammon
+    writes and reads it, the cube at 4 on the beaverer's side; the doubler's ``Drops`` after it
+    loses 2; in a match a beaver breaks BG-SCORE-4."""
+    head = "0 point match\n\n Game 1\n a : 0                       b : 0\n"
+    body = "  1) 31: 8/5 6/5                  Doubles => 2\n  2)  Beavers => 4\n"
+    taken = replay(parse_mat(head + body + "  3)                             42: 8/4 6/4\n"))
+    assert taken.problem is None
+    assert (taken.state.cube.value, taken.state.cube.owner) == (4, 0)
+    kinds = [(s.kind, s.player) for s in taken.games[0].snapshots]
+    assert kinds[1:3] == [("double", 1), ("double", 0)] and kinds[3] == ("take", 1)
+    dropped = replay(parse_mat(head + body + "  3)                             Drops\n"))
+    last = dropped.games[0].result
+    assert dropped.problem is None and last is not None
+    assert (last.winner, last.points, last.how) == (0, 2, EndHow.DROPPED)
+    in_match = replay(parse_mat(head.replace("0 point", "5 point") + body))
+    assert in_match.problem is not None and in_match.problem.rule == "BG-SCORE-4"
+    wrong = replay(parse_mat(head + body.replace("=> 4", "=> 8")))
+    assert wrong.problem is not None and wrong.problem.rule == "BG-CUBE-5"
+
+
 def test_capped_wins_line_is_not_a_problem_and_the_rules_count_stands() -> None:
     """Galaxy writes "Wins 3 point and the match" for a 4-point gammon at 0-0 to 3; the
     resignation is read as GNU Backgammon reads it (the smallest kind worth it)."""

@@ -22,6 +22,7 @@ from engine.backgammon.match import (
     Event,
     Move,
     OpeningRoll,
+    Take,
     apply,
     new_match,
 )
@@ -150,11 +151,28 @@ def test_record_from_events_money_session_with_beaver() -> None:
     kinds = [(a.player, a.kind, a.value) for a in record.games[0].actions]
     assert kinds[1:] == [
         (1, ActionKind.DOUBLE, 2),
-        (0, ActionKind.TAKE, 0),
-        (0, ActionKind.DOUBLE, 4),
+        (0, ActionKind.BEAVER, 4),
         (1, ActionKind.DROP, 0),
         (0, ActionKind.WIN, 2),
     ]
+    assert "Beavers => 4" in text and "Takes" not in text
+    assert replay(parse_mat(text)).final_score == (2, 0)
+
+
+def test_a_taken_beaver_is_written_as_gnubg_writes_it() -> None:
+    """GNU Backgammon writes no ``Takes`` after ``Beavers => 4`` and reads a ``Takes`` on a line
+    of its own as another double; the record read back replays to the same cube."""
+    rules = Rules.money(beavers=True)
+    state = apply(new_match(0, rules), OpeningRoll((3, 1)))
+    assert state.dice is not None
+    first = Move(legal_plays(state.position, state.dice)[0].result)
+    events: list[Event] = [OpeningRoll((3, 1)), first, Double(), Beaver(), Take()]
+    record = record_from_events(events, length=0, players=("a", "b"), rules=rules)
+    text = format_mat(record)
+    assert "Beavers => 4" in text and "Takes" not in text
+    again = replay(parse_mat(text))
+    assert again.problem is None
+    assert (again.state.cube.value, again.state.cube.owner) == (4, 0)
 
 
 def test_write_match_text_from_the_hubs_match_detail() -> None:
