@@ -240,6 +240,20 @@ class Referee:
                 and not unmatched(dice, self._stale, self.config.recognition.dice_moved))
 
     @property
+    def thrown_at(self) -> tuple[tuple[float, float], ...]:
+        """Where the dice of the last throw judged lay when it was judged (``_thrown``'s
+        centres, board mm, journalled with it): the table's dice memory takes the dice it holds
+        there as that throw's, and with one pair (BG-EQ-2) reads no other part for dice while
+        they lie untouched (``DiceMemory.hold_pair``). Empty when none was judged, or a die of
+        it has no centre."""
+        out: list[tuple[float, float]] = []
+        for sig in () if self._over else self._thrown:
+            if sig[4] is None or sig[5] is None:
+                return ()
+            out.append((float(sig[4]), float(sig[5])))
+        return tuple(out)
+
+    @property
     def throw_unsure(self) -> bool:
         """Whether the last still frame shows a throw that cannot be judged yet: new dice on
         the board while a throw is due, but not two of them each read surely or surely cocked

@@ -123,13 +123,27 @@ class Pipeline(TablePipeline[FrameSeen, Event]):
         """One event through the referee (see :meth:`TablePipeline.handle`); after a still
         frame whose dice lie as the referee's last judged throw left them, the dice memory
         takes that frame as the board before the throw if it has none (a restarted table's
-        memory is new until the next press: :meth:`DiceMemory.keep_as_before_throw`)."""
+        memory is new until the next press: :meth:`DiceMemory.keep_as_before_throw`); after
+        every still frame, it is told where the last judged throw's dice lay
+        (:meth:`thrown_at`, ``DiceMemory.hold_pair``)."""
         commands = super().handle(event)
-        if isinstance(event, FrameSeen) and getattr(self.referee, "dice_lie_as_thrown", False):
-            memory = getattr(self.reader, "dice_memory", None)
-            if memory is not None:
+        memory = getattr(self.reader, "dice_memory", None)
+        if isinstance(event, FrameSeen) and memory is not None:
+            if getattr(self.referee, "dice_lie_as_thrown", False):
                 memory.keep_as_before_throw()
+            hold = getattr(memory, "hold_pair", None)
+            if hold is not None:
+                hold(self.thrown_at())
         return commands
+
+    def thrown_at(self) -> tuple[tuple[float, float], ...]:
+        """Where the dice of the referee's last judged throw lay (``thrown_at``), at a table
+        with one pair of dice (:meth:`one_pair`); else none: with a pair each, the other
+        player's pair may be thrown while this one lies still."""
+        if not self.one_pair():
+            return ()
+        places = getattr(self.referee, "thrown_at", ())
+        return tuple(places) if isinstance(places, tuple) else ()
 
     def one_pair(self) -> bool:
         """Whether the table plays with one pair of dice (BG-EQ-2, the referee's rules; a

@@ -18,6 +18,7 @@ from engine.backgammon.position import Position
 from tests.bench.dice import same_dice, table_stream
 from vision.dice.board import BoardDie, read_board_dice
 from vision.dice.reading import image_to_mm
+from vision.dice.render import DieProp
 from vision.dice.reuse import (
     CubeMemory,
     DiceMemory,
@@ -218,6 +219,22 @@ def test_at_a_press_second_chances_are_only_about_the_dice_read_again(
     assert same_dice(after, _fresh(camera, image))
 
 
+def _pair_read(camera: DemoCamera, nudged: bool
+               ) -> tuple[DiceMemory, list[BoardDie], tuple[DieProp, ...]]:
+    """A memory that has read a thrown pair (5, 3), its reading, and the pair as it lies next:
+    as thrown, or one die nudged 5 mm and turned (BG-MOVE-8)."""
+    g = camera.geometry
+    rng = __import__("random").Random(21)
+    pair = pl.thrown_dice(g, 0, (5, 3), rng)
+    memory = DiceMemory()
+    first = memory.read(camera.render(Shot(_start(), pair))[0], _corners(camera), g)
+    assert len(first) == 2
+    lying = pair if not nudged else (
+        dataclasses.replace(pair[0], x_mm=pair[0].x_mm + 5.0, yaw_deg=pair[0].yaw_deg + 20),
+        pair[1])
+    return memory, first, lying
+
+
 @pytest.mark.parametrize(("one_pair", "nudged", "read"), [
     (True, False, 2), (False, False, 3), (True, True, 3)])
 def test_at_a_one_pair_press_with_the_pair_untouched_nothing_else_is_a_die(
@@ -228,15 +245,8 @@ def test_at_a_one_pair_press_with_the_pair_untouched_nothing_else_is_a_die(
     highlight: it is read with a pair each (``one_pair`` False), or once a die of the pair was
     touched (BG-MOVE-8), as before."""
     g = camera.geometry
-    rng = __import__("random").Random(21)
-    pair = pl.thrown_dice(g, 0, (5, 3), rng)
-    memory = DiceMemory()
-    first = memory.read(camera.render(Shot(_start(), pair))[0], _corners(camera), g)
-    assert len(first) == 2
+    memory, first, lying = _pair_read(camera, nudged)
     third = pl.demo_die(g.width_mm * 0.25, g.height_mm / 2, 6)
-    lying = pair if not nudged else (
-        dataclasses.replace(pair[0], x_mm=pair[0].x_mm + 5.0, yaw_deg=pair[0].yaw_deg + 20),
-        pair[1])
     image = camera.render(Shot(_start(), (*lying, third)))[0]
     assert len(_fresh(camera, image)) == 3
     memory.read_before_throw(one_pair=one_pair)
@@ -244,6 +254,31 @@ def test_at_a_one_pair_press_with_the_pair_untouched_nothing_else_is_a_die(
     assert memory.stats.last == "partial" and len(after) == read
     if read == 2:
         assert after == first
+
+
+@pytest.mark.parametrize(("told", "nudged", "read"), [
+    ("pair", False, 2), ("aside", False, 3), ("pair", True, 3), ("none", False, 3)])
+def test_a_judged_one_pair_throw_lying_untouched_leaves_no_other_die_on_any_frame(
+        camera: DemoCamera, told: str, nudged: bool, read: int) -> None:
+    """BG-EQ-2: while the two dice of the throw the referee judged (``hold_pair``: where they
+    lay then) lie untouched, no frame's changed part is read for dice, not only a press's (a
+    throw picks the pair up first). A third die put down stands for a checker's highlight: it
+    is read when the two dice held are not where the judged throw lay (a phantom pair:
+    ``aside``), once a die of the pair was touched (BG-MOVE-8), or with nothing told."""
+    g = camera.geometry
+    memory, first, lying = _pair_read(camera, nudged)
+    places = [(round(d.centre_mm[0], 1), round(d.centre_mm[1], 1)) for d in first]
+    if told == "aside":
+        places = [(x + 2.0, y) for x, y in places]
+    memory.hold_pair(places if told != "none" else [])
+    for n, x in enumerate((0.25, 0.3)):  # frame after frame, the third "die" moved on
+        third = pl.demo_die(g.width_mm * x, g.height_mm / 2, 6)
+        image = camera.render(Shot(_start(), (*lying, third)))[0]
+        assert len(_fresh(camera, image)) == 3
+        after = memory.read(image, _corners(camera), g)
+        assert memory.stats.last == "partial" and len(after) == read, n
+        if read == 2:
+            assert after == first
 
 
 def test_hands_pick_ups_and_the_same_numbers_again(camera: DemoCamera) -> None:

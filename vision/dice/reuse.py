@@ -24,6 +24,9 @@ changes its whole inside). Then:
   model's places about the strongest) is kept and updated only in the changed parts, so the
   same few places (the strongest peaks of the whole board, the most probable places) are
   read; every later stage is ``vision.dice.board.read_board_dice``'s own (:func:`read_dice_at`);
+- at a table with one pair of dice (BG-EQ-2), while the two dice of the throw the referee
+  judged lie untouched (:meth:`DiceMemory.hold_pair`), no changed part is read for dice: nobody
+  has picked the pair up to throw;
 - a change of the light beyond :data:`MAX_FLICKER`, or over more than
   :data:`MAX_CHANGED_SHARE` of the case (a bump of the camera), reads the frame whole.
 
@@ -47,7 +50,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -540,6 +543,11 @@ class DiceMemory:
     raster: tuple[Canonical, np.ndarray] | None = None
     # the last frame's change raster and its change map since the board before the throw
     _since: tuple[np.ndarray, np.ndarray | None] | None = None
+    # at a one-pair table, the places of the last throw judged as last told (hold_pair) and
+    # the dice of this memory read there when told: while both are kept untouched, no other
+    # die lies on the board
+    _pair_at: tuple[tuple[float, float], ...] = ()
+    _pair: list[BoardDie] = field(default_factory=list)
 
     def forget(self) -> None:
         """The next frame is read whole."""
@@ -570,6 +578,28 @@ class DiceMemory:
         dice there."""
         self._mark_before = True
         self._one_pair = one_pair
+
+    def hold_pair(self, places: Sequence[tuple[float, float]]) -> None:
+        """At a one-pair table (BG-EQ-2's "shared-pair"), where the two dice of the last throw
+        the referee judged lay then (``places``: board mm, rounded to 0.1 mm as the referee
+        sees a die; empty: none, or dice of another kind of table). The table calls this after
+        every frame; when the places are new, the two dice this memory holds there are taken as
+        that throw's. While both are kept untouched (:meth:`read` drops a die whose square
+        changed), nobody has picked the pair up to throw, so no other die can lie anywhere:
+        the parts that changed (checkers moved, the cube turned) are not read for dice. Dice
+        of the memory that only happen to lie elsewhere as a pair (a phantom) never hold it."""
+        at = tuple(sorted((float(x), float(y)) for x, y in places))
+        if at == self._pair_at:
+            return
+        self._pair_at = at
+        pair = [d for d in self._dice if _rounded(d.centre_mm) in at]
+        self._pair = pair if len(at) == 2 and sorted(
+            _rounded(d.centre_mm) for d in pair) == list(at) else []
+
+    def _pair_lies(self, kept: list[BoardDie]) -> bool:
+        """Both dice of the judged throw (:meth:`hold_pair`) are among ``kept``, the very
+        readings held then: untouched since."""
+        return len(self._pair) == 2 and all(any(p is k for k in kept) for p in self._pair)
 
     def keep_as_before_throw(self) -> bool:
         """Take the last frame read as the board before the next throw when none of this
@@ -677,7 +707,8 @@ class DiceMemory:
         # (tipped by the hand), so only about those are second chances given (a changed part
         # elsewhere is a checker moved, whose highlights a second chance would read for long)
         tilted_near = [d.centre_mm for d in dropped] if self._mark_before else None
-        if self._mark_before and self._one_pair and not dropped and len(kept) >= 2:
+        if (self._mark_before and self._one_pair and not dropped and len(kept) >= 2) \
+                or self._pair_lies(kept):
             # BG-EQ-2's one pair lies as it was read, untouched: nothing else on the board is a
             # die, so the changed parts (checkers moved) are taken as read and holding none
             places = []
@@ -781,6 +812,11 @@ def _settle_doubt(die: BoardDie, spotted: list[BoardDie], near: float,
         return die
     cocked = [d for d in spotted if not d.flat and _apart_mm(d, die) < near]
     return max(cocked, key=lambda d: d.confidence) if cocked else die
+
+
+def _rounded(centre_mm: tuple[float, float]) -> tuple[float, float]:
+    """A die's centre (mm) to 0.1 mm, as the referee is told it (``DieSeen.centre``)."""
+    return (round(float(centre_mm[0]), 1), round(float(centre_mm[1]), 1))
 
 
 def _apart_mm(a: BoardDie, b: BoardDie) -> float:

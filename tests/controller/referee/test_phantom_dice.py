@@ -284,6 +284,25 @@ def test_a_restart_between_throw_and_move_knows_which_dice_were_thrown() -> None
     assert resumed == table.journal()[cut:]
 
 
+def test_the_referee_tells_where_the_judged_throw_lay_not_the_phantom_beside_it() -> None:
+    """``thrown_at``: the centres of the last judged throw's own dice (the dice memory holds
+    those as the throw's, BG-EQ-2), not a phantom's read beside them; the same after a restart
+    (from the roll entry); a die without a centre tells nothing."""
+    table = _phantom_from_the_move(_started())
+    table.motion()
+    d1, d2 = table.die(4, 0), table.die(2, 0)
+    table.dice = (d1, d2, PHANTOM)
+    out = table.frames()
+    assert [e["dice"] for e in table.entries(out, "roll")] == [[4, 2]]
+    places = sorted(table.referee.thrown_at)
+    assert places == sorted([d1.centre, d2.centre])
+    referee, _ = resume(table.journal())
+    assert sorted(referee.thrown_at) == places
+    bare = Table()
+    bare.opening(3, 5)
+    assert bare.referee.stage == "move" and bare.referee.thrown_at == ()
+
+
 def test_a_die_lying_beside_a_counted_throw_is_remembered_for_the_game() -> None:
     """With one pair (BG-EQ-2) what lies beside the two dice of a counted throw was not thrown:
     when it is read there again after it had gone (the checkers hid it), it is still none of

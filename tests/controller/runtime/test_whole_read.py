@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from controller.referee.api import FrameSeen
 from controller.referee.config import RecognitionSettings
 from controller.runtime.loop import Pipeline
 from engine.backgammon.rules import DiceSetup
@@ -49,6 +50,7 @@ class Memory:
         self.before_next = False
         self.doubts: list[float] = []
         self.one_pair: list[bool] = []
+        self.held: list[tuple[tuple[float, float], ...]] = []  # told after each still frame
 
     def forget(self) -> None:
         self.forgotten += 1
@@ -58,6 +60,9 @@ class Memory:
         self.before_throw += 1
         self.before_next = True
         self.one_pair.append(one_pair)
+
+    def hold_pair(self, places: tuple[tuple[float, float], ...]) -> None:
+        self.held.append(places)
 
     def read_thoroughly(self, doubt: float) -> None:
         self.doubts.append(doubt)
@@ -189,3 +194,37 @@ def test_the_press_tells_the_memory_whether_the_table_plays_one_pair(
     referee.stage, referee.dice_due, referee.move_pressed = "move", True, True
     show(bench, pipeline, picture(1), 8, key="pressed")
     assert reader.dice_memory.one_pair == [dice == DiceSetup.SHARED_PAIR]
+
+
+THROWN_AT = ((120.0, 200.5), (160.2, 210.0))
+
+
+class FrameReader(Reader):
+    """A reader whose still frames are the referee's :class:`FrameSeen` (the board unread)."""
+
+    def read(self, image: np.ndarray, t_ms: int, *,  # type: ignore[override]
+             with_dice: bool = True) -> FrameSeen:
+        super().read(image, t_ms, with_dice=with_dice)
+        return FrameSeen(t_ms=t_ms, board=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dice", [None, DiceSetup.SHARED_PAIR, DiceSetup.PAIR_EACH])
+def test_after_each_still_frame_the_memory_hears_where_the_judged_throw_lay(
+        bench: Bench, dice: DiceSetup | None) -> None:
+    # BG-EQ-2: with one pair, while the judged throw's dice lie untouched no other die lies on
+    # the board (the memory reads no changed part for dice then, on any frame); with a pair
+    # each the other pair may be thrown meanwhile, so the memory hears of no throw
+    reader, referee = FrameReader(), Referee()
+    pipeline = Pipeline(referee, reader, bench.executor, bench.time,  # type: ignore[arg-type]
+                        gate=StillnessGate(StillnessConfig()), reread_ms=400)
+    referee.thrown_at = THROWN_AT  # type: ignore[attr-defined]
+    if dice is not None:
+        referee.config = SimpleNamespace(rules=SimpleNamespace(dice=dice),
+                                         recognition=RecognitionSettings())
+    show(bench, pipeline, picture(1), 6, key="lying")
+    show(bench, pipeline, picture(2), 1, key="hand")
+    show(bench, pipeline, picture(3), 4, key="moved")
+    held = reader.dice_memory.held
+    frames = [e for e in referee.events if isinstance(e, FrameSeen)]
+    assert len(held) == len(frames) >= 2
+    assert set(held) == {THROWN_AT if dice == DiceSetup.SHARED_PAIR else ()}
