@@ -46,6 +46,7 @@ log = logging.getLogger("hakem.hub.http")
 COOKIE = "hakem_session"
 MAX_BODY = 64 * 1024
 KEEPALIVE_S = 15.0
+REQUEST_TIMEOUT_S = 30.0  # a client silent this long mid-request (or idle between) is dropped
 _CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
         "frame-ancestors 'none'")
 
@@ -56,10 +57,12 @@ class HubHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], hub: HubService, *, secure: bool = False) -> None:
+    def __init__(self, address: tuple[str, int], hub: HubService, *, secure: bool = False,
+                 request_timeout_s: float = REQUEST_TIMEOUT_S) -> None:
         super().__init__(address, HubRequestHandler)
         self.hub = hub
         self.secure = secure
+        self.request_timeout_s = request_timeout_s
         self.stopping = threading.Event()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -82,6 +85,12 @@ class HubRequestHandler(BaseHTTPRequestHandler):
     server: HubHTTPServer
     protocol_version = "HTTP/1.1"
     server_version = "hakem-hub"
+
+    def setup(self) -> None:
+        """Give the connection the server's timeout: a client that stops sending (a body
+        shorter than its Content-Length, a connection opened and left) frees its thread."""
+        super().setup()
+        self.connection.settimeout(self.server.request_timeout_s)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the hub logs actions and refusals itself."""
@@ -130,8 +139,8 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b"{}"
         try:
             body = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise InvalidInputError("the body is not JSON") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise InvalidInputError("the body is not JSON (or is nested too deeply)") from None
         if not isinstance(body, dict):
             raise InvalidInputError("the body must be a JSON object")
         return body
@@ -227,6 +236,8 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
+            if self.command == "HEAD":  # the headers alone: no stream to hold a thread open
+                return
             self.wfile.write(f"retry: 1000\nevent: tables\ndata: {json.dumps(hub.tables())}\n\n"
                              .encode())
             self.wfile.flush()
@@ -309,9 +320,11 @@ class HubRequestHandler(BaseHTTPRequestHandler):
 
 
 def serve(hub: HubService, host: str, port: int, *, certfile: str | None = None,
-          keyfile: str | None = None) -> HubHTTPServer:
+          keyfile: str | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S,
+          ) -> HubHTTPServer:
     """Bind the web server (HTTPS when a certificate is given); call ``serve_forever``."""
-    server = HubHTTPServer((host, port), hub, secure=certfile is not None)
+    server = HubHTTPServer((host, port), hub, secure=certfile is not None,
+                           request_timeout_s=request_timeout_s)
     if certfile is not None:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(certfile, keyfile)

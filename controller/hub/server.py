@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from types import TracebackType
 
-from controller.hub.http import HubHTTPServer, serve
+from controller.hub.http import REQUEST_TIMEOUT_S, HubHTTPServer, serve
 from controller.hub.link import LinkConfig
 from controller.hub.service import SESSION_TTL_S, HubService
 
@@ -24,10 +24,11 @@ class HubApp:
         keyfile: str | None = None,
         session_ttl_s: float = SESSION_TTL_S,
         client_id: str | None = None,
+        request_timeout_s: float = REQUEST_TIMEOUT_S,
     ) -> None:
         self.service = HubService(db_path, link, session_ttl_s=session_ttl_s, client_id=client_id)
         self.http: HubHTTPServer = serve(self.service, host, port, certfile=certfile,
-                                         keyfile=keyfile)
+                                         keyfile=keyfile, request_timeout_s=request_timeout_s)
         self._thread: threading.Thread | None = None
         scheme = "https" if certfile else "http"
         bound_host, bound_port = self.http.server_address[:2]

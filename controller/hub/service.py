@@ -52,6 +52,7 @@ SESSION_TTL_S = 8 * 3600.0
 LOGIN_FAILURES = 5
 LOCKOUT_S = 300.0
 ACKED_MATCHES = 8  # matches per table named in each ack
+MAX_SEQ = 2**63 - 1  # SQLite's largest integer: a larger seq cannot be stored
 
 
 class ActionRefusedError(HakemError, PermissionError):
@@ -379,14 +380,24 @@ class HubService:
         with self.store.lock, self.views_lock:
             self.store.begin()
             try:
+                resync = False
                 for topic, payload in batch:
                     self.stats["messages"] += 1
+                    self.store.mark()
                     try:
                         key, ack = self._handle(topic, payload, now)
                     except (ProtocolError, RecordFormatError) as exc:
+                        self.store.keep()
                         self.stats["rejected"] += 1
                         log.warning("rejected message on %s: %s", topic, exc)
                         continue
+                    except Exception:  # a bug one message finds: it alone is left out
+                        self.store.undo()
+                        self.stats["rejected"] += 1
+                        resync = True
+                        log.exception("hub failed on a message on %s: left out", topic)
+                        continue
+                    self.store.keep()
                     if key is not None:
                         changed.add(key)
                         if ack:
@@ -396,11 +407,14 @@ class HubService:
                 self.store.rollback()
                 self.rebuild()
                 raise
+            if resync:  # the views may hold half of a message left out: fold them anew
+                self.rebuild()
+                changed.update(self.views)
             summaries = []
-            for k in sorted(changed):
+            for k in sorted(changed & self.views.keys()):
                 self._stamp(self.views[k])
                 summaries.append(json.dumps(self.views[k].summary()))
-            acks = {k: self._ack_body(self.views[k]) for k in acked}
+            acks = {k: self._ack_body(self.views[k]) for k in acked & self.views.keys()}
         client = self._client
         if client is not None:
             for (tournament, table), body in acks.items():
@@ -423,15 +437,15 @@ class HubService:
             return None, False  # a cleared retained message
         try:
             body = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise ProtocolError(f"not JSON on {topic}") from None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raise ProtocolError(f"not JSON (or nested too deeply) on {topic}") from None
         if not isinstance(body, dict):
             raise ProtocolError(f"not a JSON object on {topic}")
-        view = self._view(*key)
         if where.leaf == "presence":
             status = body.get("status")
             if status not in ("online", "offline"):
                 raise ProtocolError(f"bad presence status {status!r} on {topic}")
+            view = self._view(*key)
             view.presence, view.presence_time = str(status), _str_or_none(body.get("time"))
             name = body.get("name")
             if isinstance(name, str) and name.strip() and name.strip()[:80] != view.name:
@@ -441,6 +455,7 @@ class HubService:
                                     view.presence_time)
             return key, False
         if where.leaf == "state":
+            view = self._view(*key)
             view.reported = body
             self.store.set_reported(where.tournament, where.table, body)
             return key, False
@@ -448,6 +463,9 @@ class HubService:
         if not isinstance(match, str) or not match or not isinstance(entry, dict):
             raise ProtocolError(f"an event on {topic} needs 'match' and 'entry'")
         validate_entry(entry, f"event on {topic}")
+        if entry["seq"] > MAX_SEQ:
+            raise ProtocolError(f"seq {entry['seq']} on {topic} is too large (at most {MAX_SEQ})")
+        view = self._view(*key)  # only now: a message refused makes no card
         if match not in view.matches:
             self.store.add_match(where.tournament, where.table, match, now)
             view.matches[match] = MatchState(match)
@@ -568,15 +586,18 @@ class HubService:
         now = self.clock()
         with self._failures_lock:
             recent = [t for t in self._failures.get(remote, []) if now - t < LOCKOUT_S]
+            locked = len(recent) >= LOGIN_FAILURES
+            if not locked:  # counted as a failure until it succeeds: attempts sent all at
+                recent.append(now)  # once, while the first is still being checked, count too
             self._failures[remote] = recent
-        if len(recent) >= LOGIN_FAILURES:
+        if locked:
             self._refuse(remote, name, "login", "too many wrong passwords from this address; "
                          f"try again in {int(LOCKOUT_S - (now - recent[-1])) + 1} s")
         stored = self.store.user(name)
         if stored is None or not verify_password(password, stored):
-            with self._failures_lock:
-                self._failures.setdefault(remote, []).append(now)
             self._refuse(remote, name, "login", "wrong user name or password")
+        with self._failures_lock, contextlib.suppress(ValueError):
+            self._failures.get(remote, []).remove(now)  # it was a right one: uncounted
         token = new_token()
         self.store.add_session(token_hash(token), name, self.clock() + self.session_ttl_s)
         self.store.audit(utc_now_iso(), remote, name, "login", True, "")

@@ -125,6 +125,19 @@ class HubStore:
         """Abandon the batch."""
         self.db.execute("ROLLBACK")
 
+    def mark(self) -> None:
+        """Open a savepoint inside the batch, so one message can be undone on its own."""
+        self.db.execute("SAVEPOINT message")
+
+    def keep(self) -> None:
+        """Keep what was written since :meth:`mark`."""
+        self.db.execute("RELEASE message")
+
+    def undo(self) -> None:
+        """Undo what was written since :meth:`mark`; the rest of the batch stays."""
+        self.db.execute("ROLLBACK TO message")
+        self.db.execute("RELEASE message")
+
     def add_match(self, tournament: str, table: str, match: str, now: float) -> bool:
         """Record a match the first time it is seen; True if it is new."""
         cur = self.db.execute(

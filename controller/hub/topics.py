@@ -9,7 +9,8 @@
                                             every connection tells tables to resend
 
 IDs are 1..64 characters of letters, digits, ``_ . -`` and may not start with ``_`` (kept for the
-hub), so no ID can smuggle MQTT wildcards or extra levels into a topic.
+hub), so no ID can smuggle MQTT wildcards or extra levels into a topic; nor be dots only (``..``
+in a page's or the API's path would name another path).
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ _ID_RE: Final = re.compile(r"[A-Za-z0-9.-][A-Za-z0-9_.-]{0,63}")
 
 def check_id(value: str, what: str) -> str:
     """Return ``value`` if it is a valid tournament, table or prefix ID, else raise."""
-    if not isinstance(value, str) or not _ID_RE.fullmatch(value):
+    if not isinstance(value, str) or not _ID_RE.fullmatch(value) or not value.strip("."):
         raise InvalidInputError(
-            f"bad {what} id {value!r}: use 1-64 letters, digits, '_', '.', '-' (not starting '_')"
+            f"bad {what} id {value!r}: use 1-64 letters, digits, '_', '.', '-' (not starting "
+            "'_', not dots only)"
         )
     return value
 

@@ -271,7 +271,7 @@ def test_the_demos_broker_options_go_with_publish_and_are_checked(
              f"demo: --ca {secret}: holds no PEM certificate"),
             (["--publish", "mqtt://h", "--table", "4", "--tournament", "a/b"],
              "bad tournament id 'a/b': use 1-64 letters, digits, '_', '.', '-' (not "
-             "starting '_')")):
+             "starting '_', not dots only)")):
         assert main(["demo", "--out", out, *argv]) == 2
         assert capsys.readouterr().err == f"hakem: {said}\n"
     assert not Path(out).exists()
