@@ -102,6 +102,13 @@ def load_match(path: str | Path = BUNDLED) -> tuple[MatMatch, Replay]:
         raise RecordFormatError(
             f"{path}: game {problem.game} move {problem.move} is not legal ({problem.rule}: "
             f"{problem.reason})")
+    for mgame in record.games:  # money play only (BG-SCORE-4); named before the session
+        beaver = next((a for a in mgame.actions if a.kind is ActionKind.BEAVER), None)
+        if beaver is not None:
+            raise InvalidInputError(
+                f"{path}: game {mgame.number} holds a beaver ({beaver.text!r}, line"
+                f" {beaver.line}), which the referee does not play; the demo plays matches to"
+                " N points")
     if record.length < 1:
         raise InvalidInputError(f"{path}: a money session, not a match to N points")
     if not result.complete:

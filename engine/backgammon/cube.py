@@ -103,7 +103,10 @@ class Cube:
         if self.offered_by is None or self.offered_by == player:
             raise RuleViolationError(f"player {player} has no double to beaver")
         if self.beaver:
-            raise RuleViolationError("a beaver cannot be beavered again")
+            raise RuleViolationError(
+                "a raccoon (beavering a beaver) is not played under these rules: the doubler"
+                " takes or drops the beaver (BG-SCORE-4)"
+            )
         return dataclasses.replace(
             self, value=self.value * 2, owner=player, offered_by=player, beaver=True, turned=True
         )

@@ -5,7 +5,8 @@ Takes ``; [Tag "value"]`` headers, ``25/`` for the bar and ``/0`` for off as wel
 ``Doubles => N`` / ``Takes`` / ``Drops``, GNU Backgammon's ``Beavers => N``, ``Wins N point(s)
 (and the match)`` and ``Losses``.
 Anything else raises :class:`RecordFormatError` naming the line; the reader never crashes on
-bad text. The two columns of a move line are the two players, first-named player on the left.
+bad text. The two columns of a move line are the two players, first-named player on the left;
+a ``Wins`` is the winner's by its column even when written right after a roll in the left one.
 The reader checks only the text; whether the moves are legal is the replay's business.
 """
 
@@ -327,29 +328,55 @@ def parse_mat(text: str) -> MatMatch:
         expected_number += 1
         actions_out: list[MatAction] = []
         for number, move_number, raws in rows:
-            for i, raw in enumerate(raws):
-                if len(raws) == 1:
-                    player = 1 if raw.offset >= right else 0
-                elif len(raws) == 2:
-                    player = i
-                else:
-                    raise RecordFormatError(
-                        f"line {number}: more than two actions on one line: "
-                        + ", ".join(repr(r.text.strip()) for r in raws)
-                    )
+            owners = _players(raws, right, number, opens_game=not actions_out)
+            for raw, player in zip(raws, owners, strict=True):
                 action = _build_action(raw, player, number)
                 actions_out.append(dataclasses.replace(action, number=move_number))
         out_games.append(MatGame(num, at, start_score, tuple(actions_out)))
     return MatMatch(length, players, tuple(out_games), tuple(tags), tuple(comments))
 
 
+def _rolled_then_won(raws: list[_RawAction]) -> bool:
+    """True for a line holding a roll with no move and then a ``Wins``: a resignation instead
+    of the move, whose ``Wins`` GNU Backgammon writes in the winner's column, sometimes right
+    after the roll in the left one (``  1) 53:       Wins 2 points``)."""
+    return (
+        len(raws) == 2
+        and raws[0].kind is ActionKind.ROLL
+        and not raws[0].tail.strip()
+        and raws[1].kind is ActionKind.WIN
+    )
+
+
+def _players(raws: list[_RawAction], right: int, line: int, *, opens_game: bool) -> list[int]:
+    """The player of each action on a line: by column for one action, left then right for two.
+    A ``Wins`` left of the right column after a roll with no move is the left player's (the
+    column names the winner). GNU Backgammon writes a game's very first roll in the left
+    column whoever rolled, and only the player on roll may resign there, so a game that opens
+    so was resigned by the roller: the roll is the right player's."""
+    if len(raws) == 1:
+        return [1 if raws[0].offset >= right else 0]
+    if len(raws) == 2:
+        if _rolled_then_won(raws) and raws[1].offset < right:
+            return [1, 0] if opens_game else [0, 0]
+        return [0, 1]
+    raise RecordFormatError(
+        f"line {line}: more than two actions on one line: "
+        + ", ".join(repr(r.text.strip()) for r in raws)
+    )
+
+
 def _right_column(
     games: list[tuple[int, int, tuple[int, int], list[tuple[int, int, list[_RawAction]]]]],
 ) -> int:
     """Where the second player's column starts: the usual offset of the second of two actions
-    on a line, less a little slack for hand-aligned files."""
+    on a line, less a little slack for hand-aligned files. A ``Wins`` after a roll with no move
+    does not count: GNU Backgammon may write it right after the roll, in the left column."""
     seconds = Counter(
-        raws[1].offset for _, _, _, rows in games for _, _, raws in rows if len(raws) == 2
+        raws[1].offset
+        for _, _, _, rows in games
+        for _, _, raws in rows
+        if len(raws) == 2 and not _rolled_then_won(raws)
     )
     if not seconds:
         return 20

@@ -149,12 +149,27 @@ def _rule_of(message: str, default: str) -> str:
     return found[-1] if found else default
 
 
+def _switch(value: str | None, default: bool) -> bool:
+    """An ``On``/``Off`` tag's value; ``default`` when the tag is missing."""
+    if value is None:
+        return default
+    return value.strip().lower() not in ("off", "false", "no", "0")
+
+
 def rules_for(record: MatMatch) -> Rules:
-    """The rules a record was played by, from its tags: Crawford on/off, the cube limit;
-    money sessions (length 0) get money rules without Jacoby (not recorded) but with beavers
-    (a record shows them only where one was played)."""
-    base = Rules.money(jacoby=False, beavers=True) if record.length == 0 else Rules.tournament()
-    crawford = (record.tag("Crawford") or "On").strip().lower() not in ("off", "false", "no")
+    """The rules a record was played by, from its tags: Crawford on/off, the cube limit, and
+    for money sessions (length 0) Jacoby and beavers (BG-SCORE-4). GNU Backgammon writes no
+    such tags (eXtreme Gammon writes ``Jacoby`` and ``Beaver``); without them Jacoby is on, as
+    GNU Backgammon's import assumes (but see :func:`replay`), and beavers are allowed (a
+    record shows one only where it was played)."""
+    if record.length == 0:
+        base = Rules.money(
+            jacoby=_switch(record.tag("Jacoby"), True),
+            beavers=_switch(record.tag("Beaver"), True),
+        )
+    else:
+        base = Rules.tournament()
+    crawford = _switch(record.tag("Crawford"), True)
     limit_text = (record.tag("CubeLimit") or "").strip()
     limit = int(limit_text) if limit_text.isdigit() else 0
     if limit & (limit - 1):
@@ -232,8 +247,31 @@ def find_play(
 
 
 def replay(record: MatMatch, rules: Rules | None = None) -> Replay:
-    """Replay ``record``; stops at the first problem, which the result reports."""
-    rules = rules or rules_for(record)
+    """Replay ``record`` by ``rules`` (else :func:`rules_for`); stops at the first problem,
+    which the result reports. A money session whose tags say nothing of Jacoby is replayed
+    without it when its running score counts a gammon with the cube not turned in full (so it
+    was played without Jacoby: GNU Backgammon writes the score it played by) and the Jacoby
+    count would break it (BG-MATCH-4)."""
+    if rules is not None:
+        return _replay(record, rules)
+    chosen = rules_for(record)
+    result = _replay(record, chosen)
+    problem = result.problem
+    if (
+        chosen.jacoby
+        and record.length == 0
+        and record.tag("Jacoby") is None
+        and problem is not None
+        and problem.rule == "BG-MATCH-4"
+    ):
+        plain = _replay(record, dataclasses.replace(chosen, jacoby=False))
+        if plain.problem is None or plain.problem.line > problem.line:
+            return plain
+    return result
+
+
+def _replay(record: MatMatch, rules: Rules) -> Replay:
+    """Replay ``record`` by ``rules``."""
     state = new_match(record.length, rules)
     games: list[ReplayedGame] = []
     notes: list[Problem] = []
@@ -487,6 +525,16 @@ def _capped(state: MatchState, winner: int, written: int, worth: int) -> bool:
     return written == state.length - before and worth >= written
 
 
+def _jacoby_single(state: MatchState, result: GameResult) -> bool:
+    """True when the Jacoby rule counted a gammon or backgammon single (BG-SCORE-4)."""
+    return (
+        not state.length
+        and state.rules.jacoby
+        and result.kind is not WinKind.SINGLE
+        and result.points == result.cube_value
+    )
+
+
 def _replay_win(
     state: MatchState, game: MatGame, action: MatAction, notes: list[Problem]
 ) -> MatchState:
@@ -509,6 +557,14 @@ def _replay_win(
             EndHow.DROPPED: "a dropped double",
             EndHow.RESIGNED: f"a resigned {last.kind.word}",
         }[last.how]
+        reason = f"{what} with the cube at {last.cube_value} is worth {last.points}"
+        if _jacoby_single(state, last):
+            rule = "BG-SCORE-4"
+            won = f"a {what}" if last.how is EndHow.PLAYED else what
+            reason = (
+                f"under the Jacoby rule (on in a money session unless the record says off) {won}"
+                f" with the cube not turned counts single: {last.points}"
+            )
         notes.append(
             Problem(
                 game.number,
@@ -516,11 +572,20 @@ def _replay_win(
                 action.line,
                 action.text,
                 rule,
-                f"the record says {action.value} point(s), but {what} with the cube at"
-                f" {last.cube_value} is worth {last.points}; the rules' count stands",
+                f"the record says {action.value} point(s), but {reason}; the rules' count stands",
             )
         )
     return state
+
+
+def _throw(player: int, dice: tuple[int, int], opening: bool, turkish: bool) -> list[Event]:
+    """The events of ``player`` rolling ``dice``: the game's opening roll if ``opening``."""
+    if not opening:
+        return [Roll(dice)]
+    if turkish:
+        return [OpeningRoll((6, 1) if player == 0 else (1, 6)), Roll(dice)]
+    high, low = max(dice), min(dice)
+    return [OpeningRoll((high, low) if player == 0 else (low, high))]
 
 
 def replay_events(result: Replay) -> list[Event]:
@@ -537,15 +602,8 @@ def replay_events(result: Replay) -> list[Event]:
         for shot in game.snapshots:
             if shot.kind == "move":
                 turn = next(turns)
-                if first and (not turkish or index == 0):
-                    high, low = max(turn.dice), min(turn.dice)
-                    if turkish:
-                        events.append(OpeningRoll((6, 1) if turn.player == 0 else (1, 6)))
-                        events.append(Roll(turn.dice))
-                    else:
-                        events.append(OpeningRoll((high, low) if turn.player == 0 else (low, high)))
-                else:
-                    events.append(Roll(turn.dice))
+                events += _throw(turn.player, turn.dice, first and (not turkish or index == 0),
+                                 turkish)  # fmt: skip
                 events.append(Move(turn.result))
                 first = False
             elif shot.kind == "double":
@@ -555,9 +613,10 @@ def replay_events(result: Replay) -> list[Event]:
             elif shot.kind == "drop":
                 events.append(Drop())
             elif shot.kind == "resign":
-                dice = decode_match_id(shot.match_id).dice
-                if dice != (0, 0):
-                    events.append(Roll(dice))  # rolled, then resigned instead of moving
+                seen = decode_match_id(shot.match_id)
+                if seen.dice != (0, 0):  # rolled, then resigned instead of moving
+                    opening = first and (not turkish or index == 0)
+                    events += _throw(seen.on_roll, seen.dice, opening, turkish)
                 kind = game.result.kind if game.result is not None else WinKind.SINGLE
                 events.append(Resign(shot.player, kind))
     return events

@@ -142,9 +142,15 @@ def record_from_events(
 
     Every event is applied to the match state, so an illegal event raises the rules' error. A
     beaver is GNU Backgammon's ``Beavers => N``. Cube corrections (BG-CUBE-5) leave no trace in
-    a ``.mat`` record.
+    a ``.mat`` record. A money session's record gets ``Jacoby`` and ``Beaver`` tags (eXtreme
+    Gammon's) unless ``tags`` has them: a reader assumes both on otherwise (BG-SCORE-4).
     """
     state = new_match(length, rules)
+    if not length:
+        named = {name for name, _ in tags}
+        for name, on in (("Jacoby", state.rules.jacoby), ("Beaver", state.rules.beavers)):
+            if name not in named:
+                tags += ((name, "On" if on else "Off"),)
     games: list[MatGame] = []
     actions: list[MatAction] = []
     start = state.score

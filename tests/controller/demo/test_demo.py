@@ -512,3 +512,19 @@ def test_a_broker_that_never_takes_the_entries_is_waited_for_aloud_then_named(
     said = str(caught.value)
     assert f"they wait in {out / 'hub-outbox.sqlite'}" in said
     assert "run the demo again with the same --out and --publish" in said
+
+
+def test_a_record_with_a_beaver_is_refused_naming_the_game(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The referee has no beaver (BG-SCORE-4, money play), and the demo's script had none
+    either: it would have skipped GNU Backgammon's ``Beavers => 4``. The record is refused in
+    one line naming the game and the beaver, before anything is played."""
+    path = Path(__file__).parents[2] / "data" / "mat_gnubg" / "beaver_taken.mat"
+    with pytest.raises(InvalidInputError, match=r"game 1 holds a beaver \('Beavers => 4', "
+                                                r"line 8\), which the referee does not play"):
+        load_match(path)
+    out = tmp_path / "demo"
+    assert main(["demo", "--match", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "game 1 holds a beaver" in err
+    assert not out.exists()

@@ -46,6 +46,7 @@ from engine.backgammon.match import (
 from engine.backgammon.moves import result_boards
 from engine.backgammon.position import Position
 from engine.backgammon.scoring import resignation_kind
+from engine.errors import InvalidInputError
 
 Slots = tuple[tuple[int, int], ...]
 
@@ -306,6 +307,11 @@ class TableSim:
                     state = self._take(state, action.player)
                 elif action.kind is ActionKind.DROP:
                     state = self._drop(state)
+                elif action.kind is ActionKind.BEAVER:
+                    raise InvalidInputError(
+                        f"game {game.number}: a beaver ({action.text!r}, line {action.line}):"
+                        " the referee does not play beavers"
+                    )
                 elif action.kind is ActionKind.WIN:
                     if state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER):
                         loser = 1 - action.player

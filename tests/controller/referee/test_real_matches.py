@@ -21,6 +21,7 @@ from controller.table_layout import TableLayout
 from engine.backgammon.mat_reader import parse_mat
 from engine.backgammon.mat_replay import replay
 from engine.backgammon.rules import DiceSetup
+from engine.errors import InvalidInputError
 from tests.conftest import SHARED_DATA
 from tests.controller.referee.harness import (
     check_expectations,
@@ -30,6 +31,7 @@ from tests.controller.referee.harness import (
     read_mat,
     simulate,
 )
+from tests.controller.referee.tablesim import TableSim
 
 MATCHES = SHARED_DATA / "matches"
 # Every 6th complete real match: 23 matches of 5 to 48 points, tournament rules.
@@ -108,3 +110,14 @@ def test_every_planted_fault_kind_occurs_in_the_sample() -> None:
 def test_read_mat_reads_the_bundled_match() -> None:
     record = read_mat(Path(__file__).parents[2] / "data" / "matches" / "match10058734.txt")
     assert record.length == 5
+
+
+def test_the_table_simulator_refuses_a_beaver() -> None:
+    """The referee has no beaver (BG-SCORE-4 money play): the simulator skipped GNU
+    Backgammon's ``Beavers => 4`` and played on with the beaver unanswered; it now refuses the
+    record, naming the game."""
+    data = Path(__file__).parents[2] / "data"
+    config = config_for(read_mat(data / "matches" / "match10058734.txt"))
+    record = read_mat(data / "mat_gnubg" / "beaver_taken.mat")
+    with pytest.raises(InvalidInputError, match=r"game 1: a beaver \('Beavers => 4', line 8\)"):
+        TableSim(record, config, 1).run()

@@ -24,11 +24,8 @@ from tests.gnubg_runner import run_gnubg_script
 
 PLAYER = {"X": 0, "O": 1}
 
-_SCRIPT = """
-import gnubg, json
-files = json.load(open(FILES_JSON))
-for path in files:
-    gnubg.command('import mat ' + path)
+_DUMP = """
+def dump(path):
     m = gnubg.match()
     games = []
     ids = []
@@ -45,18 +42,46 @@ for path in files:
     print('HAKEM-JSON ' + json.dumps({'path': path, 'games': games, 'ids': ids}))
 """
 
+_SCRIPT = """
+import gnubg, json
+""" + _DUMP + """
+for command in SETUP:
+    gnubg.command(command)
+files = json.load(open(FILES_JSON))
+for path in files:
+    gnubg.command('import mat ' + path)
+    dump(path)
+"""
 
-def gnubg_view(paths: Sequence[Path], workdir: Path) -> dict[str, Any]:
-    """gnubg's games, records and IDs of every file, by path; fails unless all were read."""
+
+def gnubg_view(
+    paths: Sequence[Path], workdir: Path, setup: Sequence[str] = ()
+) -> dict[str, Any]:
+    """gnubg's games, records and IDs of every file, by path, imported after the ``setup``
+    commands (``set jacoby off``); fails unless all were read."""
     files_json = workdir / "files.json"
     files_json.write_text(json.dumps([str(p) for p in paths]), encoding="utf-8")
-    stdout = run_gnubg_script(_SCRIPT.replace("FILES_JSON", repr(str(files_json))))
+    script = _SCRIPT.replace("FILES_JSON", repr(str(files_json)))
+    return _views(run_gnubg_script(script.replace("SETUP", repr(list(setup)))), len(paths))
+
+
+def gnubg_played(commands: Sequence[str], export: Path) -> dict[str, Any]:
+    """gnubg's games, records and IDs of a session it plays by ``commands`` (no import: the
+    oracle for records gnubg writes but cannot read back), exported to ``export``."""
+    script = "import gnubg, json\n" + _DUMP + (
+        f"for command in {list(commands)!r}:\n    gnubg.command(command)\n"
+        f"dump({str(export)!r})\ngnubg.command('export match mat ' + {str(export)!r})\n"
+    )
+    return _views(run_gnubg_script(script), 1)[str(export)]
+
+
+def _views(stdout: str, count: int) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for line in stdout.splitlines():
         if line.startswith("HAKEM-JSON "):
             item = json.loads(line[len("HAKEM-JSON ") :])
             seen[item["path"]] = item
-    assert len(seen) == len(paths), "gnubg did not report on every file"
+    assert len(seen) == count, "gnubg did not report on every file"
     return seen
 
 
@@ -158,8 +183,8 @@ def check_records(name: str, result: Replay, item: dict[str, Any]) -> None:
 def check_ids(name: str, result: Replay, item: dict[str, Any]) -> int:
     """Hakem's Position ID and Match ID before each record are gnubg's; returns how many were
     compared. gnubg 1.07 sets the Jacoby bit from its session default even in a match, shows
-    no dice before the match's very first move, and none before a resignation unless a ``set``
-    record (left out) gave the roll just before it."""
+    no dice before an imported match's very first move, and none before a resignation unless
+    a ``set`` record (left out) gave the roll just before it."""
     ids = []
     for k, game in enumerate(item["games"]):
         game_ids = [entry for entry in item["ids"] if entry[0] == k]
@@ -175,7 +200,7 @@ def check_ids(name: str, result: Replay, item: dict[str, Any]) -> int:
     ):
         ours = decode_match_id(shot.match_id)
         ours = dataclasses.replace(ours, jacoby=decode_match_id(match_id).jacoby)
-        if i == 0 or (shot.kind == "resign" and not set_dice):
+        if (i == 0 and shot.kind == "move") or (shot.kind == "resign" and not set_dice):
             ours = dataclasses.replace(ours, dice=(0, 0))
         assert position_id == shot.position_id, (name, i, shot)
         assert encode_match_id(ours) == match_id, (name, i, shot, decode_match_id(match_id))

@@ -30,6 +30,8 @@ from tests.engine.backgammon.mat_oracle import (
     check_games,
     check_ids,
     check_records,
+    cube_and_moves,
+    gnubg_played,
     gnubg_view,
     written_differs,
 )
@@ -41,6 +43,8 @@ GNUBG_DATA = TEST_DATA / "mat_gnubg"
 VARIANT_SOURCE = "match11.mat"
 # A real match whose game 4 ends with a roll and the roller's own "Wins" in gnubg's re-export.
 REEXPORTED = "match5751765.txt"
+# Bundled exports that gnubg cannot import, imports wrongly or reads by other rules: tested below.
+OWN_TESTS = {"beaver_dropped.mat", "money_gammons.mat", "raccoon.mat", "resigned_at_once.mat"}
 
 
 def _tab_lead(text: str) -> str:
@@ -94,7 +98,7 @@ def oracle(
     reexported = work / REEXPORTED.replace(".txt", ".mat")
     script = _REEXPORT.replace("SOURCE", repr(str(shared_data / "matches" / REEXPORTED)))
     run_gnubg_script(script.replace("TARGET", repr(str(reexported))))
-    files = [p for p in sorted(GNUBG_DATA.glob("*.mat")) if p.name != "beaver_dropped.mat"]
+    files = [p for p in sorted(GNUBG_DATA.glob("*.mat")) if p.name not in OWN_TESTS]
     source = (GNUBG_DATA / VARIANT_SOURCE).read_text(encoding="utf-8")
     for name, change in VARIANTS.items():
         variant = work / f"{name}.mat"
@@ -205,3 +209,73 @@ def test_a_dropped_beaver_as_gnubg_writes_it() -> None:
     again = parse_mat_bytes(written.encode("utf-8"))
     kinds = [a.kind for a in again.games[0].actions]
     assert kinds[-3:] == [ActionKind.BEAVER, ActionKind.DROP, ActionKind.WIN]
+
+
+# gnubg plays two games the roller resigns on the opening roll (a gammon, then a single game),
+# then a game against itself: as make_matches.py makes resigned_at_once.mat.
+_RESIGNED_AT_ONCE = [
+    "set rng mersenne", "set seed 42", "set player 0 human", "set player 1 human",
+    "set cube use on", "set display off", "set automatic game off", "set automatic roll off",
+    "new match 5", "set player 0 name Ali", "set player 1 name Veli",
+    "resign gammon", "accept", "new game", "resign normal", "accept", "new game",
+    "set player 0 gnubg", "set player 0 chequerplay evaluation plies 0",
+    "set player 0 cubedecision evaluation plies 0", "set player 1 gnubg",
+    "set player 1 chequerplay evaluation plies 0", "set player 1 cubedecision evaluation plies 0",
+    "play",
+]  # fmt: skip
+
+
+def test_games_resigned_on_the_opening_roll_agree_with_gnubg_s_play(tmp_path: Path) -> None:
+    """gnubg writes a game its roller resigned before any move as ``  1) 53:       Wins 2
+    points`` (the roll left whoever rolled, ``Wins`` in the winner's column) and cannot import
+    it; its play is the oracle: hakem reads each winner, points, resignation and the IDs
+    before every record as gnubg played them. hakem's written copy imports in gnubg as those
+    games (it writes the roll in the roller's column)."""
+    export = tmp_path / "resigned.mat"
+    played = gnubg_played(_RESIGNED_AT_ONCE, export)
+    assert export.read_bytes() == (GNUBG_DATA / "resigned_at_once.mat").read_bytes()
+    assert b"  1) 53:       Wins 2 points\n" in export.read_bytes()
+    result = replay(parse_mat_bytes(export.read_bytes()))
+    assert result.legal and not result.notes
+    check_games("resigned", result, played)
+    check_records("resigned", result, played)
+    assert check_ids("resigned", result, played) >= 10
+    written = tmp_path / "written.mat"
+    written.write_text(format_mat(record_from_replay(result)), encoding="utf-8")
+    view = gnubg_view([written], tmp_path)[str(written)]
+    assert cube_and_moves(view) == cube_and_moves(played)
+
+
+def test_jacoby_in_money_sessions_as_gnubg_imports_them(tmp_path: Path) -> None:
+    """BG-SCORE-4. gnubg writes no Jacoby tag and imports a money session with Jacoby on (its
+    default): an uncubed gammon that ends the record counts 1, as hakem counts it. gnubg's
+    money session played without Jacoby writes that gammon's 2 points into the next game's
+    score line; hakem then reads the session as played without Jacoby, as gnubg imports it
+    when told (``set jacoby off``); a ``Jacoby`` tag decides where there is one."""
+    source = (GNUBG_DATA / "money_gammons.mat").read_text(encoding="utf-8")
+    assert "Jacoby" not in source
+    files = {
+        "unsaid": source[: source.index(" Game 3\n")],
+        "whole": source,
+        "tagged": '; [Jacoby "Off"]\n' + source[: source.index(" Game 3\n")],
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / f"{name}.mat"
+        paths[name].write_text(text, encoding="utf-8")
+    default = gnubg_view([paths["unsaid"]], tmp_path)
+    told = gnubg_view([paths["whole"], paths["tagged"]], tmp_path, ["set jacoby off"])
+    for name, view in (
+        ("unsaid", default[str(paths["unsaid"])]),
+        ("whole", told[str(paths["whole"])]),
+        ("tagged", told[str(paths["tagged"])]),
+    ):
+        result = replay(parse_mat_bytes(paths[name].read_bytes()))
+        assert result.legal, (name, result.problem)
+        assert result.rules.jacoby is (name == "unsaid"), name
+        check_games(name, result, view)
+        check_records(name, result, view)
+        check_ids(name, result, view)
+    points = [g["info"]["points-won"] for g in default[str(paths["unsaid"])]["games"]]
+    assert points == [1, 1]  # the played gammon of game 2, single under Jacoby
+

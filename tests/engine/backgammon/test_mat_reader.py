@@ -120,6 +120,49 @@ def test_gnubg_beaver_line() -> None:
         parse_mat(text.replace("=> 4", "=> 6"))
 
 
+def test_a_game_resigned_on_its_opening_roll() -> None:
+    """GNU Backgammon writes a game's first roll in the left column whoever rolled, and the
+    ``Wins`` in the winner's column, right after the roll when the left player wins (its
+    export of ``new match``, roll, ``resign gammon``): the roller resigned, so a ``Wins`` left
+    of the right column is the left player's and the roll the right player's. Read by position
+    in the line, the left player's gammon was given to the right player."""
+    head = "5 point match\n\n Game 1\n Ali : 0                        Veli : 0\n"
+    left_wins = parse_mat(head + "  1) 53:       Wins 2 points\n").games[0].actions
+    assert [(a.player, a.kind, a.value) for a in left_wins] == [
+        (1, ActionKind.ROLL, 0),
+        (0, ActionKind.WIN, 2),
+    ]
+    right_wins = parse_mat(head + "  1) 62:                         Wins 1 point\n")
+    assert [(a.player, a.kind) for a in right_wins.games[0].actions] == [
+        (0, ActionKind.ROLL),
+        (1, ActionKind.WIN),
+    ]
+    later = head + "  1) 31: 8/5 6/5                 42: 8/4 6/4\n  2) 61:       Wins 1 point\n"
+    assert [(a.player, a.kind) for a in parse_mat(later).games[0].actions[2:]] == [
+        (0, ActionKind.ROLL),
+        (0, ActionKind.WIN),
+    ]  # later in a game the roll's column is the roller's
+
+
+def test_a_wins_after_the_roll_does_not_move_the_right_column() -> None:
+    """The right column is guessed from lines of two actions; a ``Wins`` written right after a
+    roll (column 15) pulled the guess to column 13, so a hand-aligned left-column ``Doubles``
+    at column 16 was read as the right player's."""
+    text = (
+        "5 point match\n\n Game 1\n Ali : 0                        Veli : 0\n"
+        "  1) 53:       Wins 2 points\n\n"
+        " Game 2\n Ali : 2                        Veli : 0\n"
+        "  1) 31: 8/5 6/5                 42: 8/4 6/4\n"
+        "  2)            Doubles => 2\n"
+        "  3)                              Takes\n"
+    )
+    actions = parse_mat(text).games[1].actions
+    assert [(a.player, a.kind) for a in actions[2:]] == [
+        (0, ActionKind.DOUBLE),
+        (1, ActionKind.TAKE),
+    ]
+
+
 def test_wins_and_the_match_and_galaxy_losses_line() -> None:
     text = _HEADER + (
         "  1) 31: 8/5 6/5                 64: 24/18 13/9\n"

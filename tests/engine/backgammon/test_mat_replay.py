@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.backgammon.mat_reader import MatMatch, parse_mat, parse_mat_bytes
-from engine.backgammon.mat_replay import replay, rules_for
-from engine.backgammon.match import EndHow, Phase
+from engine.backgammon.mat_replay import replay, replay_events, rules_for
+from engine.backgammon.match import EndHow, Phase, apply, new_match
 from engine.backgammon.rules import Rules
 from engine.backgammon.scoring import WinKind
 from tests.conftest import TEST_DATA
@@ -281,3 +281,59 @@ def test_mutated_records_never_crash() -> None:
         except RecordFormatError as exc:
             assert str(exc).startswith("line "), str(exc)
     assert read > 50
+
+
+GNUBG_DATA = TEST_DATA / "mat_gnubg"
+
+
+def test_games_resigned_on_the_opening_roll_go_to_the_winner_gnubg_wrote() -> None:
+    """GNU Backgammon's export of two games resigned by the roller on the opening roll (Veli a
+    gammon, then Ali a single game): Ali wins 2, Veli 1 (gnubg's play; it cannot import the
+    file). The replayed events play the same games again from the opening roll."""
+    result = replay(read_mat(GNUBG_DATA / "resigned_at_once.mat"))
+    assert result.problem is None and not result.notes
+    ends = [(g.result.winner, g.result.points, g.result.how) for g in result.games if g.result]
+    assert ends[:2] == [(0, 2, EndHow.RESIGNED), (1, 1, EndHow.RESIGNED)]
+    assert [(s.kind, s.player) for s in result.games[0].snapshots] == [("resign", 1)]
+    state = new_match(result.record.length, result.rules)
+    for event in replay_events(result):
+        state = apply(state, event)
+    assert state.results == result.state.results
+
+
+def test_a_raccoon_is_not_played_under_these_rules() -> None:
+    """GNU Backgammon's ``Beavers => 8`` after a beaver is a raccoon, which BG-SCORE-4 (``002``
+    optional rule 2: the doubler takes or drops a beaver) does not allow."""
+    result = replay(read_mat(GNUBG_DATA / "raccoon.mat"))
+    problem = result.problem
+    assert problem is not None and (problem.line, problem.rule) == (9, "BG-SCORE-4")
+    assert "a raccoon (beavering a beaver) is not played under these rules" in problem.reason
+    assert "\n" not in problem.reason
+
+
+def _money_gammons(games: int, tags: str = "") -> MatMatch:
+    """The first ``games`` games of gnubg's money session with played gammons at cube 1."""
+    text = (GNUBG_DATA / "money_gammons.mat").read_text(encoding="utf-8")
+    cut = text.find(f" Game {games + 1}\n")
+    return parse_mat(tags + (text[:cut] if cut >= 0 else text))
+
+
+def test_jacoby_in_a_money_session_follows_the_record_else_is_on() -> None:
+    """BG-SCORE-4: tags say; else Jacoby is on, as GNU Backgammon imports (its export writes
+    no tag): the uncubed gammon that ends the record counts 1 and the "Wins 2 points" is a
+    note. A running score that counts such a gammon in full says the session was played
+    without Jacoby (the whole export: game 3 starts at 1-2)."""
+    unsaid = replay(_money_gammons(2))
+    assert unsaid.rules.jacoby and unsaid.problem is None
+    assert [r.points for r in unsaid.state.results] == [1, 1]
+    assert [(n.line, n.rule) for n in unsaid.notes] == [(52, "BG-SCORE-4")]
+    assert "under the Jacoby rule" in unsaid.notes[0].reason
+    said_off = replay(_money_gammons(2, '; [Jacoby "Off"]\n'))
+    assert not said_off.rules.jacoby and not said_off.notes
+    assert [r.points for r in said_off.state.results] == [1, 2]
+    said_on = replay(_money_gammons(3, '; [Jacoby "On"]\n'))
+    assert said_on.problem is not None and said_on.problem.rule == "BG-MATCH-4"
+    whole = replay(_money_gammons(3))
+    assert not whole.rules.jacoby and whole.problem is None and not whole.notes
+    assert [r.points for r in whole.state.results] == [1, 2, 3]
+    assert rules_for(_money_gammons(1, '; [Beaver "Off"]\n')).beavers is False

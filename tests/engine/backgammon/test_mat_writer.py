@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat, parse_mat_bytes
-from engine.backgammon.mat_replay import replay, replay_events
+from engine.backgammon.mat_replay import replay, replay_events, rules_for
 from engine.backgammon.mat_writer import (
     format_mat,
     record_from_events,
@@ -222,3 +222,20 @@ def test_write_match_text_from_the_hubs_match_detail() -> None:
 def test_write_match_text_refuses_bad_detail(detail: dict[str, object], what: str) -> None:
     with pytest.raises(RecordFormatError, match=what):
         write_match_text(detail)
+
+
+def test_a_money_session_is_written_with_its_jacoby_and_beaver_rules() -> None:
+    """A reader takes a money session without tags as Jacoby on (GNU Backgammon's import), so
+    the writer says which way hakem's session went; given tags are kept."""
+    events = [OpeningRoll((3, 1)), Move(apply(new_match(0, Rules.money()), OpeningRoll((3, 1)))
+                                        .position.apply_steps([(8, 5), (6, 5)]))]
+    for jacoby, beavers in ((False, True), (True, False)):
+        rules = Rules.money(jacoby=jacoby, beavers=beavers)
+        record = record_from_events(events, length=0, players=("a", "b"), rules=rules)
+        again = parse_mat(format_mat(record))
+        read = rules_for(again)
+        assert (read.jacoby, read.beavers) == (jacoby, beavers)
+    kept = record_from_events(events, length=0, players=("a", "b"), tags=(("Jacoby", "Off"),))
+    assert kept.tags == (("Jacoby", "Off"), ("Beaver", "Off"))
+    match = record_from_events(events, length=3, players=("a", "b"))
+    assert match.tags == ()
