@@ -20,6 +20,9 @@ Fields read (a wrong type is ignored, never fatal, as in :mod:`controller.hub.co
   ``player`` (MG-1); ``cannot_read`` about ``turns_unseen``: ``player``; ``position_taken``:
   ``position``; ``director``: ``set_position`` (``args.position``), ``warn``
   (``args.player``).
+- ``flag_fell``: ``player`` (a flag that fell before it was that player's turn, MG-CLOCK-2):
+  their time stands at 0 and no time runs until the set's end (the clock stands flagged; the
+  ``time_out`` follows on their turn).
 - ``time_out``: ``player``, ``stores`` (a flag under MG-CLOCK-3).
 - ``game_end``: ``set``, ``stores``, ``winner`` (a, b or draw), ``points`` {a, b} (set points
   after the set).
@@ -74,6 +77,7 @@ class MangalaInfo:
     warnings: list[int] = field(default_factory=lambda: [0, 0])
     round_points: list[int | float] | None = None
     result: str | None = None  # "a", "b" or "draw" once the round is over
+    flag_down: int | None = None  # whose flag stands until the set's end (flag_fell)
 
     def summary(self, position: Any) -> dict[str, Any]:
         """The ``mangala`` block of a card: warnings, the stores now, the round's outcome."""
@@ -96,6 +100,8 @@ def fold_mangala(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     handler = _HANDLERS.get(str(e.get("type")))
     if handler is not None:
         handler(s, s.mangala, e, who)
+    if s.mangala.flag_down is not None:
+        s.running = None  # the clock stands flagged: a press or a verdict starts no time
 
 
 def flag_words(s: MatchState, e: dict[str, Any], who: int | None) -> tuple[str, str]:
@@ -134,6 +140,7 @@ def _match_start(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | No
 
 def _game_start(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
     s.game_number = _count(e.get("set")) or s.game_number + 1
+    m.flag_down = None  # the set's countdown resets the clock (MG-CLOCK-1)
     starter = e.get("starter")
     start = Position.initial().to_obj()  # MG-EQ-1: 4 stones in every pit
     start["to_move"] = starter if starter in SIDES else None
@@ -220,6 +227,13 @@ def _director(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None)
             m.warnings[warned] += 1
 
 
+def _flag_fell(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
+    if who is not None:
+        m.flag_down = who
+        if s.clocks_ms is not None:
+            s.clocks_ms[who] = 0
+
+
 def _time_out(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
     s.running = None
 
@@ -267,6 +281,7 @@ _HANDLERS: Final[dict[str, _Handler]] = {
     "cannot_read": _cannot_read,
     "position_taken": _position_taken,
     "director": _director,
+    "flag_fell": _flag_fell,
     "time_out": _time_out,
     "game_end": _game_end,
     "match_end": _match_end,

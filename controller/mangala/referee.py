@@ -310,6 +310,15 @@ class MangalaReferee:
         return ("countdown", 0, self.config.set_ms)
 
     @property
+    def clock_reset(self) -> list[Command]:
+        """What a clock that kept its state through a restart still needs: with a set
+        journalled but not started (its set-up), the set's countdown (MG-CLOCK-1), which the
+        table may have gone down before sending (after a time-out the clock stands flagged)."""
+        if self._over or self.stage != "setup" or self.position is None:
+            return []
+        return [ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms})]
+
+    @property
     def clock_on_hold(self) -> bool:
         """Whether the journal leaves the clock on hold: the round over, or a set not yet
         started by its first press."""
@@ -317,8 +326,9 @@ class MangalaReferee:
 
     def _complete(self, last: dict[str, Any]) -> None:
         """Journal what the journal's ``last`` entry decided but a table going down just after
-        it did not write: the set's end after a time-out, the next set or the round's end after
-        a set's end or a third warning, a director's accepted sowing or ending."""
+        it did not write: the set's end after a time-out, the first set after the round's start,
+        the next set or the round's end after a set's end or a third warning, a director's
+        accepted sowing or ending."""
         if self._over:
             return
         kind = last.get("type")
@@ -330,10 +340,12 @@ class MangalaReferee:
             self._time_out(self._due)  # the flagged player's turn came (MG-CLOCK-2)
         elif self.round.over:
             self._round_end("played" if kind == "game_end" else "warnings")
-        elif kind == "game_end":
-            self._set_start()
+        elif kind in ("game_end", "match_start"):
+            self._set_start()  # the next set, or the first: the round's start is journalled
         elif kind == "director" and last.get("action") in ("accept", "end_match"):
             self._director_follow(str(last["action"]), dict(last.get("args") or {}))
+            if not self._over and self._due is not None and self._time_out_now(self._due):
+                self._time_out(self._due)  # the accepted sowing gave the flagged player the turn
 
     # --- journal and fold -------------------------------------------------------------------
 

@@ -586,6 +586,12 @@ class Referee:
         return self._over or self._clock_run.on_hold
 
     @property
+    def clock_reset(self) -> list[Command]:
+        """What a clock that kept its state through a restart needs at a game's start: nothing
+        (the reserve runs on through the match, TTB-CLOCK-4; a Mangala set resets it)."""
+        return []
+
+    @property
     def clock_runs(self) -> Side | None:
         """The clock side whose time the journal leaves running (the opponent's after a press,
         TTB-CLOCK-2; the mover's after a flagged move, TTB-4.5); None on hold or not known."""

@@ -36,6 +36,9 @@ class ClockKeeper(Protocol):
     @property
     def clock_settings(self) -> tuple[str, int, int] | None: ...
 
+    @property
+    def clock_reset(self) -> list[Command]: ...
+
 
 @dataclass
 class ClockRestart:
@@ -68,9 +71,11 @@ class ClockRestart:
     def decide(self) -> list[Command]:
         """A clock that lost its state gets the referee's clock state; one that kept its state
         keeps it, except where the table went down before its last commands reached it (no
-        press since the journal's last): one the journal leaves on hold (TTB-CLOCK-4) that runs
-        is held at the journal's times, and one that runs the other side than the journal says
-        (a flagged move's correction, TTB-4.5) runs the journal's side."""
+        press since the journal's last): one at a set the journal started but the clock was
+        never reset for is reset (``clock_reset``, MG-CLOCK-1), one the journal leaves on hold
+        (TTB-CLOCK-4) that runs is held at the journal's times, and one that runs the other
+        side than the journal says (a flagged move's correction, TTB-4.5) runs the journal's
+        side."""
         clock, hello, status = self.clock, self.clock.hello, self.clock.status
         assert hello is not None and status is not None
         if self.lost_state(hello):
@@ -90,7 +95,18 @@ class ClockRestart:
                       f"right {times[1] / 1000:.1f} s")
         pressed = status.presses > (self.last[1] if self.last is not None else 0)
         running, wanted = clock.state().running, self.referee.clock_runs
-        if pressed or status.state == "flag":
+        if pressed:
+            return []
+        reset = self.referee.clock_reset
+        if reset:
+            if status.state == "hold" and _full(reset, times):
+                return []
+            # a set journalled, its countdown never sent (MG-CLOCK-1): also a flagged clock
+            self.live.say("The clock still shows the last set's times (the table went down "
+                          "before the new set's countdown reached it): it is reset for the "
+                          "set, on hold (MG-CLOCK-1)")
+            return reset
+        if status.state == "flag":
             return []
         if not self.referee.clock_on_hold:
             if wanted is None or running == wanted:
@@ -130,6 +146,13 @@ class ClockRestart:
             return []
         wanted = self.referee.clock_runs
         return [] if wanted in (None, _started(sent)) else [ClockCommand("start", wanted)]
+
+
+def _full(reset: Sequence[Command], times: tuple[int, int]) -> bool:
+    """Whether ``times`` are both the start time ``reset`` configures (a countdown's)."""
+    total = next((c.args.get("total_ms") for c in reset if isinstance(c, ClockCommand)
+                  and c.action == "configure_countdown"), None)
+    return total is not None and times == (total, total)
 
 
 def _timed(commands: Sequence[Command]) -> bool:

@@ -353,3 +353,37 @@ def test_the_hubs_end_of_a_mangala_round_is_carried_out_by_its_referee(
     out = referee.handle(DirectorAction(0, requests[0].action, requests[0].args, "td"))
     ends = [c.fields for c in out if isinstance(c, JournalEntry) and c.type == "match_end"]
     assert [e["winner"] for e in ends] == ["b"] and referee.over
+
+
+def test_a_flag_that_waits_for_its_players_turn_stops_the_clocks_on_the_hub(
+        tmp_path: Path) -> None:
+    """b's flag falls while a's press awaits its verdict (MG-CLOCK-2: journalled flag_fell);
+    a's sowing is illegal and corrected untimed: the card shows b's time at 0 and nobody's
+    running, the clock standing flagged (was: b's, then a's time shown running), until the
+    time-out and set 2's countdown (MG-CLOCK-1)."""
+    from controller.mangala.mistakes import mistakes
+    from controller.referee.api import FlagFell, MotionSeen
+    from tests.controller.mangala.test_referee import setup, sow
+
+    table = Table(tmp_path)
+    try:
+        position = setup(table)
+        table.send(MotionSeen(table.time.now_ms()))
+        table.press("a")
+        table.tick(300)
+        table.send(FlagFell(table.time.now_ms(), table.referee.side_of("b")))
+        s = fold(table.journal.entries).summary()
+        assert s["running"] is None and s["clocks_ms"][1] == 0
+        table.show(mistakes(position, 1)[0][1])
+        assert table.count("illegal_move") == 1 and table.count("time_out") == 0
+        s = fold(table.journal.entries).summary()
+        assert s["running"] is None and s["to_move"] == 0 and s["clocks_ms"][1] == 0
+        sow(table, position, 1)
+        assert table.last("time_out")["player"] == "b"
+        s = fold(table.journal.entries).summary()
+        assert s["game_number"] == 2 and s["running"] is None
+        table.show(table.referee.position.board() if table.referee.position else ())
+        s = fold(table.journal.entries).summary()
+        assert s["running"] == s["to_move"] == 1  # set 2's starter, b: the flag is gone
+    finally:
+        table.close()

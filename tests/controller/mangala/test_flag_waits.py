@@ -5,6 +5,7 @@ writes is one ``hakem mangala check`` accepts, whatever the verdict."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -151,3 +152,26 @@ def test_flags_at_any_moment_leave_a_record_the_rules_accept(tmp_path: Path) -> 
             sow(table, result.position, legal_pits(result.position)[0])
         _checked(table)
         table.close()
+
+
+def test_a_restart_after_a_directors_accept_records_the_waiting_time_out(tmp_path: Path) -> None:
+    """b's flag waits; the director accepts a's sowing (MG-CLOCK-2) and the table goes down
+    just after journalling it: the restart journals the sowing and b's time-out, as the live
+    table did (was: the sowing only, the time-out left to whatever came next)."""
+    table = Table(tmp_path / "live")
+    setup(table)
+    _press_then_flag(table)
+    table.send(DirectorAction(table.time.now_ms(), "accept", {"pit": 1}, "td"))
+    live = table.types()
+    entries = table.journal.entries
+    table.close()
+    cut = live.index("director")
+    assert live[cut:cut + 4] == ["director", "move", "time_out", "game_end"]
+    folder = tmp_path / "again"
+    folder.mkdir()
+    (folder / "journal.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in entries[:cut + 1]), encoding="utf-8")
+    resumed = Table(folder, start_ms=table.time.now_ms())
+    assert resumed.types() == live
+    _checked(resumed)
+    resumed.close()

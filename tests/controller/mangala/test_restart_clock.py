@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.clock.sim import SimulatedClock
@@ -199,3 +200,70 @@ def test_a_clock_that_lost_its_state_before_any_press_gets_the_countdown(
     assert (core.mode, core.start_ms) == (clock_core.MODE_COUNTDOWN, [SET_MS, SET_MS])
     assert (core.state, core.running) == (clock_core.STATE_RUN, clock_core.LEFT)
     assert "The clock lost the match's settings" in log
+
+
+def _set_one_ended(tmp_path: Path) -> tuple[list[dict[str, Any]], SimulatedClock,
+                                            tuple[int, int], FakeTime]:
+    """Set 1 ended by a's last sowing (MG-4): the live journal, its simulated clock, the
+    journal's last press and the time going on from there."""
+    first = Table(tmp_path / "first")
+    setup(first)
+    first.send(DirectorAction(first.time.now_ms(), "set_position", {"position": {
+        "a": [0, 0, 0, 0, 0, 1], "a_store": 20, "b": [4, 4, 4, 4, 4, 3], "b_store": 4,
+        "to_move": "a"}}, "td"))
+    position = first.referee.position
+    assert position is not None
+    sow(first, position, 6)
+    entries = first.journal.entries
+    press = journalled_press(entries)
+    assert press is not None
+    sim = first.clock.sim
+    time = FakeTime(first.time.now_ms())
+    first.close()
+    sim.time = time
+    return entries, sim, press, time
+
+
+@pytest.mark.parametrize("clock_left", ["running", "flagged"])
+def test_a_set_start_whose_countdown_was_never_sent_resets_a_clock_that_kept_its_state(
+        tmp_path: Path, clock_left: str) -> None:
+    """The table journalled set 2's start and went down before its countdown (MG-CLOCK-1)
+    reached the clock, which kept set 1's times, still running, or flagged (a time-out's
+    set): the restarted table resets it for set 2, on hold, with no press since (was: held
+    at set 1's times, or left flagged, refusing every start of set 2)."""
+    pics = Pictures()
+    entries, sim, press, time = _set_one_ended(tmp_path)
+    cut = max(i for i, e in enumerate(entries) if e["type"] == "game_start")
+    assert entries[cut]["set"] == 2 and entries[cut - 1]["type"] == "game_end"
+    folder = _journal_of(entries[:cut + 1], tmp_path / "again")
+    core = sim.device.core
+    core.configure_countdown(SET_MS, time.now_ms())
+    core.set_times(SET_MS - 9_000, 4_000 if clock_left == "flagged" else SET_MS - 7_000,
+                   time.now_ms())
+    core.start(clock_core.RIGHT, time.now_ms())
+    if clock_left == "flagged":
+        time.advance(5_000)
+        core.update(time.now_ms())
+        assert core.state == clock_core.STATE_FLAG
+    core.presses = press[1]
+    # the camera shows no board set up for set 2 yet: nobody's time is started
+    log = _restart(folder, pics, time, sim, silent_ms=0)
+    core.update(time.now_ms())
+    assert (core.state, core.reserve) == (clock_core.STATE_HOLD, [SET_MS, SET_MS])
+    assert "it is reset for the set" in log
+    assert "The clock kept time" in log
+
+
+def test_a_round_whose_first_set_was_never_journalled_starts_it(tmp_path: Path) -> None:
+    """The table journalled the round's start and went down before set 1's: the restarted
+    table journals set 1's start (MG-T-2) and refs it (was: no set, every frame ignored)."""
+    first = Table(tmp_path / "first")
+    entries = first.journal.entries
+    first.close()
+    assert [e["type"] for e in entries] == ["match_start", "game_start"]
+    again = Table(_journal_of(entries[:1], tmp_path / "again"))
+    assert again.types() == ["match_start", "game_start"]
+    assert again.referee.set_number == 1 and again.referee.stage == "setup"
+    setup(again)
+    assert again.referee.stage == "turn"
+    again.close()

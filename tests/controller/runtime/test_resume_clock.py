@@ -4,7 +4,7 @@ gets the journal's; a clock that does not answer gets nothing until it does."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from controller.clock.host import HostClock
 from controller.clock.messages import ClockEvent, Side
@@ -46,12 +46,14 @@ STARTUP: list[Command] = [SetSignal("system_ok", True), SetSignal("turn_left", T
 @dataclass
 class Keeper:
     """The referee's side of a restart: the clock state it restores, whether its journal
-    leaves the clock on hold, whose side it runs and the clock's settings for the match."""
+    leaves the clock on hold, whose side it runs, the clock's settings for the match and what
+    a set's start still owes a clock that kept its state (none in backgammon)."""
 
     restore: list[Command]
     clock_on_hold: bool = False
     clock_runs: Side | None = None
     clock_settings: tuple[str, int, int] | None = None
+    clock_reset: list[Command] = field(default_factory=list)
 
     def clock_restore(self) -> list[Command]:
         return list(self.restore)
