@@ -122,28 +122,17 @@ def test_a_set_end_whose_clock_commands_were_never_sent_resets_a_clock_that_ran_
     countdown reached the clock, which ran on with set 1's times: the restarted table
     journals set 2's start and resets the clock for it (MG-CLOCK-1), on hold, although the
     clock kept its state (was: set 1's times ran on into set 2)."""
-    pics, time = Pictures(), FakeTime(0)
-    first = Table(tmp_path / "first")
-    setup(first)
-    first.send(DirectorAction(first.time.now_ms(), "set_position", {"position": {
-        "a": [0, 0, 0, 0, 0, 1], "a_store": 20, "b": [4, 4, 4, 4, 4, 3], "b_store": 4,
-        "to_move": "a"}}, "td"))
-    position = first.referee.position
-    assert position is not None
-    sow(first, position, 6)  # a's side empties: set 1 ends (MG-4)
-    entries = first.journal.entries
+    pics = Pictures()
+    entries, sim, _last, time = _set_one_ended(tmp_path)
     cut = max(i for i, e in enumerate(entries) if e["type"] == "game_end")
     folder = _journal_of(entries[:cut + 1], tmp_path / "again")
     press = journalled_press(entries[:cut + 1])
     assert press is not None
-    sim = first.clock.sim  # as the press left it: set 1's times, the opponent's running
-    first.close()
-    core = sim.device.core
+    core = sim.device.core  # as the press left it: set 1's times, the opponent's running
     core.configure_countdown(SET_MS, time.now_ms())
     core.set_times(SET_MS - 9_000, SET_MS - 7_000, time.now_ms())
     core.start(clock_core.RIGHT, time.now_ms())
     core.presses = press[1]
-    sim.time = time
     # the camera shows no board set up for set 2 yet: nobody's time is started
     log = _restart(folder, pics, time, sim, silent_ms=0)
     again = read_journal(folder / "journal.jsonl").entries
