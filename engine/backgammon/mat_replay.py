@@ -333,7 +333,10 @@ def _do(
     try:
         return apply(state, event)
     except HakemError as exc:
-        raise _stop(game, action, _rule_of(str(exc), default), str(exc)) from exc
+        rule = _rule_of(str(exc), default)
+        # the report names the rule first: the engine's closing "(RULE)" would say it twice
+        reason = str(exc).removesuffix(f" ({rule})")
+        raise _stop(game, action, rule, reason) from exc
 
 
 def _shot(shots: list[Snapshot], game: MatGame, kind: str, player: int, state: MatchState) -> None:

@@ -309,6 +309,7 @@ def test_a_raccoon_is_not_played_under_these_rules() -> None:
     assert problem is not None and (problem.line, problem.rule) == (9, "BG-SCORE-4")
     assert "a raccoon (beavering a beaver) is not played under these rules" in problem.reason
     assert "\n" not in problem.reason
+    assert "BG-SCORE-4" not in problem.reason  # the report names the rule once, before it
 
 
 def _money_gammons(games: int, tags: str = "") -> MatMatch:
