@@ -36,6 +36,11 @@ class PasswordHash:
     p: int = SCRYPT_P
 
 
+DUMMY_HASH: Final = PasswordHash(secrets.token_bytes(16), secrets.token_bytes(32))
+"""What a login for an unknown account is checked against: default cost, a random digest no
+password reaches (made once, without hashing, so importing costs nothing)."""
+
+
 def check_user_name(name: str) -> str:
     """Return ``name`` if it is a valid director account name."""
     if not _USER_RE.fullmatch(name):
@@ -55,6 +60,13 @@ def verify_password(password: str, stored: PasswordHash) -> bool:
     """True when ``password`` matches (constant-time comparison)."""
     digest = _scrypt(password, stored.salt, stored.n, stored.r, stored.p)
     return hmac.compare_digest(digest, stored.digest)
+
+
+def verify_unknown(password: str) -> bool:
+    """Check ``password`` against DUMMY_HASH and answer False: a login for an account that does
+    not exist costs what a wrong password for one that does, so its timing names no account."""
+    verify_password(password, DUMMY_HASH)
+    return False
 
 
 def new_token() -> str:

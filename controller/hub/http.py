@@ -47,6 +47,8 @@ COOKIE = "hakem_session"
 MAX_BODY = 64 * 1024
 KEEPALIVE_S = 15.0
 REQUEST_TIMEOUT_S = 30.0  # a client silent this long mid-request (or idle between) is dropped
+MAX_CONNECTIONS_PER_ADDRESS = 32  # open at once from one address (loopback too), streams included
+REFUSED_TIMEOUT_S = 2.0  # how long a connection over that cap may take to send its request
 _CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
         "frame-ancestors 'none'")
 
@@ -64,6 +66,25 @@ class HubHTTPServer(ThreadingHTTPServer):
         self.secure = secure
         self.request_timeout_s = request_timeout_s
         self.stopping = threading.Event()
+        self.connections: dict[str, int] = {}  # open connections by remote address
+        self.connections_lock = threading.Lock()
+
+    def admit(self, address: str) -> bool:
+        """Count a new connection from ``address``; False (and not counted) when that address
+        already holds MAX_CONNECTIONS_PER_ADDRESS: one client cannot take every thread."""
+        with self.connections_lock:
+            held = self.connections.get(address, 0)
+            if held >= MAX_CONNECTIONS_PER_ADDRESS:
+                return False
+            self.connections[address] = held + 1
+            return True
+
+    def release(self, address: str) -> None:
+        """Uncount a connection :meth:`admit` counted."""
+        with self.connections_lock:
+            held = self.connections.pop(address, 0) - 1
+            if held > 0:
+                self.connections[address] = held
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One log line instead of socketserver's traceback on stderr: a browser closing its
@@ -75,6 +96,9 @@ class HubHTTPServer(ThreadingHTTPServer):
             log.info("%s closed the connection mid-request (%s)", where,
                      (exc.strerror or type(exc).__name__).lower())
             return
+        if isinstance(exc, (ssl.SSLError, TimeoutError)):  # a plain-HTTP or silent client
+            log.info("%s failed the TLS handshake: %s", where, exc)
+            return
         log.warning("request from %s failed: %s: %s", where, type(exc).__name__, exc,
                     exc_info=log.isEnabledFor(logging.DEBUG))
 
@@ -85,12 +109,37 @@ class HubRequestHandler(BaseHTTPRequestHandler):
     server: HubHTTPServer
     protocol_version = "HTTP/1.1"
     server_version = "hakem-hub"
+    _admitted = False  # counted in the server's connections of its address
+    _body_unread = False  # the request declared a body not read (yet)
 
     def setup(self) -> None:
-        """Give the connection the server's timeout: a client that stops sending (a body
-        shorter than its Content-Length, a connection opened and left) frees its thread."""
-        super().setup()
-        self.connection.settimeout(self.server.request_timeout_s)
+        """Count the connection against its address's cap, give it the server's timeout (a
+        client that stops sending, mid-body or before a word, frees its thread) and, on HTTPS,
+        shake hands here rather than in the accept loop, which one silent client would stop.
+        One over the cap gets REFUSED_TIMEOUT_S to send its request, then its 503."""
+        self._admitted = self.server.admit(self._remote())
+        try:
+            self.request.settimeout(self.server.request_timeout_s if self._admitted
+                                    else REFUSED_TIMEOUT_S)
+            if isinstance(self.request, ssl.SSLSocket):
+                self.request.do_handshake()
+            super().setup()
+        except BaseException:
+            self._uncount()
+            raise
+
+    def finish(self) -> None:
+        """Close the connection and uncount it."""
+        try:
+            super().finish()
+        finally:
+            self._uncount()
+
+    def _uncount(self) -> None:
+        """Uncount the connection (once)."""
+        if self._admitted:
+            self._admitted = False
+            self.server.release(self._remote())
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the hub logs actions and refusals itself."""
@@ -106,6 +155,9 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Security-Policy", _CSP)
         for key, value in (headers or {}).items():
             self.send_header(key, value)
+        if self._body_unread or not self._admitted:
+            # a body left unread would be read as the next request; one over the cap ends here
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -127,16 +179,44 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         morsel = cookie.get(COOKIE)
         return morsel.value if morsel is not None else None
 
+    def parse_request(self) -> bool:
+        """Parse a request line and headers, and note whether the request declares a body: one
+        left unread would be taken for the next request on the connection."""
+        if not super().parse_request():
+            return False
+        self._body_unread = (self.command == "POST" or "Transfer-Encoding" in self.headers
+                             or self.headers.get("Content-Length", "0").strip() != "0")
+        if not self._admitted:
+            self._json(503, {"error": f"too many connections from {self._remote()} (at most "
+                                      f"{MAX_CONNECTIONS_PER_ADDRESS}); close some and try again"},
+                       {"Retry-After": "5"})
+            return False
+        return True
+
     def _body(self) -> dict[str, Any]:
+        """The POST body as a JSON object. Refused unread when it is not application/json, has
+        no single valid Content-Length or is larger than MAX_BODY: the answer then closes the
+        connection (``_send``), so its bytes are never read as a request."""
         if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
             raise InvalidInputError("a POST body must be application/json")
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            raise InvalidInputError("bad Content-Length") from None
-        if not 0 <= length <= MAX_BODY:
-            raise InvalidInputError(f"body too large: {length} bytes")
+        if "Transfer-Encoding" in self.headers:
+            raise InvalidInputError(f"transfer-encoding "
+                                    f"{self.headers['Transfer-Encoding']!r} is not accepted: "
+                                    "send a Content-Length")
+        lengths = self.headers.get_all("Content-Length") or []
+        if len(lengths) != 1:
+            raise InvalidInputError(f"a POST needs one Content-Length, not {len(lengths)}")
+        text = lengths[0].strip()
+        if not (text.isascii() and text.isdigit()):
+            raise InvalidInputError(f"bad Content-Length {lengths[0]!r}")
+        length = int(text)
+        if length > MAX_BODY:
+            raise InvalidInputError(f"body too large: {length} bytes (at most {MAX_BODY})")
         raw = self.rfile.read(length) if length else b"{}"
+        if len(raw) < length:
+            raise InvalidInputError(f"body shorter than its Content-Length: {len(raw)} of "
+                                    f"{length} bytes")
+        self._body_unread = False
         try:
             body = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -328,5 +408,6 @@ def serve(hub: HubService, host: str, port: int, *, certfile: str | None = None,
     if certfile is not None:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(certfile, keyfile)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.socket = context.wrap_socket(server.socket, server_side=True,
+                                            do_handshake_on_connect=False)  # in its thread
     return server

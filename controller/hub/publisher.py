@@ -39,7 +39,7 @@ from controller.hub.contract import MatchState
 from controller.hub.link import LinkConfig, make_client, reason_failed
 from controller.hub.outbox import Outbox
 from controller.hub.tls_words import failed_connect_words
-from controller.hub.topics import hub_presence_topic, table_topic
+from controller.hub.topics import MAX_MESSAGE_BYTES, hub_presence_topic, table_topic
 from controller.records.journal import read_journal, utc_now_iso, validate_entry
 from engine.errors import DeviceError, HakemError, InvalidInputError
 
@@ -224,10 +224,19 @@ class TablePublisher:
                 self.state = MatchState(match)
             self.state.apply(entry)
             envelope: dict[str, Any] = {"v": ENVELOPE_VERSION, "match": match, "entry": entry}
+            payload = _dumps(envelope)
             snapshot = self._snapshot_bytes(entry)
             if snapshot is not None:
                 envelope["snapshot_jpeg"] = base64.b64encode(snapshot).decode("ascii")
-            rows.append((match, int(entry["seq"]), _dumps(envelope)))
+                with_photo = _dumps(envelope)
+                if len(with_photo) <= MAX_MESSAGE_BYTES:
+                    payload = with_photo
+                elif self.say is not None:  # sent whole, the broker would drop it unsaid
+                    # and the hub would hold back every later entry of the match
+                    self.say(f"Entry {entry['seq']} goes to the hub without its photo "
+                             f"{entry['snapshot']}: {len(with_photo)} bytes with it, at most "
+                             f"{MAX_MESSAGE_BYTES} (the photo stays in the journal's folder)")
+            rows.append((match, int(entry["seq"]), payload))
         if match is not None and match != self.outbox.get("match"):
             self.outbox.put("match", match)
         added = self.outbox.add(rows)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from types import TracebackType
 
 from controller.hub.http import REQUEST_TIMEOUT_S, HubHTTPServer, serve
@@ -25,8 +27,11 @@ class HubApp:
         session_ttl_s: float = SESSION_TTL_S,
         client_id: str | None = None,
         request_timeout_s: float = REQUEST_TIMEOUT_S,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self.service = HubService(db_path, link, session_ttl_s=session_ttl_s, client_id=client_id)
+        """``clock``: the service's (sessions, login lockouts); tests pass their own."""
+        self.service = HubService(db_path, link, session_ttl_s=session_ttl_s, client_id=client_id,
+                                  clock=clock)
         self.http: HubHTTPServer = serve(self.service, host, port, certfile=certfile,
                                          keyfile=keyfile, request_timeout_s=request_timeout_s)
         self._thread: threading.Thread | None = None

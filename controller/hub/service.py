@@ -13,10 +13,12 @@ import binascii
 import contextlib
 import json
 import logging
+import math
 import queue
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +32,7 @@ from controller.hub.auth import (
     new_token,
     token_hash,
     verify_password,
+    verify_unknown,
 )
 from controller.hub.contract import VERDICTS, MatchState
 from controller.hub.export import result_details
@@ -37,6 +40,7 @@ from controller.hub.link import LinkConfig, make_client, reason_failed
 from controller.hub.store import HubStore
 from controller.hub.tls_words import failed_connect_words
 from controller.hub.topics import (
+    MAX_MESSAGE_BYTES,
     hub_presence_topic,
     hub_subscriptions,
     parse_table_topic,
@@ -49,8 +53,13 @@ log = logging.getLogger("hakem.hub")
 audit_log = logging.getLogger("hakem.hub.audit")
 
 SESSION_TTL_S = 8 * 3600.0
-LOGIN_FAILURES = 5
+LOGIN_FAILURES = 5  # wrong passwords from one address within LOCKOUT_S before it is locked out
 LOCKOUT_S = 300.0
+ACCOUNT_FAILURES = 10  # wrong passwords for one account (from any address) before it is held
+ACCOUNT_DELAY_S = 10.0  # the first hold; it doubles with each further wrong password...
+ACCOUNT_DELAY_CAP_S = 240.0  # ...up to this, so guessing at it shuts a director out 4 min at most
+ACCOUNT_QUIET_S = 900.0  # an account with no wrong password for this long starts counting anew
+ACCOUNTS_TRACKED = 1000  # names counted at once (any name counts); beyond, the stalest is dropped
 ACKED_MATCHES = 8  # matches per table named in each ack
 MAX_SEQ = 2**63 - 1  # SQLite's largest integer: a larger seq cannot be stored
 
@@ -176,7 +185,10 @@ class HubService:
         self._writer: threading.Thread | None = None
         self._client: mqtt.Client | None = None
         self._client_id = client_id or f"hakem-hub-{uuid.uuid4().hex[:12]}"
-        self._failures: dict[str, list[float]] = {}
+        self._failures: dict[str, list[float]] = {}  # by address: times of recent failures
+        # by name: failures and the last one's time, the least recent first
+        self._account_failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self._trusted: dict[str, dict[str, float]] = {}  # by name: address -> last login there
         self._failures_lock = threading.Lock()
         self._idle = threading.Condition()
         self._received = 0
@@ -435,6 +447,9 @@ class HubService:
             return None, False
         if not payload:
             return None, False  # a cleared retained message
+        if len(payload) > MAX_MESSAGE_BYTES:  # the broker's limit, for a broker without one
+            raise ProtocolError(f"a message of {len(payload)} bytes on {topic} (at most "
+                                f"{MAX_MESSAGE_BYTES})")
         try:
             body = json.loads(payload.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -582,27 +597,64 @@ class HubService:
 
         After LOGIN_FAILURES wrong attempts from one address within LOCKOUT_S, that address
         may not try again until LOCKOUT_S after its last failure (guessing on the hall Wi-Fi).
+        After ACCOUNT_FAILURES for one account name, from any addresses, each further attempt
+        for it must come a hold after the last (ACCOUNT_DELAY_S, doubling, at most
+        ACCOUNT_DELAY_CAP_S) or is refused unchecked; an address that logged in to the account
+        within the session lifetime is not held. An unknown name costs a password check too.
         """
         now = self.clock()
         with self._failures_lock:
             recent = [t for t in self._failures.get(remote, []) if now - t < LOCKOUT_S]
-            locked = len(recent) >= LOGIN_FAILURES
-            if not locked:  # counted as a failure until it succeeds: attempts sent all at
-                recent.append(now)  # once, while the first is still being checked, count too
             self._failures[remote] = recent
+            locked = len(recent) >= LOGIN_FAILURES
+            held = 0.0 if locked else self._account_hold(name, remote, now)
+            if not locked and not held:  # counted as a failure until it succeeds: attempts
+                recent.append(now)  # sent all at once, while the first is checked, count too
         if locked:
             self._refuse(remote, name, "login", "too many wrong passwords from this address; "
                          f"try again in {int(LOCKOUT_S - (now - recent[-1])) + 1} s")
+        if held:
+            self._refuse(remote, name, "login", f"too many wrong passwords for account {name!r}; "
+                         f"try again in {math.ceil(held)} s")
         stored = self.store.user(name)
-        if stored is None or not verify_password(password, stored):
+        right = (verify_password(password, stored) if stored is not None
+                 else verify_unknown(password))
+        if not right:
             self._refuse(remote, name, "login", "wrong user name or password")
-        with self._failures_lock, contextlib.suppress(ValueError):
-            self._failures.get(remote, []).remove(now)  # it was a right one: uncounted
+        with self._failures_lock:
+            with contextlib.suppress(ValueError):
+                self._failures.get(remote, []).remove(now)  # it was a right one: uncounted
+            self._account_failures.pop(name, None)
+            self._trusted.setdefault(name, {})[remote] = now
         token = new_token()
         self.store.add_session(token_hash(token), name, self.clock() + self.session_ttl_s)
         self.store.audit(utc_now_iso(), remote, name, "login", True, "")
         audit_log.info("login by %s from %s", name, remote)
         return token
+
+    def _account_hold(self, name: str, remote: str, now: float) -> float:
+        """Seconds the account ``name`` is still held for ``remote`` (0: go on, and the attempt
+        is counted against the account). Called with ``_failures_lock`` held."""
+        seen = self._trusted.get(name, {}).get(remote)
+        if seen is not None and now - seen < self.session_ttl_s:
+            return 0.0  # this address logged in to it lately: the director's own device
+        try:
+            check_user_name(name)
+        except AuthError:
+            return 0.0  # no account has it: not kept (a name may be 64 KiB long)
+        count, last = self._account_failures.get(name, (0, now))
+        if now - last >= ACCOUNT_QUIET_S:
+            count = 0
+        if count >= ACCOUNT_FAILURES:
+            doublings = min(count - ACCOUNT_FAILURES, 30)  # past the cap long before 2^30
+            hold = min(ACCOUNT_DELAY_S * (1 << doublings), ACCOUNT_DELAY_CAP_S)
+            if now < last + hold:
+                return last + hold - now
+        self._account_failures[name] = (count + 1, now)
+        self._account_failures.move_to_end(name)
+        while len(self._account_failures) > ACCOUNTS_TRACKED:
+            self._account_failures.popitem(last=False)  # the one longest without a failure
+        return 0.0
 
     def logout(self, token: str) -> None:
         """End a session."""

@@ -23,6 +23,9 @@ from engine.errors import InvalidInputError, ProtocolError
 
 DEFAULT_PREFIX: Final = "hakem"
 TABLE_LEAVES: Final = ("presence", "events", "state", "ack", "director")
+MAX_MESSAGE_BYTES: Final = 4 * 1024 * 1024
+"""The largest message body a table sends and the hub takes (hub.md's ``message_size_limit``):
+an event with a flag's photo in base64, about 3 MiB of JPEG; every other body is a few KiB."""
 _ID_RE: Final = re.compile(r"[A-Za-z0-9.-][A-Za-z0-9_.-]{0,63}")
 
 
