@@ -9,7 +9,8 @@ from typing import Any, Literal
 from controller.clock.messages import Side as ClockSide
 from controller.mangala.config import MangalaConfig
 from controller.mangala.view import MangalaView
-from controller.referee.api import ClockCommand, Command, JournalEntry, Say, SetSignal, Signal
+from controller.referee.api import ClockCommand, Command
+from controller.referee.outputs import Outputs
 from engine.errors import RecordFormatError
 from engine.mangala.position import Position, Side, other
 from engine.mangala.scoring import Round, SetResult
@@ -18,7 +19,7 @@ from engine.mangala.sowing import MoveResult, play
 Stage = Literal["setup", "turn", "correcting", "sweep", "over"]
 
 
-class RefereeState:
+class RefereeState(Outputs):
     """What the referee knows of the round (journalled and not), the seats, and the outputs
     through which it journals, commands and speaks."""
 
@@ -98,27 +99,6 @@ class RefereeState:
             return f"the clock stands at {self.name(self._due)}'s flag"
         self._do(ClockCommand("start", self.side_of(player)))
         return f"the clock goes back to {self.name(player)}"
-
-    # --- outputs ----------------------------------------------------------------------------
-
-    def _emit(self, kind: str, /, **fields: Any) -> None:
-        self._out.append(JournalEntry(kind, fields))
-        self._fold(kind, fields)
-
-    def _do(self, command: Command) -> None:
-        self._out.append(command)
-
-    def _say(self, text: str) -> None:
-        self._out.append(Say(text))
-
-    def _signal(self, signal: Signal, on: bool) -> None:
-        if on == (signal in self._signals):
-            return
-        if on:
-            self._signals.add(signal)
-        else:
-            self._signals.discard(signal)
-        self._out.append(SetSignal(signal, on))
 
     # --- the journal fold -------------------------------------------------------------------
 

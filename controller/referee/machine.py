@@ -28,12 +28,9 @@ from controller.referee.api import (
     Event,
     FlagFell,
     FrameSeen,
-    JournalEntry,
     MotionSeen,
     PressesUnseen,
     RefereeProtocol,
-    Say,
-    SetSignal,
     Side,
     TakeSnapshot,
     director_command,
@@ -55,6 +52,7 @@ from controller.referee.dice_places import (
     signature,
     unmatched,
 )
+from controller.referee.outputs import Outputs
 from controller.referee.phantoms import Phantoms
 from controller.referee.recognition import (
     StillViews,
@@ -114,7 +112,7 @@ def diff_text(before: Position, after: Position) -> str:
     return " ".join(parts)
 
 
-class Referee:
+class Referee(Outputs):
     """Follows one match: ``handle(event)`` returns the commands to carry out, in order.
 
     The first call journals ``match_start`` and ``game_start``. Pure: no I/O, no clock, no
@@ -319,26 +317,6 @@ class Referee:
         return self._out
 
     # --- journal and fold ------------------------------------------------------------------
-
-    def _emit(self, entry_type: str, /, **fields: Any) -> None:
-        """Journal one decision and fold it into the state."""
-        self._out.append(JournalEntry(entry_type, fields))
-        self._fold(entry_type, fields)
-
-    def _do(self, command: Command) -> None:
-        self._out.append(command)
-
-    def _say(self, text: str) -> None:
-        self._out.append(Say(text))
-
-    def _signal(self, signal: str, on: bool) -> None:
-        if on == (signal in self._signals):
-            return
-        if on:
-            self._signals.add(signal)
-        else:
-            self._signals.discard(signal)
-        self._out.append(SetSignal(signal, on))  # type: ignore[arg-type]
 
     def _fold(self, kind: str, f: dict[str, Any]) -> None:
         """Change the state as the journal entry ``kind`` says (live and on resume alike)."""
@@ -1696,8 +1674,8 @@ class Referee:
         if who == self._lit:
             return
         for p in (0, 1):
-            name = f"turn_{self.config.side_of(p)}"
-            self._signal(name, p == who)
+            self._signal("turn_left" if self.config.side_of(p) == "left" else "turn_right",
+                         p == who)
         self._lit = who
 
     # --- resume -----------------------------------------------------------------------------
