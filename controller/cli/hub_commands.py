@@ -31,8 +31,9 @@ from controller.cli.common import (
     os_reason,
     wants_json,
 )
+from controller.hub.hosts import check_host_name
 from controller.hub.link import LinkConfig, shown_url, ssl_reason
-from engine.errors import HakemError
+from engine.errors import HakemError, InvalidInputError
 
 if TYPE_CHECKING:
     from controller.hub.server import HubApp
@@ -42,6 +43,7 @@ MAX_SESSION_HOURS = 24 * 366  # a year: a session lasting longer is a mistake
 _EPILOG = """\
 examples:
   hakem hub --broker mqtt://127.0.0.1:1883 --http 8080 --db hub.sqlite
+  hakem hub --broker mqtt://127.0.0.1:1883 --http 8080 --db hub.sqlite --allow-host hub.cup.example
   echo 'long secret' | hakem hub --db hub.sqlite --add-user director
 Broker URLs: mqtt://[user[:password]@]host[:port] or mqtts://... for TLS (port 8883).
 The dashboard is at http://HOST:PORT/; JSON under /api/ (see hardware_docs/hub.md).
@@ -60,6 +62,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                         help="address the dashboard listens on (default: every interface)")
     add_broker_options(parser)
+    parser.add_argument("--allow-host", action="append", default=[], type=_host_name,
+                        metavar="NAME", help="a DNS name the dashboard is reached by, besides "
+                        "its addresses, localhost and this machine's name (NAME.local too); "
+                        "repeatable")
     parser.add_argument("--https-cert", metavar="FILE", help="serve HTTPS with this certificate")
     parser.add_argument("--https-key", metavar="FILE", help="the certificate's private key")
     parser.add_argument("--session-hours", type=number_in(0, MAX_SESSION_HOURS, above_low=True),
@@ -70,6 +76,14 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                              "line of stdin (at least 8 characters); then exit")
     parser.add_argument("--list-users", action="store_true", help="list director accounts; exit")
     parser.set_defaults(func=run_hub)
+
+
+def _host_name(text: str) -> str:
+    """An argparse type for ``--allow-host``: a DNS name, checked before the hub starts."""
+    try:
+        return check_host_name(text)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run_hub(args: argparse.Namespace) -> int:
@@ -176,7 +190,8 @@ def _start_app(args: argparse.Namespace, link: LinkConfig) -> HubApp:
         try:
             return HubApp(args.db, link, host=args.bind, port=args.http,
                           certfile=args.https_cert, keyfile=args.https_key,
-                          session_ttl_s=args.session_hours * 3600)
+                          session_ttl_s=args.session_hours * 3600,
+                          allowed_hosts=args.allow_host)
         except socket.gaierror as exc:
             raise CommandError(f"hub: --bind {args.bind}: no such address ({os_reason(exc)})"
                                ) from None

@@ -1,7 +1,8 @@
 """The hub's web server (standard library only): JSON under /api/, pages, live updates.
 
-Reads need no login (the hall can watch); every change needs a director session. Sessions ride
-in an HttpOnly, SameSite=Strict cookie (or ``Authorization: Bearer TOKEN`` for scripts), and
+Reads need no login (the hall can watch); every change needs a director session. A request
+whose ``Host`` is not one of the hub's names (:mod:`controller.hub.hosts`) gets 421. Sessions
+ride in an HttpOnly, SameSite=Strict cookie (or ``Authorization: Bearer TOKEN`` for scripts), and
 every POST must be ``application/json``, which a cross-site form cannot send.
 
 Routes::
@@ -28,6 +29,7 @@ import queue
 import ssl
 import sys
 import threading
+from collections.abc import Iterable
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,6 +38,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from controller.hub.board_svg import board_svg
 from controller.hub.export import match_record, round_record
+from controller.hub.hosts import HostCheck
 from controller.hub.mangala_svg import mangala_svg
 from controller.hub.pages import STATIC_TYPES, dashboard_page, static_file, table_page
 from controller.hub.service import ActionRefusedError, HubService, NotFoundError
@@ -60,7 +63,10 @@ class HubHTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
 
     def __init__(self, address: tuple[str, int], hub: HubService, *, secure: bool = False,
-                 request_timeout_s: float = REQUEST_TIMEOUT_S) -> None:
+                 request_timeout_s: float = REQUEST_TIMEOUT_S,
+                 allowed_hosts: Iterable[str] = ()) -> None:
+        """``allowed_hosts``: names to answer to besides :func:`hosts.default_names`."""
+        self.host_check = HostCheck(address[0], allowed_hosts)  # a bad name: before binding
         super().__init__(address, HubRequestHandler)
         self.hub = hub
         self.secure = secure
@@ -111,6 +117,7 @@ class HubRequestHandler(BaseHTTPRequestHandler):
     server_version = "hakem-hub"
     _admitted = False  # counted in the server's connections of its address
     _body_unread = False  # the request declared a body not read (yet)
+    _host_refused = False  # its Host header names another site: answered, then closed
 
     def setup(self) -> None:
         """Count the connection against its address's cap, give it the server's timeout (a
@@ -155,8 +162,9 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Security-Policy", _CSP)
         for key, value in (headers or {}).items():
             self.send_header(key, value)
-        if self._body_unread or not self._admitted:
-            # a body left unread would be read as the next request; one over the cap ends here
+        if self._body_unread or not self._admitted or self._host_refused:
+            # a body left unread would be read as the next request; one over the cap, or for
+            # another site's name, ends here
             self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
@@ -190,6 +198,11 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             self._json(503, {"error": f"too many connections from {self._remote()} (at most "
                                       f"{MAX_CONNECTIONS_PER_ADDRESS}); close some and try again"},
                        {"Retry-After": "5"})
+            return False
+        refusal = self.server.host_check.refusal(self.headers.get_all("Host") or [])
+        if refusal is not None:  # a page from another site, its name rebound to the hub
+            self._host_refused = True
+            self._json(int(HTTPStatus.MISDIRECTED_REQUEST), {"error": refusal})
             return False
         return True
 
@@ -401,10 +414,11 @@ class HubRequestHandler(BaseHTTPRequestHandler):
 
 def serve(hub: HubService, host: str, port: int, *, certfile: str | None = None,
           keyfile: str | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S,
-          ) -> HubHTTPServer:
-    """Bind the web server (HTTPS when a certificate is given); call ``serve_forever``."""
+          allowed_hosts: Iterable[str] = ()) -> HubHTTPServer:
+    """Bind the web server (HTTPS when a certificate is given); call ``serve_forever``.
+    It answers only requests whose ``Host`` names it (``allowed_hosts`` adds names)."""
     server = HubHTTPServer((host, port), hub, secure=certfile is not None,
-                           request_timeout_s=request_timeout_s)
+                           request_timeout_s=request_timeout_s, allowed_hosts=allowed_hosts)
     if certfile is not None:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(certfile, keyfile)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import TracebackType
 
 from controller.hub.http import REQUEST_TIMEOUT_S, HubHTTPServer, serve
@@ -28,12 +28,15 @@ class HubApp:
         client_id: str | None = None,
         request_timeout_s: float = REQUEST_TIMEOUT_S,
         clock: Callable[[], float] = time.time,
+        allowed_hosts: Iterable[str] = (),
     ) -> None:
-        """``clock``: the service's (sessions, login lockouts); tests pass their own."""
+        """``clock``: the service's (sessions, login lockouts); tests pass their own.
+        ``allowed_hosts``: names the web server answers to besides its own (``--allow-host``)."""
         self.service = HubService(db_path, link, session_ttl_s=session_ttl_s, client_id=client_id,
                                   clock=clock)
         self.http: HubHTTPServer = serve(self.service, host, port, certfile=certfile,
-                                         keyfile=keyfile, request_timeout_s=request_timeout_s)
+                                         keyfile=keyfile, request_timeout_s=request_timeout_s,
+                                         allowed_hosts=allowed_hosts)
         self._thread: threading.Thread | None = None
         scheme = "https" if certfile else "http"
         bound_host, bound_port = self.http.server_address[:2]

@@ -35,7 +35,7 @@ from tests.controller.hub.matches import simulated_match
 from tests.controller.hub.test_http import PASSWORD, call
 from tests.controller.hub.test_security import ROOT, raw_client, send
 
-SMUGGLED = b"GET /api/tables HTTP/1.1\r\nHost: x\r\n\r\n"
+SMUGGLED = b"GET /api/tables HTTP/1.1\r\nHost: localhost\r\n\r\n"
 """A body that is itself a request: answered, it would be a second response."""
 
 
@@ -78,7 +78,7 @@ def exchange(app: HubApp, request: bytes, source: str = "127.0.0.1") -> bytes:
 
 
 def post_head(headers: str) -> bytes:
-    return f"POST /api/login HTTP/1.1\r\nHost: x\r\n{headers}\r\n".encode()
+    return f"POST /api/login HTTP/1.1\r\nHost: localhost\r\n{headers}\r\n".encode()
 
 
 REFUSED_BODIES = {
@@ -194,7 +194,7 @@ def test_guesses_for_one_account_from_many_addresses_are_held_longer_each_time(
 def stream_from(app: HubApp, source: str) -> socket.socket:
     """An open event stream from ``source``, its first event read."""
     conn = socket.create_connection(address(app), timeout=20, source_address=(source, 0))
-    conn.sendall(b"GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+    conn.sendall(b"GET /api/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
     data = b""
     while b"event: tables" not in data:
         chunk = conn.recv(65536)
@@ -213,7 +213,7 @@ def test_one_address_holds_no_more_than_its_share_of_connections(tmp_path: Path)
         idle.request("GET", "/api/session")  # then left open (keep-alive)
         assert idle.getresponse().read() == b'{"user": null}'
         try:
-            answer = exchange(app, b"GET /api/tables HTTP/1.1\r\nHost: x\r\nConnection: "
+            answer = exchange(app, b"GET /api/tables HTTP/1.1\r\nHost: localhost\r\nConnection: "
                                    b"close\r\n\r\n", "127.0.0.50")
             assert answer.startswith(b"HTTP/1.1 503"), answer[:200]
             assert b"\r\nConnection: close\r\n" in answer and b"too many connections" in answer
@@ -221,7 +221,7 @@ def test_one_address_holds_no_more_than_its_share_of_connections(tmp_path: Path)
             idle.close()  # (a stream closed is noticed at its next write: a keep-alive)
 
             def served() -> bool:
-                return exchange(app, b"GET /api/tables HTTP/1.1\r\nHost: x\r\nConnection: "
+                return exchange(app, b"GET /api/tables HTTP/1.1\r\nHost: localhost\r\nConnection: "
                                      b"close\r\n\r\n", "127.0.0.50").startswith(b"HTTP/1.1 200")
 
             wait_for(served, 20, "a connection of 127.0.0.50 to be served once one closed")
@@ -234,7 +234,7 @@ def test_one_address_holds_no_more_than_its_share_of_connections(tmp_path: Path)
 def test_connections_closed_are_uncounted(tmp_path: Path) -> None:
     with HubApp(str(tmp_path / "hub.db"), None, request_timeout_s=30.0) as app:
         for _ in range(3 * MAX_CONNECTIONS_PER_ADDRESS):
-            answer = exchange(app, b"GET /api/session HTTP/1.1\r\nHost: x\r\nConnection: "
+            answer = exchange(app, b"GET /api/session HTTP/1.1\r\nHost: localhost\r\nConnection: "
                                    b"close\r\n\r\n")
             assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
         wait_for(lambda: not app.http.connections, 20, "every connection uncounted")
