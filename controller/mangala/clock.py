@@ -20,8 +20,7 @@ class RefereeClock(RefereeState):
         """What puts a clock that lost its state (power) where the journal leaves it: the
         countdown (MG-CLOCK-1), both times and whose time runs; :meth:`restore` gives it, and a
         restarted table whose clock answers only later asks for it then."""
-        out: list[Command] = [
-            ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms})]
+        out: list[Command] = [self._countdown()]
         if not self._over and self.stage != "setup":
             left, right = self._lr(self._times)
             out.append(ClockCommand("set_times", args={"left_ms": left, "right_ms": right}))
@@ -56,7 +55,7 @@ class RefereeClock(RefereeState):
         table may have gone down before sending (after a time-out the clock stands flagged)."""
         if self._over or self.stage != "setup" or self.position is None:
             return []
-        return [ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms})]
+        return [self._countdown()]
 
     @property
     def clock_on_hold(self) -> bool:

@@ -12,7 +12,7 @@ def begin_round(ref: RefereeState) -> None:
     """Journal the round's start and its first set."""
     cfg = ref.config
     ref._emit("match_start", game="mangala", **cfg.to_json())
-    ref._do(ClockCommand("configure_countdown", args={"total_ms": cfg.set_ms}))
+    ref._do(ref._countdown())
     ref._signal("system_ok", True)
     ref._say(f"Mangala round: {ref.name('a')} (a, bottom) against {ref.name('b')} "
              f"(b, top); up to 3 sets, 2 set points win (MG-T-1)")
@@ -27,7 +27,7 @@ def start_set(ref: RefereeState) -> None:
     starter = ref.round.starter(number)
     ref._emit("game_start", set=number, starter=starter, clock_ms=ref.config.set_ms)
     # MG-CLOCK-1: both times back to the set's full time, on hold until the set starts
-    ref._do(ClockCommand("configure_countdown", args={"total_ms": ref.config.set_ms}))
+    ref._do(ref._countdown())
     minutes = ref.config.set_ms / 60000
     ref._say(f"Set {number}: {ref.name(starter)} ({starter}) starts (MG-T-2); "
              f"{minutes:g} minutes each on the clock (MG-CLOCK-1); 4 stones in every pit")

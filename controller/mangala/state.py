@@ -91,6 +91,10 @@ class RefereeState(Outputs):
     def _ab(self, lr: tuple[int, int]) -> tuple[int, int]:
         return lr if self.config.clock_a == "left" else (lr[1], lr[0])
 
+    def _countdown(self) -> ClockCommand:
+        """Both times back to the set's full time, on hold (MG-CLOCK-1)."""
+        return ClockCommand("configure_countdown", args={"total_ms": self.config.set_ms})
+
     def _start(self, player: Side) -> str:
         """Start ``player``'s time, unless a flag waits for its turn: the clock stands flagged
         and starts nothing until the set's end resets it (MG-CLOCK-1), so play goes on

@@ -532,17 +532,17 @@ class Referee(Outputs):
 
     def _clock_settings(self) -> list[Command]:
         """``configure_delay`` with the match's delay and reserve, when the table sets them."""
-        cfg = self.config
-        if cfg.reserve_ms is None and cfg.delay_ms is None:
+        settings = self.clock_settings
+        if settings is None:
             return []
-        return [ClockCommand("configure_delay", args={"delay_ms": cfg.delay_ms or 0,
-                                                      "reserve_ms": cfg.reserve_ms or 0})]
+        _mode, delay, reserve = settings
+        return [ClockCommand("configure_delay", args={"delay_ms": delay, "reserve_ms": reserve})]
 
     def _clock_times(self) -> list[Command]:
         """The journal's last times, with the side whose time runs (none on hold). A reserve of
         0 is a time like any other (a delay-only match); 0 and 0 where the match sets no clock
         are times no clock reported."""
-        configured = self.config.reserve_ms is not None or self.config.delay_ms is not None
+        configured = self.clock_settings is not None
         if not self._times_known or not (configured or any(self._times)):
             return []
         left = self._times[self.config.clock_sides.index("left")]

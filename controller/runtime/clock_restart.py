@@ -94,13 +94,15 @@ class ClockRestart:
         self.live.say(f"The clock kept time: left {times[0] / 1000:.1f} s, "
                       f"right {times[1] / 1000:.1f} s")
         pressed = status.presses > (self.last[1] if self.last is not None else 0)
-        running, wanted = clock.state().running, self.referee.clock_runs
         if pressed:
             return []
+        running, wanted = clock.state().running, self.referee.clock_runs
         reset = self.referee.clock_reset
         if reset:
-            if status.state == "hold" and _full(reset, times):
-                return []
+            settings = self.referee.clock_settings
+            if status.state == "hold" and settings is not None \
+                    and times == (settings[2], settings[2]):
+                return []  # already reset: on hold at the set's full time
             # a set journalled, its countdown never sent (MG-CLOCK-1): also a flagged clock
             self.live.say("The clock still shows the last set's times (the table went down "
                           "before the new set's countdown reached it): it is reset for the "
@@ -146,13 +148,6 @@ class ClockRestart:
             return []
         wanted = self.referee.clock_runs
         return [] if wanted in (None, _started(sent)) else [ClockCommand("start", wanted)]
-
-
-def _full(reset: Sequence[Command], times: tuple[int, int]) -> bool:
-    """Whether ``times`` are both the start time ``reset`` configures (a countdown's)."""
-    total = next((c.args.get("total_ms") for c in reset if isinstance(c, ClockCommand)
-                  and c.action == "configure_countdown"), None)
-    return total is not None and times == (total, total)
 
 
 def _timed(commands: Sequence[Command]) -> bool:

@@ -176,7 +176,7 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
             inbox.take(director, table.time.now_ms(), table.live.say)
         events = table.clock.poll()
         late = restart.check() if restart is not None else None
-        if restart is not None and late is not None:
+        if restart is not None and late is not None:  # the answer the restart waited for
             # the clock's settings and times first, then its presses (they need them)
             table.executor.run(late)
             events = restart.retimed(events, late)
