@@ -1,4 +1,5 @@
-"""Phantom dice where two stacked checkers touch: no flat die can lie there on the board.
+"""Phantom dice where two stacked checkers touch: no flat die can lie there on the board (a
+"die" read there would join the throw whose dice BG-ROLL-2 judges).
 
 Where two checkers of a column touch, the dark crook between their rims (with a point's edge
 or the rail beside it) reads in a single photo as a weak one, two or three, and the reading
