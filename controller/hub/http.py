@@ -26,9 +26,12 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import select
+import socket
 import ssl
 import sys
 import threading
+import time
 from collections.abc import Iterable
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
@@ -41,6 +44,7 @@ from controller.hub.export import match_record, round_record
 from controller.hub.hosts import HostCheck
 from controller.hub.mangala_svg import mangala_svg
 from controller.hub.pages import STATIC_TYPES, dashboard_page, static_file, table_page
+from controller.hub.refusals import Refusals, refusal_response
 from controller.hub.service import ActionRefusedError, HubService, NotFoundError
 from engine.errors import HakemError, InvalidInputError
 
@@ -48,10 +52,11 @@ log = logging.getLogger("hakem.hub.http")
 
 COOKIE = "hakem_session"
 MAX_BODY = 64 * 1024
-KEEPALIVE_S = 15.0
+KEEPALIVE_S = 15.0  # a comment line on an idle event stream, for proxies on the way
+STREAM_CHECK_S = 1.0  # how often an idle event stream looks whether its client has closed
 REQUEST_TIMEOUT_S = 30.0  # a client silent this long mid-request (or idle between) is dropped
 MAX_CONNECTIONS_PER_ADDRESS = 32  # open at once from one address (loopback too), streams included
-REFUSED_TIMEOUT_S = 2.0  # how long a connection over that cap may take to send its request
+MAX_CONNECTIONS = 256  # open at once from every address together: one thread each
 _CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
         "frame-ancestors 'none'")
 
@@ -64,26 +69,38 @@ class HubHTTPServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], hub: HubService, *, secure: bool = False,
                  request_timeout_s: float = REQUEST_TIMEOUT_S,
-                 allowed_hosts: Iterable[str] = ()) -> None:
-        """``allowed_hosts``: names to answer to besides :func:`hosts.default_names`."""
+                 allowed_hosts: Iterable[str] = (),
+                 max_connections: int = MAX_CONNECTIONS) -> None:
+        """``allowed_hosts``: names to answer to besides :func:`hosts.default_names`;
+        ``max_connections``: connections (threads) open at once from all addresses."""
         self.host_check = HostCheck(address[0], allowed_hosts)  # a bad name: before binding
+        # before binding: a failed bind calls server_close, which closes them
+        self.refusals = Refusals()  # connections turned away, touched by the accept loop only
         super().__init__(address, HubRequestHandler)
         self.hub = hub
         self.secure = secure
         self.request_timeout_s = request_timeout_s
+        self.max_connections = max_connections
         self.stopping = threading.Event()
         self.connections: dict[str, int] = {}  # open connections by remote address
+        self.open_connections = 0  # their sum
         self.connections_lock = threading.Lock()
 
-    def admit(self, address: str) -> bool:
-        """Count a new connection from ``address``; False (and not counted) when that address
-        already holds MAX_CONNECTIONS_PER_ADDRESS: one client cannot take every thread."""
+    def admit(self, address: str) -> str | None:
+        """Count a new connection from ``address``; or, uncounted, why not: that address holds
+        MAX_CONNECTIONS_PER_ADDRESS already (one client cannot take every thread), or all
+        addresses together hold ``max_connections`` (many cannot start threads unbounded)."""
         with self.connections_lock:
             held = self.connections.get(address, 0)
             if held >= MAX_CONNECTIONS_PER_ADDRESS:
-                return False
+                return (f"too many connections from {address} (at most "
+                        f"{MAX_CONNECTIONS_PER_ADDRESS}); close some and try again")
+            if self.open_connections >= self.max_connections:
+                return (f"the hub has {self.open_connections} connections open, its most; "
+                        "try again shortly")
             self.connections[address] = held + 1
-            return True
+            self.open_connections += 1
+            return None
 
     def release(self, address: str) -> None:
         """Uncount a connection :meth:`admit` counted."""
@@ -91,6 +108,41 @@ class HubHTTPServer(ThreadingHTTPServer):
             held = self.connections.pop(address, 0) - 1
             if held > 0:
                 self.connections[address] = held
+            self.open_connections -= 1
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Start the connection's thread; or, over a cap, turn it away here in the accept loop
+        with no thread: a 503 sent at once, its request unread (over HTTPS, before any
+        handshake, it is closed instead)."""
+        address = str(client_address[0])
+        refusal = self.admit(address)
+        if refusal is not None:
+            log.debug("refused a connection from %s: %s", address, refusal)
+            self.refusals.refuse(request, None if isinstance(request, ssl.SSLSocket)
+                                 else refusal_response(refusal))
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread started: nothing else uncounts it
+            self.release(address)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """Serve the connection on its thread, then uncount it."""
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.release(str(client_address[0]))
+
+    def service_actions(self) -> None:
+        """Between accepts (and every half second): close refused connections whose clients
+        have closed or whose time is up."""
+        self.refusals.sweep()
+
+    def server_close(self) -> None:
+        """Close the listening socket and any refused connection still kept."""
+        super().server_close()
+        self.refusals.close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One log line instead of socketserver's traceback on stderr: a browser closing its
@@ -115,38 +167,17 @@ class HubRequestHandler(BaseHTTPRequestHandler):
     server: HubHTTPServer
     protocol_version = "HTTP/1.1"
     server_version = "hakem-hub"
-    _admitted = False  # counted in the server's connections of its address
     _body_unread = False  # the request declared a body not read (yet)
     _host_refused = False  # its Host header names another site: answered, then closed
 
     def setup(self) -> None:
-        """Count the connection against its address's cap, give it the server's timeout (a
-        client that stops sending, mid-body or before a word, frees its thread) and, on HTTPS,
-        shake hands here rather than in the accept loop, which one silent client would stop.
-        One over the cap gets REFUSED_TIMEOUT_S to send its request, then its 503."""
-        self._admitted = self.server.admit(self._remote())
-        try:
-            self.request.settimeout(self.server.request_timeout_s if self._admitted
-                                    else REFUSED_TIMEOUT_S)
-            if isinstance(self.request, ssl.SSLSocket):
-                self.request.do_handshake()
-            super().setup()
-        except BaseException:
-            self._uncount()
-            raise
-
-    def finish(self) -> None:
-        """Close the connection and uncount it."""
-        try:
-            super().finish()
-        finally:
-            self._uncount()
-
-    def _uncount(self) -> None:
-        """Uncount the connection (once)."""
-        if self._admitted:
-            self._admitted = False
-            self.server.release(self._remote())
+        """Give the connection (admitted by the server under its caps) the server's timeout: a
+        client that stops sending, mid-body or before a word, frees its thread; and, on HTTPS,
+        shake hands here rather than in the accept loop, which one silent client would stop."""
+        self.request.settimeout(self.server.request_timeout_s)
+        if isinstance(self.request, ssl.SSLSocket):
+            self.request.do_handshake()
+        super().setup()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the hub logs actions and refusals itself."""
@@ -162,9 +193,9 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Security-Policy", _CSP)
         for key, value in (headers or {}).items():
             self.send_header(key, value)
-        if self._body_unread or not self._admitted or self._host_refused:
-            # a body left unread would be read as the next request; one over the cap, or for
-            # another site's name, ends here
+        if self._body_unread or self._host_refused:
+            # a body left unread would be read as the next request; one for another site's
+            # name ends here
             self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
@@ -194,11 +225,6 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             return False
         self._body_unread = (self.command == "POST" or "Transfer-Encoding" in self.headers
                              or self.headers.get("Content-Length", "0").strip() != "0")
-        if not self._admitted:
-            self._json(503, {"error": f"too many connections from {self._remote()} (at most "
-                                      f"{MAX_CONNECTIONS_PER_ADDRESS}); close some and try again"},
-                       {"Retry-After": "5"})
-            return False
         refusal = self.server.host_check.refusal(self.headers.get_all("Host") or [])
         if refusal is not None:  # a page from another site, its name rebound to the hub
             self._host_refused = True
@@ -319,7 +345,9 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             raise NotFoundError(f"no such resource: {'/'.join(rest)}")
 
     def _stream(self) -> None:
-        """Server-Sent Events: every table once, then each table's summary when it changes."""
+        """Server-Sent Events: every table once, then each table's summary when it changes.
+        Idle, it looks every STREAM_CHECK_S whether its client has closed, so a page left frees
+        its connection within about that (a write alone would fail only at the second one)."""
         hub = self.server.hub
         listener = hub.broadcaster.subscribe()
         try:
@@ -334,12 +362,17 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             self.wfile.write(f"retry: 1000\nevent: tables\ndata: {json.dumps(hub.tables())}\n\n"
                              .encode())
             self.wfile.flush()
+            quiet_since = time.monotonic()
             while not self.server.stopping.is_set():
                 try:
-                    item = listener.get(timeout=KEEPALIVE_S)
+                    item = listener.get(timeout=STREAM_CHECK_S)
                 except queue.Empty:
-                    self.wfile.write(b": keepalive\n\n")
-                    self.wfile.flush()
+                    if self._client_gone():
+                        return
+                    if time.monotonic() - quiet_since >= KEEPALIVE_S:
+                        self.wfile.write(b": keepalive\n\n")
+                        self.wfile.flush()
+                        quiet_since = time.monotonic()
                     continue
                 if item is None:
                     return
@@ -354,10 +387,28 @@ class HubRequestHandler(BaseHTTPRequestHandler):
                     chunks.append(more)
                 self.wfile.write("".join(f"event: table\ndata: {c}\n\n" for c in chunks).encode())
                 self.wfile.flush()
+                quiet_since = time.monotonic()
         except (BrokenPipeError, ConnectionResetError, OSError):
             pass
         finally:
             hub.broadcaster.unsubscribe(listener)
+
+    def _client_gone(self) -> bool:
+        """True when the stream's client has closed its connection: it sends nothing once its
+        request is made, so the socket turns readable only at its end (anything it does send is
+        read and dropped)."""
+        sock: socket.socket = self.request
+        if not select.select([sock], [], [], 0)[0]:
+            return False
+        sock.settimeout(0)
+        try:
+            return sock.recv(4096) == b""
+        except (BlockingIOError, ssl.SSLWantReadError):
+            return False  # part of a TLS record: not an end yet
+        except OSError:
+            return True
+        finally:
+            sock.settimeout(self.server.request_timeout_s)
 
     def do_POST(self) -> None:
         """Login, logout and director actions."""
@@ -414,11 +465,13 @@ class HubRequestHandler(BaseHTTPRequestHandler):
 
 def serve(hub: HubService, host: str, port: int, *, certfile: str | None = None,
           keyfile: str | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S,
-          allowed_hosts: Iterable[str] = ()) -> HubHTTPServer:
+          allowed_hosts: Iterable[str] = (),
+          max_connections: int = MAX_CONNECTIONS) -> HubHTTPServer:
     """Bind the web server (HTTPS when a certificate is given); call ``serve_forever``.
     It answers only requests whose ``Host`` names it (``allowed_hosts`` adds names)."""
     server = HubHTTPServer((host, port), hub, secure=certfile is not None,
-                           request_timeout_s=request_timeout_s, allowed_hosts=allowed_hosts)
+                           request_timeout_s=request_timeout_s, allowed_hosts=allowed_hosts,
+                           max_connections=max_connections)
     if certfile is not None:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(certfile, keyfile)

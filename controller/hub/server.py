@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
-from controller.hub.http import REQUEST_TIMEOUT_S, HubHTTPServer, serve
+from controller.hub.http import MAX_CONNECTIONS, REQUEST_TIMEOUT_S, HubHTTPServer, serve
 from controller.hub.link import LinkConfig
-from controller.hub.service import SESSION_TTL_S, HubService
+from controller.hub.service import INBOX_BYTES, INBOX_MESSAGES, SESSION_TTL_S, HubService
 
 
 class HubApp:
@@ -29,14 +29,19 @@ class HubApp:
         request_timeout_s: float = REQUEST_TIMEOUT_S,
         clock: Callable[[], float] = time.time,
         allowed_hosts: Iterable[str] = (),
+        max_connections: int = MAX_CONNECTIONS,
+        inbox_limits: tuple[int, int] = (INBOX_MESSAGES, INBOX_BYTES),
     ) -> None:
         """``clock``: the service's (sessions, login lockouts); tests pass their own.
-        ``allowed_hosts``: names the web server answers to besides its own (``--allow-host``)."""
+        ``allowed_hosts``: names the web server answers to besides its own (``--allow-host``).
+        ``max_connections`` and ``inbox_limits`` (messages, bytes): the web server's and the
+        service's caps; tests lower them."""
         self.service = HubService(db_path, link, session_ttl_s=session_ttl_s, client_id=client_id,
-                                  clock=clock)
+                                  clock=clock, inbox_limits=inbox_limits)
         self.http: HubHTTPServer = serve(self.service, host, port, certfile=certfile,
                                          keyfile=keyfile, request_timeout_s=request_timeout_s,
-                                         allowed_hosts=allowed_hosts)
+                                         allowed_hosts=allowed_hosts,
+                                         max_connections=max_connections)
         self._thread: threading.Thread | None = None
         scheme = "https" if certfile else "http"
         bound_host, bound_port = self.http.server_address[:2]

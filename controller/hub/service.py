@@ -4,6 +4,10 @@ Messages from paho's thread go onto a queue; one writer thread takes them in bat
 batch in one SQLite transaction, folds the new events into the views (in ``seq`` order, holding
 back any that arrive after a gap), then acknowledges to the tables (retained ``ack``) and tells
 the dashboards (Server-Sent Events). Director actions go through :meth:`HubService.act`.
+
+The queue is bounded (INBOX_MESSAGES, INBOX_BYTES): a message that arrives while it is full is
+dropped unacknowledged, and once the queue is down to half, the hub asks every table to resend
+what it has not acknowledged (a new ``boot``), so a flood costs a table time, never an entry.
 """
 
 from __future__ import annotations
@@ -62,6 +66,9 @@ ACCOUNT_QUIET_S = 900.0  # an account with no wrong password for this long start
 ACCOUNTS_TRACKED = 1000  # names counted at once (any name counts); beyond, the stalest is dropped
 ACKED_MATCHES = 8  # matches per table named in each ack
 MAX_SEQ = 2**63 - 1  # SQLite's largest integer: a larger seq cannot be stored
+INBOX_MESSAGES = 50_000  # messages received and not yet stored, at most
+INBOX_BYTES = 64 * 1024 * 1024  # their bodies together, at most (one body: 4 MiB at most)
+THROTTLE_SAY_S = 60.0  # a table whose messages are dropped is named in the log once per this
 
 
 class ActionRefusedError(HakemError, PermissionError):
@@ -165,10 +172,12 @@ class HubService:
         session_ttl_s: float = SESSION_TTL_S,
         clock: Callable[[], float] = time.time,
         client_id: str | None = None,
+        inbox_limits: tuple[int, int] = (INBOX_MESSAGES, INBOX_BYTES),
     ) -> None:
         """``client_id``: the hub's MQTT client id; by default one of its own per process, so
         that a second hub on the broker (another room's) does not take this one's connection
-        over, each knocking the other off (its session is clean: nothing is kept under it)."""
+        over, each knocking the other off (its session is clean: nothing is kept under it).
+        ``inbox_limits``: messages and bytes the queue to the writer holds at most."""
         self.store = HubStore(db_path)
         self.link = link
         self.session_ttl_s = session_ttl_s
@@ -178,7 +187,7 @@ class HubService:
         self.views: dict[tuple[str, str], TableView] = {}
         self.views_lock = threading.RLock()
         self.broadcaster = Broadcaster()
-        self.stats = {"messages": 0, "stored": 0, "duplicates": 0, "rejected": 0}
+        self.stats = {"messages": 0, "stored": 0, "duplicates": 0, "rejected": 0, "dropped": 0}
         self.connected = threading.Event()
         self._failure_said = ""  # why the broker could not be reached, as last said
         self._inbox: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
@@ -193,6 +202,11 @@ class HubService:
         self._idle = threading.Condition()
         self._received = 0
         self._done = 0
+        self._inbox_limits = inbox_limits
+        self._received_bytes = 0
+        self._done_bytes = 0
+        self._dropped_since_resend = False  # a message was dropped: the tables must resend
+        self._throttle_said: dict[str, float] = {}  # by table: when its drops were last logged
         self._revision = 0
         self.rebuild()
 
@@ -317,12 +331,9 @@ class HubService:
         if reason_failed(reason_code):
             log.warning("broker refused the hub: %s", reason_code)
             return
-        client.subscribe([(topic, 1) for topic in hub_subscriptions(self.prefix)])
         # A new id on every connection: the broker may have lost what was in flight to us
         # (restarted, or our session dropped), so the tables resend whatever we have not acked.
-        self.boot = uuid.uuid4().hex
-        client.publish(hub_presence_topic(self.prefix),
-                       json.dumps({"status": "online", "boot": self.boot}), 1, True)
+        self._announce(client)
         self.connected.set()
         self._failure_said = ""
         log.info("connected to the broker at %s", self._broker_name())
@@ -347,6 +358,14 @@ class HubService:
             log.warning("lost the broker at %s (%s): trying again", self._broker_name(),
                         reason_code)
 
+    def _announce(self, client: mqtt.Client) -> None:
+        """Subscribe (anew: the broker sends every retained presence and state again) and say
+        online with a new boot id, on which every table resends what the hub has not acked."""
+        client.subscribe([(topic, 1) for topic in hub_subscriptions(self.prefix)])
+        self.boot = uuid.uuid4().hex
+        client.publish(hub_presence_topic(self.prefix),
+                       json.dumps({"status": "online", "boot": self.boot}), 1, True)
+
     def _broker_name(self) -> str:
         link = self.link
         return "(none)" if link is None else link.where()
@@ -354,11 +373,44 @@ class HubService:
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         self.ingest(message.topic, bytes(message.payload))
 
-    def ingest(self, topic: str, payload: bytes) -> None:
-        """Queue one message as if it came from the broker (tests and replays use this)."""
+    def ingest(self, topic: str, payload: bytes) -> bool:
+        """Queue one message as if it came from the broker (tests and replays use this). False
+        when the queue holds its limit: the message is dropped, never acknowledged, and its
+        table sends it again when asked to (:meth:`_write_loop`, once there is room)."""
+        messages, size = self._inbox_limits
         with self._idle:
-            self._received += 1
+            queued_bytes = self._received_bytes - self._done_bytes
+            full = (self._received - self._done >= messages
+                    or (queued_bytes > 0 and queued_bytes + len(payload) > size))
+            if full:
+                self._dropped_since_resend = True
+                self.stats["dropped"] += 1
+            else:
+                self._received += 1
+                self._received_bytes += len(payload)
+        if full:
+            self._say_throttled(topic)
+            return False
         self._inbox.put((topic, payload))
+        return True
+
+    def _say_throttled(self, topic: str) -> None:
+        """Log which table a message was dropped from: once per THROTTLE_SAY_S for each table
+        (the service's clock), however many are dropped meanwhile."""
+        parts = topic.split("/")
+        table = "/".join(parts[1:3]) if len(parts) == 4 else repr(topic[:100])
+        now = self.clock()
+        said = self._throttle_said
+        if now - said.get(table, -math.inf) < THROTTLE_SAY_S:
+            return
+        if len(said) >= 1000:  # many table ids: keep only those said lately
+            for name in [n for n, at in said.items() if now - at >= THROTTLE_SAY_S]:
+                del said[name]
+        said[table] = now
+        messages, size = self._inbox_limits
+        log.warning("the hub is behind (%d messages or %d bytes waiting to be stored): "
+                    "messages from table %s are dropped unacknowledged; it sends them again "
+                    "once the hub has caught up", messages, size, table)
 
     # -- the writer thread ---------------------------------------------------------------------
     def _write_loop(self) -> None:
@@ -383,7 +435,25 @@ class HubService:
             finally:
                 with self._idle:
                     self._done += len(batch)
+                    self._done_bytes += sum(len(payload) for _, payload in batch)
                     self._idle.notify_all()
+            self._resend_when_caught_up()
+
+    def _resend_when_caught_up(self) -> None:
+        """Once messages were dropped and the queue is down to half its limits, ask every table
+        to resend what the hub has not acknowledged (a table keeps it until then). Not
+        connected, nothing to do: the hub's next connection asks the same."""
+        messages, size = self._inbox_limits
+        with self._idle:
+            if not self._dropped_since_resend or (
+                    self._received - self._done > messages // 2
+                    or self._received_bytes - self._done_bytes > size // 2):
+                return
+            self._dropped_since_resend = False
+        client = self._client
+        if client is not None and self.connected.is_set():
+            log.info("the hub has caught up: the tables are asked to resend what it dropped")
+            self._announce(client)
 
     def _process(self, batch: list[tuple[str, bytes]]) -> None:
         now = self.clock()

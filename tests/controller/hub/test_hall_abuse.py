@@ -191,9 +191,12 @@ def test_guesses_for_one_account_from_many_addresses_are_held_longer_each_time(
     climb_to_the_cap(app, clock, "nobody", addresses)  # an unknown name alike: nothing told
 
 
-def stream_from(app: HubApp, source: str) -> socket.socket:
-    """An open event stream from ``source``, its first event read."""
+def stream_from(app: HubApp, source: str, tls: ssl.SSLContext | None = None) -> socket.socket:
+    """An open event stream from ``source`` (over TLS with a ``tls`` context), its first event
+    read."""
     conn = socket.create_connection(address(app), timeout=20, source_address=(source, 0))
+    if tls is not None:
+        conn = tls.wrap_socket(conn, server_hostname="127.0.0.1")
     conn.sendall(b"GET /api/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
     data = b""
     while b"event: tables" not in data:
