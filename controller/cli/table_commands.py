@@ -30,7 +30,7 @@ examples:
   hakem demo --match my-match.mat --out /tmp/demo
   hakem demo --publish mqtt://localhost:1883 --table 4
   hakem demo --game mangala --publish mqtt://localhost:1883 --table 5
-  hakem demo --publish mqtts://table4@hub.local --table 4 --ca hall-ca.crt \
+  hakem demo --publish mqtts://table4@hub.local --table 4 --ca hall-ca.crt \\
       --broker-password-file hub-password --tournament izmir-2026
 Restarting with the same --out resumes the match from its journal, given the options it
 was started with (DIR/demo.json keeps them; other ones are refused); a match whose

@@ -56,6 +56,17 @@ def test_demo_counts_must_not_be_negative(capsys: pytest.CaptureFixture[str]) ->
     assert "--illegal" in capsys.readouterr().err
 
 
+def test_demo_help_shows_its_long_example_on_two_lines(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The example too long for one line is printed as typed, with its backslash, so it can be
+    copied into a shell as it stands."""
+    with pytest.raises(SystemExit) as info:
+        main(["demo", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "--ca hall-ca.crt \\\n      --broker-password-file hub-password" in out
+
+
 def test_replay_needs_a_recording(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(["replay", str(tmp_path)], capsys)
     assert code == 2 and "not a recording" in err
