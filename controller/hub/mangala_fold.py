@@ -20,9 +20,10 @@ Fields read (a wrong type is ignored, never fatal, as in :mod:`controller.hub.co
   ``player`` (MG-1); ``cannot_read`` about ``turns_unseen``: ``player``; ``position_taken``:
   ``position``; ``director``: ``set_position`` (``args.position``), ``warn``
   (``args.player``).
-- ``flag_fell``: ``player`` (a flag that fell before it was that player's turn, MG-CLOCK-2):
-  their time stands at 0 and no time runs until the set's end (the clock stands flagged; the
-  ``time_out`` follows on their turn).
+- ``flag_fell``: ``player``, ``rule``, ``reason`` (a flag that fell before it was that
+  player's turn, MG-CLOCK-2): their time stands at 0 and no time runs until the set's end (the
+  clock stands flagged); the card's ``mangala.flag_pending`` names the player until the
+  ``time_out`` that follows on their turn replaces it with a flag (or the set ends first).
 - ``time_out``: ``player``, ``stores`` (a flag under MG-CLOCK-3).
 - ``game_end``: ``set``, ``stores``, ``winner`` (a, b or draw), ``points`` {a, b} (set points
   after the set).
@@ -78,6 +79,8 @@ class MangalaInfo:
     round_points: list[int | float] | None = None
     result: str | None = None  # "a", "b" or "draw" once the round is over
     flag_down: int | None = None  # whose flag stands until the set's end (flag_fell)
+    # the flag that fell before its player's turn, until its time_out (or the set's end)
+    flag_pending: dict[str, Any] | None = None
 
     def summary(self, position: Any) -> dict[str, Any]:
         """The ``mangala`` block of a card: warnings, the stores now, the round's outcome."""
@@ -90,6 +93,7 @@ class MangalaInfo:
             "stores": stores,
             "round_points": list(self.round_points) if self.round_points is not None else None,
             "result": self.result,
+            "flag_pending": dict(self.flag_pending) if self.flag_pending is not None else None,
         }
 
 
@@ -126,6 +130,7 @@ def end_result(info: MangalaInfo, winner: int | None) -> None:
     """A director ended the round on the hub: its result and round points (1 and 0, MG-T-1, as
     the table gives a director's end), or neither without a winner."""
     info.result = SIDES[winner] if winner is not None else None
+    info.flag_pending = None  # no time-out follows once the round is over
     info.round_points = None if winner is None else [int(winner == 0), int(winner == 1)]
 
 
@@ -141,6 +146,7 @@ def _match_start(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | No
 def _game_start(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
     s.game_number = _count(e.get("set")) or s.game_number + 1
     m.flag_down = None  # the set's countdown resets the clock (MG-CLOCK-1)
+    m.flag_pending = None
     starter = e.get("starter")
     start = Position.initial().to_obj()  # MG-EQ-1: 4 stones in every pit
     start["to_move"] = starter if starter in SIDES else None
@@ -232,10 +238,15 @@ def _flag_fell(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None
         m.flag_down = who
         if s.clocks_ms is not None:
             s.clocks_ms[who] = 0
+        rule, reason = flag_words(s, e, who)
+        m.flag_pending = {"player": who, "seq": _count(e.get("seq")), "set": s.game_number,
+                          "time": e.get("time"), "rule": rule or "MG-CLOCK-2",
+                          "reason": reason}
 
 
 def _time_out(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
     s.running = None
+    m.flag_pending = None  # the time-out's flag replaces it
 
 
 def _game_end(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
@@ -259,6 +270,7 @@ def _game_end(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None)
         "ended_by": e.get("ended_by"),
     })
     s.running, s.to_move = None, None
+    m.flag_pending = None  # the set ended before the flagged player's turn came
 
 
 def _match_end(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
@@ -268,6 +280,7 @@ def _match_end(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None
     m.round_points = _sides(e.get("points"))
     s.finished = True
     s.running, s.to_move, s.dice = None, None, None
+    m.flag_pending = None
 
 
 _Handler = Callable[["MatchState", MangalaInfo, dict[str, Any], "int | None"], None]

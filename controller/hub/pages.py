@@ -58,6 +58,7 @@ def table_page(tournament: str, table: str) -> str:
  required><button>Log in</button></form>
 <p id="message" role="status"></p>
 <div class="flag" id="warnings" hidden></div>
+<div class="flag" id="flag-pending" role="status" hidden></div>
 <div class="players">
 <span id="name-0"></span><span class="score" id="score-0"></span>
 <span class="clock" id="clock-0"></span>

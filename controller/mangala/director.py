@@ -43,6 +43,7 @@ def act(ref: MangalaReferee, ev: DirectorAction) -> None:
                                     "director accept PIT (1..6)")
         if isinstance(pit, bool) or not isinstance(pit, int):
             raise InvalidInputError(f"the pit to accept is 1..6, not {pit!r}")
+        check_flagged(ref, pit)
         play(position, pit)  # a pit that cannot be sown is refused before the journal
         ref._emit("director", **director_fields(ev, args))
         follow(ref, action, args)
@@ -93,6 +94,19 @@ def follow(ref: MangalaReferee, action: str, args: dict[str, Any]) -> None:
         ref._do(ClockCommand("hold"))
 
 
+def check_flagged(ref: MangalaReferee, pit: int) -> None:
+    """Refuse an accept while nothing waits for the director: a sowing is judged at its
+    player's press (MG-CLOCK-2), so only a flagged one, a press not yet judged or turns
+    nobody saw can be entered by the director."""
+    if ref.flagged or ref.judging or ref.unseen_turns:
+        return
+    mover = ref.mover
+    whose = f"{mover}'s " if mover is not None else ""
+    raise InvalidInputError(
+        f"nothing is flagged: no sowing of {whose}pit {pit} waits to be accepted (it is judged "
+        "when its player presses the clock, MG-CLOCK-2)")
+
+
 def check_set_position(ref: MangalaReferee, obj: Any) -> None:
     """Refuse a director's position the round record could not replay: outside a set being
     played, without 48 stones (MG-EQ-1), with nobody to move or a side already empty."""
@@ -109,4 +123,4 @@ def check_set_position(ref: MangalaReferee, obj: Any) -> None:
             f"be over (MG-4)")
 
 
-__all__ = ["act", "check_set_position", "follow"]
+__all__ = ["act", "check_flagged", "check_set_position", "follow"]

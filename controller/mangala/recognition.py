@@ -7,7 +7,9 @@ candidate is accepted when it explains the frames nearly as well as vision's own
 clearly better than any other legal board. When none does:
 
 - the opponent may have sown before the mover pressed: a legal turn of the mover followed by a
-  legal sowing of the opponent that explains the frames is no mistake (MG-CLOCK-2, ``early``);
+  sowing of the opponent, legal or one of the typical mistakes, that explains the frames is no
+  mistake of the mover (MG-CLOCK-2, ``early``): the opponent's early sowing is not judged
+  before their own press (the warning of MG-T-4 is for the player whose move it is);
 - one of the mistakes players make while sowing (``controller.mangala.mistakes``, or the board
   left unchanged) that explains the frames well and much better than every legal candidate is
   flagged;
@@ -70,6 +72,7 @@ class Line:
     results: tuple[MoveResult, ...]
     board: Board
     sweep_pending: bool = False
+    mistake: str | None = None  # a mistaken sowing of the last pit: what went wrong
 
     @property
     def last(self) -> MoveResult:
@@ -215,9 +218,10 @@ def decide(
                 and (early_score - best_score) / n >= settings.flag_gap
                 and early_score > wrong_score):
             mover, opponent = line.results[0].mover, then.results[0].mover
+            how = f" wrongly ({then.mistake})" if then.mistake else ""
             return Decision("early", line, (line,), seen=then.board, gap=gap, then=then,
                             rule="MG-CLOCK-2", frames=n,
-                            reason=f"{opponent} sowed pit {then.pits[0]} before {mover} "
+                            reason=f"{opponent} sowed pit {then.pits[0]}{how} before {mover} "
                                    f"pressed the clock: not illegal; {opponent} takes it back "
                                    f"and waits for the press (MG-CLOCK-2)")
     lead = (wrong_score - best_score) / n
@@ -292,14 +296,16 @@ def decide(
 
 def _early(frames: Sequence[MangalaView], candidates: Sequence[Line],
            legal_boards: set[Board]) -> tuple[float, tuple[Line, Line]] | None:
-    """The best board of a legal turn of the mover followed by a legal sowing of the opponent
-    (the mover forgot to press, MG-CLOCK-2), with its score, or None."""
+    """The best board of a legal turn of the mover followed by a sowing of the opponent, legal
+    or mistaken (the mover forgot to press, MG-CLOCK-2), with its score, or None."""
     out: tuple[float, tuple[Line, Line]] | None = None
     for line in candidates:
         after = line.last
         if after.set_over or after.extra_turn or line.sweep_pending:
             continue
-        for then in lines(after.position, 2):
+        wrong = [Line((pit,), (play(after.position, pit),), board, mistake=name)
+                 for pit, name, board in all_mistakes(after.position)]
+        for then in [*lines(after.position, 2), *wrong]:
             if then.board in legal_boards:
                 continue
             s = score(frames, then.board)

@@ -27,7 +27,8 @@ The rules it applies, with the decisions taken where the rules leave room:
   (MG-CLOCK-2's last clause). Seen before the press, the referee says so once (``early_move``,
   no warning) and waits for the mover's press while the opponent takes it back; seen at the
   mover's press, the mover's sowing is recorded and the opponent's, made early, is theirs to
-  take back or keep and press on their own time.
+  take back or keep and press on their own time. A wrong early sowing is no warning to the
+  mover who pressed: it is judged, and warned, at its own player's press (MG-T-4).
 - An illegal sowing at the press: ``illegal_move`` with the rule and the reason, the LED, the
   buzzer, a snapshot and a warning; the clock goes back to the mover to correct the move and
   press again. The third warning of the round loses it (MG-T-4). The referee counts nothing
@@ -38,7 +39,9 @@ The rules it applies, with the decisions taken where the rules leave room:
   ``position`` line, so the record replays; one the record could not hold (not 48 stones,
   nobody to move, a side empty, no set being played) is refused. A director's ``end_match``
   (winner a or b) ends the round with round points 1 and 0 (MG-T-1), written into the round
-  record as a ``director N end`` line; once the round is over it is refused.
+  record as a ``director N end`` line; once the round is over it is refused. A director's
+  ``accept`` of a pit is taken only while something waits for the director (an illegal sowing
+  flagged, a press not yet judged, turns unseen); with nothing flagged it is refused.
 - The set ends when a side is empty (MG-4): after the last sowing the players make the sweep;
   the referee checks the stores in view, that they hold all 48 stones, and journals
   ``game_end`` with ``stores: [a, b]``. A player whose time runs out loses the set unless their

@@ -70,6 +70,16 @@ class RefereeState(Outputs):
         """True while an illegal sowing waits for its correction."""
         return self._flag is not None
 
+    @property
+    def judging(self) -> bool:
+        """True while the mover's press awaits its verdict (not read yet)."""
+        return self._pending
+
+    @property
+    def unseen_turns(self) -> bool:
+        """True while turns played unseen are still looked for on the board (MG-CLOCK-2)."""
+        return self._retake is not None
+
     def side_of(self, player: Side) -> ClockSide:
         """The clock side (button and display) of a player."""
         a = self.config.clock_a

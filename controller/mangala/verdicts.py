@@ -170,18 +170,22 @@ class RefereeVerdicts(RefereeState):
         if not pressed and self._early_seen == then.board:
             return False
         self._early_seen = then.board
+        how = f" wrongly ({then.mistake})" if then.mistake else ""
         if pressed:
             self._accept(Decision("legal", line, decision.lines, gap=decision.gap), pressed=True)
         self._emit("early_move", set=self.set_number, player=opponent, mover=mover,
                    pits=list(then.pits), mover_pits=list(line.pits), rule="MG-CLOCK-2",
-                   reason=decision.reason, mover_pressed=pressed)
+                   reason=decision.reason, mover_pressed=pressed,
+                   **({"mistake": then.mistake} if then.mistake else {}))
         if pressed:
-            self._say(f"{self.name(opponent)} sowed pit {then.pits[0]} before "
+            # a wrong early sowing is the opponent's to correct before their press: no warning
+            # to the mover, whose sowing was legal, nor yet to the opponent (MG-T-4)
+            self._say(f"{self.name(opponent)} sowed pit {then.pits[0]}{how} before "
                       f"{self.name(mover)} pressed: not illegal (MG-CLOCK-2); "
                       f"{self.name(opponent)} takes it back and plays on their own time")
         else:
             self._say(f"{self.name(mover)} has not pressed the clock and {self.name(opponent)} "
-                      f"sowed pit {then.pits[0]}: not illegal; {self.name(opponent)} takes it "
+                      f"sowed pit {then.pits[0]}{how}: not illegal; {self.name(opponent)} takes it "
                       f"back and waits for {self.name(mover)}'s press (MG-CLOCK-2)")
         return pressed
 

@@ -34,6 +34,15 @@ function matchText(t) {
   return (t.length ? t.length + "-point match" : "unlimited") + " · game " + t.game_number
     + " · cube " + cubeText(t) + (t.crawford ? " · Crawford" : "");
 }
+// A Mangala flag that fell before its player's turn (MG-CLOCK-2): the time-out, and its flag,
+// follow on that player's turn; null when no flag waits.
+function pendingFlagText(t) {
+  const f = t.game === "mangala" && t.mangala ? t.mangala.flag_pending : null;
+  if (!f) return null;
+  const name = t.players[f.player] || "?";
+  return "⚑ " + name + "'s flag fell (set " + f.set + "): the time-out follows on " + name
+    + "'s turn (" + f.rule + ")";
+}
 // Live updates: Server-Sent Events (whose first event is every table), falling back to polling
 // every 3 s if the stream fails. Each summary carries its table's revision, so one that arrives
 // late (a slow poll) cannot undo a newer one.

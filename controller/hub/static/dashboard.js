@@ -18,7 +18,7 @@ function render(t) {
   card.dataset.seq = t.seq;
   card.dataset.rev = t.revision;
   card.className = "card" + (t.online ? " online" : "")
-    + (t.open_flags || (t.warnings || []).length ? " alert" : "")
+    + (t.open_flags || (t.warnings || []).length || pendingFlagText(t) ? " alert" : "")
     + (t.finished ? " finished" : "");
   const href = "/tables/" + encodeURIComponent(t.tournament) + "/" + encodeURIComponent(t.table);
   const status = t.finished ? "finished" : (t.online ? "online" : t.presence);
@@ -40,6 +40,8 @@ function render(t) {
     parts.push(el("div", {class: "flag"}, t.open_flags + " open / " + t.flags + " flags"
       + (last ? " · last: " + last.rule + " " + last.reason : "")));
   }
+  const pending = pendingFlagText(t);
+  if (pending) parts.push(el("div", {class: "flag pending", id: "pending-" + t.tournament + "-" + t.table}, pending));
   for (const warning of t.warnings || []) {
     parts.push(el("div", {class: "flag warning"}, "⚠ " + warning));
   }

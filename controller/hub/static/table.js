@@ -52,6 +52,9 @@ function show(t) {
   const warnings = t.warnings || [];
   document.getElementById("warnings").replaceChildren(...warnings.map(w => el("p", {}, "⚠ " + w)));
   document.getElementById("warnings").hidden = warnings.length === 0;
+  const pending = pendingFlagText(t);
+  document.getElementById("flag-pending").textContent = pending || "";
+  document.getElementById("flag-pending").hidden = !pending;
   for (const p of [0, 1]) {
     document.getElementById("name-" + p).textContent = (t.players[p] || "?") + (t.to_move === p ? " •" : "");
     document.getElementById("score-" + p).textContent = String(t.score[p]);

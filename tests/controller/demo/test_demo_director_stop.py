@@ -71,19 +71,19 @@ def test_a_note_does_not_stop_the_players(tmp_path: Path) -> None:
 
 def test_the_mangala_players_stop_at_a_sowing_the_director_accepted(tmp_path: Path) -> None:
     out = tmp_path / "round"
-    first = run_mangala(out, 0, 3, stop_after=20)
+    first = run_mangala(out, 2, 3, stop_after=21)  # stopped at a planted illegal sowing
     position = first.referee.position
-    assert position is not None and position.to_move is not None
+    assert position is not None and position.to_move is not None and first.referee.flagged
     mover = position.to_move
     pit = next(i + 1 for i, n in enumerate(getattr(position, mover)) if n)
     post_request(out, "accept", {"pit": pit}, "Ayse Kaya")
-    second = run_mangala(out, 0, 3)
+    second = run_mangala(out, 2, 3)
     entries = read_journal(out / "journal.jsonl").entries
     [directed] = [e for e in entries if e["type"] == "director"]
     assert second.stats.players_stopped is not None
     assert f"director's accept (journal entry {directed['seq']})" in second.stats.players_stopped
     record = check_record(parse_record((out / RECORD_NAME).read_text(encoding="utf-8")))
     assert record.legal and not record.round.over
-    third = run_mangala(out, 0, 3)
+    third = run_mangala(out, 2, 3)
     assert third.stats.frames == 0 and third.stats.players_stopped == second.stats.players_stopped
     assert read_journal(out / "journal.jsonl").entries == entries

@@ -11,8 +11,9 @@ from typing import Any
 from controller.hub.publisher import match_id_of
 from controller.mangala.records import RECORD_NAME
 from controller.records.journal import read_journal
-from controller.referee.api import DirectorAction
+from controller.referee.api import DirectorAction, FlagFell, MotionSeen
 from engine.mangala.record import RecordCheck, check_record, parse_record
+from engine.mangala.sowing import play
 from tests.controller.mangala.harness import Table
 from tests.controller.mangala.test_demo_flow import run
 
@@ -45,6 +46,26 @@ def drawn_round(folder: Path) -> list[dict[str, Any]]:
             table.tick(15 * 60 * 1000 + 2_000)
         assert table.referee.over
         return list(table.journal.entries)
+    finally:
+        table.close()
+
+
+def flag_waiting_round(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A set in which b's flag falls while a's press awaits its verdict (``flag_fell``,
+    MG-CLOCK-2), then a's sowing is read and b's ``time_out`` follows: the journal's entries up
+    to the flag, and all of them."""
+    table = Table(folder)
+    try:
+        position = table.referee.position
+        assert position is not None
+        table.show(position.board())  # the set-up seen: a's clock runs
+        table.send(MotionSeen(table.time.now_ms()))
+        table.press("a")
+        table.tick(300)
+        table.send(FlagFell(table.time.now_ms(), table.referee.side_of("b")))
+        waiting = list(table.journal.entries)
+        table.show(play(position, 1).position.board())
+        return waiting, list(table.journal.entries)
     finally:
         table.close()
 

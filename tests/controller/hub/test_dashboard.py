@@ -11,7 +11,7 @@ import pytest
 from controller.hub.publisher import TablePublisher
 from controller.hub.server import HubApp
 from tests.controller.hub.broker import wait_for
-from tests.controller.hub.mangala_rounds import demo_round
+from tests.controller.hub.mangala_rounds import demo_round, flag_waiting_round
 from tests.controller.hub.matches import simulated_match
 from tests.controller.hub.webdriver import CHROMEDRIVER, CHROMIUM, Browser
 
@@ -205,3 +205,29 @@ def test_a_card_says_which_director_ended_the_match(
     card = "const c = document.getElementById('card-cup-9'); return c ? c.textContent : '';"
     wait_for(lambda: "finished" in browser.run(card), 30, "the finished card")
     assert "ended by td: forfeit" in browser.run(card)
+
+
+def test_a_mangala_flag_waiting_for_its_players_turn_on_the_card_and_the_page(
+    browser: Browser, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher],
+    tmp_path: Path,
+) -> None:
+    """b's flag fell before b's turn (flag_fell, MG-CLOCK-2): the card and the table's page
+    say so, the time-out following on b's turn (was: nothing but the stopped clock); once the
+    time-out comes its flag is listed and the waiting flag is gone."""
+    waiting, entries = flag_waiting_round(tmp_path / "round")
+    hub = make_hub()
+    table = make_table("6")
+    table.publish_many(waiting)
+    expected = "Mehmet's flag fell (set 1): the time-out follows on Mehmet's turn (MG-CLOCK-2)"
+    browser.get(hub.url + "/")
+    wait_for(lambda: expected in (browser.run(
+        "const c = document.getElementById('card-cup-6'); return c ? c.textContent : '';")),
+        30, "the waiting flag on the card")
+    assert "alert" in browser.run("return document.getElementById('card-cup-6').className;")
+    browser.get(hub.url + "/tables/cup/6")
+    wait_for(lambda: expected in browser.run(TEXT, "flag-pending"), 30, "the waiting flag")
+    assert browser.run(DISPLAY, "flag-pending") != "none"
+    assert browser.run(TEXT, "noflags") == "No flags."
+    table.publish_many(entries[len(waiting):])
+    wait_for(lambda: browser.run(DISPLAY, "flag-pending") == "none", 30, "the time-out")
+    assert "time_out MG-CLOCK-3" in browser.run(TEXT, "flags")

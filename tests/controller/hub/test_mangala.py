@@ -30,6 +30,7 @@ from tests.controller.hub.mangala_rounds import (
     demo_round,
     drawn_round,
     events,
+    flag_waiting_round,
     replayed,
     table_record,
 )
@@ -387,3 +388,32 @@ def test_a_flag_that_waits_for_its_players_turn_stops_the_clocks_on_the_hub(
         assert s["running"] == s["to_move"] == 1  # set 2's starter, b: the flag is gone
     finally:
         table.close()
+
+
+def test_a_flag_waiting_for_its_players_turn_is_shown_until_its_time_out(
+        tmp_path: Path, hub: HubApp) -> None:
+    """b's flag falls while a's press awaits its verdict (flag_fell): the card and the table's
+    detail name b's pending flag, the time-out following on b's turn, with no flag yet (was:
+    only the stopped clock showed it); the time-out replaces it with its flag (MG-CLOCK-2,
+    MG-CLOCK-3)."""
+    waiting, entries = flag_waiting_round(tmp_path / "table")
+    assert entries[-1]["type"] != "flag_fell" and any(e["type"] == "time_out" for e in entries)
+    fell = waiting[-1]
+    assert fell["type"] == "flag_fell"
+    s = fold(waiting).summary()
+    assert s["mangala"]["flag_pending"] == {
+        "player": 1, "seq": fell["seq"], "set": 1, "time": fell["time"],
+        "rule": "MG-CLOCK-2", "reason": fell["reason"]}
+    assert s["flags"] == 0 and s["last_flag"] is None
+    feed(hub, entries, waiting)
+    card = call(hub.url + "/api/tables")[1][0]
+    detail = call(hub.url + "/api/tables/cup/5")[1]
+    for shown in (card, detail):
+        assert shown["mangala"]["flag_pending"]["player"] == 1
+    feed(hub, entries, entries[len(waiting):])
+    s = fold(entries).summary()
+    assert s["mangala"]["flag_pending"] is None
+    assert (s["last_flag"]["type"], s["last_flag"]["player"]) == ("time_out", 1)
+    detail = call(hub.url + "/api/tables/cup/5")[1]
+    assert detail["mangala"]["flag_pending"] is None
+    assert [(f["type"], f["player"]) for f in detail["flags"]] == [("time_out", 1)]

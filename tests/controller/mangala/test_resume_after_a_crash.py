@@ -16,7 +16,7 @@ import pytest
 
 from controller.clock.messages import FlagEvent
 from controller.records.journal import Journal
-from controller.referee.api import DirectorAction
+from controller.referee.api import DirectorAction, MotionSeen
 from engine.mangala.sowing import play
 from tests.controller.mangala.harness import Table
 from tests.controller.mangala.test_referee import setup, sow
@@ -52,6 +52,9 @@ def _director_ends(table: Table) -> None:
 
 
 def _director_accepts(table: Table) -> None:
+    """a presses with hands over the board; the director enters a's sowing of pit 3."""
+    table.send(MotionSeen(table.time.now_ms()))
+    table.press("a")
     table.send(DirectorAction(table.time.now_ms(), "accept", {"pit": 3}, "td"))
 
 
