@@ -23,7 +23,8 @@ BROKER_OPTIONS = ("--prefix", "--ca", "--broker-user", "--broker-password-file")
 def add_broker_options(parser: argparse.ArgumentParser) -> None:
     """``--prefix``, ``--ca``, ``--broker-user`` and ``--broker-password-file``."""
     parser.add_argument("--prefix", help=f"topic prefix (default {DEFAULT_PREFIX})")
-    parser.add_argument("--ca", metavar="FILE", help="CA file for the broker's TLS certificate")
+    parser.add_argument("--ca", metavar="FILE", help="CA file for the broker's TLS certificate "
+                        "(default: the system's trusted CAs)")
     parser.add_argument("--broker-user", metavar="NAME", help="broker user name")
     parser.add_argument("--broker-password-file", metavar="FILE",
                         help="file whose first line is the broker password")

@@ -54,24 +54,29 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="serial port or pyserial URL to serve, or 'pty' for a new pseudo-terminal "
         "(its name is printed)",
     )
-    sim.add_argument("--mode", choices=("delay", "countdown"), default="delay")
+    sim.add_argument("--mode", choices=("delay", "countdown"), default="delay",
+                     help="delay: a delay per move, then a reserve (backgammon); countdown: a "
+                     "time per player per set (Mangala) (default %(default)s)")
     sim.add_argument(
-        "--delay-s", type=CLOCK_SECONDS, default=DEFAULT_DELAY_MS / 1000, help="delay per move"
+        "--delay-s", type=CLOCK_SECONDS, default=DEFAULT_DELAY_MS / 1000,
+        help="delay per move in seconds, delay mode (default %(default)g)",
     )
     sim.add_argument(
         "--reserve-s",
         type=CLOCK_SECONDS,
         default=DEFAULT_RESERVE_MS / 1000,
-        help="reserve per player",
+        help="reserve per player in seconds, delay mode (default %(default)g)",
     )
     sim.add_argument(
         "--time-s",
         type=POSITIVE_SECONDS,
         default=DEFAULT_COUNTDOWN_MS / 1000,
-        help="countdown per player per set (MG-CLOCK-1)",
+        help="countdown per player per set in seconds, countdown mode (MG-CLOCK-1; default "
+        "%(default)g)",
     )
     sim.add_argument(
-        "--duration", type=POSITIVE_SECONDS, default=None, help="stop after this many seconds"
+        "--duration", type=POSITIVE_SECONDS, default=None,
+        help="stop after this many seconds (default: run until q or Ctrl-C)",
     )
     sim.set_defaults(func=run_sim)
 
@@ -81,7 +86,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         "--timeout",
         type=number_in(0, MAX_TIMEOUT_S, above_low=True),
         default=3.0,
-        help=f"seconds to wait for an answer (at most {MAX_TIMEOUT_S})",
+        help=f"seconds to wait for an answer (default %(default)g, at most {MAX_TIMEOUT_S})",
     )
     status.set_defaults(func=run_status)
 

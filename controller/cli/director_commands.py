@@ -23,6 +23,7 @@ from controller.cli.common import (
     utf8_arg,
     wants_json,
 )
+from controller.config.table import JournalSection
 
 _EPILOG = """\
 examples (the table named by its configuration, as for hakem run):
@@ -51,11 +52,13 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         parser.add_argument("--config", metavar="FILE",
                             help="the table's TOML configuration (its journal folder)")
         parser.add_argument("--folder", metavar="DIR", help="the table's journal folder "
-                            "(instead of --config)")
+                            "(instead of --config; with neither, the default journal folder, "
+                            f"{JournalSection.directory})")
         parser.add_argument("--by", metavar="NAME", type=utf8_arg,
                             help="the director's name for the journal (default: the login name)")
         parser.add_argument("--wait", type=float, default=10.0, metavar="SECONDS",
-                            help="how long to wait for the table's answer (default 10)")
+                            help="how long to wait for the table's answer (default "
+                            "%(default)g)")
         return parser
 
     p = action("accept", "the flagged move stands as played (backgammon); Mangala: the "
@@ -65,7 +68,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                    kind="accept")
     p = action("reject", "the last accepted move was illegal: it is flagged for correction "
                "(TTB-4.9)")
-    p.add_argument("--reason", type=utf8_arg, default="the director ruled the move illegal")
+    p.add_argument("--reason", type=utf8_arg, default="the director ruled the move illegal",
+                   help="why, for the journal and the live log (default: %(default)s)")
     p.set_defaults(func=_send, build=lambda a: {"reason": a.reason}, kind="reject")
     p = action("set-position", "correct the position: a GNU Backgammon Position ID, or a "
                "Mangala position as JSON")
@@ -82,20 +86,22 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p = action("end-match", "end the match: WINNER is 0 or 1 (backgammon), a or b (Mangala)")
     p.add_argument("winner")
     p.add_argument("--reason", type=utf8_arg, default="",
-                   help="why, for the journal and the round record (e.g. \"b left the hall\")")
+                   help="why, for the journal and the round record (e.g. \"b left the hall\"; "
+                   "default: none)")
     p.set_defaults(func=_send, build=_winner_args, kind="end_match")
     p = action("resign", "PLAYER (0 or 1) resigns a single game, a gammon or a backgammon")
     p.add_argument("player", type=int, choices=(0, 1))
     # its own dest: ``kind`` names the action (every action's default below)
     p.add_argument("--kind", type=int, choices=(1, 2, 3), default=1, dest="worth",
-                   help="1 single game, 2 gammon, 3 backgammon")
+                   help="1 single game, 2 gammon, 3 backgammon (default %(default)s)")
     p.set_defaults(func=_send, build=lambda a: {"player": a.player, "kind": a.worth},
                    kind="resign")
     p = action("rethrow", "the mover has the opponent's early throw thrown again (BG-ROLL-5)")
     p.set_defaults(func=_send, build=lambda a: {}, kind="rethrow")
     p = action("warn", "Mangala: a warning to PLAYER (a or b, MG-T-4)")
     p.add_argument("player", choices=("a", "b"))
-    p.add_argument("--reason", type=utf8_arg, default="")
+    p.add_argument("--reason", type=utf8_arg, default="",
+                   help="why, for the journal and the live log (default: none)")
     p.set_defaults(func=_send, build=lambda a: {"player": a.player, "reason": a.reason},
                    kind="warn")
     p = action("note", "a note in the journal")

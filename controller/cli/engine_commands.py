@@ -31,7 +31,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         metavar="POSITION_ID",
         help="GNU Backgammon Position ID, or - to read 'POSITION_ID DICE' lines from stdin",
     )
-    plays.add_argument("dice", metavar="DICE", nargs="?", help="two digits, e.g. 31 or 66")
+    plays.add_argument("dice", metavar="DICE", nargs="?",
+                       help="two digits, e.g. 31 or 66 (not given with -: each line has its own)")
     plays.set_defaults(func=run_plays)
 
     judge_cmd = add_command(

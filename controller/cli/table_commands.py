@@ -49,7 +49,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     """Add ``run``, ``demo`` and ``replay`` to ``hakem``."""
     run = add_command(subparsers, "run", parents,
                       "the live table: camera, clock, LEDs, journal and hub around the referee")
-    run.add_argument("--config", metavar="FILE", help="the table's TOML configuration")
+    run.add_argument("--config", metavar="FILE", help="the table's TOML configuration "
+                     "(default: every setting's default)")
     run.set_defaults(func=_run)
 
     demo = add_command(subparsers, "demo", parents,
@@ -58,20 +59,23 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     demo.epilog = _DEMO_EPILOG
     demo.formatter_class = argparse.RawDescriptionHelpFormatter
     demo.add_argument("--game", choices=("backgammon", "mangala"), default="backgammon",
-                      help="the game to play (default backgammon)")
+                      help="the game to play (default %(default)s)")
     demo.add_argument("--match", metavar="FILE.mat", help="a Jellyfish .mat match played to "
                       "its end (a game resigned is entered by the director, as at a table; a "
                       "record that stops before the match is over is refused) (default: the "
                       "bundled sample)")
     demo.add_argument("--out", metavar="DIR", default="hakem-demo",
                       help="where journal.jsonl, match.mat, snapshots and the recording go "
-                      "(default ./hakem-demo)")
+                      "(default ./%(default)s)")
     demo.add_argument("--illegal", type=non_negative_int, default=0, metavar="N",
-                      help="illegal moves the players make and correct when flagged")
+                      help="illegal moves the players make and correct when flagged "
+                      "(default %(default)s)")
     demo.add_argument("--invalid-throws", type=non_negative_int, default=0, metavar="N",
-                      help="throws that land invalidly (BG-ROLL-2) and are thrown again")
+                      help="throws that land invalidly (BG-ROLL-2) and are thrown again "
+                      "(default %(default)s)")
     demo.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
-                      help="random seed (0 or more)")
+                      help="random seed, 0 or more: the same seed plays the same demo "
+                      "(default %(default)s)")
     demo.add_argument("--publish", metavar="URL", help="publish to the hub's MQTT broker "
                       "(with --table; mqtt://[user[:password]@]host[:port] or mqtts://...)")
     demo.add_argument("--table", metavar="ID", help="the table's ID on the hub")

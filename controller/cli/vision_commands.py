@@ -66,10 +66,12 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
     p = add_command(vision, "markers", parents, "write a printable sheet of the four markers")
     p.add_argument("--out", default="hakem-markers.png",
-                   help=f"image file to write ({_kinds(SHEET_FORMATS)})")
+                   help=f"image file to write ({_kinds(SHEET_FORMATS)}; default "
+                   "%(default)s in the current folder)")
     p.add_argument("--dpi", type=int, default=300,
-                   help=f"printer resolution, {MIN_DPI}..{MAX_DPI} (default 300)")
-    p.add_argument("--config", help="table configuration (marker size)")
+                   help=f"printer resolution, {MIN_DPI}..{MAX_DPI} (default %(default)s)")
+    p.add_argument("--config", help="table configuration (marker size; default: the built-in "
+                   "vision settings' marker size)")
     p.set_defaults(func=_markers)
 
     p = add_command(vision, "render", parents, "a synthetic photo of a position")
@@ -77,13 +79,15 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", required=True, help="JPEG (or PNG) file to write")
     p.add_argument("--seed", type=non_negative_int, default=0,
                    help="seed of the random camera and light (and arm, with --hand), 0 or "
-                   "more: the same seed gives the same picture")
-    p.add_argument("--scheme", choices=[s.name for s in SCHEMES], default=SCHEMES[0].name)
+                   "more: the same seed gives the same picture (default %(default)s)")
+    p.add_argument("--scheme", choices=[s.name for s in SCHEMES], default=SCHEMES[0].name,
+                   help="colours of the board and checkers (default %(default)s)")
     p.add_argument("--hard", action="store_true", help="glare, shadows, distortion, noise")
     p.add_argument("--hand", action="store_true", help="an arm over the board")
     p.add_argument("--markers", action="store_true", help="draw the four ArUco markers")
     p.add_argument("--first-colour", choices=["darker", "lighter"], default="darker",
-                   help="colour of the player on roll (who sits at the bottom)")
+                   help="colour of the player on roll (who sits at the bottom; default "
+                   "%(default)s)")
     p.set_defaults(func=_render)
 
     p = add_command(vision, "calibrate", parents,

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from controller.mangala.recognition import Decision, Line
 from controller.mangala.sets import end_round
-from controller.referee.api import ClockCommand, DirectorAction, director_command, director_fields
+from controller.referee.api import (
+    ClockCommand,
+    DirectorAction,
+    director_command,
+    director_fields,
+    director_note,
+)
 from engine.errors import InvalidInputError
 from engine.mangala.position import Position
 from engine.mangala.sowing import play
@@ -71,8 +77,9 @@ def act(ref: MangalaReferee, ev: DirectorAction) -> None:
         reason = str(args.get("reason") or args.get("note") or "").strip()
         ref._say(f"Director {ev.director} ends the round: {ref.name(winner)} ({winner}) "
                  f"wins{f' ({reason})' if reason else ''}")
-    elif action == "note":
+    elif action == "note":  # said as at a backgammon table: the live log and the answer
         ref._emit("director", **director_fields(ev, args))
+        ref._say(director_note(args))
     else:
         raise InvalidInputError(f"{director_command(action)} is not an action at a "
                                 f"mangala table")

@@ -216,6 +216,12 @@ def director_refusal(action: str, reason: object) -> str:
     return f"The director's {director_command(action)} was refused: {reason}"
 
 
+def director_note(args: dict[str, Any]) -> str:
+    """The live log's line for a director's note (either game), which is also the answer
+    ``hakem director note`` prints: "Director's note: ..."."""
+    return f"Director's note: {args.get('text', '')}"
+
+
 def refusal_reason(text: str, action: str) -> str | None:
     """The reason in :func:`director_refusal`'s sentence for ``action``; None for other text."""
     said = director_refusal(action, "")
@@ -292,4 +298,6 @@ Command = JournalEntry | ClockCommand | SetSignal | Buzz | TakeSnapshot | Say
 class RefereeProtocol(Protocol):
     """What the runtime drives: one event in, the commands to carry out in order."""
 
-    def handle(self, event: Event) -> list[Command]: ...
+    def handle(self, event: Event) -> list[Command]:
+        """Take one event (a frame, a press, a director's action) and return what the table
+        must carry out for it, in order."""

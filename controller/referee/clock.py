@@ -83,10 +83,14 @@ class RefereeClock(RefereeState):
         return ("delay", cfg.delay_ms or 0, cfg.reserve_ms or 0)
 
     def _times_json(self, times_lr: tuple[int, int]) -> list[int]:
+        """The clock's (left, right) times in player order, as the journal keeps them, so
+        that a time reads the same whichever side each player sits on."""
         left, right = times_lr
         return [left if self.config.side_of(p) == "left" else right for p in (0, 1)]
 
     def _press(self, ev: ClockPressed) -> None:
+        """Journal a press with what it means now (a move finished, TTB-CLOCK-2; a double or
+        a take, BG-CUBE-3; a closed-out pass, BG-BAR-4; the opening start, BG-OPEN-3)."""
         if self._over:
             return
         player = self.config.player_of_side(ev.side)
@@ -133,6 +137,8 @@ class RefereeClock(RefereeState):
         self._said_cannot_read = False
 
     def _hold(self, ev: ClockHoldPressed) -> None:
+        """Journal the hold button: a drop while a double waits (BG-CUBE-3), otherwise the clock
+        put on hold to call for a correction or the director (TTB-4.5, TTB-6.1)."""
         if self._over:
             return
         means = "drop" if self.stage == "doubled" else "hold"
@@ -152,6 +158,8 @@ class RefereeClock(RefereeState):
             self._say("Clock on hold (TTB-4.5, TTB-6.1)")
 
     def _flag_fell(self, ev: FlagFell) -> None:
+        """A player's time ran out: journal and say that they lose the match (TTB-CLOCK-3)
+        and sound the buzzer."""
         if self._over:
             return
         player = self.config.player_of_side(ev.side)

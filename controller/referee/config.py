@@ -20,16 +20,20 @@ class DieReading(Protocol):
     ``BoardDie`` in the evaluations, which ask what the referee would judge)."""
 
     @property
-    def pips(self) -> int: ...
+    def pips(self) -> int:
+        """The face read on top."""
 
     @property
-    def flat(self) -> bool: ...
+    def flat(self) -> bool:
+        """Whether the die was read lying flat (a cocked die voids the throw, BG-ROLL-2)."""
 
     @property
-    def confidence(self) -> float: ...
+    def confidence(self) -> float:
+        """How sure the reading of the face is, 0..1."""
 
     @property
-    def p_cocked(self) -> float: ...
+    def p_cocked(self) -> float:
+        """The reader's probability that the die is cocked (0 when not given)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,8 @@ class RecognitionSettings:
     flat_doubt: float = 0.5
 
     def __post_init__(self) -> None:
+        """Refuse a threshold out of range with a ConfigError naming it, when the
+        settings are made rather than mid-match."""
         for name in ("margin", "fit_slack", "illegal_margin", "dice_moved"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
@@ -137,6 +143,8 @@ class RefereeConfig:
     delay_ms: int | None = None
 
     def __post_init__(self) -> None:
+        """Refuse a setting out of range with a ConfigError naming it, when the table is
+        set up rather than mid-match."""
         if (
             not isinstance(self.players, tuple)
             or len(self.players) != 2
@@ -170,6 +178,7 @@ class RefereeConfig:
         return self.clock_sides.index(side)
 
     def side_of(self, player: int) -> Side:
+        """The clock side (left or right) in front of ``player``."""
         return self.clock_sides[player]
 
     def right_half(self, player: int) -> str:
@@ -178,6 +187,7 @@ class RefereeConfig:
         return "right" if at_bottom else "left"
 
     def colour_of(self, player: int) -> str:
+        """``player``'s checker colour as the layout names it (it names the cube's places)."""
         return self.layout.first_colour if player == 0 else self.layout.second_colour
 
     def to_json(self) -> dict[str, Any]:

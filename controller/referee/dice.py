@@ -169,6 +169,7 @@ class RefereeDice(RefereeState):
         rec = self.config.recognition
 
         def thrown(die: DieSeen) -> bool:
+            """Whether ``die`` lies where no die lay, or surely shows a face none near it showed."""
             near = [s for s in self._stale if in_place(die_sig(die), s, shift)]
             return not near or (rec.readable(die) and all(s[0] != die.pips for s in near))
 
@@ -187,6 +188,8 @@ class RefereeDice(RefereeState):
         return [d for d in dice if d.touched or any(d is m for m in moved)]
 
     def _die_problem(self, die: DieSeen, player: int) -> str | None:
+        """Why ``die`` voids ``player``'s throw (off the board, outside their right half,
+        cocked, on a checker: BG-ROLL-2), or None for a die that counts."""
         name = self.config.players[player]
         if die.half == "off-board":
             return f"a die left the board; {name} throws again"

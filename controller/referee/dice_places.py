@@ -14,6 +14,8 @@ Sig = tuple[DieSig, ...]
 
 
 def die_sig(d: DieSeen) -> DieSig:
+    """A die's signature: pips, half, flat, on a checker and its centre (None where
+    unknown)."""
     cx, cy = d.centre if d.centre is not None else (None, None)
     return (d.pips, d.half, d.flat, d.on_checker, cx, cy)
 
@@ -24,10 +26,13 @@ def signature(dice: Sequence[DieSeen]) -> Sig:
 
 
 def sig_json(sig: Sig) -> list[list[Any]]:
+    """A signature as journalled: lists, the centre left out where it is unknown."""
     return [list(d[:4]) if d[4] is None else list(d) for d in sig]
 
 
 def sig_of_json(value: Any) -> Sig:
+    """The signature a journal entry holds (the inverse of :func:`sig_json`); items
+    of another shape are skipped, so a damaged entry reads as fewer dice, not an error."""
     if not isinstance(value, list):
         return ()
     out: list[DieSig] = []
@@ -40,6 +45,8 @@ def sig_of_json(value: Any) -> Sig:
 
 
 def same_die(a: DieSig, b: DieSig, tolerance: float) -> bool:
+    """Whether two signatures are the same die lying still: equal but for the centre,
+    within ``tolerance`` of each other (a die without a centre matches on the rest)."""
     if a[:4] != b[:4]:
         return False
     if a[4] is None or b[4] is None or a[5] is None or b[5] is None:

@@ -12,6 +12,7 @@ from controller.referee.api import (
     DirectorAction,
     director_command,
     director_fields,
+    director_note,
     director_refusal,
 )
 from controller.referee.dice_places import sig_json, signature, unmatched
@@ -26,6 +27,8 @@ class RefereeDirector(RefereeThrows):
     """Carries out a director's actions and what they decide."""
 
     def _director(self, ev: DirectorAction) -> None:
+        """Carry out a director's action: checked first (a refused one is only said and
+        journals nothing), then journalled and said; what it decides follows in the steps."""
         action, args = ev.action, dict(ev.args)
         try:
             self._check_director(action, args)
@@ -38,7 +41,7 @@ class RefereeDirector(RefereeThrows):
             whom = "" if on_roll is None else f", {self.config.players[on_roll]} on roll"
             self._say(f"The director set the position to {args['position_id']}{whom}")
         elif action == "note":
-            self._say(f"Director's note: {args.get('text', '')}")
+            self._say(director_note(args))
         elif action == "rethrow":
             self._say("The early throw is thrown again at the mover's request (BG-ROLL-5)")
 
@@ -116,6 +119,8 @@ class RefereeDirector(RefereeThrows):
                   f"{dice[1]}: {names[starter]} starts (BG-OPEN-1, BG-OPEN-3)")
 
     def _check_director(self, action: str, args: dict[str, Any]) -> None:
+        """Raise why a director's action cannot be carried out now (nothing flagged, a
+        move past correcting under TTB-4.8, dice out of range), before anything is journalled."""
         m = self.match
         if action == "accept":
             if "pit" in args:  # the command cannot tell the table's game: say, don't ignore

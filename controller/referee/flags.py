@@ -34,6 +34,8 @@ class RefereeFlags(RefereeState):
         return f"flag-{self._flags + 1:04d}.jpg"
 
     def _flag_commands(self, player: int, label: str) -> None:
+        """What a flagged move does at the table: clock on hold, the illegal-move light
+        and buzzer, a snapshot, then the mover's time restarted to correct it (TTB-4.5, TTB-4.9)."""
         self._do(ClockCommand("hold"))
         self._signal("illegal_move", True)
         self._do(Buzz("illegal"))
@@ -41,6 +43,8 @@ class RefereeFlags(RefereeState):
         self._do(ClockCommand("start", side=self.config.side_of(player)))
 
     def _maybe_cannot_read(self, t_ms: int, player: int, why: str) -> bool:
+        """Say "cannot read" once when the board after a press stays unreadable for
+        ``cannot_read_ms`` (TTB-6.1) rather than guess a verdict; True when it is said now."""
         assert self._press_t is not None
         if self._said_cannot_read or t_ms - self._press_t < self.config.recognition.cannot_read_ms:
             return False
@@ -89,6 +93,6 @@ class RefereeFlags(RefereeState):
         self._say(f"{why}: {self.config.players[player]}'s move stands as played (TTB-4.8)")
 
 
-def _cited(reason: str, rule: str) -> str:
+def cited(reason: str, rule: str) -> str:
     """A reason with its rule named after it, once (a reason may name it already)."""
     return reason if rule in reason else f"{reason} ({rule})"

@@ -86,6 +86,8 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
     # --- the start --------------------------------------------------------------------------
 
     def _begin(self) -> None:
+        """Journal the match's start with its settings (enough to rebuild the referee on a
+        restart), set the clock up and open the first game."""
         cfg = self.config
         self._emit("match_start", game="backgammon", **cfg.to_json())
         self._configure_clock()
@@ -95,6 +97,8 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
         self._game_start()
 
     def _game_start(self) -> None:
+        """Journal a game's start with the score and whether it is the Crawford game
+        (BG-MATCH-2), the clock on hold between games (TTB-CLOCK-4)."""
         m = self.match
         number = m.game + (1 if m.phase is Phase.GAME_OVER else 0)
         crawford_next = m.crawford_game
@@ -112,6 +116,8 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
     # --- frames -----------------------------------------------------------------------------
 
     def _frame(self, ev: FrameSeen) -> None:
+        """Take a frame's reading and judge what it shows at this stage: the opening throw, a
+        throw, an early throw (BG-ROLL-5), the last checker off, a flagged move standing."""
         self._view = ev.board
         self._view_fresh = True
         self._frame_no += 1
@@ -146,6 +152,8 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
     # --- decisions that need no new input ------------------------------------------------------
 
     def _advance(self, t_ms: int) -> None:
+        """Take the decisions the state calls for now, one after another (at most 8, so that
+        a state that keeps asking cannot loop)."""
         for _ in range(8):
             if not self._step(t_ms):
                 return

@@ -16,6 +16,7 @@ class Outputs:
     _signals: set[str]
 
     def _fold(self, kind: str, f: dict[str, Any]) -> None:
+        """Change the state as the journal entry says; each referee gives its own fold."""
         raise NotImplementedError
 
     def _emit(self, entry_type: str, /, **fields: Any) -> None:
@@ -24,9 +25,11 @@ class Outputs:
         self._fold(entry_type, fields)
 
     def _do(self, command: Command) -> None:
+        """Hand the table a command to carry out (clock, buzzer, snapshot)."""
         self._out.append(command)
 
     def _say(self, text: str) -> None:
+        """Add a line to the live log the players and the director read."""
         self._out.append(Say(text))
 
     def _signal(self, signal: Signal, on: bool) -> None:

@@ -102,6 +102,7 @@ class StillViews:
 
     @property
     def occluded(self) -> bool:
+        """Whether anything hides the board in any of the frames."""
         return any(v.occluded for v in self.views)
 
     @property
@@ -113,6 +114,8 @@ class StillViews:
     def log_likelihood(
         self, slots: Sequence[tuple[int, int]], bar: tuple[int, int]
     ) -> float | None:
+        """The frames' summed log-likelihood of these slot and bar counts; None when a
+        frame cannot weigh them."""
         total = 0.0
         for view in self.views:
             ll = view.log_likelihood(slots, bar)
@@ -155,6 +158,7 @@ def _mode(values: list[tuple[int, int]]) -> tuple[int, int]:
 
 
 def _frames(view: BoardView) -> list[BoardView]:
+    """The single frames a view stands for: a :class:`StillViews`' own, or the view."""
     return view.views if isinstance(view, StillViews) else [view]
 
 

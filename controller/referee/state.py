@@ -125,6 +125,8 @@ class RefereeState(Outputs):
         return phase.value
 
     def _cube_offered(self) -> bool:
+        """Whether the cube is seen in the offered place: a double is made once the
+        cube is put there (BG-CUBE-3, BG-CUBE-6)."""
         cube = self._cube
         return cube is not None and cube.zone == "offered"
 
@@ -300,6 +302,8 @@ class RefereeState(Outputs):
                 self._director_due = (action, args)
 
     def _fold_director(self, action: str, args: dict[str, Any]) -> None:
+        """The state a journalled director's action changes at once: a position set,
+        an early throw to be thrown again (BG-ROLL-5), the dice set during a move."""
         m = self.match
         if action == "set_position":
             position = Position.from_id(str(args["position_id"]))

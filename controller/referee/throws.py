@@ -11,7 +11,7 @@ from controller.referee.api import Buzz, DieSeen, FrameSeen, TakeSnapshot
 from controller.referee.config import RecognitionSettings
 from controller.referee.dice import RefereeDice
 from controller.referee.dice_places import sig_json, signature, unmatched
-from controller.referee.flags import RefereeFlags, _cited
+from controller.referee.flags import RefereeFlags, cited
 from controller.referee.setup_check import RefereeSetup
 from engine.backgammon.match import Phase
 
@@ -20,6 +20,8 @@ class RefereeThrows(RefereeDice, RefereeFlags, RefereeSetup):
     """Judges the throws the still frames show."""
 
     def _opening_frame(self, ev: FrameSeen) -> None:
+        """Judge the opening throw, one die each: an invalid die is thrown again by its player
+        alone (BG-OPEN-2), equal dice by both, else the higher starts (BG-OPEN-1, BG-OPEN-3)."""
         fresh = self._fresh(whole=True)
         if not self.config.recognition.judgeable(fresh):
             self._unjudged_throw(ev.t_ms, None, fresh)
@@ -89,6 +91,8 @@ class RefereeThrows(RefereeDice, RefereeFlags, RefereeSetup):
         self._say(f"{name} is closed out and passes ({why}, BG-BAR-4)")
 
     def _throw_frame(self, ev: FrameSeen) -> None:
+        """Judge the throw of the player on roll: valid, invalid and thrown again
+        (BG-ROLL-2), or the opponent's while a closed-out player passes (BG-BAR-4)."""
         m = self.match
         player = m.on_roll
         if player is None or m.phase is not Phase.DECIDE:
@@ -168,6 +172,8 @@ class RefereeThrows(RefereeDice, RefereeFlags, RefereeSetup):
 
     def _roll(self, player: int, dice: tuple[int, int], seen: list[list[Any]], *,
               early: bool = False, thrown: Sequence[DieSeen] | None = None) -> None:
+        """Journal and say a valid throw (``early``: thrown before the mover pressed, BG-ROLL-5);
+        ``thrown``: the throw's own dice among those lying."""
         extra: dict[str, Any] = {"early": True} if early else {}
         if thrown is not None:
             extra.update(self._thrown_field(seen, thrown))
@@ -179,6 +185,8 @@ class RefereeThrows(RefereeDice, RefereeFlags, RefereeSetup):
     def _invalid_throw(
         self, player: int, rule: str, reason: str, seen: list[list[Any]], *, opening: bool
     ) -> None:
+        """Journal an invalid throw (BG-ROLL-2; BG-OPEN-2 at the opening) with the throw-again
+        light, buzzer and a snapshot, so that the players see why they throw again."""
         fresh = self._fresh(whole=opening)
         dice = [d.pips for d in fresh]
         label = self._snapshot_label()
@@ -197,7 +205,7 @@ class RefereeThrows(RefereeDice, RefereeFlags, RefereeSetup):
         self._signal("cannot_read", False)
         self._do(Buzz("throw_again"))
         self._do(TakeSnapshot(label))
-        self._say(f"Invalid throw by {self.config.players[player]}: {_cited(reason, rule)}")
+        self._say(f"Invalid throw by {self.config.players[player]}: {cited(reason, rule)}")
 
     def _early_frame(self, ev: FrameSeen) -> None:
         """BG-ROLL-5: the opponent threw before the mover pressed the clock."""

@@ -5,7 +5,7 @@ after a take (BG-CUBE-3), and a press with neither a throw nor a double read."""
 from __future__ import annotations
 
 from controller.referee.api import Buzz
-from controller.referee.flags import RefereeFlags, _cited
+from controller.referee.flags import RefereeFlags, cited
 from controller.referee.recognition import StillViews, recognise
 from engine.backgammon.match import Move, apply, may_double
 from engine.backgammon.moves import result_boards
@@ -42,6 +42,8 @@ class RefereeVerdicts(RefereeFlags):
         return True
 
     def _double(self) -> bool:
+        """Judge a double: refused with its rule (BG-CUBE-2, BG-CUBE-4, BG-MATCH-2; BG-ROLL-6
+        after a throw), else journalled, the cube's face checked (BG-CUBE-5)."""
         m = self.match
         names = self.config.players
         player = m.on_roll
@@ -57,7 +59,7 @@ class RefereeVerdicts(RefereeFlags):
         if reason is not None:
             self._emit("cube_refused", player=player, rule=rule, reason=reason)
             self._do(Buzz("illegal"))
-            self._say(f"{names[player]} may not double: {_cited(reason, rule)}")
+            self._say(f"{names[player]} may not double: {cited(reason, rule)}")
             return True
         offered = self._cube.value if self._cube is not None else m.cube.value * 2
         self._emit("double", player=player, cube=m.cube.value * 2)
@@ -67,12 +69,16 @@ class RefereeVerdicts(RefereeFlags):
         return True
 
     def _cube_place_check(self, taker: int) -> None:
+        """After a take the cube belongs on the taker's side (BG-CUBE-3): say so when
+        it is seen elsewhere."""
         cube = self._cube
         colour = self.config.colour_of(taker)
         if cube is not None and cube.zone not in (f"{colour}-side", "offered"):
             self._say(f"The cube should be on {self.config.players[taker]}'s side (BG-CUBE-3)")
 
     def _judge_move(self, t_ms: int) -> bool:
+        """Judge the move a press finished from clear still frames: legal, a flagged move
+        corrected, or illegal and flagged (TTB-4.8, TTB-4.9); "cannot read" after the time-out."""
         m = self.match
         player = m.on_roll
         assert player is not None and m.dice is not None

@@ -30,7 +30,12 @@ if [[ -z "$dry" && $EUID -ne 0 ]]; then
   exit 2
 fi
 user="${1:-${SUDO_USER:-}}"
-if [[ -z "$user" ]] || ! id "$user" >/dev/null 2>&1; then
+if [[ -z "$user" ]]; then  # e.g. "$USER" unset under sudo, in a root shell without sudo
+  echo "install-table-service.sh: the user name is empty: name the user that runs hakem," \
+    "e.g. sudo bash hardware_docs/systemd/install-table-service.sh pi" >&2
+  exit 2
+fi
+if ! id "$user" >/dev/null 2>&1; then
   echo "install-table-service.sh: no such user: '${user}' (give the user that runs hakem)" >&2
   exit 2
 fi

@@ -99,3 +99,18 @@ def test_without_root_and_without_dry_run_it_asks_for_sudo(tmp_path: Path) -> No
     done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, env=env,
                           timeout=60, check=False)
     assert done.returncode == 2 and "sudo" in done.stderr
+
+
+@pytest.mark.parametrize("args", [[""], []])
+def test_an_empty_user_name_says_to_name_the_user(tmp_path: Path, args: list[str]) -> None:
+    """``sudo bash ... "$USER"`` with USER unset, or a root shell without sudo: one line that
+    says how to name the user, nothing installed."""
+    env = dict(os.environ, HAKEM_ROOT=str(tmp_path), HAKEM_DRY_RUN="1")
+    env.pop("SUDO_USER", None)
+    done = subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "no such user" not in done.stderr
+    assert "the user name is empty" in done.stderr
+    assert "install-table-service.sh pi" in done.stderr
+    assert not any(tmp_path.iterdir())

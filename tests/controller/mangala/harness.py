@@ -3,10 +3,12 @@ clock (the firmware core in-process) on a fake time source; frames are synthetic
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.cli import main
 from controller.clock.messages import PressEvent
 from controller.clock.sim import LoopbackClock
 from controller.clock.timebase import FakeTime
@@ -15,6 +17,7 @@ from controller.mangala.reading import MangalaFrameReader
 from controller.mangala.referee import MangalaConfig, MangalaEvent, start_referee
 from controller.records.journal import Journal
 from controller.referee.api import MotionSeen
+from controller.runtime.director_inbox import DirectorInbox
 from controller.runtime.effects import Executor, LiveLog
 from tests.controller.mangala.synthetic import frame
 
@@ -91,3 +94,29 @@ class Table:
 
     def count(self, kind: str) -> int:
         return sum(1 for e in self.journal.entries if e["type"] == kind)
+
+
+def director_command(table: Table, folder: Path, argv: list[str]) -> tuple[int, int, list[str]]:
+    """``hakem director ARGV --folder FOLDER`` while the table's loop takes the requests between
+    frames, as ``hakem run`` does: the command's exit code, how many requests the table took
+    and the refusals it said (in its live log too)."""
+    inbox = DirectorInbox(folder)
+    taken: list[int] = []
+    said: list[str] = []
+
+    def say(text: str) -> None:
+        said.append(text)
+        table.log.say(text)
+
+    def loop() -> None:  # until the request is answered, taken or refused
+        for _ in range(400):
+            taken.append(inbox.take(table.pipeline.handle, table.time.now_ms(), say))
+            if sum(taken) or said:
+                return
+            threading.Event().wait(0.02)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    code = main(["director", *argv, "--folder", str(folder)])
+    thread.join()
+    return code, sum(taken), said

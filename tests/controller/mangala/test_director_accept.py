@@ -5,17 +5,14 @@ at its player's press)."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 
-from controller.cli import main
 from controller.mangala.mistakes import mistakes
 from controller.referee.api import DirectorAction, MotionSeen
-from controller.runtime.director_inbox import DirectorInbox
 from engine.errors import HakemError
-from tests.controller.mangala.harness import Table
+from tests.controller.mangala.harness import Table, director_command
 from tests.controller.mangala.test_referee import setup
 
 
@@ -70,24 +67,10 @@ def test_the_command_says_the_refusal_in_one_line_and_exits_2(
     table = Table(tmp_path)
     setup(table)
     before = list(table.journal.entries)
-    inbox = DirectorInbox(tmp_path)
-    taken: list[int] = []
-    said: list[str] = []
-
-    def loop() -> None:  # the table's loop: takes the director's request between frames
-        for _ in range(400):
-            taken.append(inbox.take(table.pipeline.handle, table.time.now_ms(), said.append))
-            if said:
-                return
-            threading.Event().wait(0.02)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
     try:
-        code = main(["director", "accept", "3", "--folder", str(tmp_path), "--by", "td"])
-        thread.join()
+        code, taken, said = director_command(table, tmp_path, ["accept", "3", "--by", "td"])
         err = capsys.readouterr().err
-        assert code == 2 and sum(taken) == 0 and len(said) == 1
+        assert code == 2 and taken == 0 and len(said) == 1
         assert err.startswith("hakem: director accept refused: nothing is flagged")
         assert err.count("\n") == 1
         assert table.journal.entries == before
