@@ -17,7 +17,7 @@ from controller.referee.api import (
 )
 from engine.errors import InvalidInputError
 from engine.mangala.position import Position
-from engine.mangala.sowing import play
+from engine.mangala.sowing import MoveResult, play
 
 if TYPE_CHECKING:
     from controller.mangala.referee import MangalaReferee
@@ -91,7 +91,13 @@ def follow(ref: MangalaReferee, action: str, args: dict[str, Any]) -> None:
         pit = int(args["pit"])
         result = play(ref.position, pit)
         line = Line((pit,), (result,), result.position.board())
-        ref._accept(Decision("legal", line, (line,), gap=0.0), pressed=True)
+        unseen = ref.unseen_turns
+        # among turns played unseen it is the next of them, journalled as the search journals
+        # one: pressed once its turn passes, so it counts as one of them
+        ref._accept(Decision("legal", line, (line,), gap=0.0),
+                    pressed=not (unseen and result.extra_turn),
+                    marks={"unseen": True} if unseen else None)
+        _give_the_turn(ref, result, unseen)
     elif action == "end_match":
         winner = args.get("winner")
         # round points as for any won round (MG-T-1): the round record gives the same
@@ -99,6 +105,22 @@ def follow(ref: MangalaReferee, action: str, args: dict[str, Any]) -> None:
                   points={"a": float(winner == "a"), "b": float(winner == "b")},
                   how="director", sets=[s.to_obj() for s in ref.round.sets])
         ref._do(ClockCommand("hold"))
+
+
+def _give_the_turn(ref: MangalaReferee, result: MoveResult, unseen: bool) -> None:
+    """After the director's sowing: while unseen turns are still looked for the clock is left
+    alone (its time runs for the player to move after all of them); else a sowing that passed
+    the turn starts the next player's time, which neither a flagged sowing's correction nor
+    unseen turns left running (MG-CLOCK-2)."""
+    left = ref.unseen_left
+    mover = ref.mover
+    if left:
+        what = "turn is" if left == 1 else f"{left} turns are"
+        ref._say(f"The director entered an unseen sowing: {what} still looked for on the "
+                 "board (MG-CLOCK-2)")
+    elif not result.set_over and not result.extra_turn and mover is not None:
+        what = "the last unseen turn is entered" if unseen else "the turn passes"
+        ref._say(f"Director's sowing: {what}; {ref._start(mover)}")
 
 
 def check_flagged(ref: MangalaReferee, pit: int) -> None:

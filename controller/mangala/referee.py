@@ -41,7 +41,9 @@ The rules it applies, with the decisions taken where the rules leave room:
   (winner a or b) ends the round with round points 1 and 0 (MG-T-1), written into the round
   record as a ``director N end`` line; once the round is over it is refused. A director's
   ``accept`` of a pit is taken only while something waits for the director (an illegal sowing
-  flagged, a press not yet judged, turns unseen); with nothing flagged it is refused.
+  flagged, a press not yet judged, turns unseen); with nothing flagged it is refused. With
+  turns unseen it enters the next of them (marked ``unseen``, counted once the turn passes)
+  and the rest are looked for from the position after it.
 - The set ends when a side is empty (MG-4): after the last sowing the players make the sweep;
   the referee checks the stores in view, that they hold all 48 stones, and journals
   ``game_end`` with ``stores: [a, b]``. A player whose time runs out loses the set unless their

@@ -80,6 +80,11 @@ class RefereeState(Outputs):
         """True while turns played unseen are still looked for on the board (MG-CLOCK-2)."""
         return self._retake is not None
 
+    @property
+    def unseen_left(self) -> int:
+        """How many turns played unseen are still looked for (0: none)."""
+        return self._retake[0] if self._retake is not None else 0
+
     def side_of(self, player: Side) -> ClockSide:
         """The clock side (button and display) of a player."""
         a = self.config.clock_a
@@ -148,10 +153,13 @@ class RefereeState(Outputs):
             before = self.position
             if before is None:
                 raise RecordFormatError("a move with no set being played")
-            if f.get("unseen") and f.get("pressed") and self._retake is not None:
-                left = self._retake[0] - 1
-                self._retake = (left, self._retake[1]) if left > 0 else None
             result = play(before, int(f["pit"]))
+            if self._retake is not None and (result.set_over
+                                             or (f.get("unseen") and f.get("pressed"))):
+                # an unseen turn found or entered by the director; a set that ended leaves
+                # none to find in it (its sweep is checked next, MG-4)
+                left = 0 if result.set_over else self._retake[0] - 1
+                self._retake = (left, self._retake[1]) if left > 0 else None
             self.position = result.position
             self._again = result.extra_turn and not f.get("pressed")
             self._flag = None
@@ -183,7 +191,7 @@ class RefereeState(Outputs):
         elif kind == "position_taken":
             self.position = Position.from_obj(f["position"])
             self._retake = None
-            self._flag, self._pending, self.stage = None, False, "turn"
+            self._flag, self._pending, self._again, self.stage = None, False, False, "turn"
         elif kind == "extra_turn":
             self._pending = False
             self._again = False
@@ -216,12 +224,14 @@ class RefereeState(Outputs):
             self._over = True
             self.stage = "over"
             self.position = None
+            self._retake = None  # the round ended: no turn is looked for any more
         elif kind == "director":
             args = dict(f.get("args") or {})
             if f.get("action") == "set_position":
                 self.position = Position.from_obj(args["position"])
                 self._flag = None
                 self._pending = False
+                self._again = False  # no sowing into the store waits for its press any more
                 self.stage = "turn"
                 self._retake = None
             elif f.get("action") == "warn":

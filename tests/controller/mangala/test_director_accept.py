@@ -49,6 +49,25 @@ def test_an_accept_of_a_flagged_sowing_is_taken(tmp_path: Path) -> None:
         table.close()
 
 
+def test_an_accepted_flagged_sowing_gives_the_clock_to_the_next_player(
+        tmp_path: Path) -> None:
+    """Was: the clock, given back to a for the correction, kept running a's time on b's
+    turn (MG-CLOCK-2)."""
+    table = Table(tmp_path)
+    try:
+        position = setup(table)
+        table.show(mistakes(position, 2)[0][1])
+        table.press("a")
+        table.tick(200)
+        assert table.clock.state().running == table.referee.side_of("a")
+        _accept(table, 2)
+        table.tick(200)
+        assert table.referee.mover == "b"
+        assert table.clock.state().running == table.referee.side_of("b")
+    finally:
+        table.close()
+
+
 def test_an_accept_of_a_press_not_yet_judged_is_taken(tmp_path: Path) -> None:
     table = Table(tmp_path)
     try:

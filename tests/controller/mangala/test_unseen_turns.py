@@ -41,6 +41,14 @@ def _unseen(table: Table, *players: str, number: int = 10) -> None:
                              table.referee.side_of(last)))
 
 
+def _unseen_from(table: Table, obj: dict[str, object]) -> None:
+    """The set-up seen, the director sets the position ``obj`` (b to move), and b and a then
+    press unseen."""
+    setup(table)
+    table.send(DirectorAction(table.time.now_ms(), "set_position", {"position": obj}))
+    _unseen(table, "b", "a")
+
+
 def _record_replays(table: Table) -> None:
     check = check_record(parse_record(format_record(round_record(table.journal.entries))))
     assert check.legal
@@ -212,11 +220,8 @@ def test_a_set_that_ended_while_the_table_was_down_is_scored(tmp_path: Path) -> 
     stores, so one is recorded (marked guessed), the set is scored from them and the round
     record replays."""
     table = Table(tmp_path)
-    setup(table)
-    end = Position.from_obj({"a": [0, 0, 0, 0, 0, 1], "a_store": 20, "b": [0, 1, 1, 1, 1, 2],
-                             "b_store": 21, "to_move": "b"})
-    table.send(DirectorAction(table.time.now_ms(), "set_position", {"position": end.to_obj()}))
-    _unseen(table, "b", "a")
+    _unseen_from(table, {"a": [0, 0, 0, 0, 0, 1], "a_store": 20, "b": [0, 1, 1, 1, 1, 2],
+                         "b_store": 21, "to_move": "b"})
     a_store = 20 + 1 + 6  # a's last stone into the store ends the set; a sweeps their side
     table.show((0,) * 6 + (a_store,) + (0,) * 6 + (48 - a_store,))
     moves = [e for e in table.journal.entries if e["type"] == "move"]
