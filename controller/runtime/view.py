@@ -28,10 +28,13 @@ from engine.errors import ConfigError
 from vision.board_reader import BoardReading, prepare, read_prepared, start_colours, with_colours
 from vision.calibration import Calibration, from_corners, locate_board
 from vision.config import DEFAULT_CONFIG, VisionConfig
-from vision.cube import CubeReading, find_cube, find_cube_in_parts, whole_raster_levels
+from vision.cube import CubeReading
+from vision.cube_search import find_cube, find_cube_in_parts, whole_raster_levels
 from vision.dice.board import BoardDie
+from vision.dice.change_map import change_raster, frame_key
+from vision.dice.cube_memory import CubeMemory
 from vision.dice.reading import kept_die, settle_dice_and_cube
-from vision.dice.reuse import CubeMemory, DiceMemory, change_raster, frame_key
+from vision.dice.reuse import DiceMemory
 from vision.dice.scale import face_px
 from vision.dice.support import one_reading_per_die, with_supports
 from vision.geometry import BoardGeometry, Canonical
@@ -257,7 +260,7 @@ class FrameReader:
         looked for where it lay and where the picture changed since it was seen (the whole
         case when it is not there: gone, or under a hand); after a search that found none,
         only where the picture changed is searched (``raster``: this frame's
-        ``vision.dice.reuse.change_raster``, which the dice memory has worked out)."""
+        ``vision.dice.change_map.change_raster``, which the dice memory has worked out)."""
         g = self.config.geometry
         key = frame_key(calibration.corners, g)
         from_mm = np.linalg.inv(self._to_mm) if self._to_mm is not None else np.eye(3)

@@ -77,8 +77,9 @@ from vision.calibration import locate_board
 from vision.cube import CubeProp, CubeReading, cube_place
 from vision.dice import board_pass
 from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.change_map import change_mask
 from vision.dice.reading import image_to_mm
-from vision.dice.reuse import DiceMemory, change_mask
+from vision.dice.reuse import DiceMemory
 from vision.dice.synth import random_dice_scene
 from vision.render.scene import BoardContents
 
@@ -102,7 +103,7 @@ def _cube_reader() -> Callable[[Any], Any]:
     reader = getattr(board_pass, "read_frame_cube", None)
     if reader is not None:
         return functools.partial(reader, reuse=False)
-    from vision.cube import find_cube_on_strips
+    from vision.cube_strips import find_cube_on_strips
 
     def read(frame: Any) -> Any:
         g = frame.calibration.geometry

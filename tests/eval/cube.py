@@ -35,7 +35,8 @@ import numpy as np
 
 from vision.board_reader import prepare
 from vision.calibration import Calibration
-from vision.cube import CUBE_VALUES, CubeProp, cube_place
+from vision.cube import CubeProp, cube_place
+from vision.cube_face import CUBE_VALUES
 from vision.dice.board_pass import forget_cube, read_frame_cube
 from vision.dice.synth import DiceScene, random_dice_scene
 from vision.render import render_scene

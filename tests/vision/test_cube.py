@@ -6,16 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cube import (
-    CUBE_VALUES,
-    FACE_PX,
-    CubeProp,
-    _glyph,
-    cube_place,
-    find_cube_in_image,
-    read_face,
-    zone_for,
-)
+from vision.cube import CubeProp, cube_place, zone_for
+from vision.cube_face import CUBE_VALUES, FACE_PX, _glyph, read_face
+from vision.cube_search import find_cube_in_image
 from vision.dice.reading import image_to_mm
 from vision.dice.synth import random_dice_scene
 from vision.geometry import BoardGeometry

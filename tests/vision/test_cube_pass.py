@@ -12,7 +12,7 @@ import pytest
 from tests.eval.cube import PLACES, placed_scene
 from vision.board_reader import PreparedFrame, prepare
 from vision.calibration import Calibration
-from vision.cube import CUBE_VALUES, _glyph, face_match, read_face
+from vision.cube_face import CUBE_VALUES, _glyph, face_match, read_face
 from vision.dice.board_pass import read_frame, read_frame_cube
 from vision.dice.synth import DiceScene, random_dice_scene
 

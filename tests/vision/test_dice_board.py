@@ -240,7 +240,7 @@ def test_the_layout_fit_shortcut_rejects_only_what_cannot_fit() -> None:
     """The face reader skips the layout fit for pip groups whose distances from their mean
     match no layout within the limit: exact, so every group it skips fits no worse than
     the limit either way, and every group it fits gives the full fit's answer."""
-    from vision.dice.face_fit import _fit_or_reject, _layout, fit_face
+    from vision.dice.face_pips import _fit_or_reject, _layout, fit_face
 
     rng = np.random.default_rng(5)
     die, limit = 16.0, 0.16 * 16.0

@@ -17,16 +17,11 @@ from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from tests.bench.dice import same_dice, table_stream
 from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.change_map import Halvings, change_mask, change_raster, frame_key
+from vision.dice.cube_memory import CubeMemory
 from vision.dice.reading import image_to_mm
 from vision.dice.render import DieProp
-from vision.dice.reuse import (
-    CubeMemory,
-    DiceMemory,
-    Halvings,
-    change_mask,
-    change_raster,
-    frame_key,
-)
+from vision.dice.reuse import DiceMemory
 from vision.render.scene import BoardContents
 
 

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice import face_fit, pose, side_faces
+from vision.dice import face_fit, face_outline, face_pips, pip_grid, pose, side_faces
 from vision.dice.raster import nonzero_2d
 
 
@@ -44,7 +44,7 @@ def test_mean_of_a_few_is_numpys() -> None:
     rng = np.random.default_rng(2)
     for n in range(1, 10):
         values = rng.random(n).tolist()
-        assert face_fit._mean_of(values) == float(np.mean(values))
+        assert face_pips._mean_of(values) == float(np.mean(values))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -57,7 +57,7 @@ def test_peaks_are_the_dilation_peaks(seed: int) -> None:
             for resp in (dog, -dog):
                 peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > 16.0)
                 ys, xs = np.nonzero(peaks[lo:hi, lo:hi])
-                got_y, got_x = face_fit._peaks(resp, win, lo, hi, 16.0)
+                got_y, got_x = face_pips._peaks(resp, win, lo, hi, 16.0)
                 assert np.array_equal(got_y, ys + lo) and np.array_equal(got_x, xs + lo)
 
 
@@ -76,9 +76,9 @@ def test_grid_reads_at_several_angles_at_once_are_each_read_alone() -> None:
     angles = rng.uniform(-1.0, 1.0, 9).tolist()
     cos = np.array([math.cos(a) for a in angles])[:, None]
     sin = np.array([math.sin(a) for a in angles])[:, None]
-    ks, scores = face_fit.grid_read_turned(dog, centres, cos, sin, 16.0, 2.0)
+    ks, scores = pip_grid.grid_read_turned(dog, centres, cos, sin, 16.0, 2.0)
     for i, a in enumerate(angles):
-        k1, s1 = face_fit.grid_read_many(dog, centres[i:i + 1], a, 16.0, 2.0)
+        k1, s1 = pip_grid.grid_read_many(dog, centres[i:i + 1], a, 16.0, 2.0)
         assert ks[i] == k1[0] and scores[i] == s1[0]
 
 
@@ -87,11 +87,11 @@ def test_outline_steps_for_several_centres_are_each_found_alone() -> None:
     gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3) / 8.0
     centres = np.random.default_rng(6).uniform(-6.0, 6.0, (7, 2))
-    steps, turns = face_fit._outline_steps(gx, gy, centres[:, 0, None, None, None],
+    steps, turns = face_outline._outline_steps(gx, gy, centres[:, 0, None, None, None],
                                            centres[:, 1, None, None, None], 0.0, 16.0, 2.0,
                                            45.0)
     for i, (ox, oy) in enumerate(centres.tolist()):
-        edge, angle = face_fit._outline_step(gx, gy, ox, oy, 0.0, 16.0, 2.0, 45.0)
+        edge, angle = face_outline._outline_step(gx, gy, ox, oy, 0.0, 16.0, 2.0, 45.0)
         k = int(np.argmax(steps[i]))
         assert (float(steps[i, k]), float(turns[k])) == (edge, angle)
 
@@ -119,9 +119,9 @@ def test_recentring_several_hypotheses_at_once_is_each_alone() -> None:
     hypotheses = [(float(x), float(y), float(a)) for x, y, a in
                   zip(rng.uniform(-6, 6, 5), rng.uniform(-6, 6, 5), rng.uniform(-1, 1, 5),
                       strict=True)]
-    together = face_fit._recentre_many(gx, gy, hypotheses, 16.0, 2.0)
+    together = face_outline._recentre_many(gx, gy, hypotheses, 16.0, 2.0)
     for h, got in zip(hypotheses, together, strict=True):
-        assert face_fit._recentre(gx, gy, *h, 16.0, 2.0) == got
+        assert face_outline._recentre(gx, gy, *h, 16.0, 2.0) == got
 
 
 def test_percentiles_are_numpys() -> None:
@@ -146,8 +146,8 @@ def test_outlines_and_reads_at_several_places_are_each_alone() -> None:
     places = [(float(x), float(y), float(a), float(s)) for x, y, a, s in
               zip(rng.uniform(-6, 6, 6), rng.uniform(-6, 6, 6), rng.uniform(-1, 1, 6),
                   [45.0, 9.0, 45.0, 9.0, 9.0, 45.0], strict=True)]
-    outlines = face_fit._outlines_at(gx, gy, places, 16.0, 2.0)
-    assert outlines == [face_fit._outline_step(gx, gy, x, y, a, 16.0, 2.0, s)
+    outlines = face_outline._outlines_at(gx, gy, places, 16.0, 2.0)
+    assert outlines == [face_outline._outline_step(gx, gy, x, y, a, 16.0, 2.0, s)
                         for x, y, a, s in places]
     at = [(x, y, angle, edge) for (x, y, _, _), (edge, angle) in zip(places, outlines,
                                                                       strict=True)]

@@ -16,19 +16,15 @@ from vision.dice import face_fit
 from vision.dice.face_fit import (
     FACE_MM,
     FACE_PPM,
-    PATTERNS,
     FaceRead,
-    PatchPip,
-    _dog,
-    _recentre,
-    choose_face,
     face_spread,
-    fit_face,
-    grid_read,
     pips_agree,
     read_candidate,
     warp_patch,
 )
+from vision.dice.face_outline import _recentre
+from vision.dice.face_pips import PatchPip, _dog, choose_face, fit_face
+from vision.dice.pip_grid import PATTERNS, grid_read
 from vision.dice.pips import to_gray
 from vision.dice.reading import image_to_mm
 from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET

@@ -78,10 +78,10 @@ from vision.dice.face_fit import (
     CandidatePatches,
     FaceFinding,
     FaceRead,
-    patch_pips,
     read_candidate,
     warp_patch,
 )
+from vision.dice.face_pips import patch_pips
 from vision.dice.on_checker import on_checker
 from vision.dice.patch_net import joint_logit, patch_logit, patch_model, with_patch
 from vision.dice.pips import to_gray

@@ -3,12 +3,13 @@
 Works on the board reader's :class:`~vision.board_reader.PreparedFrame`: the dice are read by
 ``vision.dice.board.read_board_dice`` with its raster candidates (a small raster of the case,
 each candidate read closely in the camera frame: several times faster than the referee's spot
-candidates over the whole frame); the cube (``vision.cube.find_cube_on_strips``) is looked for
-where it lies, most likely first, and the search stops at the first face read surely: the bar
-(a slice of the reading raster: centred, or at its owner's end), each bear-off tray (a small
-raster remapped from the frame with tables kept per camera set-up: the Crawford game), then the
-whole reading raster (offered, BG-CUBE-3). BG-ROLL-2 (flat, inside the thrower's right half)
-is judged from these readings by ``vision.throw``; BG-CUBE-* from the cube's value and place.
+candidates over the whole frame); the cube (``vision.cube_strips.find_cube_on_strips``) is
+looked for where it lies, most likely first, and the search stops at the first face read
+surely: the bar (a slice of the reading raster: centred, or at its owner's end), each bear-off
+tray (a small raster remapped from the frame with tables kept per camera set-up: the Crawford
+game), then the whole reading raster (offered, BG-CUBE-3). BG-ROLL-2 (flat, inside the
+thrower's right half) is judged from these readings by ``vision.throw``; BG-CUBE-* from the
+cube's value and place.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import cv2
 import numpy as np
 
-from vision.cube import CubeReading, RasterStrip, find_cube_on_strips, zone_for
+from vision.cube import CubeReading, zone_for
+from vision.cube_strips import RasterStrip, find_cube_on_strips
 from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.change_map import frame_key
+from vision.dice.cube_memory import CubeMemory
 from vision.dice.raster import topdown_maps
 from vision.dice.reading import DiceAndCube, image_to_mm, settle_dice_and_cube
-from vision.dice.reuse import CubeMemory, frame_key
 from vision.dice.stack_rims import without_stack_rims
 from vision.dice.support import one_reading_per_die, with_supports
 from vision.geometry import BoardGeometry
@@ -142,7 +145,7 @@ def search_strips(frame: PreparedFrame, from_mm: np.ndarray) -> Iterator[RasterS
 
 
 # the memory of callers without a table of their own (``hakem vision read``, one-off frames);
-# a table's frame reader passes its own (``vision.dice.reuse.CubeMemory``)
+# a table's frame reader passes its own (``vision.dice.cube_memory.CubeMemory``)
 _SHARED_CUBE = CubeMemory()
 
 

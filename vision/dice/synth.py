@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.cube import CUBE_VALUES, CubeProp, cube_place
+from vision.cube import CubeProp, cube_place
+from vision.cube_face import CUBE_VALUES
 from vision.dice.render import DieProp, Material, leaning_reach
 from vision.geometry import BoardGeometry
 from vision.render import RenderedFrame, render_scene

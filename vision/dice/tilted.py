@@ -35,13 +35,12 @@ from vision.dice.face_fit import (
     EDGE_WEIGHT,
     FACE_PPM,
     MIN_EDGE,
-    PATTERNS,
     CandidatePatches,
-    _dog,
     candidate_patch,
-    grid_read_turned,
-    outline_steps_about,
 )
+from vision.dice.face_outline import outline_steps_about
+from vision.dice.face_pips import _dog
+from vision.dice.pip_grid import PATTERNS, grid_read_turned
 from vision.dice.raster import MODEL_PATH
 from vision.dice.render import PIP_OFFSET
 

@@ -13,7 +13,7 @@ import pytest
 from controller.demo.camera import DemoCamera
 from controller.runtime.view import REUSE_ENV, FrameReader
 from tests.bench.dice import table_stream
-from vision.dice.reuse import LOST_RETRIES, NONE_WHOLE_EVERY, WHOLE_EVERY_ROUNDS
+from vision.dice.cube_memory import LOST_RETRIES, NONE_WHOLE_EVERY, WHOLE_EVERY_ROUNDS
 
 
 @pytest.fixture(scope="module")
@@ -222,7 +222,7 @@ def test_a_cube_offered_where_a_die_lay_is_found_by_searching_where_it_changed()
     """BG-CUBE-3: the opening throw's dice picked up and the cube offered where one of them
     lay (match7986278 of the draws, camera seed 3609). A white cube on the cream field changes
     the picture little more than by its shadow, below it: the part searched reaches half a
-    cube's side beyond the change (``reuse._cube_boxes``), or the double was not seen."""
+    cube's side beyond the change (``cube_memory._cube_boxes``), or the double was not seen."""
     from controller.demo.camera import Shot
     from controller.demo.players import demo_die
     from vision.cube import CubeProp

@@ -1,0 +1,219 @@
+"""The change map the dice and cube memories (``vision.dice.reuse``,
+``vision.dice.cube_memory``) compare frames with: a small grey top-down raster of the whole case
+(:func:`change_raster`), where it changed from a reference (:func:`change_mask`) and the
+reference taking the picture where nothing counts as a change (:func:`absorb`); also the key
+of a camera set-up a memory belongs to. Kept apart from the memories, which both use it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import cv2
+import numpy as np
+
+from vision.dice.candidates import _local_scale
+from vision.dice.pips import to_gray
+from vision.dice.raster import nonzero_2d, topdown_maps
+from vision.geometry import BoardGeometry, Canonical
+
+CHANGE_PPM = 0.35  # the change map's scale: ~2.9 mm a pixel (a die is ~5.6 px)
+CHANGE_BLUR = 0.6  # Gaussian sigma (change-map px) against camera noise before the difference
+# grey levels a change-map pixel must move by to count as changed: camera noise moves the
+# blurred, downscaled raster by a few levels; a die's edge shifted by a millimetre, a pip, a
+# hand, a checker, by tens
+CHANGE_LEVEL = 10.0
+# away from the dice a change map pixel counts as changed only when it leaves the range of
+# grey its neighbours within this many change-map px (~2.9 mm each) had, both ways: a checker
+# or the board a hair's breadth aside (a player's sleeve, a jolt of the table, the demo's
+# checkers laid again) is no new die or cube, while a die, a cube or a checker put down or
+# taken away changes its whole inside. About a die already read every pixel is compared with
+# the same pixel (:func:`change_mask`): a die nudged by a millimetre is read again (BG-MOVE-8)
+SHIFT_PX = 1
+MIN_BLOCK_PX = 2  # ... and (away from the dice) changes a block of this many px square
+# the light of a whole frame may flicker by this share (a camera's exposure): the reference is
+# scaled by the frame's overall gain first; a larger change of the light reads the frame whole
+MAX_FLICKER = 0.06
+GAIN_FLOOR = 40.0  # grey levels: darker change-map pixels do not measure the gain
+# where the frame differs from the reference by more than this but by no change (a shift,
+# a speck), the reference takes the frame's picture: camera noise (a grey level or so on
+# the change map) will not carry it over CHANGE_LEVEL on a later frame
+ABSORB_LEVEL = 0.5 * CHANGE_LEVEL
+GAIN_STEADY = 0.005  # a gain closer to 1 than this is no flicker (the reference is not scaled)
+# the camera frame is halved first (its pixels averaged: less noise) while still this many
+# times finer than the change map (halving a 1280 x 720 frame costs more than the rest)
+HALVE_ABOVE = 4.0
+MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is read whole
+
+
+@functools.lru_cache(maxsize=4)
+def _inverse(to_mm: bytes) -> np.ndarray:
+    """The inverse of a 3x3 homography (float64 bytes), worked out once per camera set-up
+    (the camera and the board stay put); not to be written to."""
+    out: np.ndarray = np.linalg.inv(np.frombuffer(to_mm, np.float64).reshape(3, 3))
+    out.flags.writeable = False
+    return out
+
+
+def frame_key(corners: np.ndarray, geometry: BoardGeometry) -> bytes:
+    """The camera set-up a memory belongs to (another set-up starts afresh)."""
+    return np.asarray(corners, np.float32).tobytes() + repr(geometry).encode()
+
+
+@functools.lru_cache(maxsize=4)
+def _change_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, shape: tuple[int, int]
+                 ) -> tuple[Canonical, int, np.ndarray, np.ndarray]:
+    """The change map's raster of the whole case, how many times the camera frame is halved
+    first (so each raster pixel averages the pixels it covers: less noise) and the remap
+    tables from the halved frame; kept per camera set-up."""
+    canonical = Canonical.whole_board(geometry, CHANGE_PPM)
+    h = np.array(from_mm, np.float64).reshape(3, 3)
+    scale = _local_scale(h, geometry.width_mm / 2, geometry.height_mm / 2)
+    halvings = 0
+    size = min(shape)
+    while scale / 2 >= CHANGE_PPM * HALVE_ABOVE and size >= 128:
+        scale, size, halvings = scale / 2, size // 2, halvings + 1
+    h = np.diag([0.5 ** halvings, 0.5 ** halvings, 1.0]) @ h
+    m1, m2 = topdown_maps(h, -canonical.margin_mm[0], -canonical.margin_mm[1], canonical.size,
+                          CHANGE_PPM)
+    return canonical, halvings, np.asarray(m1), np.asarray(m2)
+
+
+class Halvings:
+    """A camera frame and its halvings (``cv2.pyrDown``), each worked out once: a read
+    needs the first for the change map and again for the candidate raster (about a
+    millisecond each time on a 1280 x 720 frame)."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.levels = [image]
+
+    def level(self, k: int) -> np.ndarray:
+        """The frame halved ``k`` times."""
+        while len(self.levels) <= k:
+            self.levels.append(cv2.pyrDown(self.levels[-1]))
+        return self.levels[k]
+
+
+def change_raster(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
+                  halvings: Halvings | None = None) -> tuple[Canonical, np.ndarray]:
+    """The whole case top-down at :data:`CHANGE_PPM`, grey, blurred (float32): what the
+    change map compares from frame to frame (``halvings``: the frame's, shared)."""
+    key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
+    canonical, times, m1, m2 = _change_warp(key, geometry, image.shape[:2])
+    src = (halvings or Halvings(image)).level(times)
+    gray = to_gray(cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+    return canonical, cv2.GaussianBlur(gray.astype(np.float32), (0, 0), CHANGE_BLUR)
+
+
+def exposure_gain(now: np.ndarray, ref: np.ndarray) -> float:
+    """The light of ``now`` over that of ``ref`` (median ratio of their lit pixels, a sample
+    of them): 1.0 for the same light, whatever changed on a small part of the case."""
+    a, b = now[::3, ::3].reshape(-1), ref[::3, ::3].reshape(-1)
+    lit = b > GAIN_FLOOR
+    if int(np.count_nonzero(lit)) < 16:
+        return 1.0
+    return _median(a[lit] / b[lit])
+
+
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of float32 values (the middle one, or the two middle ones' float32 mean:
+    the same value), from a sort: several times faster than its partition here."""
+    ranked = np.sort(values)
+    half = len(ranked) // 2
+    return float(ranked[half] if len(ranked) % 2 else (ranked[half - 1] + ranked[half]) / 2)
+
+
+def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | None = None
+                ) -> np.ndarray | None:
+    """Where ``now`` changed from ``ref`` (two :func:`change_raster` outputs), after the
+    reference is scaled to the frame's light; None when the light itself changed by more than
+    :data:`MAX_FLICKER`. Inside ``strict`` (a bool mask: about the dice read) each pixel is
+    compared with the same pixel; elsewhere with the range of its neighbours within
+    :data:`SHIFT_PX` (see there)."""
+    level = np.float32(CHANGE_LEVEL)
+    diff = cv2.absdiff(now, ref)
+    same: np.ndarray = diff > level
+    if not same.any():  # the usual still frame: nothing moved, the light steady
+        return same
+    gain = exposure_gain(now, ref)
+    if abs(gain - 1.0) > MAX_FLICKER:
+        return None
+    scaled = ref
+    if abs(gain - 1.0) > GAIN_STEADY:
+        scaled = ref * np.float32(gain)
+        diff = cv2.absdiff(now, scaled)
+        same = diff > level
+    if strict is not None and strict.all():
+        return same
+    # the range test and speck filter only about where the pixels differ (see _range_box):
+    # a few dozen change-map px a frame, not the whole case
+    shifted = np.zeros(now.shape, bool)
+    box = _range_box(diff, level)
+    if box is not None:
+        v0, v1, u0, u1 = box
+        shifted[v0:v1, u0:u1] = _shifted(now[v0:v1, u0:u1], scaled[v0:v1, u0:u1], level)
+    if strict is not None:
+        np.copyto(shifted, same, where=strict.astype(bool, copy=False))
+    return shifted
+
+
+def _range_box(diff: np.ndarray, level: np.float32) -> tuple[int, int, int, int] | None:
+    """The rows v0:v1 and columns u0:u1 of the change map outside which :func:`_shifted` finds
+    nothing (None: nowhere), from ``diff``, each pixel's difference with its own reference.
+    The range of a pixel's neighbours holds the pixel itself, so it can be left only where
+    ``diff`` passes the level (a grey level less: float rounding); the speck filter's blocks
+    reach a pixel beyond such pixels, and telling them needs the range test's neighbours."""
+    rows, cols = nonzero_2d(diff > level - 1.0)
+    if len(rows) == 0:
+        return None
+    m = max(SHIFT_PX, MIN_BLOCK_PX - 1)
+    h, w = diff.shape
+    return (max(0, int(rows.min()) - m), min(h, int(rows.max()) + 1 + m),
+            max(0, int(cols.min()) - m), min(w, int(cols.max()) + 1 + m))
+
+
+def _shifted(now: np.ndarray, scaled: np.ndarray, level: np.float32) -> np.ndarray:
+    """Where ``now`` leaves the range of grey ``scaled`` had within :data:`SHIFT_PX` (or the
+    reverse) by more than ``level``, specks narrower than :data:`MIN_BLOCK_PX` left out."""
+    k = np.ones((2 * SHIFT_PX + 1, 2 * SHIFT_PX + 1), np.uint8)
+    shifted = ((now > cv2.dilate(scaled, k) + level) | (now < cv2.erode(scaled, k) - level)
+               | (scaled > cv2.dilate(now, k) + level) | (scaled < cv2.erode(now, k) - level))
+    # a speck of a change-map pixel or two is an edge that moved: whatever is new on the case
+    # (a die, the cube, a checker) changes a block of pixels at least this wide
+    speck = np.ones((MIN_BLOCK_PX, MIN_BLOCK_PX), np.uint8)
+    out: np.ndarray = cv2.morphologyEx(shifted.astype(np.uint8), cv2.MORPH_OPEN, speck
+                                       ).astype(bool)
+    return out
+
+
+def absorb(ref: np.ndarray, now: np.ndarray, changed: np.ndarray) -> None:
+    """The reference takes the frame's picture where the two differ by more than
+    :data:`ABSORB_LEVEL` but by what :func:`change_mask` counts as no change (a shift of a
+    hair, a speck, the exposure), so the next still frame compares with what the camera now
+    sees (and, nothing moving, costs no more than one difference). About the dice every
+    difference over :data:`CHANGE_LEVEL` counts as a change, so drift there still adds up
+    frame after frame."""
+    quiet = (cv2.absdiff(now, ref) > np.float32(ABSORB_LEVEL)) & ~changed
+    np.copyto(ref, now, where=quiet)
+
+
+def _component_boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """The bounding boxes (x, y, w, h px) of a mask's 8-connected parts (a part lying inside
+    another's hole is left out: its box lies in the other's)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        out.append((int(x), int(y), int(w), int(h)))
+    return out
+
+
+def _box(canonical: Canonical, shape: tuple[int, ...], x: float, y: float, half_mm: float
+         ) -> tuple[int, int, int, int]:
+    """Change-map pixels (u0, v0, u1, v1; end exclusive) of a square about (x, y) mm."""
+    u0, v0 = canonical.mm_to_px(x - half_mm, y - half_mm)
+    u1, v1 = canonical.mm_to_px(x + half_mm, y + half_mm)
+    h, w = shape[:2]
+    return (max(0, math.floor(u0)), max(0, math.floor(v0)),
+            min(w, math.ceil(u1) + 1), min(h, math.ceil(v1) + 1))

@@ -1,0 +1,309 @@
+"""The pips of a die's upward face in a top-down patch: pip-sized blobs found
+(:func:`patch_pips`, from the patch's pip-scale difference of Gaussians) and the pip layout
+fitted to those of the face (:func:`choose_face`, :func:`fit_face`). The first stage of the face
+read (``vision.dice.face_fit.read_candidate``), kept apart from the grid read and the outline.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.dice.raster import nonzero_2d
+from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET, PIP_RADIUS
+
+
+@dataclass(frozen=True)
+class PatchPip:
+    """A pip in a top-down patch: position (mm from the patch centre), contrast, polarity."""
+
+    x: float
+    y: float
+    contrast: float
+    dark: bool
+
+
+def patch_pips(gray: np.ndarray, die_mm: float, ppm: float, reach_mm: float | None = None
+               ) -> list[PatchPip]:
+    """Pip-sized blobs of either polarity in a top-down patch: difference-of-Gaussians peaks
+    tuned to the pip size, so pips that blur into each other stay apart; within ``reach_mm``
+    of the patch centre along each axis only (the same pips there as over the whole patch),
+    else all over it."""
+    reach = gray.shape[0] / ppm if reach_mm is None else reach_mm
+    return _pips_from_dog(_dog(gray, die_mm, ppm), PIP_RADIUS * die_mm * ppm, ppm, reach)
+
+
+@lru_cache(maxsize=16)
+def _layout(n: int, die_mm: float) -> np.ndarray:
+    """The pip places of face ``n`` in mm from the face centre."""
+    return np.array(PIP_LAYOUTS[n], np.float64) * PIP_OFFSET * die_mm
+
+
+@lru_cache(maxsize=16)
+def _layout_complex(n: int, die_mm: float) -> np.ndarray:
+    """:func:`_layout` as complex numbers x + iy."""
+    xy = _layout(n, die_mm)
+    out: np.ndarray = xy[:, 0] + 1j * xy[:, 1]
+    return out
+
+
+@lru_cache(maxsize=8)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (i < j) of ``n`` pips."""
+    i, j = np.triu_indices(n, 1)
+    return i, j
+
+
+def fit_face(pts: np.ndarray, die_mm: float) -> tuple[float, float, float, float]:
+    """Best pip layout for these face pips: (residual mm, centre x, centre y, angle rad).
+
+    The residual is the worst distance between a pip and its layout place, or a layout place
+    and its nearest pip, so a missing or extra pip shows."""
+    centre = pts.mean(axis=0)
+    return _fit_about(pts, float(centre[0]), float(centre[1]), die_mm)
+
+
+def _fit_about(pts: np.ndarray, cx: float, cy: float, die_mm: float
+               ) -> tuple[float, float, float, float]:
+    """:func:`fit_face` with the pips' mean (cx, cy) already worked out."""
+    if len(pts) == 1:
+        return 0.0, cx, cy, 0.0
+    return _fit_turned((pts[:, 0] - cx) + 1j * (pts[:, 1] - cy), cx, cy, die_mm)
+
+
+def _fit_turned(z: np.ndarray, cx: float, cy: float, die_mm: float
+                ) -> tuple[float, float, float, float]:
+    """:func:`_fit_about` of two or more pips given as complex numbers (x - cx) + i (y - cy):
+    the layout turned to each angle a pair of pips (or either diagonal of it) suggests."""
+    n = len(z)
+    i, j = _pairs(n)
+    pair = z[j] - z[i]
+    base = np.arctan2(pair.imag, pair.real)  # (np.angle)
+    angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
+    turned = np.exp(-1j * angles)[:, None] * z[None, :]  # into the face frame
+    d = np.abs(turned[:, :, None] - _layout_complex(n, die_mm)[None, None, :])
+    # (the ufuncs' reductions called directly: the array methods' wrappers cost more than the
+    # reductions of so few values)
+    residual = np.maximum(np.maximum.reduce(np.minimum.reduce(d, axis=2), axis=1),
+                          np.maximum.reduce(np.minimum.reduce(d, axis=1), axis=1))
+    k = int(residual.argmin())
+    return float(residual[k]), cx, cy, float(angles[k])
+
+
+@lru_cache(maxsize=16)
+def _layout_radii(n: int, die_mm: float) -> tuple[float, ...]:
+    """The distinct distances of face ``n``'s pip places from the face centre."""
+    return tuple(sorted({round(math.hypot(float(x), float(y)), 9) for x, y in _layout(n, die_mm)}))
+
+
+def _fit_or_reject(pts: np.ndarray, die_mm: float, limit: float
+                   ) -> tuple[float, float, float, float]:
+    """:func:`fit_face`, or (inf, centre, 0) without fitting when no turn of the layout can
+    fit within ``limit``: the layout is centred on the pips' mean, so a pip within ``limit``
+    of a layout place lies within ``limit`` of that place's distance from the centre, and
+    a place within ``limit`` of a pip likewise (an exact test, in plain Python since groups
+    hold at most six pips; most groups a patch offers fail it)."""
+    return _fit_or_reject_xy(pts.tolist(), die_mm, limit)
+
+
+def _fit_or_reject_xy(xy: list[list[float]], die_mm: float, limit: float
+                      ) -> tuple[float, float, float, float]:
+    """:func:`_fit_or_reject` of pips given as [x, y] lists (an array is made only to fit)."""
+    n = len(xy)
+    cx = cy = 0.0
+    for x, y in xy:  # added in order from 0, as numpy's mean over so few pips adds them
+        cx += x
+        cy += y
+    cx /= n
+    cy /= n
+    if n == 1:
+        return 0.0, cx, cy, 0.0  # (as :func:`_fit_about` fits a lone pip)
+    # each pip's distance from the centre near some place's, and each place's near some pip's
+    places = _layout_radii(n, die_mm)
+    matched = [False] * len(places)
+    for x, y in xy:
+        r = math.hypot(x - cx, y - cy)
+        near = False
+        for k, q in enumerate(places):
+            if abs(r - q) < limit:
+                near = matched[k] = True
+        if not near:
+            return math.inf, cx, cy, 0.0
+    if not all(matched):
+        return math.inf, cx, cy, 0.0
+    # (the pips' mean added in order from 0 and divided as pts.mean(axis=0) does it; the
+    # pips taken about it as complex numbers made in Python, the same numbers as in numpy)
+    return _fit_turned(np.array([complex(x - cx, y - cy) for x, y in xy]), cx, cy, die_mm)
+
+
+def _mean_of(values: list[float]) -> float:
+    """``float(np.mean(values))`` of a few numbers: fewer than eight are added one after the
+    other from 0, as numpy adds them, so the result is the same to the last bit."""
+    if len(values) >= 8:
+        return float(np.mean(values))
+    total = 0.0
+    for v in values:
+        total += v
+    return total / len(values)
+
+
+def choose_face(pips: list[PatchPip], die_mm: float
+                ) -> tuple[list[PatchPip], float, float, float, float] | None:
+    """The upward face's pips near the patch centre: (pips, residual, cx, cy, angle).
+
+    Pips much fainter than the strongest (a translucent die's far faces showing through) are
+    left out; pips are dropped, farthest first, until the layout fits (touching dice)."""
+    limit = 0.16 * die_mm
+    near = [p for p in pips if math.hypot(p.x, p.y) < 0.75 * die_mm]
+    best: tuple[float, list[PatchPip], float, float, float, float] | None = None
+    for dark in (True, False):
+        seeds = [p for p in near if p.dark == dark]
+        if not seeds:
+            continue
+        top = max(p.contrast for p in seeds)
+        strong = [p for p in pips if p.dark == dark and p.contrast >= 0.55 * top]
+        places = [[p.x, p.y] for p in strong]
+        xy = np.array(places)
+        close = (np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+                 < 0.78 * die_mm).tolist()  # pips close enough to share a face
+        index = {id(p): i for i, p in enumerate(strong)}
+        # a face holds at most six pips, so the group grown in the order listed (by place)
+        # may take in a faint spot beside the die (its outline's corner, a shadow) instead of
+        # a pip and fit only once pips are dropped: the group grown strongest first is taken
+        # instead when it keeps more pips
+        orders = [list(range(len(strong))),
+                  sorted(range(len(strong)), key=lambda i: -strong[i].contrast)]
+        fits: dict[tuple[int, ...], tuple[float, float, float, float]] = {}  # group -> fit
+        contrasts = [p.contrast for p in strong]
+        for seed in sorted(seeds, key=lambda p: -p.contrast)[:3]:
+            if seed.contrast < 0.55 * top:
+                continue
+            kept: tuple[list[int], tuple[float, float, float, float]] | None = None
+            grown: list[int] | None = None
+            for order in orders:
+                group = _grown(index[id(seed)], order, close)
+                if group == grown:
+                    continue  # the same pips in the same order: dropped the same way again
+                grown = group
+                group, fit = _fitted_part(group, index[id(seed)], places, contrasts, fits,
+                                          die_mm, limit)
+                if fit[0] < limit and (kept is None or len(group) > len(kept[0])):
+                    kept = (group, fit)
+            if kept is None:
+                continue
+            group, (residual, cx, cy, angle) = kept
+            members = [strong[i] for i in group]
+            strength = _mean_of([p.contrast for p in members])
+            score = strength * (1.0 - residual / limit) + 0.02 * len(members)
+            if best is None or score > best[0]:
+                best = (score, members, residual, cx, cy, angle)
+    if best is None:
+        return None
+    return best[1], best[2], best[3], best[4], best[5]
+
+
+def _fitted_part(group: list[int], seed: int, places: list[list[float]], contrasts: list[float],
+                 fits: dict[tuple[int, ...], tuple[float, float, float, float]], die_mm: float,
+                 limit: float) -> tuple[list[int], tuple[float, float, float, float]]:
+    """The pips of ``group`` (indices into ``places``) whose layout fits within ``limit``, and
+    the fit: the pip farthest from the pips' mean less thrice its contrast (never ``seed``;
+    the first such in the group on a tie) dropped one at a time until the layout fits or one
+    pip is left. ``fits`` keeps the fit of every group tried."""
+    while True:
+        key = tuple(group)
+        fit = fits.get(key)
+        if fit is None:
+            fit = fits[key] = _fit_or_reject_xy([places[i] for i in group], die_mm, limit)
+        if fit[0] < limit or len(group) == 1:
+            return group, fit
+        _, fx, fy, _ = fit
+        far = max((i for i in group if i != seed),
+                  key=lambda i: math.hypot(places[i][0] - fx, places[i][1] - fy)
+                  - 3 * contrasts[i])
+        group = [i for i in group if i != far]
+
+
+def _grown(seed: int, order: list[int], close: list[list[bool]]) -> list[int]:
+    """The pips that can share a face with pip ``seed`` (each close to one already in), taken
+    in ``order``, at most six."""
+    group = [seed]
+    changed = True
+    while changed and len(group) < 6:
+        changed = False
+        for i in order:
+            if len(group) >= 6 or i in group:
+                continue
+            if any(map(close[i].__getitem__, group)):
+                group.append(i)
+                changed = True
+    return group
+
+
+def _dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
+    """Pip-scale difference of Gaussians of a patch (positive on light blobs)."""
+    radius = PIP_RADIUS * die_mm * ppm
+    s1 = max(1.0, radius / 1.414)
+    g = gray.astype(np.float32)
+    out: np.ndarray = cv2.GaussianBlur(g, (0, 0), s1) - cv2.GaussianBlur(g, (0, 0), s1 * 2.5)
+    return out
+
+
+def _pips_from_dog(dog: np.ndarray, radius: float, ppm: float, reach_mm: float
+                   ) -> list[PatchPip]:
+    """:func:`patch_pips` on a DoG already computed, pips within ``reach_mm`` (each axis) of
+    the patch centre only."""
+    centre = dog.shape[0] / 2
+    win = int(radius * 2.2) | 1
+    out: list[PatchPip] = []
+    lo, hi = max(0, int(centre - reach_mm * ppm)), int(centre + reach_mm * ppm) + 1
+    for dark in (True, False):
+        resp = -dog if dark else dog
+        ys, xs = _peaks(resp, win, lo, hi, 16.0)
+        for x, y, value in zip(xs.tolist(), ys.tolist(), resp[ys, xs].tolist(), strict=True):
+            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm, value / 255.0, dark))
+    return out
+
+
+@lru_cache(maxsize=8)
+def _disc(win: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The elliptic structuring element of side ``win``, its offsets (rows, columns) from its
+    centre, and whether it holds the whole 3x3 square around its centre."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (win, win))
+    dy, dx = np.nonzero(kernel)
+    c = win // 2
+    return kernel, dy - c, dx - c, bool(kernel[max(0, c - 1):c + 2, max(0, c - 1):c + 2].all())
+
+
+def _peaks(resp: np.ndarray, win: int, lo: int, hi: int, floor: float
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns (row by row) inside [lo, hi) on both axes where ``resp`` is above
+    ``floor`` and no lower than anywhere within the elliptic element of side ``win`` around
+    it: what ``resp >= cv2.dilate(resp, element)`` finds there, found faster. Only the 3x3
+    local maxima (the element holds that square) are checked against the whole element."""
+    kernel, dy, dx, holds_square = _disc(win)
+    if not holds_square:
+        peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > floor)
+        ys, xs = nonzero_2d(peaks[lo:hi, lo:hi])
+        return ys + lo, xs + lo
+    near = cv2.dilate(resp, _SQUARE3)
+    ys, xs = nonzero_2d((resp[lo:hi, lo:hi] >= near[lo:hi, lo:hi])
+                        & (resp[lo:hi, lo:hi] > floor))
+    ys += lo
+    xs += lo
+    if len(ys) == 0:
+        return ys, xs
+    # the whole element around each 3x3 maximum, outside the patch as low as can be (as
+    # cv2.dilate takes it)
+    c = win // 2
+    w = resp.shape[1]
+    padded = cv2.copyMakeBorder(resp, c, c, c, c, cv2.BORDER_CONSTANT, value=-np.inf)
+    at = (ys[:, None] + (dy + c)[None]) * (w + 2 * c) + (xs[:, None] + (dx + c)[None])
+    keep = resp[ys, xs] >= padded.reshape(-1)[at].max(axis=1)
+    return ys[keep], xs[keep]
+
+
+_SQUARE3 = np.ones((3, 3), np.uint8)
