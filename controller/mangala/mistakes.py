@@ -7,7 +7,8 @@ stone sown into the opponent's store, a capture not taken, the last stone put in
 store instead of the pit it falls into. :func:`other_mistakes` gives mistakes recognition does
 NOT model (sowing to the left, a pit skipped, two stones into one pit, a stone kept back, an
 odd pit captured, the opponent's pit sown): planted to check that a board no legal sowing
-explains is flagged even when no model of the mistake exists.
+explains is flagged even when no model of the mistake exists, and weighed only so that a board
+the mover's own wrong sowing gives is not taken for the opponent's early mistake (MG-CLOCK-2).
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ def _finish(ring: list[int], last: int) -> list[int]:
 
 def other_mistakes(position: Position, pit: int) -> list[tuple[str, Board]]:
     """Boards of mistakes sowing ``pit`` that recognition has no model of (never a legal result,
-    never one of :func:`mistakes`): for planting only."""
+    never one of :func:`mistakes`): for planting, and to tell the mover's mistake from an
+    opponent's early one."""
     mover, ring0, legal = _sowing(position)
     start = pit - 1
     stones = ring0[start]

@@ -9,7 +9,8 @@ clearly better than any other legal board. When none does:
 - the opponent may have sown before the mover pressed: a legal turn of the mover followed by a
   sowing of the opponent, legal or one of the typical mistakes, that explains the frames is no
   mistake of the mover (MG-CLOCK-2, ``early``): the opponent's early sowing is not judged
-  before their own press (the warning of MG-T-4 is for the player whose move it is);
+  before their own press (the warning of MG-T-4 is for the player whose move it is); but a
+  board one wrong sowing of the mover also gives is the mover's mistake, not the opponent's;
 - one of the mistakes players make while sowing (``controller.mangala.mistakes``, or the board
   left unchanged) that explains the frames well and much better than every legal candidate is
   flagged;
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from controller.mangala.mistakes import all_mistakes
+from controller.mangala.mistakes import all_mistakes, mistakes, other_mistakes
 from controller.mangala.view import CELLS, MangalaView
 from engine.mangala.judge import judge
 from engine.mangala.position import STONES, Position
@@ -208,7 +209,7 @@ def decide(
     wrong.sort(key=lambda t: -t[0])
     wrong_score = wrong[0][0] if wrong else -math.inf
     # The opponent sowing before the mover pressed: no mistake at all (MG-CLOCK-2).
-    early = _early(frames, candidates, legal_boards)
+    early = _early(frames, position, candidates, legal_boards)
     fixed_score = score(frames, fixed)
     # the best board of 48 stones: vision's own best may not hold 48 (a misread big store)
     top48 = max(best_score, fixed_score if fixed_score is not None else -math.inf)
@@ -294,11 +295,14 @@ def decide(
     return Decision("unclear", best, same, seen=seen, gap=gap, frames=n, reason=note)
 
 
-def _early(frames: Sequence[MangalaView], candidates: Sequence[Line],
+def _early(frames: Sequence[MangalaView], position: Position, candidates: Sequence[Line],
            legal_boards: set[Board]) -> tuple[float, tuple[Line, Line]] | None:
     """The best board of a legal turn of the mover followed by a sowing of the opponent, legal
-    or mistaken (the mover forgot to press, MG-CLOCK-2), with its score, or None."""
+    or mistaken (the mover forgot to press, MG-CLOCK-2), with its score, or None. A mistaken
+    one is left out when one wrong sowing of the mover gives the same board: the simpler
+    reading, and the warning of MG-T-4 is for the player whose turn it was."""
     out: tuple[float, tuple[Line, Line]] | None = None
+    movers_own: set[Board] | None = None  # worked out only when a mistaken one would win
     for line in candidates:
         after = line.last
         if after.set_over or after.extra_turn or line.sweep_pending:
@@ -309,9 +313,26 @@ def _early(frames: Sequence[MangalaView], candidates: Sequence[Line],
             if then.board in legal_boards:
                 continue
             s = score(frames, then.board)
-            if s is not None and (out is None or s > out[0]):
-                out = (s, (line, then))
+            if s is None or (out is not None and s <= out[0]):
+                continue
+            if then.mistake is not None:
+                if movers_own is None:
+                    movers_own = _movers_wrong(position, candidates)
+                if then.board in movers_own:
+                    continue
+            out = (s, (line, then))
     return out
+
+
+def _movers_wrong(position: Position, candidates: Sequence[Line]) -> set[Board]:
+    """Every board one wrong sowing of the mover gives, modelled or not
+    (:mod:`controller.mangala.mistakes`), at the turn's start or after an extra turn (MG-1)."""
+    starts = {position.board(): position}
+    for line in candidates:
+        if line.last.extra_turn and not line.last.set_over:
+            starts.setdefault(line.last.position.board(), line.last.position)
+    return {board for start in starts.values() for pit in legal_pits(start)
+            for _, board in (*mistakes(start, pit), *other_mistakes(start, pit))}
 
 
 def pit_score(views: Sequence[MangalaView], board: Board) -> float:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.mangala.mistakes import mistakes
+from controller.mangala.mistakes import all_mistakes, mistakes
+from controller.referee.api import DirectorAction
+from engine.mangala.position import Position
 from engine.mangala.sowing import play
 from tests.controller.mangala.harness import Table
 from tests.controller.mangala.test_referee import setup, sow
@@ -41,5 +43,33 @@ def test_the_opponents_wrong_early_sowing_is_no_warning_to_the_player_who_presse
         sow(table, after_a, 3)  # b corrects it
         assert table.last("move")["player"] == "b" and table.last("move")["corrected"] is True
         assert table.referee.position == play(after_a, 3).position
+    finally:
+        table.close()
+
+
+def test_the_movers_own_skipped_pit_is_not_taken_for_the_opponents_early_mistake(
+        tmp_path: Path) -> None:
+    """a sows pit 5 (4 stones) passing over b's pit 1 and presses. The board equals a's legal
+    sowing of pit 5 followed by b sowing pit 1 without its MG-3 capture, yet one wrong sowing
+    of the player whose turn it was explains it: a is flagged (MG-1). Was: taken for b's early
+    mistake, a's sowing recorded as legal and b told to take back a sowing b never made."""
+    table = Table(tmp_path)
+    try:
+        setup(table)
+        before = Position.from_obj({"a": [0, 0, 0, 2, 4, 0], "a_store": 24,
+                                    "b": [0, 0, 1, 1, 0, 1], "b_store": 15, "to_move": "a"})
+        table.send(DirectorAction(table.time.now_ms(), "set_position",
+                                  {"position": before.to_obj()}, "td"))
+        assert table.referee.position == before
+        skipped = (0, 0, 0, 2, 1, 1, 25, 0, 1, 1, 1, 0, 1, 15)  # b's pit 1 passed over
+        legal_then_wrong = [b for p, _, b in all_mistakes(play(before, 5).position) if p == 1]
+        assert skipped in legal_then_wrong  # the board the two readings share
+        table.show(skipped)
+        table.press("a")
+        assert table.count("early_move") == 0 and table.count("move") == 0
+        flag = table.last("illegal_move")
+        assert (flag["player"], flag["rule"], flag["warning"]) == ("a", "MG-1", True)
+        assert table.referee.round.warning_count("a") == 1
+        assert table.referee.round.warning_count("b") == 0
     finally:
         table.close()
