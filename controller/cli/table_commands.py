@@ -257,6 +257,8 @@ def _replay(args: argparse.Namespace) -> int:
     named = folder if folder.name else folder.resolve()  # "." has no name to add to
     out = check_out_folder(args.out or named.with_name(named.name + ".replay"), "--out")
     result = replay(folder, out, quiet=wants_json(args))
+    if result.cut_short is not None:
+        print(result.cut_short, file=sys.stderr)
     if wants_json(args):
         emit_json({"journal": str(result.journal), "entries": result.entries,
                    "frames": result.timings.frames, "reads": result.timings.reads})

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import os
 import random
 import sys
 import time as systime
@@ -192,6 +193,8 @@ class DemoTable(SimulatedTable[Pipeline]):
                 "config": _config_json(self.config),
                 "match": self.script.path.name,
                 "seed": options.seed,
+                # a replay that ends before it says so (the last frames lost in a crash)
+                "journal": os.path.relpath(self.journal.path, self.out / "recording"),
             }, resumed=self.resumed)
             self._closers.append(self.recorder.close)
         self.pipeline = build_pipeline(self.config, self.referee, self.executor, self.time,

@@ -232,6 +232,12 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         after = self.camera.board(self.cells, self.scene)
         self.frame(self.camera.arm(after, player, cell, rng), MOTION_MS)
 
+    def _laid(self, cells: tuple[int, ...]) -> None:
+        """The stones lie as a hand laid them before a restart: the scene the uninterrupted
+        round reached there, so the resumed round is shown the same pictures from then on."""
+        self.cells = cells
+        self.scene += 1
+
     def press(self, player: Side) -> None:
         """A player presses their clock button; the press reaches the pipeline over the link."""
         self.press_button(self.referee.side_of(player), f"{player}'s")
@@ -306,9 +312,13 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         for number, sowings in enumerate(self.script.sets, start=1):
             if number > starts_done:
                 self._setup(number)
+            elif self.cells != Position.initial().board():  # set up before the restart
+                self._laid(Position.initial().board())
             for w in sowings:
                 if w.index < moves_done:
-                    self.cells = play(w.before, w.pit).position.board()
+                    if w.illegal is not None:
+                        self._laid(w.illegal)
+                    self._laid(_sown(w))
                     continue
                 self._sow(w)
                 self.stats.sowings += 1
@@ -342,10 +352,12 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         # second warning, MG-T-4)
         so_far = turn_so_far(self._since_move(), mover)
         pressed = so_far.pressed
+        if w.illegal is not None and so_far.judged:
+            self._laid(w.illegal)  # flagged before the restart
         if w.illegal is not None and not so_far.judged:
             self.stats.planted_illegal += 1
             if pressed:
-                self.cells = w.illegal
+                self._laid(w.illegal)
             else:
                 self.lay(w.illegal, mover, origin, rng)
             self.still()
@@ -363,9 +375,9 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
                 self.log.say(f"(demo: the planted mistake \"{w.mistake}\" was not flagged)")
                 if entry is not None and entry["type"] == "move":
                     raise DemoStalled(f"a planted illegal sowing ({w.mistake}) was accepted")
-        sown = result.position.board() if not result.set_over else result.sown.board()
+        sown = _sown(w)
         if pressed:  # before a restart: the stones lie as sown
-            self.cells = sown
+            self._laid(sown)
         else:
             self.lay(sown, mover, origin, rng)
         self.still()
@@ -408,18 +420,28 @@ class MangalaDemo(SimulatedTable[MangalaPipeline]):
         """The sweep (MG-4): the player whose side emptied takes the rest; the referee counts."""
         done = any(e["type"] == "game_end" and e.get("set") == number
                    for e in self.journal.entries)
-        if done:
-            return
         last = self.script.sets[number - 1][-1]
         final = play(last.before, last.pit)
-        if final.sweeper is not None and self.cells != final.position.board():
+        # who sweeps what is left into their store, when anything is left
+        sweeper = final.sweeper if self.cells != final.position.board() else None
+        if done:  # swept before a restart
+            if sweeper is not None:
+                self._laid(final.position.board())
+            return
+        if sweeper is not None:
             rng = self._rng("sweep", number)
-            cell = 6 if final.sweeper == "a" else 13
-            self.lay(final.position.board(), final.sweeper, cell, rng)
+            cell = 6 if sweeper == "a" else 13
+            self.lay(final.position.board(), sweeper, cell, rng)
         wait = self.referee.config.sweep_wait_ms // STILL_MS + 16
         entry = self._await(("game_end",), wait)
         if entry is None:
             raise DemoStalled(f"the referee did not journal the end of set {number}")
+
+
+def _sown(w: Sowing) -> tuple[int, ...]:
+    """How the stones lie once ``w`` is sown: before the sweep when it ends the set (MG-4)."""
+    result = play(w.before, w.pit)
+    return result.position.board() if not result.set_over else result.sown.board()
 
 
 def run_mangala_demo(options: MangalaDemoOptions, *, log: TextIO | None = None,

@@ -1,7 +1,8 @@
 """Recordings for ``hakem replay``: the frames a pipeline saw and the clock events it heard, each
 at its time, so the same pipeline can run again on them and write the same journal.
 
-A recording is a folder: ``meta.json`` (the table configuration the session ran with),
+A recording is a folder: ``meta.json`` (the table configuration the session ran with, and
+where its journal is, when the session says: ``journal``, relative to the folder),
 ``frames/KEY.jpg`` (every distinct picture once) and ``timeline.jsonl`` (one line per frame,
 clock event or director action, in order, with the time in ms). A session resumed after a
 stop (``hakem demo`` run again on its folder) goes on in the same recording after a
@@ -153,6 +154,13 @@ class Recording:
             raise RecordFormatError(f"{self.folder / META}: must hold a JSON object, not "
                                     f"{type(meta).__name__} {json.dumps(meta)[:40]}")
         self.meta: dict[str, Any] = meta
+
+    def journal(self) -> Path | None:
+        """The journal the recorded session wrote (``meta.json``'s ``journal``, relative to the
+        folder), or None when the recording does not name one."""
+        name = self.meta.get("journal")
+        return (Path(os.path.normpath(self.folder / name)) if isinstance(name, str) and name
+                else None)
 
     def frame(self, key: str) -> tuple[Any, bytes]:
         """The picture called ``key``: decoded image and JPEG bytes."""

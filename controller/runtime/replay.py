@@ -15,7 +15,7 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.clock.timebase import FakeTime
 from controller.config.table import TableConfig, table_config_from_mapping
-from controller.records.journal import Journal
+from controller.records.journal import Journal, read_journal
 from controller.runtime.effects import Executor, LiveLog
 from controller.runtime.loop import Timings
 from controller.runtime.recording import Recording
@@ -39,6 +39,8 @@ class ReplayResult:
     journal: Path
     entries: int
     timings: Timings
+    # said on stderr when the recording ends before the journal it was made with goes on
+    cut_short: str | None = None
 
 
 def recording_config(recording: Recording) -> TableConfig:
@@ -79,7 +81,9 @@ def replay(folder: str | Path, out: str | Path, *, log: TextIO | None = None,
                             frame_jpeg=lambda: None)
         pipeline = build_pipeline(config, referee, executor, time)
         executor.run(startup)
+        lines, last_ms = 0, 0
         for step in recording.steps():
+            lines, last_ms = lines + 1, step.t_ms
             time.set(step.t_ms)
             if step.frame is not None:
                 image, jpeg = recording.frame(step.frame)
@@ -89,4 +93,23 @@ def replay(folder: str | Path, out: str | Path, *, log: TextIO | None = None,
             elif step.director is not None:
                 pipeline.handle(step.director)
             signals.tick()
-        return ReplayResult(journal_path, len(journal.entries), pipeline.timings)
+        replayed = len(journal.entries)
+    return ReplayResult(journal_path, replayed, pipeline.timings,
+                        journal_goes_on(recording, replayed, lines, last_ms))
+
+
+def journal_goes_on(recording: Recording, replayed: int, lines: int, last_ms: int) -> str | None:
+    """The line saying that the recording ends before the journal it was made with: a session
+    killed loses the frames its recorder had not synced yet, while their verdicts are journalled,
+    so the replay stops short of them. None when the recording names no journal, or it ends
+    no later than the replay."""
+    source = recording.journal()
+    try:
+        held = len(read_journal(source).entries) if source is not None else 0
+    except (OSError, RecordFormatError):  # gone, or not a journal: nothing to compare with
+        return None
+    if held <= replayed:
+        return None
+    return (f"hakem: the recording ends at {last_ms} ms (timeline line {lines}), after journal "
+            f"entry {replayed}; the journal it was made with, {source}, goes on to entry "
+            f"{held} (the session stopped before its last frames reached the disk)")
