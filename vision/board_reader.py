@@ -16,27 +16,25 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from vision.borne_off import read_off_zones
 from vision.calibration import Calibration, locate_board
+from vision.checker_bar import BarCandidate, bar_candidates, not_the_bar
+from vision.checker_edges import edge_maps_and_gradients
+from vision.checker_layout import Layout, layout_for
 from vision.checkers import (
     BY_CUBE,
     BY_DIE,
     READ_MARGIN_MM,
-    BarCandidate,
-    Layout,
-    bar_candidates,
     disc_colours,
-    edge_maps_and_gradients,
-    hypotheses,
-    layout_for,
-    not_the_bar,
     read_columns,
-    read_off_zones,
     slot_disc_colours,
 )
+from vision.column_hypotheses import hypotheses
 from vision.config import DEFAULT_CONFIG, CheckerConfig, VisionConfig
+from vision.foreign_pixels import median_axis0
 from vision.geometry import BoardGeometry, Canonical
 from vision.imageio import check_image
-from vision.occlusion import Occlusion, find_occlusion, median_axis0
+from vision.occlusion import Occlusion, find_occlusion
 from vision.remap import homography_maps
 
 if TYPE_CHECKING:
@@ -54,7 +52,7 @@ class PreparedFrame:
     canonical: Canonical
     bgr: np.ndarray  # the reading raster (BGR)
     gray: np.ndarray
-    edges: np.ndarray  # vertical rim-edge map (see vision.checkers.edge_maps)
+    edges: np.ndarray  # vertical rim-edge map (see vision.checker_edges.edge_maps)
     side_edges: np.ndarray  # horizontal rim-edge map
     config: VisionConfig
     # the raster's 3x3 Sobel gradients (x, y; int16) behind the edge maps, when kept

@@ -18,7 +18,8 @@ from controller.cli.common import (
 )
 from engine.mangala.judge import judge
 from engine.mangala.position import Position
-from engine.mangala.record import check_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
 from engine.mangala.sowing import explain, play
 
 POSITION_HELP = (

@@ -23,8 +23,10 @@ from controller.cli.common import (
     wants_json,
     write_output,
 )
+from engine.backgammon.mat_problems import Problem
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat_bytes
-from engine.backgammon.mat_replay import Problem, Replay, ReplayedGame, replay
+from engine.backgammon.mat_replay import replay
+from engine.backgammon.mat_replayed import Replay, ReplayedGame
 from engine.backgammon.mat_writer import format_mat, record_from_replay
 from engine.backgammon.match import result_words
 

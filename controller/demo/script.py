@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Literal
 
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat_bytes
-from engine.backgammon.mat_replay import Replay, Turn, replay
+from engine.backgammon.mat_replay import replay
+from engine.backgammon.mat_replayed import Replay, Turn
 from engine.backgammon.match import EndHow
 from engine.backgammon.moves import closed_out, result_boards
 from engine.backgammon.position import Position

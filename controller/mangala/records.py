@@ -26,8 +26,8 @@ from engine.mangala.record import (
     SetPosition,
     SetStart,
     TimeOut,
-    format_record,
 )
+from engine.mangala.record_writer import format_record
 
 RECORD_NAME = "round.txt"
 

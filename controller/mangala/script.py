@@ -18,7 +18,7 @@ from controller.mangala.recognition import STORES, lines
 from controller.mangala.recognition import visibility as board_visibility
 from engine.errors import InvalidInputError
 from engine.mangala.position import Position, Side
-from engine.mangala.record import RecordBuilder
+from engine.mangala.record_builder import RecordBuilder
 from engine.mangala.sowing import legal_pits, play
 
 Board = tuple[int, ...]

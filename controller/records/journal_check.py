@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeGuard
 
 from controller.records.journal import CONTRACT_TYPES
+from engine.backgammon.mat_play import NotAPlay, find_play
 from engine.backgammon.mat_reader import MatMove, parse_move
-from engine.backgammon.mat_replay import NotAPlay, find_play
 from engine.backgammon.position import Position
 from engine.errors import HakemError, RecordFormatError
 

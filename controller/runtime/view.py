@@ -30,7 +30,7 @@ from vision.calibration import Calibration, from_corners, locate_board
 from vision.config import DEFAULT_CONFIG, VisionConfig
 from vision.cube import CubeReading
 from vision.cube_search import find_cube, find_cube_in_parts, whole_raster_levels
-from vision.dice.board import BoardDie
+from vision.dice.board_die import BoardDie
 from vision.dice.change_map import change_raster, frame_key
 from vision.dice.cube_memory import CubeMemory
 from vision.dice.reading import kept_die, settle_dice_and_cube

@@ -20,7 +20,7 @@ from engine.backgammon.mat_reader import (
     MatMove,
     parse_move,
 )
-from engine.backgammon.mat_replay import Replay
+from engine.backgammon.mat_replayed import Replay
 from engine.backgammon.match import (
     Beaver,
     Double,

@@ -2,7 +2,9 @@
 
 ``position`` holds the value type and its JSON; ``sowing`` plays a pit (MG-1..MG-4); ``judge``
 names the pit behind an observed before/after pair or what went wrong; ``scoring`` counts sets,
-rounds, warnings and time-outs; ``record`` reads, writes and replays the plain-text round record.
+rounds, warnings and time-outs; ``record`` holds the plain-text round record's format and
+entries, which ``record_reader`` reads, ``record_writer`` writes (``record_builder`` during
+play) and ``record_check`` replays (what it found in ``record_result``).
 """
 
 from engine.mangala.judge import Verdict, judge

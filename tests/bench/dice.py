@@ -76,7 +76,8 @@ from vision.board_reader import prepare, read_board
 from vision.calibration import locate_board
 from vision.cube import CubeProp, CubeReading, cube_place
 from vision.dice import board_pass
-from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import BoardDie
 from vision.dice.change_map import change_mask
 from vision.dice.reading import image_to_mm
 from vision.dice.reuse import DiceMemory

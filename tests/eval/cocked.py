@@ -37,7 +37,7 @@ from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.demo.script import InvalidKind
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
-from vision.dice import board, pose
+from vision.dice import face_check, pose, second_chance
 from vision.dice.board import read_board_dice
 from vision.dice.reading import image_to_mm, kept_die
 from vision.dice.synth import random_dice_scene
@@ -167,21 +167,21 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not args.second_bar:
         return _evaluate(args)
-    inner = board.__dict__["second_chance_threshold"]
+    inner = second_chance.__dict__["second_chance_threshold"]
     try:
         for bar in args.second_bar:
-            setattr(board, "second_chance_threshold", lambda b=bar: b)  # noqa: B010
+            setattr(second_chance, "second_chance_threshold", lambda b=bar: b)  # noqa: B010
             print(f"second-chance bar {bar:.3f} (the model's: {inner():.3f})")
             _evaluate(args)
     finally:
-        setattr(board, "second_chance_threshold", inner)  # noqa: B010
+        setattr(second_chance, "second_chance_threshold", inner)  # noqa: B010
     return 0
 
 
 def _evaluate(args: argparse.Namespace) -> int:
     """The figures of one run (:func:`main`'s arguments)."""
     timer = _PoseTimer()
-    setattr(board, "pose_features", timer)  # noqa: B010 - find_faces calls it by this name
+    setattr(face_check, "pose_features", timer)  # noqa: B010 - _face_finding calls it by this name
     try:
         print(f"cocked threshold {pose.cocked_threshold():.3f}")
         if args.demo:
@@ -197,7 +197,7 @@ def _evaluate(args: argparse.Namespace) -> int:
                   f"camera floors: {sum(kept)} (boards with any: {sum(k > 0 for k in kept)})")
             print("phantom    per frame: " + " ".join(str(c) for c in counts))
     finally:
-        setattr(board, "pose_features", timer._inner)  # noqa: B010
+        setattr(face_check, "pose_features", timer._inner)  # noqa: B010
     print(f"pose features: {1000.0 * timer.seconds / max(timer.calls, 1):.2f} ms per call "
           f"({timer.calls} calls)")
     return 0

@@ -70,7 +70,8 @@ from tests.eval.dice_photos import match
 from vision.board_reader import prepare, read_prepared
 from vision.calibration import Calibration
 from vision.cube import CubeReading
-from vision.dice.board import PLAYING, BoardDie, read_board_dice
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import PLAYING, BoardDie
 from vision.dice.board_pass import read_frame
 from vision.dice.detect import find_dice
 from vision.dice.leaning import beside_checker_scene

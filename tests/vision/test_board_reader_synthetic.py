@@ -18,7 +18,8 @@ from vision.board_reader import (
     read_prepared,
 )
 from vision.calibration import Calibration
-from vision.checkers import BY_CUBE, _dominant, edge_maps
+from vision.checker_edges import _dominant, edge_maps
+from vision.checkers import BY_CUBE
 from vision.config import CheckerConfig
 from vision.dice.synth import DiceScene, random_dice_scene
 from vision.render import BoardContents, SceneSpec, random_scene, render_scene
@@ -175,7 +176,7 @@ def test_a_die_read_below_the_camera_floors_clears_no_checker(
     edges show; one read surely there is taken as lying on the board (scene 3149's die at the
     base of the empty 12th slot, whose edges alone read as a checker)."""
     from vision import board_reader
-    from vision.dice.board import BoardDie
+    from vision.dice.board_die import BoardDie
     from vision.dice.reading import DIE_FLOOR, DiceAndCube
 
     scene = random_dice_scene(3149)
@@ -267,7 +268,8 @@ def test_only_a_bar_candidate_of_the_bars_own_colour_is_lowered() -> None:
     """``not_the_bar``: a candidate the bar's colour loses its presence, one a checker's colour
     keeps it, and where the checkers are the bar's colour nothing is judged by colour."""
     from vision.board_reader import layout_for
-    from vision.checkers import BarCandidate, disc_colours, not_the_bar
+    from vision.checker_bar import BarCandidate, not_the_bar
+    from vision.checkers import disc_colours
     from vision.geometry import BoardGeometry, Canonical
 
     canonical = Canonical(BoardGeometry(), CheckerConfig().px_per_mm, (0.0, 0.0))

@@ -16,7 +16,8 @@ import pytest
 from vision.board_reader import prepare, read_board
 from vision.calibration import Calibration
 from vision.dice import board_pass
-from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import BoardDie
 from vision.dice.reading import DiceAndCube, image_to_mm, read_dice_and_cube
 from vision.dice.synth import DiceScene, random_dice_scene
 from vision.render import render_scene

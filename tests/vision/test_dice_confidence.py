@@ -1,6 +1,6 @@
 """A die's confidence decides whether the table keeps it (``reading.DIE_FLOOR``) and whether the
 referee judges its throw (BG-ROLL-2). A faint die whose pips the grid read confirms in their
-very pattern is a die read surely (``board.pip_evidence``): its throw is judged at the table,
+very pattern is a die read surely (``board_die.pip_evidence``): its throw is judged at the table,
 not left to the director for its pips' contrast alone."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from vision.dice.board import CONFIRMED_SCORE, pip_evidence, read_board_dice
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import CONFIRMED_SCORE, pip_evidence
 from vision.dice.face_fit import FaceFinding
 from vision.dice.reading import DIE_FLOOR, image_to_mm
 from vision.dice.synth import random_dice_scene

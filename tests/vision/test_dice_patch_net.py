@@ -182,6 +182,7 @@ def test_a_cocked_die_the_profile_model_reads_flat_is_caught_with_the_network(
     # a check throw of the table camera's kind (neither model was fitted on it): the five
     # leans on a checker; the profile model alone gives it 0.19, the pair calls it cocked
     from vision.dice import board
+    from vision.dice.board_die import BoardDie
     from vision.dice.reading import image_to_mm
     from vision.dice.train_cocked import _scene
 
@@ -190,7 +191,7 @@ def test_a_cocked_die_the_profile_model_reads_flat_is_caught_with_the_network(
     truth = {(d.pips, d.flat) for d in scene.dice}
     assert truth == {(6, True), (5, False)}
 
-    def read() -> dict[int, board.BoardDie]:
+    def read() -> dict[int, BoardDie]:
         return {d.pips: d for d in board.read_board_dice(scene.image, to_mm, scene.geometry)}
 
     both = read()
@@ -207,6 +208,7 @@ def test_a_flat_die_the_profile_model_calls_cocked_is_left_in_doubt_by_the_netwo
     # a check throw beside a checker (neither model was fitted on it): the profile model
     # calls the flat one cocked (p 0.95), the network is sure it is flat (logit -6.6)
     from vision.dice import board
+    from vision.dice.board_die import BoardDie
     from vision.dice.reading import image_to_mm
     from vision.dice.train_cocked import _scene
 
@@ -214,7 +216,7 @@ def test_a_flat_die_the_profile_model_calls_cocked_is_left_in_doubt_by_the_netwo
     to_mm = image_to_mm(scene.corners, scene.geometry)
     assert {(d.pips, d.flat) for d in scene.dice} == {(5, True), (1, True)}
 
-    def one() -> board.BoardDie:
+    def one() -> BoardDie:
         dice = board.read_board_dice(scene.image, to_mm, scene.geometry)
         return next(d for d in dice if d.pips == 1)
 

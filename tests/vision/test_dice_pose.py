@@ -18,8 +18,9 @@ import pytest
 from controller.demo import players
 from controller.demo.camera import DemoCamera, Shot
 from controller.demo.script import InvalidKind
-from vision.dice import board, pose
-from vision.dice.board import BoardDie, read_board_dice
+from vision.dice import board, pose, second_chance
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import BoardDie
 from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, FaceFinding, warp_patch
 from vision.dice.leaning import beside_checker_scene, table_throw_scene
 from vision.dice.pose import (
@@ -251,12 +252,12 @@ def test_training_sets_the_second_chance_bar_aside_too(monkeypatch: pytest.Monke
     def own_bar() -> float:
         return 0.99
 
-    monkeypatch.setattr(board, "second_chance_threshold", own_bar, raising=False)
+    monkeypatch.setattr(second_chance, "second_chance_threshold", own_bar, raising=False)
     kept: list[FaceFinding] = []
     with _second_chances(kept):
-        assert board.__dict__["second_chance_threshold"]() == 0.0
+        assert second_chance.__dict__["second_chance_threshold"]() == 0.0
         assert board.__dict__["cocked_threshold"]() == 0.0
-    assert board.__dict__["second_chance_threshold"] is own_bar
+    assert second_chance.__dict__["second_chance_threshold"] is own_bar
 
 
 def test_low_tilt_training_throws_hold_the_dice_asked_for() -> None:

@@ -1,6 +1,6 @@
 """A die cocked against the rail (BG-ROLL-2) shows its upward face nearer the rail and a side
 face beside it that at 30-40 degrees looks nearly as large; the reader takes the pips of the
-face nearer the rail when that face reads better (``board.upward_at_rail``), but never a
+face nearer the rail when that face reads better (``rail_face.upward_at_rail``), but never a
 "face" centred closer to the rail than an upward face can lie (a row of the face's own pips)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.vision.test_dice_upward_net import _constant_model
-from vision.dice import board
+from vision.dice import board, rail_face
 from vision.dice.board import read_board_dice
 from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, warp_patch
 from vision.dice.pips import to_gray
@@ -61,12 +61,12 @@ def test_the_network_is_shown_the_face_nearer_the_rail(
     to_mm = image_to_mm(scene.corners, g)
     from_mm = np.linalg.inv(to_mm)
     face = next(f for f in board.find_faces(scene.image, to_mm, g, spots=False)
-                if board._at_rail(f, g) is not None)
-    rail = board.RailFace(3 if face.pips != 3 else 4, face.x_mm, face.y_mm + 4.0)
+                if rail_face._at_rail(f, g) is not None)
+    rail = rail_face.RailFace(3 if face.pips != 3 else 4, face.x_mm, face.y_mm + 4.0)
     named = rail.pips if named == 3 else (5 if rail.pips != 5 else 6)
     shown: list[tuple[float, float]] = []
 
-    def at_rail(*_args: object) -> board.RailFace:
+    def at_rail(*_args: object) -> rail_face.RailFace:
         return rail
 
     real_warp = warp_patch

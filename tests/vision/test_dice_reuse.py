@@ -16,7 +16,8 @@ from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from tests.bench.dice import same_dice, table_stream
-from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import BoardDie
 from vision.dice.change_map import Halvings, change_mask, change_raster, frame_key
 from vision.dice.cube_memory import CubeMemory
 from vision.dice.reading import image_to_mm

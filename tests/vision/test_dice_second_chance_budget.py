@@ -10,6 +10,7 @@ import math
 import pytest
 
 from vision.dice import board
+from vision.dice.board_die import PLAYING
 from vision.dice.reading import image_to_mm
 from vision.dice.synth import random_dice_scene
 
@@ -30,6 +31,6 @@ def test_second_chances_skip_candidates_that_cannot_be_tried(
     monkeypatch.setattr(board, "_second_chance", spy)
     board.read_board_dice(scene.image, image_to_mm(scene.corners, g), g)
     assert given and len(given) <= board.MAX_SECOND_CANDIDATES
-    assert all(g.region_at(x, y).kind in board.PLAYING for x, y in given)
+    assert all(g.region_at(x, y).kind in PLAYING for x, y in given)
     assert any(math.hypot(x - rail_die.x_mm, y - rail_die.y_mm) < g.die_size_mm
                for x, y in given)

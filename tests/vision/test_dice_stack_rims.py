@@ -13,7 +13,8 @@ from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.demo.players import demo_die
 from vision.board_reader import read_board
 from vision.calibration import Calibration
-from vision.dice.board import WEAK_FACE_SCORE, BoardDie
+from vision.dice.board import WEAK_FACE_SCORE
+from vision.dice.board_die import BoardDie
 from vision.dice.stack_rims import (
     at_stack_rims,
     checker_junctions,

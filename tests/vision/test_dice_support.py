@@ -17,7 +17,7 @@ from tests.eval.rail_bar import choose, choose_joint
 from vision.board_reader import prepare, read_board, read_prepared
 from vision.calibration import Calibration
 from vision.dice import board_pass
-from vision.dice.board import BoardDie
+from vision.dice.board_die import BoardDie
 from vision.dice.leaning import beside_checker_scene
 from vision.dice.patch_net import joint_logit, patch_model
 from vision.dice.pose import cocked_threshold

@@ -13,7 +13,7 @@ from controller.demo.camera import DemoCamera, Shot
 from controller.demo.players import demo_die
 from engine.errors import ConfigError
 from vision.cube import CubeProp
-from vision.dice.board import BoardDie
+from vision.dice.board_die import BoardDie
 from vision.dice.render import DieProp
 from vision.dice.reuse import FLAT_DOUBT, DiceMemory, _settle_doubt
 from vision.render.scene import BoardContents

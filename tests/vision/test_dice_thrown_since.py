@@ -11,7 +11,7 @@ import numpy as np
 from controller.demo.camera import DemoCamera, Shot
 from controller.demo.players import demo_die
 from vision.cube import CubeProp
-from vision.dice.board import BoardDie
+from vision.dice.board_die import BoardDie
 from vision.dice.reuse import DiceMemory
 from vision.render.scene import BoardContents
 

@@ -121,8 +121,9 @@ def test_second_chances_are_given_only_about_the_places_a_read_is_told() -> None
     of throw 1,001,047, found by its second chance, is found when told of a place beside it
     and left unread when told only of the flat five 13 cm away (a checker moved there would
     have cost it the time)."""
-    from vision.dice.board import TILTED_NEAR_DIES, read_board_dice
+    from vision.dice.board import read_board_dice
     from vision.dice.reading import image_to_mm
+    from vision.dice.second_chance import TILTED_NEAR_DIES
     from vision.dice.synth import random_dice_scene
 
     scene = random_dice_scene(1_001_047)

@@ -136,6 +136,7 @@ def test_a_tilted_die_the_grid_misreads_is_named_by_the_network(
     # pip of a two for a one, or a two's worth of pips of a one and its side (1,050,273's one
     # was such a die until a lone pip was read on a faint outline: face_fit.FAINT_ONE_EDGE)
     from vision.dice import board
+    from vision.dice.board_die import BoardDie
     from vision.dice.reading import image_to_mm
     from vision.dice.train_cocked import _scene
 
@@ -143,7 +144,7 @@ def test_a_tilted_die_the_grid_misreads_is_named_by_the_network(
     to_mm = image_to_mm(scene.corners, scene.geometry)
     tilted = next(d for d in scene.dice if not d.flat and d.pips == truth)
 
-    def read() -> board.BoardDie:
+    def read() -> BoardDie:
         dice = board.read_board_dice(scene.image, to_mm, scene.geometry)
         return min(dice, key=lambda d: math.hypot(d.centre_mm[0] - tilted.x_mm,
                                                    d.centre_mm[1] - tilted.y_mm))

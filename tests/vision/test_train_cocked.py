@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.dice import board, train_cocked
+from vision.dice import face_check, train_cocked
 from vision.dice.pose import FEATURE_COUNT
 from vision.dice.train_cocked import _jittered, collect, fit_with_threshold, shifted
 
@@ -27,11 +27,11 @@ def test_a_shifted_patch_moves_its_contents_and_nothing_else() -> None:
 
 def test_training_judges_moved_copies_of_every_face_and_puts_the_reader_back() -> None:
     """One throw beside a checker: each face's row has two moved copies, pointing at it, near
-    but not equal to it; ``board.pose_features`` is the reader's own again afterwards, also
+    but not equal to it; ``face_check.pose_features`` is the reader's own again afterwards, also
     after an error."""
-    before = board.__dict__["pose_features"]
+    before = face_check.__dict__["pose_features"]
     rows = collect(0, 1, spots=False, copies=2)
-    assert board.__dict__["pose_features"] is before
+    assert face_check.__dict__["pose_features"] is before
     n = len(rows["labels"])
     assert n > 0 and rows["pose"].shape == (n, FEATURE_COUNT)
     assert rows["moved_pose"].shape == (2 * n, FEATURE_COUNT)
@@ -40,9 +40,9 @@ def test_training_judges_moved_copies_of_every_face_and_puts_the_reader_back() -
         assert not np.array_equal(copy, rows["pose"][source])
         assert np.isfinite(copy).all()
     with pytest.raises(RuntimeError), _jittered(1, np.random.default_rng(0), {}):
-        assert board.__dict__["pose_features"] is not before
+        assert face_check.__dict__["pose_features"] is not before
         raise RuntimeError("put back on errors too")
-    assert board.__dict__["pose_features"] is before
+    assert face_check.__dict__["pose_features"] is before
 
 
 def test_no_copies_means_the_rows_as_before() -> None:

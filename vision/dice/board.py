@@ -58,70 +58,43 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
    network's face where it clears its bar (:func:`cocked_pips`).
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
+
+This module holds the reader's steps in order and the cocked opinion; the rest is split by what
+it holds: the die read (``vision.dice.board_die``), the face check and the frame's memo
+(``vision.dice.face_check``), the second chances (``vision.dice.second_chance``) and the face
+nearer the rail (``vision.dice.rail_face``).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
 
+from vision.dice.board_die import BoardDie, pip_evidence, pose_factor
 from vision.dice.candidates import _apply, hybrid_candidates, spot_candidates
+from vision.dice.face_check import FaceMemo, _die_face
 from vision.dice.face_fit import (
     ALIGNED_MM,
     ALIGNED_PX_PER_MM,
     MIN_GRID_SCORE,
-    CandidatePatches,
     FaceFinding,
     FaceRead,
     read_candidate,
     warp_patch,
 )
-from vision.dice.face_pips import patch_pips
 from vision.dice.on_checker import on_checker
 from vision.dice.patch_net import joint_logit, patch_logit, patch_model, with_patch
-from vision.dice.pips import to_gray
-from vision.dice.pose import (
-    MAX_FACE_SPREAD,
-    MIN_P_DIE,
-    _threshold,
-    cocked_certainty,
-    cocked_threshold,
-    face_spread,
-    p_cocked,
-    p_die,
-    pose_features,
-    second_chance_threshold,
-)
-from vision.dice.render import PIP_OFFSET
-from vision.dice.solid import solidity
-from vision.dice.tilted import (
-    TiltedRead,
-    p_second_chance,
-    second_chance_acceptance,
-    second_chance_inputs,
-    tilted_reads,
-)
+from vision.dice.pose import cocked_threshold, p_cocked
+from vision.dice.rail_face import _at_rail, upward_at_rail
+from vision.dice.second_chance import _may_be_cocked, _second_chance, _tilt_allowed
 from vision.dice.upward_net import overruled, upward_face, upward_model
 from vision.geometry import BoardGeometry
-from vision.throw import DieSighting
 
-# Second chances (a cocked die whose foreshortened face the usual read missed): only inside a
-# half (a die on the bar, in a tray or on the frame is an invalid throw however it lies,
-# BG-ROLL-2, and their texture is where phantom dice came from), with some pip evidence (the
-# acceptor, ``tilted.p_second_chance``, weighs it with the rest), as a die the cocked model is
-# sure of and that the acceptor calls a die read right or the die model is sure of.
-PLAYING = ("slot", "field")
-SECOND_MIN_SCORE = 0.06
-SECOND_P_DIE = 0.7  # the die model's bar for a second chance whose pips are solid ...
-SECOND_SOLIDITY = 0.24  # ... by this bar (vision.dice.solid; on demo-style seeds the phantom
-# second chances 0.06, real cocked dice 0.42 and up)
 MAX_SECOND_CANDIDATES = 4  # candidates given a second chance per frame (time)
-MAX_SECOND_TRIES = 4  # hypotheses judged per candidate, best first
 # a thorough read (the referee could not judge a throw: vision.dice.reuse.DiceMemory
 # .read_thoroughly) gives this many candidates a second chance, and where one finds nothing at
 # the candidate, centred at 8 places this far around it as well: the visible face of a die
@@ -129,24 +102,6 @@ MAX_SECOND_TRIES = 4  # hypotheses judged per candidate, best first
 # hypotheses reach (vision.dice.tilted.RING_MM)
 MAX_THOROUGH_CANDIDATES = 8
 THOROUGH_RING_MM = 4.0
-# a read told where dice lay before (``tilted_near``: no throw can have landed since) gives
-# second chances (BG-ROLL-2's cocked dice) only this many die sizes about them (a die tipped by
-# a hand moving a checker, BG-MOVE-8)
-TILTED_NEAR_DIES = 2.0
-# A die cocked against the top or bottom rail tips its top towards the rail: the upward face
-# lies nearer the rail than the side face beside it, which at 30-40 degrees shows nearly as
-# large and is often the face read. For a die read cocked within RAIL_REACH_SIDES of the rail,
-# faces are looked for half a side nearer the rail (vision.dice.tilted's hypotheses); the one
-# with the most pip evidence of those at least RAIL_NEARER_SIDES nearer gives the pips when it
-# reads better than the face read and its centre lies RAIL_FACE_MIN_SIDES from the rail: the
-# upward face of a die tilted up to 45 degrees lies at least cos 45 / 2 of a side plus its
-# 0.5 mm gap (6.2 mm of a 16 mm die) from it, and the best evidence nearer than that is a row
-# of the face read's own pips, beside the rail (the face read is then kept). (Seeds 1,000,000
-# to 1,000,599: 6 cocked dice at the rail read right instead of wrong, none the other way.)
-RAIL_REACH_SIDES = 1.375
-RAIL_LOOK_SIDES = 0.5
-RAIL_NEARER_SIDES = 0.2
-RAIL_FACE_MIN_SIDES = 0.34
 # A die the profile model calls cocked (BG-ROLL-2) is read flat, in doubt (just under the cocked
 # threshold: the referee leaves its throw unjudged, reads it thoroughly, else asks the director),
 # when the patch network's logit is under PATCH_VETO (it is sure the die is flat), unless the face
@@ -162,10 +117,6 @@ RAIL_FACE_MIN_SIDES = 0.34
 # throws; demo-style throws (tests.eval.cocked): flat 2 -> 1 of 600, cocked 195 of 196 either way,
 # phantom dice kept 7 -> 5.
 PATCH_VETO = -4.0
-SIDE_PIP_DIES = 0.95  # how far from a face's centre the side pips beside it are looked for
-# a cocked die's foreshortened face, a few camera pixels across, takes in its outline and the
-# side face's edge: its grey spread may pass the flat face's limit (MAX_FACE_SPREAD)
-SECOND_MAX_SPREAD = 80.0
 # a die's face found with less pip evidence than this (its weakest pattern pip over its
 # strongest empty place; a six read right ~0.23, a column of it read as a three ~0.11) is read
 # again from its own centre (_recentred)
@@ -175,133 +126,6 @@ WEAK_FACE_SCORE = 0.15
 # faces of its own body within a few mm: on synthetic throws 14800-15399 the second chances
 # about such dice found them 1-6 mm off, and would have taken the place of 13 dice read right)
 BESIDE_WEAK_DIES = (0.75, 1.25)
-
-
-@dataclass
-class FaceMemo:
-    """One frame's work on faces, kept for the steps after it: the spread and pose features per
-    face hypothesis (``find_faces``: a candidate the die model turned away is judged again as
-    its own second chance, first at the very same face), the face-aligned colour patch per
-    face place (centre mm and angle: the cocked opinion's networks see the patch the pose
-    features came from, not warped again), each candidate's top-down patch and DoG (its
-    second chance reads them again, ``face_fit.candidate_patch``) and the frame in grey (a
-    cocked die's rail read looks at the frame the faces were read in)."""
-
-    features: dict[tuple[object, ...], tuple[float | None, np.ndarray]] = field(
-        default_factory=dict)
-    aligned: dict[tuple[float, float, float], np.ndarray] = field(default_factory=dict)
-    candidates: CandidatePatches = field(default_factory=dict)
-    gray_frame: tuple[np.ndarray, np.ndarray] | None = None  # (colour frame, its grey)
-
-    def gray(self, colour: np.ndarray) -> np.ndarray:
-        """``to_gray(colour)``, converted once per frame: a whole frame costs ~0.5 ms."""
-        if self.gray_frame is None or self.gray_frame[0] is not colour:
-            self.gray_frame = (colour, to_gray(colour))
-        return self.gray_frame[1]
-
-
-@dataclass(frozen=True)
-class BoardDie:
-    """One die read on the board."""
-
-    pips: int
-    centre_px: tuple[float, float]  # camera image pixels
-    centre_mm: tuple[float, float]  # board millimetres (origin: playing surface top-left)
-    flat: bool
-    on_checker: bool
-    half: str | None  # "left"/"right" of the bar as seen in the picture; None: bar or off board
-    region: str  # the geometry's region kind: slot, bar, field, tray, frame, off-board
-    confidence: float
-    p_cocked: float = 0.0
-    # the patch network's cocked logit (``vision.dice.patch_net``); None where it did not look
-    # (no network, or a die read cocked at the rail, where there is no veto)
-    patch_logit: float | None = None
-    # the face's pip evidence (``FaceFinding.score``, see ``WEAK_FACE_SCORE``); None: not known
-    pip_score: float | None = None
-
-    def sighting(self) -> DieSighting:
-        """This die for the frame-to-frame tracker and the landing check (``vision.throw``)."""
-        return DieSighting(self.pips, self.centre_mm[0], self.centre_mm[1], self.flat,
-                           self.on_checker, self.half)
-
-    def as_json(self) -> dict[str, object]:
-        """The ``dice`` entries of ``hakem vision read`` (DESIGN.md)."""
-        return {
-            "pips": self.pips,
-            "centre": [round(self.centre_px[0], 1), round(self.centre_px[1], 1)],
-            "flat": self.flat,
-            "on_checker": self.on_checker,
-            "confidence": round(self.confidence, 3),
-        }
-
-
-def pose_factor(p_cocked: float, threshold: float) -> float:
-    """The share of a die's confidence that the flat/cocked call gives: 0.6 for a call on the
-    threshold, 1 for a sure one (``pose.cocked_certainty``)."""
-    return 0.6 + 0.4 * cocked_certainty(p_cocked, threshold)
-
-
-# the grid score (a face's weakest pattern pip over its strongest empty place) from which its
-# pip evidence counts in full in its confidence (pip_evidence)
-CONFIRMED_SCORE = 0.08
-
-
-def pip_evidence(face: FaceFinding) -> float:
-    """The share of a die's confidence its pips give: full where the grid read confirms the
-    face's pattern by :data:`CONFIRMED_SCORE`, else five times the pips' contrast, 0.2 to 1.
-    On synthetic throws 12000-12599 two faces so confirmed were other than a die (both kept
-    with their contrast alone too), while 21 faint flat dice read right fell under the die
-    floor for their contrast alone, their throws left to the director (BG-ROLL-2). As the
-    table gets them, 580 of those 600 throws were judged, 569 with the bar at 0.1 (the face
-    fit's ``DECISIVE_SCORE``)."""
-    if face.score >= CONFIRMED_SCORE:
-        return 1.0
-    return float(np.clip(face.contrast * 5.0, 0.2, 1.0))
-
-
-def _at_rail(face: FaceFinding, g: BoardGeometry) -> float | None:
-    """The way to the top (-1) or bottom (+1) rail when the face lies within
-    :data:`RAIL_REACH_SIDES` of it inside a half; else None."""
-    if g.region_at(face.x_mm, face.y_mm).kind not in PLAYING:
-        return None
-    reach = RAIL_REACH_SIDES * g.die_size_mm
-    if face.y_mm < reach:
-        return -1.0
-    if g.height_mm - face.y_mm < reach:
-        return 1.0
-    return None
-
-
-@dataclass(frozen=True)
-class RailFace:
-    """The face nearer the rail that a die read cocked there shows (:func:`upward_at_rail`):
-    its pips and its centre (board mm)."""
-
-    pips: int
-    x_mm: float
-    y_mm: float
-
-
-def upward_at_rail(gray: Callable[[], np.ndarray], from_mm: np.ndarray, face: FaceFinding,
-                   g: BoardGeometry) -> RailFace | None:
-    """The upward face of a die read cocked at the rail, when a face nearer the rail reads
-    with more pip evidence than ``face`` (see :data:`RAIL_REACH_SIDES`); else None. ``gray``
-    gives the frame in grey, asked for only at the rail."""
-    way = _at_rail(face, g)
-    if way is None:
-        return None
-    die = g.die_size_mm
-    cy = face.y_mm + way * RAIL_LOOK_SIDES * die
-    nearer = [r for r in tilted_reads(gray(), from_mm, face.x_mm, cy, die)
-              if way * (cy + r.dy - face.y_mm) >= RAIL_NEARER_SIDES * die]
-    if not nearer:
-        return None
-    best = max(nearer, key=lambda r: r.score)
-    y = cy + best.dy
-    from_rail = y if way < 0 else g.height_mm - y
-    if from_rail < RAIL_FACE_MIN_SIDES * die or best.score <= face.score:
-        return None  # the best evidence there is a row of the face read's pips, or weaker
-    return RailFace(best.value, face.x_mm + best.dx, y)
 
 
 def cocked_pips(colour: np.ndarray, gray: Callable[[], np.ndarray], from_mm: np.ndarray,
@@ -391,14 +215,6 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     return found
 
 
-def _tilt_allowed(cx: float, cy: float, die: float,
-                  tilted_near: Sequence[tuple[float, float]] | None) -> bool:
-    """Whether a cocked die may be looked for at a candidate: anywhere, or only within
-    :data:`TILTED_NEAR_DIES` of ``tilted_near`` (where dice lay before, no throw since)."""
-    return tilted_near is None or any(math.hypot(cx - x, cy - y) < TILTED_NEAR_DIES * die
-                                      for x, y in tilted_near)
-
-
 def _cocked_beside(colour: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
                    from_mm: np.ndarray, weak: FaceFinding, g: BoardGeometry,
                    found: list[FaceFinding], memo: FaceMemo) -> FaceFinding | None:
@@ -452,32 +268,6 @@ def _cocked_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
     return p, z, aligned
 
 
-def _may_be_cocked(cx: float, cy: float, g: BoardGeometry, found: list[FaceFinding]) -> bool:
-    """Whether a candidate can be given a second chance: on the playing surface (a die on the
-    bar or off the board is invalid whatever its pose) and not where a die was found. The
-    second chances' budget was spent on candidates on the bar, which are never tried, and the
-    cocked dice leaning on the rail further down the list went without one."""
-    die = g.die_size_mm
-    return g.region_at(cx, cy).kind in PLAYING and not any(
-        math.hypot(cx - f.x_mm, cy - f.y_mm) < die * 0.7 for f in found)
-
-
-def _die_face(colour: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, read: FaceRead,
-              die: float, found: list[FaceFinding], all_candidates: bool,
-              memo: FaceMemo) -> FaceFinding | None:
-    """The face ``read`` from (cx, cy) with its pose features, when it is a die's (the die
-    model passes it, unless ``all_candidates``); else None."""
-    pts = np.array([[(j - 1) * PIP_OFFSET * die, (i - 1) * PIP_OFFSET * die]
-                    for i, j in zip(*np.nonzero(read.mask), strict=True)]).reshape(-1, 2)
-    finding = _face_finding(colour, from_mm, cx + read.dx, cy + read.dy, read.angle,
-                            read.value, pts, read.score, read.residual, read.contrast, die,
-                            found, all_candidates, memo=memo)
-    if finding is None or not (all_candidates or p_die(finding) >= max(_threshold("die"),
-                                                                       MIN_P_DIE)):
-        return None
-    return finding
-
-
 def _recentred(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, weak: FaceFinding,
                g: BoardGeometry, found: list[FaceFinding], all_candidates: bool,
                memo: FaceMemo) -> FaceFinding | None:
@@ -507,131 +297,6 @@ def _second_chance_around(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndar
         finding = _second_chance(colour, gray, from_mm, x, y, read, g, found, memo)
         if finding is not None:
             return finding
-    return None
-
-
-def _face_finding(colour: np.ndarray, from_mm: np.ndarray, x_mm: float, y_mm: float,
-                  angle: float, value: int, pts: np.ndarray, gscore: float, residual: float,
-                  contrast: float, die: float, found: list[FaceFinding], all_candidates: bool,
-                  max_spread: float = MAX_FACE_SPREAD,
-                  memo: FaceMemo | None = None
-                  ) -> FaceFinding | None:
-    """A face read at (x_mm, y_mm) with its pose features (``pts``: its pips in the aligned
-    patch, mm), or None when a face was already found there or (unless ``all_candidates``)
-    the face is not uniform enough for a die's (board texture). ``memo``: the spread and
-    pose features of faces already worked out (a candidate the die model turned away is
-    judged again as a second chance, first at the very same face)."""
-    if any(math.hypot(x_mm - f.x_mm, y_mm - f.y_mm) < die * 0.7 for f in found):
-        return None
-    key = (x_mm, y_mm, angle, gscore, pts.shape, pts.tobytes())
-    kept = memo.features.get(key) if memo is not None else None
-    if kept is not None:
-        spread, feats = kept
-        if spread is not None and spread * 64.0 > max_spread and not all_candidates:
-            return None
-    else:
-        aligned = warp_patch(colour, from_mm, x_mm, y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM, angle)
-        if memo is not None:
-            memo.aligned[(x_mm, y_mm, angle)] = aligned
-        aligned_gray = cv2.cvtColor(aligned, cv2.COLOR_BGR2GRAY)
-        spread = face_spread(aligned_gray, die, pts)
-        if spread is not None and spread * 64.0 > max_spread and not all_candidates:
-            return None  # board texture: the same test as below, before the costly features
-        # the side pips: beside the face and within SIDE_PIP_DIES of its centre (only pips
-        # within that of it along each axis looked for)
-        reach = SIDE_PIP_DIES * die
-        others = [p for p in patch_pips(aligned_gray, die, ALIGNED_PX_PER_MM, reach)
-                  if p.contrast >= 0.5 * gscore]
-        side = np.array([[p.x, p.y] for p in others
-                         if max(abs(p.x), abs(p.y)) > 0.56 * die
-                         and math.hypot(p.x, p.y) < reach]).reshape(-1, 2)
-        feats = pose_features(aligned, die, pts, side, aligned_gray=aligned_gray)
-        if memo is not None:
-            memo.features[key] = (spread, feats)
-    if feats[0] * 64.0 > max_spread and not all_candidates:
-        return None
-    return FaceFinding(value, x_mm, y_mm, angle, residual, max(contrast, gscore), feats, gscore)
-
-
-@dataclass(frozen=True)
-class SecondTry:
-    """A face a second chance judges: the face, the die and cocked models' probabilities, its
-    pips' solidity (``vision.dice.solid``) and the acceptor's inputs."""
-
-    face: FaceFinding
-    p_die: float
-    p_cocked: float
-    solidity: float
-    inputs: np.ndarray
-
-    def accepted(self) -> bool:
-        """A cocked die read right (BG-ROLL-2): the cocked model sure of it (above
-        ``pose.second_chance_threshold``) and either the acceptor (``tilted.p_second_chance``)
-        calling it a die read right or, as before the acceptor, the die model sure of it
-        (:data:`SECOND_P_DIE`) and its pips in one body colour (:data:`SECOND_SOLIDITY`). The
-        acceptor alone, fitted on synthetic throws, turned away some of the demo camera's
-        cocked dice that the two gates keep."""
-        if self.p_cocked < second_chance_threshold():
-            return False
-        return p_second_chance(self.inputs) >= second_chance_acceptance() or (
-            self.p_die >= SECOND_P_DIE and self.solidity >= SECOND_SOLIDITY)
-
-
-def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
-                        cy: float, usual: FaceRead | None, g: BoardGeometry,
-                        found: list[FaceFinding], *, cocked_only: bool = False,
-                        memo: FaceMemo | None = None) -> Iterator[SecondTry]:
-    """The faces a second chance judges about a candidate, best first: the usual read's (its
-    face may be wider than a flat die's), then the tilted-face hypotheses
-    (``vision.dice.tilted``), at most :data:`MAX_SECOND_TRIES` with some pip evidence inside a
-    half. ``cocked_only``: leave out the faces the cocked model does not pass (none of them is
-    accepted) before their solidity and the acceptor's inputs are worked out (the reader's
-    way; training judges every face)."""
-    die = g.die_size_mm
-    if not _may_be_cocked(cx, cy, g, found):
-        return
-    reads = tilted_reads(gray, from_mm, cx, cy, die,
-                         kept=memo.candidates if memo is not None else None)
-    if usual is not None:
-        reads.insert(0, TiltedRead(usual.score, usual.dx, usual.dy, usual.angle, usual.value,
-                                   usual.mask, usual.edge, 0.0, (1.0, 1.0)))
-    tried = 0
-    for k, read in enumerate(reads):
-        first = k == 0 and usual is not None
-        if read.score < (MIN_GRID_SCORE if first else SECOND_MIN_SCORE):
-            continue
-        x_mm, y_mm = cx + read.dx, cy + read.dy
-        if g.region_at(x_mm, y_mm).kind not in PLAYING:
-            continue
-        tried += 1
-        if tried > MAX_SECOND_TRIES:
-            return
-        pips = read.pip_points(die)
-        finding = _face_finding(colour, from_mm, x_mm, y_mm, read.angle, read.value, pips,
-                                read.score, 0.16 * die, 0.0, die, found, False,
-                                SECOND_MAX_SPREAD, memo)
-        if finding is None:
-            continue
-        cocked = p_cocked(finding)
-        if cocked_only and cocked < second_chance_threshold():
-            continue
-        solid = solidity(colour, from_mm, finding, pips, die).enclosed
-        is_die = p_die(finding)
-        yield SecondTry(finding, is_die, cocked, solid, second_chance_inputs(
-            read, is_die, cocked, solid, float(finding.features[0]) * 64.0, first))
-
-
-def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
-                   cy: float, usual: FaceRead | None, g: BoardGeometry,
-                   found: list[FaceFinding],
-                   memo: FaceMemo | None = None
-                   ) -> FaceFinding | None:
-    """A cocked die the usual face read missed (BG-ROLL-2): the first of
-    :func:`second_chance_tries` accepted (:meth:`SecondTry.accepted`)."""
-    for attempt in second_chance_tries(colour, gray, from_mm, cx, cy, usual, g, found,
-                                       cocked_only=True, memo=memo):
-        if attempt.accepted():
-            return attempt.face
     return None
 
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from vision.cube import CubeReading, zone_for
 from vision.cube_strips import RasterStrip, find_cube_on_strips
-from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import BoardDie
 from vision.dice.change_map import frame_key
 from vision.dice.cube_memory import CubeMemory
 from vision.dice.raster import topdown_maps

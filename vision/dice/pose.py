@@ -395,7 +395,7 @@ def cocked_threshold() -> float:
 
 def second_chance_threshold() -> float:
     """The probability above which the reader keeps a second chance's tilted face (a die the
-    usual read missed, ``board._second_chance``): the cocked threshold, or the stricter bar
+    usual read missed, ``second_chance._second_chance``): the cocked threshold, or the stricter bar
     chosen at training time on dice-free boards (a second chance on board texture is a phantom
     die, a false "throw again" under BG-ROLL-2)."""
     model = _models().get("cocked")

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import BoardDie
 from vision.dice.candidates import READ_THRESHOLD, _local_scale, _raster_warp, within_budget
 from vision.dice.change_map import Halvings, _component_boxes
 from vision.dice.raster import (

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from vision.cube import CubeReading
-from vision.dice.board import BoardDie
+from vision.dice.board_die import BoardDie
 from vision.geometry import BoardGeometry, Canonical
 
 # A die read with less confidence than this is taken for a reflection, not a die; one read

@@ -50,7 +50,8 @@ import cv2
 import numpy as np
 
 from engine.errors import ConfigError
-from vision.dice.board import BoardDie, read_board_dice
+from vision.dice.board import read_board_dice
+from vision.dice.board_die import BoardDie
 from vision.dice.candidates import SPOT_REACH_DIES
 from vision.dice.change_map import (
     CHANGE_PPM,

@@ -9,7 +9,7 @@ frame, BG-ROLL-2), has no such compact patch: the region of the "face" colour ru
 die's width or is a triangle narrowing to a tip. The measurements here work on a face-aligned
 patch at ``ALIGNED_PX_PER_MM`` (``vision.dice.face_fit``). The second chances' acceptor
 (``vision.dice.tilted.p_second_chance``) weighs the solidity with the die and cocked models'
-judgements; the reader's gate on it (``board.SECOND_SOLIDITY``) turns away some synthetic
+judgements; the reader's gate on it (``second_chance.SECOND_SOLIDITY``) turns away some synthetic
 cocked dice leaning on the rail, whose foreshortened face leaves the outer pips' surround on
 the side face, which the acceptor then keeps.
 """

@@ -23,7 +23,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from vision.dice.board import PLAYING, WEAK_FACE_SCORE, BoardDie
+from vision.dice.board import WEAK_FACE_SCORE
+from vision.dice.board_die import PLAYING, BoardDie
 from vision.geometry import BoardGeometry
 
 

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.dice.board import PLAYING, BoardDie, pose_factor
+from vision.dice.board_die import PLAYING, BoardDie, pose_factor
 from vision.dice.patch_net import joint_logit
 from vision.dice.pose import cocked_threshold, sigmoid
 from vision.geometry import BoardGeometry

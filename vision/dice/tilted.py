@@ -15,7 +15,7 @@ Which hypothesis is a real cocked die read right is weighed by a small logistic 
 ``vision.dice.train_raster --second-chances`` and kept in ``raster_model.json`` under
 ``second_chance``): the die and cocked models' probabilities, the pip evidence, the outline
 step, the face's grey spread, the solidity of its pips (``vision.dice.solid``) and the kind of
-hypothesis. The reader (``board.SecondTry.accepted``) keeps what the acceptor passes besides
+hypothesis. The reader (``second_chance.SecondTry.accepted``) keeps what the acceptor passes besides
 what the two gates before it pass (die model >= 0.7 and solid pips): those had turned away
 real cocked dice leaning on the rail whose other figures were clear (BG-ROLL-2).
 """

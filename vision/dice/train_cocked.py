@@ -58,7 +58,7 @@ from typing import Any, TypeVar
 import cv2
 import numpy as np
 
-from vision.dice import board
+from vision.dice import board, face_check, second_chance
 from vision.dice.board import find_faces
 from vision.dice.face_fit import ALIGNED_PX_PER_MM, FaceFinding
 from vision.dice.leaning import beside_checker_scene, facing_lean_scene, table_throw_scene
@@ -172,9 +172,10 @@ def _second_chances(kept: list[FaceFinding]) -> Iterator[None]:
     them."""
     inner = board.__dict__["_second_chance"]
     # the bars the second chance may read (the reader's, and its own stricter one)
-    bars = {name: board.__dict__[name] for name in ("cocked_threshold",
-                                                    "second_chance_threshold")
-            if name in board.__dict__}
+    bars = {(module, name): module.__dict__[name]
+            for module, name in ((board, "cocked_threshold"),
+                                 (second_chance, "second_chance_threshold"))
+            if name in module.__dict__}
 
     def keep(*args: Any, **kwargs: Any) -> FaceFinding | None:
         out: FaceFinding | None = inner(*args, **kwargs)
@@ -183,14 +184,14 @@ def _second_chances(kept: list[FaceFinding]) -> Iterator[None]:
         return out
 
     setattr(board, "_second_chance", keep)  # noqa: B010 - find_faces calls it by this name
-    for name in bars:
-        setattr(board, name, lambda: 0.0)
+    for module, name in bars:
+        setattr(module, name, lambda: 0.0)
     try:
         yield
     finally:
         setattr(board, "_second_chance", inner)  # noqa: B010
-        for name, bar in bars.items():
-            setattr(board, name, bar)
+        for (module, name), bar in bars.items():
+            setattr(module, name, bar)
 
 
 def shifted(aligned: np.ndarray, dx: float, dy: float) -> np.ndarray:
@@ -208,11 +209,11 @@ Moved = dict[int, tuple[np.ndarray, list[np.ndarray]]]
 
 @contextmanager
 def _jittered(copies: int, rng: np.random.Generator, moved: Moved) -> Iterator[None]:
-    """``board.pose_features`` also working out ``copies`` moved copies of each patch's
+    """``face_check.pose_features`` also working out ``copies`` moved copies of each patch's
     features (:func:`shifted`, up to :data:`JITTER_PX`; the side pips found move with it, the
     layout's pips stay where the fit put them), kept in ``moved`` by the id of the features it
     returns (held there so that the id is not reused)."""
-    inner = board.__dict__["pose_features"]
+    inner = face_check.__dict__["pose_features"]
 
     def features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
                  side_pips: np.ndarray | None = None, *,
@@ -227,11 +228,11 @@ def _jittered(copies: int, rng: np.random.Generator, moved: Moved) -> Iterator[N
         moved[id(feats)] = (feats, others)
         return feats
 
-    setattr(board, "pose_features", features)  # noqa: B010 - _face_finding calls it by name
+    setattr(face_check, "pose_features", features)  # noqa: B010 - _face_finding calls it by name
     try:
         yield
     finally:
-        setattr(board, "pose_features", inner)  # noqa: B010
+        setattr(face_check, "pose_features", inner)  # noqa: B010
 
 
 def _label(scene: DiceScene, face: FaceFinding, reach: float) -> int:

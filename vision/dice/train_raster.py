@@ -13,8 +13,8 @@ threshold still.
 acceptor instead (``vision.dice.tilted.p_second_chance``, written beside the raster model under
 ``second_chance``): N random throws (seeds from 1,000,000 up, the cocked model's training
 throws) read as the referee reads them, every hypothesis a second chance judges
-(``board.second_chance_tries``) labelled a real cocked die read right (within 8 mm of a cocked
-die, its pips) or not; a logistic regression on 70% of the throws, the rest held out.
+(``second_chance.second_chance_tries``) labelled a real cocked die read right (within 8 mm of a
+cocked die, its pips) or not; a logistic regression on 70% of the throws, the rest held out.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def collect_second_chances(n: int) -> dict[str, np.ndarray]:
     acceptor in the model file), so the later candidates see the same dice found."""
     import math
 
-    from vision.dice import board
+    from vision.dice import board, second_chance
     from vision.dice.pose import second_chance_threshold
     from vision.dice.reading import image_to_mm
 
@@ -167,7 +167,7 @@ def collect_second_chances(n: int) -> dict[str, np.ndarray]:
     def record(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
                usual: object, g: BoardGeometry, found: list[object]) -> object:
         chosen = None
-        for attempt in board.second_chance_tries(
+        for attempt in second_chance.second_chance_tries(
                 colour, gray, from_mm, cx, cy, usual, g, found):  # type: ignore[arg-type]
             face = attempt.face
             near = [t for t in truth if math.hypot(t[0] - face.x_mm, t[1] - face.y_mm)

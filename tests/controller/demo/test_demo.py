@@ -29,8 +29,8 @@ from controller.demo.table import DemoOptions, DemoStats, DemoTable
 from controller.records.journal import CONTRACT_TYPES, read_journal
 from controller.runtime.replay import replay
 from engine.backgammon.mat_reader import parse_mat_bytes
-from engine.backgammon.mat_replay import Replay
 from engine.backgammon.mat_replay import replay as replay_mat
+from engine.backgammon.mat_replayed import Replay
 from engine.backgammon.moves import result_boards
 from engine.errors import InvalidInputError
 from tests.conftest import SHARED_DATA

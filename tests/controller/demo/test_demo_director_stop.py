@@ -20,7 +20,8 @@ from controller.mangala.records import RECORD_NAME
 from controller.records.journal import read_journal
 from controller.runtime.director_inbox import post_request
 from engine.backgammon.position import Position
-from engine.mangala.record import check_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
 from tests.controller.demo.test_demo import MATCH
 from tests.controller.mangala.test_demo_flow import run as run_mangala
 

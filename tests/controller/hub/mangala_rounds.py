@@ -12,7 +12,9 @@ from controller.hub.publisher import match_id_of
 from controller.mangala.records import RECORD_NAME
 from controller.records.journal import read_journal
 from controller.referee.api import DirectorAction, FlagFell, MotionSeen
-from engine.mangala.record import RecordCheck, check_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
+from engine.mangala.record_result import RecordCheck
 from engine.mangala.sowing import play
 from tests.controller.mangala.harness import Table
 from tests.controller.mangala.test_demo_flow import run

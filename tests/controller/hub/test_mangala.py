@@ -22,7 +22,8 @@ from controller.mangala.records import round_text
 from controller.mangala.referee import MangalaConfig, start_referee
 from controller.referee.api import DirectorAction, JournalEntry
 from controller.runtime.director_inbox import DirectorInbox
-from engine.mangala.record import check_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
 from engine.mangala.sowing import play
 from tests.controller.hub.broker import wait_for
 from tests.controller.hub.mangala_rounds import (

@@ -27,7 +27,8 @@ from controller.mangala.script import build_round, mistakes
 from controller.records.journal import read_journal
 from engine.mangala.judge import judge
 from engine.mangala.position import Position
-from engine.mangala.record import check_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
 from engine.mangala.sowing import play
 from tests.controller.mangala.fake_reader import OracleReader
 

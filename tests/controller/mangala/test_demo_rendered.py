@@ -12,7 +12,8 @@ import pytest
 from controller.mangala.demo import MangalaDemo, MangalaDemoOptions
 from controller.mangala.records import RECORD_NAME
 from controller.records.journal import read_journal
-from engine.mangala.record import check_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
 
 SHORT_ROUND_SEED = 199  # its scripted round is 40 sowings over 2 sets: a short CI run
 

@@ -13,7 +13,8 @@ from controller.cli import main
 from controller.mangala.demo import MangalaDemoOptions, MangalaDemoStats
 from controller.mangala.records import RECORD_NAME
 from controller.records.journal import read_journal
-from engine.mangala.record import check_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
 from tests.controller.mangala.test_demo_flow import cheap
 
 

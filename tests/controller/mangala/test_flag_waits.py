@@ -13,7 +13,8 @@ from controller.mangala.mistakes import mistakes
 from controller.mangala.records import round_text
 from controller.referee.api import ClockPressed, DirectorAction, FlagFell, MotionSeen, PressesUnseen
 from engine.mangala.position import Position
-from engine.mangala.record import check_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
 from engine.mangala.sowing import legal_pits, play
 from tests.controller.mangala.harness import Table
 from tests.controller.mangala.test_referee import setup, sow

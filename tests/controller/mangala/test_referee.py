@@ -16,7 +16,9 @@ from controller.mangala.referee import MangalaConfig, MangalaReferee
 from controller.referee.api import ClockCommand, DirectorAction, JournalEntry, Say
 from engine.errors import HakemError
 from engine.mangala.position import Position
-from engine.mangala.record import check_record, format_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
+from engine.mangala.record_writer import format_record
 from engine.mangala.sowing import legal_pits, play
 from tests.controller.mangala.harness import Table
 

@@ -31,7 +31,8 @@ from controller.records.journal import read_journal
 from controller.runtime.director_inbox import post_request, read_answer
 from engine.errors import ConfigError, RecordFormatError
 from engine.mangala.position import Position
-from engine.mangala.record import format_position, format_record, parse_record
+from engine.mangala.record_reader import parse_record
+from engine.mangala.record_writer import format_position, format_record
 from engine.mangala.sowing import play
 from tests.controller.mangala.synthetic import SyntheticView
 from vision.sources import Frame

@@ -13,7 +13,9 @@ from controller.mangala.records import round_record
 from controller.mangala.unseen import MAX_WAYS, ways
 from controller.referee.api import ClockPressed, DirectorAction, PressesUnseen
 from engine.mangala.position import Position
-from engine.mangala.record import check_record, format_record, parse_record
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
+from engine.mangala.record_writer import format_record
 from engine.mangala.sowing import legal_pits, play
 from tests.controller.mangala.harness import Table
 from tests.controller.mangala.test_referee import setup, sow

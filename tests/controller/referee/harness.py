@@ -11,7 +11,8 @@ from controller.referee.api import Command, Event, JournalEntry, MotionSeen
 from controller.referee.config import RefereeConfig
 from controller.referee.machine import Referee
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat_bytes
-from engine.backgammon.mat_replay import Replay, replay, rules_for
+from engine.backgammon.mat_replay import replay, rules_for
+from engine.backgammon.mat_replayed import Replay
 from tests.controller.referee.tablesim import Stream, TableSim
 
 

@@ -27,8 +27,9 @@ from controller.referee.api import (
 from controller.referee.config import RecognitionSettings, RefereeConfig
 from controller.referee.machine import signature
 from controller.table_layout import TableLayout
+from engine.backgammon.mat_play import FoundPlay, find_play
 from engine.backgammon.mat_reader import ActionKind, MatMatch
-from engine.backgammon.mat_replay import FoundPlay, find_play, rules_for
+from engine.backgammon.mat_replay import rules_for
 from engine.backgammon.match import (
     Double,
     Drop,

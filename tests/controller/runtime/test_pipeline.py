@@ -27,7 +27,7 @@ from controller.signals import Signals
 from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from engine.errors import RecordFormatError
-from vision.dice.board import BoardDie
+from vision.dice.board_die import BoardDie
 from vision.dice.pose import cocked_threshold
 from vision.dice.reading import kept_die
 from vision.dice.support import RAIL_COCKED_THRESHOLD, leaning_places, only_rail

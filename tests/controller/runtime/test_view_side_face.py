@@ -13,7 +13,7 @@ from controller.referee.config import RecognitionSettings
 from controller.runtime.view import FrameReader
 from vision.board_reader import read_board
 from vision.cube import CubeProp
-from vision.dice.board import BoardDie
+from vision.dice.board_die import BoardDie
 from vision.dice.support import one_reading_per_die
 from vision.render.scene import SCHEMES, BoardContents
 

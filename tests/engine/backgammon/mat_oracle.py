@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.backgammon.mat_replay import Replay
+from engine.backgammon.mat_replayed import Replay
 from engine.backgammon.match import EndHow
 from engine.backgammon.match_id import decode_match_id, encode_match_id
 from engine.backgammon.moves import result_boards

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from engine.backgammon.mat_reader import MatMatch, parse_mat_bytes
-from engine.backgammon.mat_replay import Replay, replay
+from engine.backgammon.mat_replay import replay
+from engine.backgammon.mat_replayed import Replay
 from engine.backgammon.mat_writer import format_mat, record_from_replay
 from tests.engine.backgammon.mat_oracle import (
     check_games,

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.backgammon.mat_events import replay_events
 from engine.backgammon.mat_reader import MatMatch, parse_mat, parse_mat_bytes
-from engine.backgammon.mat_replay import replay, replay_events, rules_for
+from engine.backgammon.mat_replay import replay, rules_for
 from engine.backgammon.match import EndHow, Phase, apply, new_match
 from engine.backgammon.rules import Rules
 from engine.backgammon.scoring import WinKind

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.backgammon.mat_events import replay_events
 from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat, parse_mat_bytes
-from engine.backgammon.mat_replay import replay, replay_events, rules_for
+from engine.backgammon.mat_replay import replay, rules_for
 from engine.backgammon.mat_writer import (
     format_mat,
     record_from_events,

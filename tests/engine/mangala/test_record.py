@@ -9,13 +9,11 @@ import pytest
 
 from engine.errors import RecordFormatError
 from engine.mangala.position import Position
-from engine.mangala.record import (
-    Move,
-    RecordBuilder,
-    check_record,
-    format_record,
-    parse_record,
-)
+from engine.mangala.record import Move
+from engine.mangala.record_builder import RecordBuilder
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
+from engine.mangala.record_writer import format_record
 from engine.mangala.sowing import legal_pits
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "mangala"

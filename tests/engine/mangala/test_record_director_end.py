@@ -10,13 +10,11 @@ import random
 import pytest
 
 from engine.errors import RecordFormatError, RuleViolationError
-from engine.mangala.record import (
-    DirectorDecision,
-    RecordBuilder,
-    check_record,
-    format_record,
-    parse_record,
-)
+from engine.mangala.record import DirectorDecision
+from engine.mangala.record_builder import RecordBuilder
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
+from engine.mangala.record_writer import format_record
 from engine.mangala.scoring import DirectorEnd
 from engine.mangala.sowing import legal_pits
 

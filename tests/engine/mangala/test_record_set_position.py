@@ -7,13 +7,11 @@ import pytest
 
 from engine.errors import RecordFormatError
 from engine.mangala.position import Position
-from engine.mangala.record import (
-    RecordBuilder,
-    SetPosition,
-    check_record,
-    format_record,
-    parse_record,
-)
+from engine.mangala.record import SetPosition
+from engine.mangala.record_builder import RecordBuilder
+from engine.mangala.record_check import check_record
+from engine.mangala.record_reader import parse_record
+from engine.mangala.record_writer import format_record
 from engine.mangala.sowing import play
 
 HEAD = ("player a A\nplayer b B\nset 1 start a\n"
