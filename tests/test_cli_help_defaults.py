@@ -45,6 +45,9 @@ def _help(argv: list[str], capsys: pytest.CaptureFixture[str],
         (["vision", "render"], "(default gold-white-cream)"),
         (["run"], "--config FILE the table's TOML configuration (default: every setting's "
                   "default)"),
+        (["hub"], "--broker URL the MQTT broker (mqtt:// or mqtts://); needed to run the hub, "
+                  "not with --add-user or --list-users"),
+        (["hub"], "--http PORT port of the web dashboard; needed to run the hub"),
     ],
 )
 def test_help_says_the_default(argv: list[str], shown: str, capsys: pytest.CaptureFixture[str],

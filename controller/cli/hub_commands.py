@@ -57,8 +57,12 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.epilog = _EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--db", required=True, metavar="FILE", help="the hub's SQLite database")
-    parser.add_argument("--broker", metavar="URL", help="the MQTT broker (mqtt:// or mqtts://)")
-    parser.add_argument("--http", type=int, metavar="PORT", help="port of the web dashboard")
+    parser.add_argument("--broker", metavar="URL",
+                        help="the MQTT broker (mqtt:// or mqtts://); needed to run the hub, "
+                             "not with --add-user or --list-users")
+    parser.add_argument("--http", type=int, metavar="PORT",
+                        help="port of the web dashboard; needed to run the hub, not with "
+                             "--add-user or --list-users")
     parser.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                         help="address the dashboard listens on (default: every interface)")
     add_broker_options(parser)

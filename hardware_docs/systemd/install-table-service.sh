@@ -35,6 +35,11 @@ if [[ -z "$user" ]]; then  # e.g. "$USER" unset under sudo, in a root shell with
     "e.g. sudo bash hardware_docs/systemd/install-table-service.sh pi" >&2
   exit 2
 fi
+if [[ -z "${1:-}" && "$user" == "root" ]]; then  # sudo from a root shell: SUDO_USER is root
+  echo "install-table-service.sh: no user named and sudo was run by root: name the user that" \
+    "runs hakem (not root), e.g. sudo bash hardware_docs/systemd/install-table-service.sh pi" >&2
+  exit 2
+fi
 if ! id "$user" >/dev/null 2>&1; then
   echo "install-table-service.sh: no such user: '${user}' (give the user that runs hakem)" >&2
   exit 2

@@ -114,3 +114,14 @@ def test_an_empty_user_name_says_to_name_the_user(tmp_path: Path, args: list[str
     assert "the user name is empty" in done.stderr
     assert "install-table-service.sh pi" in done.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_sudo_from_a_root_shell_does_not_install_for_root(tmp_path: Path) -> None:
+    """No user named and sudo run by root (SUDO_USER=root): the service would run as root, so
+    the installer asks for the user instead, installing nothing."""
+    env = dict(os.environ, HAKEM_ROOT=str(tmp_path), HAKEM_DRY_RUN="1", SUDO_USER="root")
+    done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, env=env,
+                          timeout=60, check=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "not root" in done.stderr and "install-table-service.sh pi" in done.stderr
+    assert not any(tmp_path.iterdir())
