@@ -203,8 +203,7 @@ class HubService:
         self._received = 0
         self._done = 0
         self._inbox_limits = inbox_limits
-        self._received_bytes = 0
-        self._done_bytes = 0
+        self._queued_bytes = 0  # bodies received and not yet stored
         self._dropped_since_resend = False  # a message was dropped: the tables must resend
         self._throttle_said: dict[str, float] = {}  # by table: when its drops were last logged
         self._revision = 0
@@ -379,15 +378,15 @@ class HubService:
         table sends it again when asked to (:meth:`_write_loop`, once there is room)."""
         messages, size = self._inbox_limits
         with self._idle:
-            queued_bytes = self._received_bytes - self._done_bytes
+            queued = self._queued_bytes
             full = (self._received - self._done >= messages
-                    or (queued_bytes > 0 and queued_bytes + len(payload) > size))
+                    or (queued > 0 and queued + len(payload) > size))
             if full:
                 self._dropped_since_resend = True
                 self.stats["dropped"] += 1
             else:
                 self._received += 1
-                self._received_bytes += len(payload)
+                self._queued_bytes += len(payload)
         if full:
             self._say_throttled(topic)
             return False
@@ -408,9 +407,9 @@ class HubService:
                 del said[name]
         said[table] = now
         messages, size = self._inbox_limits
-        log.warning("the hub is behind (%d messages or %d bytes waiting to be stored): "
-                    "messages from table %s are dropped unacknowledged; it sends them again "
-                    "once the hub has caught up", messages, size, table)
+        log.warning("the hub is behind (its queue to the store holds its limit, %d messages "
+                    "or %d bytes): messages from table %s are dropped unacknowledged; it sends "
+                    "them again once the hub has caught up", messages, size, table)
 
     # -- the writer thread ---------------------------------------------------------------------
     def _write_loop(self) -> None:
@@ -435,7 +434,7 @@ class HubService:
             finally:
                 with self._idle:
                     self._done += len(batch)
-                    self._done_bytes += sum(len(payload) for _, payload in batch)
+                    self._queued_bytes -= sum(len(payload) for _, payload in batch)
                     self._idle.notify_all()
             self._resend_when_caught_up()
 
@@ -447,7 +446,7 @@ class HubService:
         with self._idle:
             if not self._dropped_since_resend or (
                     self._received - self._done > messages // 2
-                    or self._received_bytes - self._done_bytes > size // 2):
+                    or self._queued_bytes > size // 2):
                 return
             self._dropped_since_resend = False
         client = self._client

@@ -79,6 +79,11 @@ class Line:
     def last(self) -> MoveResult:
         return self.results[-1]
 
+    @property
+    def wrongly(self) -> str:
+        """How a mistaken sowing went, as said after its pit (`` wrongly (...)``); else ""."""
+        return f" wrongly ({self.mistake})" if self.mistake else ""
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -219,12 +224,11 @@ def decide(
                 and (early_score - best_score) / n >= settings.flag_gap
                 and early_score > wrong_score):
             mover, opponent = line.results[0].mover, then.results[0].mover
-            how = f" wrongly ({then.mistake})" if then.mistake else ""
             return Decision("early", line, (line,), seen=then.board, gap=gap, then=then,
                             rule="MG-CLOCK-2", frames=n,
-                            reason=f"{opponent} sowed pit {then.pits[0]}{how} before {mover} "
-                                   f"pressed the clock: not illegal; {opponent} takes it back "
-                                   f"and waits for the press (MG-CLOCK-2)")
+                            reason=f"{opponent} sowed pit {then.pits[0]}{then.wrongly} before "
+                                   f"{mover} pressed the clock: not illegal; {opponent} takes it "
+                                   f"back and waits for the press (MG-CLOCK-2)")
     lead = (wrong_score - best_score) / n
     fits = bool(wrong) and (max(top, wrong_score) - wrong_score) / n <= settings.accept_gap
     if hidden == 0 and lead >= settings.flag_gap and fits:

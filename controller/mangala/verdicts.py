@@ -170,7 +170,7 @@ class RefereeVerdicts(RefereeState):
         if not pressed and self._early_seen == then.board:
             return False
         self._early_seen = then.board
-        how = f" wrongly ({then.mistake})" if then.mistake else ""
+        how = then.wrongly
         if pressed:
             self._accept(Decision("legal", line, decision.lines, gap=decision.gap), pressed=True)
         self._emit("early_move", set=self.set_number, player=opponent, mover=mover,
