@@ -127,10 +127,20 @@ def test_an_event_sent_twice_is_stored_once_and_acknowledged_again(
     """QoS 1 may deliver an event twice (a table resending what the hub's lost ack did not
     clear): the hub keeps one, counts the other as a duplicate, and acknowledges it again."""
 
-    from controller.hub.topics import table_topic
+    from controller.hub.topics import hub_presence_topic, table_topic
 
     hub = make_hub()
     entries = simulated_match(21, 21)[:5]
+    # the hub says online after subscribing, on the same connection: once its word with this
+    # boot arrives, the broker has taken its subscription (a real table sends on that word)
+    said: list[dict[str, Any]] = []
+    watch = _listening(broker, "raw-watch", hub_presence_topic("hakem"), said)
+    try:
+        wait_for(lambda: any(p.get("boot") == hub.service.boot for p in said), 30,
+                 "the hub online")
+    finally:
+        watch.loop_stop()
+        watch.disconnect()
     acks: list[dict[str, Any]] = []
     client = _listening(broker, "raw-table", table_topic("hakem", "cup", "21", "ack"), acks)
     try:
