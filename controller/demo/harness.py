@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # paho, under the hub's modules, is imported only when publis
 # the options a demo's output folder was started with (its script depends on them), beside its
 # journal: a resumed run must be given the same ones
 SETTINGS_NAME = "demo.json"
+# how long a publishing demo waits at its end for the broker to take every entry (seconds)
+HUB_WAIT_S = 30.0
 
 
 class DemoStalled(HakemError, RuntimeError):
@@ -216,15 +218,17 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         self._closers.insert(1, publisher.close)  # after everything but the folder's lock
         self.executor.publish_to(publisher)
 
-    def _hub_delivered(self, timeout_s: float = 30.0) -> None:
-        """Wait until the broker holds every entry published (nothing when not publishing);
-        a wait longer than a moment is said on the progress line, and one that runs out says
-        what becomes of the entries."""
+    def _hub_delivered(self, timeout_s: float | None = None) -> None:
+        """Wait until the broker holds every entry published, up to ``timeout_s`` (default
+        :data:`HUB_WAIT_S`; nothing when not publishing); a wait longer than a moment is said
+        on the progress line, and one that runs out says what becomes of the entries."""
         from controller.hub.publisher import PublishTimeoutError
 
         publisher = self.publisher
         if publisher is None:
             return
+        if timeout_s is None:
+            timeout_s = HUB_WAIT_S
         first = min(1.0, timeout_s)
         try:
             publisher.wait_delivered(first, "broker")

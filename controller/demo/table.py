@@ -203,12 +203,21 @@ class DemoTable(SimulatedTable[Pipeline]):
         self._connect()
         if self.stats.resumed_from_act is not None and self.left_script is None:
             self.log.say(f"Resuming the match in {self.out} from its journal "
-                         f"({len(self.journal.entries)} entries) at act "
+                         f"({len(self.journal.entries)} entries) at game "
+                         f"{self._game_of(self.stats.resumed_from_act)}, act "
                          f"{self.stats.resumed_from_act} of {self.stats.acts}; another --out "
                          "starts afresh")
         self.executor.run(startup)
         self.scene = Scene(contents_from_counts(*_counts(Position.initial())))
         self._started()
+
+    def _game_of(self, act: int) -> int:
+        """The number of the script's game holding its ``act``-th act (1-based)."""
+        for game in self.script.games:
+            act -= len(game.acts)
+            if act <= 0:
+                return game.number
+        return self.script.games[-1].number
 
     # --- plumbing ---------------------------------------------------------------------------
     def show(self, shot: Shot, frames: int = 1, step_ms: int = MOTION_MS) -> None:
@@ -299,7 +308,8 @@ class DemoTable(SimulatedTable[Pipeline]):
                     self._resign(act, done=milestone_done)
                 index += 1
                 acts_done += 1
-                self._progress(game, acts_done, total)
+                if not milestone_done:  # an act done before a restart is not played again
+                    self._progress(game, acts_done, total)
             # game_end (and the next game_start) follow from the last act
             index += 1
             self._expect_count("game_end", g + 1, f"the end of game {game.number}")

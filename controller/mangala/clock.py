@@ -59,9 +59,16 @@ class RefereeClock(RefereeState):
 
     @property
     def clock_on_hold(self) -> bool:
-        """Whether the journal leaves the clock on hold: the round over, or a set not yet
-        started by its first press."""
-        return self._over or self.stage == "setup"
+        """Whether the journal leaves the clock on hold: the round over, a set not yet started
+        by its first press, or a set whose last sowing is journalled (held for the sweep, MG-4;
+        a restarted table holds a clock whose hold never reached it)."""
+        return self._over or self.stage in ("setup", "sweep")
+
+    @property
+    def clock_hold_rule(self) -> str:
+        """The rule a restarted table cites when it holds a clock that ran on: the sweep of a
+        set's end (MG-4), else a set's countdown that starts at its first press (MG-CLOCK-1)."""
+        return "MG-4" if not self._over and self.stage == "sweep" else "MG-CLOCK-1"
 
     def _press(self, ev: ClockPressed) -> None:
         player = self.player_of(ev.side)

@@ -59,6 +59,11 @@ class RefereeClock(RefereeState):
         return self._over or self._clock_run.on_hold
 
     @property
+    def clock_hold_rule(self) -> str:
+        """The rule a restarted table cites when it holds a clock that ran on."""
+        return "TTB-CLOCK-4"
+
+    @property
     def clock_reset(self) -> list[Command]:
         """What a clock that kept its state through a restart needs at a game's start: nothing
         (the reserve runs on through the match, TTB-CLOCK-4; a Mangala set resets it)."""

@@ -31,6 +31,9 @@ class ClockKeeper(Protocol):
     def clock_on_hold(self) -> bool: ...
 
     @property
+    def clock_hold_rule(self) -> str: ...
+
+    @property
     def clock_runs(self) -> Side | None: ...
 
     @property
@@ -73,9 +76,9 @@ class ClockRestart:
         keeps it, except where the table went down before its last commands reached it (no
         press since the journal's last): one at a set the journal started but the clock was
         never reset for is reset (``clock_reset``, MG-CLOCK-1), one the journal leaves on hold
-        (TTB-CLOCK-4) that runs is held at the journal's times, and one that runs the other
-        side than the journal says (a flagged move's correction, TTB-4.5) runs the journal's
-        side."""
+        (its ``clock_hold_rule``) that runs is held at the journal's times, and one that runs
+        the other side than the journal says (a flagged move's correction, TTB-4.5) runs the
+        journal's side."""
         clock, hello, status = self.clock, self.clock.hello, self.clock.status
         assert hello is not None and status is not None
         if self.lost_state(hello):
@@ -124,8 +127,8 @@ class ClockRestart:
         kept = [c for c in self.referee.clock_restore()
                 if isinstance(c, ClockCommand) and c.action == "set_times"]
         self.live.say(f"The clock ran on ({running} side) where the journal holds "
-                      "it (TTB-CLOCK-4): it is held" + (", its times set from the journal"
-                                                        if kept else ""))
+                      f"it ({self.referee.clock_hold_rule}): it is held"
+                      + (", its times set from the journal" if kept else ""))
         return [ClockCommand("hold"), *kept]
 
     def retimed(self, events: Sequence[ClockEvent], sent: Sequence[Command]

@@ -337,14 +337,15 @@ def test_a_resumed_match_counts_the_faults_planted_after_the_restart(
     assert first.planted_illegal_flagged <= first.planted_illegal
     entries = read_journal(out / "journal.jsonl").entries
     act = 1 + sum(1 for e in entries if e["type"] in ("move", "double", "take", "drop"))
+    game = sum(1 for e in entries if e["type"] == "game_start")  # the game under way
     twin = tmp_path / "twin"
     shutil.copytree(out, twin)
 
     code, text, _ = _cli(out, capsys, monkeypatch)
     assert code == 0
     lines = text.splitlines()
-    assert lines[0] == (f"Resuming the match in {out} from its journal ({stop} entries) at act "
-                        f"{act} of {first.acts}; another --out starts afresh")
+    assert lines[0] == (f"Resuming the match in {out} from its journal ({stop} entries) at game "
+                        f"{game}, act {act} of {first.acts}; another --out starts afresh")
     done = next(line for line in lines if line.startswith("Done in"))
     found = re.search(rf"; resumed at act {act} of {first.acts}; faults planted in this run "
                       r"flagged: (\d+)/(\d+) illegal moves, (\d+)/(\d+) invalid throws;", done)

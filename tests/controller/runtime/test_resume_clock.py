@@ -51,6 +51,7 @@ class Keeper:
 
     restore: list[Command]
     clock_on_hold: bool = False
+    clock_hold_rule: str = "TTB-CLOCK-4"
     clock_runs: Side | None = None
     clock_settings: tuple[str, int, int] | None = None
     clock_reset: list[Command] = field(default_factory=list)
