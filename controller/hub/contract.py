@@ -130,6 +130,8 @@ class MatchState:
             handler(self, entry, who)
         if mangala:
             fold_mangala(self, entry, who)
+        if self.finished:  # an entry journalled before the table heard of a director's end
+            _finish(self)
         if kind == "match_end" and entry.get("how") != "director" and self.hub_end is not None:
             self.ended_by = _overruled(self.hub_end)
         elif kind == "director" and entry.get("action") == "end_match" and self.hub_end is None:
@@ -395,10 +397,13 @@ def _overruled(end: dict[str, Any]) -> str:
 
 
 def _finish(s: MatchState) -> None:
-    """The match is over: no clock runs and nobody is on roll, so no card or page shows a
-    player to move or dice left from the last turn."""
+    """The match is over: no clock runs, nobody is on roll and no flag is pending, so no card
+    or page shows a player to move, dice left from the last turn or a flag still to come; kept
+    so after each later entry (one the table journalled before it heard of a director's end)."""
     s.finished = True
     s.running, s.to_move, s.dice = None, None, None
+    if s.mangala is not None:
+        s.mangala.flag_pending = None
 
 
 def _clock(s: MatchState, e: dict[str, Any], who: int | None) -> None:

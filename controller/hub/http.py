@@ -54,6 +54,7 @@ COOKIE = "hakem_session"
 MAX_BODY = 64 * 1024
 KEEPALIVE_S = 15.0  # a comment line on an idle event stream, for proxies on the way
 STREAM_CHECK_S = 1.0  # how often an idle event stream looks whether its client has closed
+STREAM_STALL_S = 30.0  # a stream whose client takes or acknowledges nothing this long is dropped
 REQUEST_TIMEOUT_S = 30.0  # a client silent this long mid-request (or idle between) is dropped
 MAX_CONNECTIONS_PER_ADDRESS = 32  # open at once from one address (loopback too), streams included
 MAX_CONNECTIONS = 256  # open at once from every address together: one thread each
@@ -70,9 +71,15 @@ class HubHTTPServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], hub: HubService, *, secure: bool = False,
                  request_timeout_s: float = REQUEST_TIMEOUT_S,
                  allowed_hosts: Iterable[str] = (),
-                 max_connections: int = MAX_CONNECTIONS) -> None:
+                 max_connections: int = MAX_CONNECTIONS,
+                 stream_stall_s: float = STREAM_STALL_S) -> None:
         """``allowed_hosts``: names to answer to besides :func:`hosts.default_names`;
-        ``max_connections``: connections (threads) open at once from all addresses."""
+        ``max_connections``: connections (threads) open at once from all addresses;
+        ``stream_stall_s``: how long an event stream's client may take or acknowledge nothing
+        before it is dropped (:func:`bound_stream`)."""
+        if not stream_stall_s > 0:  # before binding, as a bad name
+            raise InvalidInputError(f"stream_stall_s must be above 0 seconds, got "
+                                    f"{stream_stall_s!r}")
         self.host_check = HostCheck(address[0], allowed_hosts)  # a bad name: before binding
         # before binding: a failed bind calls server_close, which closes them
         self.refusals = Refusals()  # connections turned away, touched by the accept loop only
@@ -81,6 +88,7 @@ class HubHTTPServer(ThreadingHTTPServer):
         self.secure = secure
         self.request_timeout_s = request_timeout_s
         self.max_connections = max_connections
+        self.stream_stall_s = stream_stall_s
         self.stopping = threading.Event()
         self.connections: dict[str, int] = {}  # open connections by remote address
         self.open_connections = 0  # their sum
@@ -347,10 +355,12 @@ class HubRequestHandler(BaseHTTPRequestHandler):
     def _stream(self) -> None:
         """Server-Sent Events: every table once, then each table's summary when it changes.
         Idle, it looks every STREAM_CHECK_S whether its client has closed, so a page left frees
-        its connection within about that (a write alone would fail only at the second one)."""
+        its connection within about that (a write alone would fail only at the second one); a
+        client that stalls or leaves the network unannounced is dropped (:func:`bound_stream`)."""
         hub = self.server.hub
         listener = hub.broadcaster.subscribe()
         try:
+            bound_stream(self.request, self.server.stream_stall_s)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
@@ -400,15 +410,16 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         sock: socket.socket = self.request
         if not select.select([sock], [], [], 0)[0]:
             return False
+        timeout = sock.gettimeout()
         sock.settimeout(0)
         try:
             return sock.recv(4096) == b""
         except (BlockingIOError, ssl.SSLWantReadError):
             return False  # part of a TLS record: not an end yet
-        except OSError:
+        except OSError:  # reset, or timed out by the kernel (bound_stream)
             return True
         finally:
-            sock.settimeout(self.server.request_timeout_s)
+            sock.settimeout(timeout)
 
     def do_POST(self) -> None:
         """Login, logout and director actions."""
@@ -463,15 +474,37 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         self._json(200, result)
 
 
+def bound_stream(sock: socket.socket, stall_s: float) -> None:
+    """Bound how long an event stream's client may stall it, so a device gone from the network
+    without closing frees its connection within about ``stall_s`` rather than when TCP gives up
+    (many minutes): a write blocked that long fails (its client reads nothing), data left
+    unacknowledged that long ends the connection (TCP_USER_TIMEOUT, Linux), and an idle one is
+    probed by TCP keep-alive, which fails within it too (where the platform has the options)."""
+    sock.settimeout(stall_s)
+    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    probe = max(1, int(stall_s / 6))  # three probes this far apart after an idle third
+    for name, value in (("TCP_KEEPIDLE", max(1, int(stall_s / 3))), ("TCP_KEEPINTVL", probe),
+                        ("TCP_KEEPCNT", 3), ("TCP_USER_TIMEOUT", max(1, int(stall_s * 1000)))):
+        number = getattr(socket, name, None)
+        if number is not None:
+            options.append((socket.IPPROTO_TCP, number, value))
+    for level, option, value in options:
+        try:
+            sock.setsockopt(level, option, value)
+        except OSError as exc:  # a platform that lacks one: the send bound still holds
+            log.debug("stream socket option %s not set: %s", option, exc)
+
+
 def serve(hub: HubService, host: str, port: int, *, certfile: str | None = None,
           keyfile: str | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S,
           allowed_hosts: Iterable[str] = (),
-          max_connections: int = MAX_CONNECTIONS) -> HubHTTPServer:
+          max_connections: int = MAX_CONNECTIONS,
+          stream_stall_s: float = STREAM_STALL_S) -> HubHTTPServer:
     """Bind the web server (HTTPS when a certificate is given); call ``serve_forever``.
     It answers only requests whose ``Host`` names it (``allowed_hosts`` adds names)."""
     server = HubHTTPServer((host, port), hub, secure=certfile is not None,
                            request_timeout_s=request_timeout_s, allowed_hosts=allowed_hosts,
-                           max_connections=max_connections)
+                           max_connections=max_connections, stream_stall_s=stream_stall_s)
     if certfile is not None:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(certfile, keyfile)

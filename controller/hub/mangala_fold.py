@@ -24,6 +24,7 @@ Fields read (a wrong type is ignored, never fatal, as in :mod:`controller.hub.co
   player's turn, MG-CLOCK-2): their time stands at 0 and no time runs until the set's end (the
   clock stands flagged); the card's ``mangala.flag_pending`` names the player until the
   ``time_out`` that follows on their turn replaces it with a flag (or the set ends first).
+  One that arrives after the round's end (a director's on the hub) changes nothing.
 - ``time_out``: ``player``, ``stores`` (a flag under MG-CLOCK-3).
 - ``game_end``: ``set``, ``stores``, ``winner`` (a, b or draw), ``points`` {a, b} (set points
   after the set).
@@ -234,7 +235,9 @@ def _director(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None)
 
 
 def _flag_fell(s: MatchState, m: MangalaInfo, e: dict[str, Any], who: int | None) -> None:
-    if who is not None:
+    """A flag fell before its player's turn; after the round's end (a director's on the hub,
+    the table not told yet) it is kept as received but changes nothing: no time-out follows."""
+    if who is not None and not s.finished:
         m.flag_down = who
         if s.clocks_ms is not None:
             s.clocks_ms[who] = 0

@@ -7,7 +7,13 @@ import time
 from collections.abc import Callable, Iterable
 from types import TracebackType
 
-from controller.hub.http import MAX_CONNECTIONS, REQUEST_TIMEOUT_S, HubHTTPServer, serve
+from controller.hub.http import (
+    MAX_CONNECTIONS,
+    REQUEST_TIMEOUT_S,
+    STREAM_STALL_S,
+    HubHTTPServer,
+    serve,
+)
 from controller.hub.link import LinkConfig
 from controller.hub.service import INBOX_BYTES, INBOX_MESSAGES, SESSION_TTL_S, HubService
 
@@ -31,17 +37,20 @@ class HubApp:
         allowed_hosts: Iterable[str] = (),
         max_connections: int = MAX_CONNECTIONS,
         inbox_limits: tuple[int, int] = (INBOX_MESSAGES, INBOX_BYTES),
+        stream_stall_s: float = STREAM_STALL_S,
     ) -> None:
         """``clock``: the service's (sessions, login lockouts); tests pass their own.
         ``allowed_hosts``: names the web server answers to besides its own (``--allow-host``).
         ``max_connections`` and ``inbox_limits`` (messages, bytes): the web server's and the
-        service's caps; tests lower them."""
+        service's caps; tests lower them. ``stream_stall_s``: how long an event stream's
+        client may stall before it is dropped (a device gone from the network)."""
         self.service = HubService(db_path, link, session_ttl_s=session_ttl_s, client_id=client_id,
                                   clock=clock, inbox_limits=inbox_limits)
         self.http: HubHTTPServer = serve(self.service, host, port, certfile=certfile,
                                          keyfile=keyfile, request_timeout_s=request_timeout_s,
                                          allowed_hosts=allowed_hosts,
-                                         max_connections=max_connections)
+                                         max_connections=max_connections,
+                                         stream_stall_s=stream_stall_s)
         self._thread: threading.Thread | None = None
         scheme = "https" if certfile else "http"
         bound_host, bound_port = self.http.server_address[:2]

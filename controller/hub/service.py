@@ -220,6 +220,7 @@ class HubService:
                             json.dumps({"status": "offline", "boot": self.boot}), 1, True)
             client.on_connect = self._on_connect
             client.on_connect_fail = self._on_connect_fail
+            client.on_subscribe = self._on_subscribe
             client.on_disconnect = self._on_disconnect
             client.on_message = self._on_message
             client.connect_async(self.link.host, self.link.port, self.link.keepalive_s)
@@ -332,10 +333,27 @@ class HubService:
             return
         # A new id on every connection: the broker may have lost what was in flight to us
         # (restarted, or our session dropped), so the tables resend whatever we have not acked.
+        # Connected, and said, once the broker has acknowledged the subscriptions
+        # (_on_subscribe): an event a table sent before that would not reach the hub.
         self._announce(client)
-        self.connected.set()
-        self._failure_said = ""
-        log.info("connected to the broker at %s", self._broker_name())
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int,
+                      reason_codes: list[Any], properties: Any) -> None:
+        """The broker took the hub's subscriptions (its SUBACK): only now say online with a new
+        boot id and count as connected, so no table resends into subscriptions not yet made."""
+        refused = [code for code in reason_codes if reason_failed(code)]
+        if refused:
+            log.warning("the broker at %s refused the hub's subscriptions (%s): no table is "
+                        "heard; check the broker's acl for the hub's login", self._broker_name(),
+                        ", ".join(str(code) for code in refused))
+            return
+        self.boot = uuid.uuid4().hex
+        client.publish(hub_presence_topic(self.prefix),
+                       json.dumps({"status": "online", "boot": self.boot}), 1, True)
+        if not self.connected.is_set():
+            self.connected.set()
+            self._failure_said = ""
+            log.info("connected to the broker at %s", self._broker_name())
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         # each failure said once until the hub connects: paho tries again every few seconds
@@ -358,12 +376,10 @@ class HubService:
                         reason_code)
 
     def _announce(self, client: mqtt.Client) -> None:
-        """Subscribe (anew: the broker sends every retained presence and state again) and say
-        online with a new boot id, on which every table resends what the hub has not acked."""
+        """Subscribe (anew: the broker sends every retained presence and state again); on its
+        acknowledgement (:meth:`_on_subscribe`) the hub says online with a new boot id, on which
+        every table resends what the hub has not acked."""
         client.subscribe([(topic, 1) for topic in hub_subscriptions(self.prefix)])
-        self.boot = uuid.uuid4().hex
-        client.publish(hub_presence_topic(self.prefix),
-                       json.dumps({"status": "online", "boot": self.boot}), 1, True)
 
     def _broker_name(self) -> str:
         link = self.link

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -437,3 +439,105 @@ def test_a_dead_runs_last_word_does_not_leave_the_table_offline(broker: Broker,
     reader.disconnect()
     again.close()
     assert not again.twin
+
+
+class SubscribeHolder:
+    """A TCP proxy to the broker that holds a client's bytes from its first SUBSCRIBE on until
+    :attr:`release` is set: the broker's SUBACK is late, as under load."""
+
+    def __init__(self, broker_port: int) -> None:
+        self.broker_port = broker_port
+        self.holding = threading.Event()  # a SUBSCRIBE reached the proxy and is held
+        self.release = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.server.getsockname()[1])
+        self.sockets: list[socket.socket] = [self.server]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        """Pipe each connection to the broker, one thread each way."""
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.broker_port))
+            self.sockets += [client, upstream]
+            threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, hold: bool) -> None:
+        """Copy ``source`` to ``sink``; with ``hold``, packet by packet, waiting for
+        :attr:`release` before the first SUBSCRIBE (MQTT packet type 8)."""
+        reader = source.makefile("rb")
+        try:
+            while True:
+                if not hold:
+                    data = source.recv(65536)
+                    if not data:
+                        return
+                    sink.sendall(data)
+                    continue
+                head = reader.read(1)
+                if not head:
+                    return
+                length_bytes, length, shift = b"", 0, 0
+                while True:  # the remaining length: 7 bits a byte, low first
+                    byte = reader.read(1)
+                    length_bytes += byte
+                    length |= (byte[0] & 0x7F) << shift
+                    shift += 7
+                    if not byte[0] & 0x80:
+                        break
+                packet = head + length_bytes + reader.read(length)
+                if head[0] >> 4 == 8 and not self.release.is_set():
+                    self.holding.set()
+                    self.release.wait()
+                sink.sendall(packet)
+        except (OSError, IndexError):
+            return
+        finally:
+            with contextlib.suppress(OSError):
+                sink.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        """Let everything through and close every socket."""
+        self.release.set()
+        for sock in self.sockets:
+            sock.close()
+
+
+def test_the_hub_is_connected_and_says_online_only_once_the_broker_took_its_subscriptions(
+        broker: Broker, tmp_path: Path) -> None:
+    """The hub set ``connected`` (and said online, on which tables resend) as soon as the
+    broker accepted its connection, before the broker acknowledged its subscriptions: events
+    sent meanwhile were lost. Now it is connected, and says its boot, on the SUBACK; an event
+    sent on that word is stored."""
+    from controller.hub.link import LinkConfig, parse_broker_url
+    from controller.hub.topics import hub_presence_topic, table_topic
+
+    proxy = SubscribeHolder(broker.port)
+    said: list[dict[str, Any]] = []
+    watch = _listening(broker, "raw-watch", hub_presence_topic("hakem"), said)
+    link = parse_broker_url(f"mqtt://127.0.0.1:{proxy.port}", LinkConfig(keepalive_s=5))
+    hub = HubApp(str(tmp_path / "hub.db"), link).start()
+    table: Any = None
+    try:
+        wait_for(proxy.holding.is_set, 30, "the hub's subscription at the proxy")
+        assert not hub.service.connected.wait(1.0)  # held: no SUBACK yet
+        proxy.release.set()
+        wait_for(hub.service.connected.is_set, 30, "the hub to connect")
+        wait_for(lambda: any(p.get("status") == "online" and p.get("boot") == hub.service.boot
+                             for p in said), 30, "the hub online")
+        entry = simulated_match(22, 22)[0]
+        table = _listening(broker, "raw-table", table_topic("hakem", "cup", "22", "ack"), [])
+        body = json.dumps({"match": entry["match_id"], "entry": entry}).encode()
+        table.publish(table_topic("hakem", "cup", "22", "events"), body, 1).wait_for_publish(10)
+        wait_for(lambda: hub.service.store.event_count() == 1, 30, "the event stored")
+    finally:
+        for client in (watch, table):
+            if client is not None:
+                client.loop_stop()
+                client.disconnect()
+        hub.stop()
+        proxy.close()

@@ -208,3 +208,25 @@ def test_a_finished_match_has_nobody_on_roll_and_no_dice() -> None:
         s = state.summary()
         assert s["finished"] is True and s["to_move"] is None and s["dice"] is None
         assert state.detail()["to_move"] is None and state.detail()["dice"] is None
+
+
+def test_entries_after_a_directors_end_put_no_turn_dice_or_clock_back_on_the_card() -> None:
+    """A director's end on the hub, then the table's entries journalled before it heard of the
+    end (a roll, a move, a clock press): the finished card showed a player on roll, dice and a
+    running clock again. They are folded (the board and the moves follow them) but the
+    finished card keeps nobody on roll, no dice and no clock running."""
+    played = entries(("match_start", {"players": ["a", "b"], "length": 3}),
+                     ("game_start", {"number": 1}),
+                     ("opening_roll", {"dice": [5, 2], "player": 0}),
+                     ("roll", {"player": 1, "dice": [6, 4]}),
+                     ("move", {"player": 1, "dice": [6, 4], "move": "24/18 13/9"}),
+                     ("clock", {"times_ms": [5000, 4000], "running": 0}),
+                     ("roll", {"player": 0, "dice": [3, 3]}))
+    state = fold(played[:3])
+    state.end(None, "td", "hall closed")
+    for late in played[3:]:
+        state.apply(late)
+        s = state.summary()
+        assert s["finished"] is True and s["winner"] is None, late["type"]
+        assert (s["to_move"], s["dice"], s["running"]) == (None, None, None), late["type"]
+    assert state.summary()["moves"] == 1 and state.summary()["clocks_ms"] == [5000, 4000]

@@ -191,10 +191,16 @@ def test_guesses_for_one_account_from_many_addresses_are_held_longer_each_time(
     climb_to_the_cap(app, clock, "nobody", addresses)  # an unknown name alike: nothing told
 
 
-def stream_from(app: HubApp, source: str, tls: ssl.SSLContext | None = None) -> socket.socket:
-    """An open event stream from ``source`` (over TLS with a ``tls`` context), its first event
-    read."""
-    conn = socket.create_connection(address(app), timeout=20, source_address=(source, 0))
+def stream_from(app: HubApp, source: str, tls: ssl.SSLContext | None = None,
+                receive_buffer: int | None = None) -> socket.socket:
+    """An open event stream from ``source`` (over TLS with a ``tls`` context; with a
+    ``receive_buffer`` of so many bytes, set before it connects), its first event read."""
+    conn = socket.socket()
+    if receive_buffer is not None:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    conn.settimeout(20)
+    conn.bind((source, 0))
+    conn.connect(address(app))
     if tls is not None:
         conn = tls.wrap_socket(conn, server_hostname="127.0.0.1")
     conn.sendall(b"GET /api/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")

@@ -16,7 +16,7 @@ import pytest
 
 from controller.hub.contract import MatchState
 from controller.hub.export import round_record
-from controller.hub.publisher import TablePublisher
+from controller.hub.publisher import TablePublisher, match_id_of
 from controller.hub.server import HubApp
 from controller.mangala.records import round_text
 from controller.mangala.referee import MangalaConfig, start_referee
@@ -418,3 +418,25 @@ def test_a_flag_waiting_for_its_players_turn_is_shown_until_its_time_out(
     detail = call(hub.url + "/api/tables/cup/5")[1]
     assert detail["mangala"]["flag_pending"] is None
     assert [(f["type"], f["player"]) for f in detail["flags"]] == [("time_out", 1)]
+
+
+def test_a_flag_falling_after_a_hub_end_leaves_the_finished_round_without_a_pending_flag(
+        tmp_path: Path, hub: HubApp) -> None:
+    """A director ends the round on the hub with no winner; b's flag_fell, journalled before
+    the table heard of it, arrives after: the finished card showed b's flag pending. It is
+    stored as received but shows nothing pending, nor after a restart of the hub."""
+    waiting, entries = flag_waiting_round(tmp_path / "table")
+    fell = waiting[-1]
+    assert fell["type"] == "flag_fell"
+    feed(hub, entries, waiting[:-1])
+    token = hub.service.login("td", PASSWORD, "127.0.0.1")
+    hub.service.act(token, "127.0.0.1", "cup", "5", "end", {"winner": None, "note": "closed"})
+    feed(hub, entries, [fell])
+    match = match_id_of(entries[0])
+    assert [e["seq"] for e in hub.service.store.events("cup", "5", match)][-1] == fell["seq"]
+    for shown in (call(hub.url + "/api/tables")[1][0], call(hub.url + "/api/tables/cup/5")[1]):
+        assert shown["finished"] is True and shown["winner"] is None
+        assert shown["mangala"]["flag_pending"] is None
+        assert shown["running"] is None and shown["to_move"] is None
+    hub.service.rebuild()
+    assert hub.service.tables()[0]["mangala"]["flag_pending"] is None

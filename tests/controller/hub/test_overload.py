@@ -199,3 +199,34 @@ def test_with_a_message_count_cap_a_table_whose_messages_were_dropped_gets_them_
     assert detail["seq"] == len(entries) and detail["finished"]
     stored = hub.service.store.events("cup", "3", detail["match"])
     assert [e["seq"] for e in stored] == [e["seq"] for e in entries]
+
+
+def stalled_stream(app: HubApp, source: str) -> socket.socket:
+    """An event stream from ``source`` whose client reads nothing after its first event, with
+    a small receive buffer: its window closes after a few KiB, as a phone gone from the Wi-Fi
+    stops taking them (there, by acknowledging nothing at all)."""
+    return stream_from(app, source, receive_buffer=2048)
+
+
+@pytest.mark.parametrize("sent", [16 * 1024, 16 * 1024 * 1024])
+def test_a_stream_whose_client_stalls_is_dropped_and_its_slot_freed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: int) -> None:
+    """A device that left the network without closing held its stream's connection until TCP
+    gave up (minutes), its write blocked or its bytes never acknowledged: now a stream whose
+    client takes nothing for ``stream_stall_s`` is dropped, whether the hub had little to send
+    (its bytes wait unacknowledged) or much (its write blocks), and its slot is freed."""
+    monkeypatch.setattr(hub_http, "KEEPALIVE_S", 3600.0)  # no keep-alive write to notice it by
+    with HubApp(str(tmp_path / "hub.db"), None, request_timeout_s=600.0,
+                stream_stall_s=1.0) as app:
+        conn = stalled_stream(app, "127.0.0.84")
+        try:
+            assert app.http.connections.get("127.0.0.84") == 1
+            update = json.dumps({"table": "1", "pad": "x" * 4000})
+            for _ in range(max(1, sent // len(update))):
+                app.service.broadcaster.send(update)
+            wait_for(lambda: "127.0.0.84" not in app.http.connections, 60,
+                     "the stalled stream's connection uncounted")
+            assert not app.service.broadcaster._queues  # its listener gone with it
+        finally:
+            conn.close()
+        assert stalled_stream(app, "127.0.0.84")  # the slot serves again
