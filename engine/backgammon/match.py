@@ -127,7 +127,8 @@ class Resign:
 class CorrectCube:
     """The cube is found with a wrong value or place and is put right (BG-CUBE-5, TTB annex
     6); in the Crawford game a double noticed before the next game is void, so the cube goes
-    back to 1 and off the board (BG-MATCH-2, TTB annex 5). ``owner`` None is centred."""
+    back to 1 and off the board (BG-MATCH-2, TTB annex 5). ``owner`` None is centred. Until the
+    next game starts; after a match game ends it rescores that game (``004`` annexes 5, 6)."""
 
     value: int
     owner: int | None = None
@@ -407,7 +408,7 @@ def _resign(state: MatchState, event: Resign) -> MatchState:
 
 
 def _correct_cube(state: MatchState, event: CorrectCube) -> MatchState:
-    _need(state, Phase.DECIDE, Phase.MOVE, what="a cube correction", rule="BG-CUBE-5")
+    _need(state, Phase.DECIDE, Phase.MOVE, *_OVER, what="a cube correction", rule="BG-CUBE-5")
     value, owner = event.value, event.owner
     if value < 1 or value & (value - 1):
         raise InvalidInputError(f"a cube value is a power of two, not {value}")
@@ -419,7 +420,35 @@ def _correct_cube(state: MatchState, event: CorrectCube) -> MatchState:
         )
     if state.crawford_game and value != 1:
         raise RuleViolationError("in the Crawford game the cube stays at 1 (BG-MATCH-2)")
-    return dataclasses.replace(state, cube=state.cube.corrected(value, owner))
+    cube = state.cube.corrected(value, owner)
+    if state.phase in _OVER:
+        return _rescored(state, cube)
+    return dataclasses.replace(state, cube=cube)
+
+
+def _rescored(state: MatchState, cube: Cube) -> MatchState:
+    """The game just ended, scored again with the cube put right (TTB annexes 5, 6; matches)."""
+    if state.length <= 0 or not state.results:
+        raise RuleViolationError(
+            "a cube correction after the game is a match ruling (TTB annexes 5, 6): in money"
+            " play the game stands as settled (BG-CUBE-5)"
+        )
+    last = state.results[-1]
+    if last.how is EndHow.DROPPED:
+        points = cube.value  # the doubler wins the value before the double (BG-CUBE-4)
+    else:
+        points = game_points(last.kind, cube.value, state.rules, in_match=True)
+    score = list(state.score)
+    score[last.winner] += points - last.points
+    result = dataclasses.replace(last, points=points, cube_value=cube.value)
+    over = max(score) >= state.length
+    return dataclasses.replace(
+        state,
+        cube=cube,
+        score=(score[0], score[1]),
+        results=(*state.results[:-1], result),
+        phase=Phase.MATCH_OVER if over else Phase.GAME_OVER,
+    )
 
 
 def borne_off(state: MatchState, winner: int, loser_view: Position) -> MatchState:

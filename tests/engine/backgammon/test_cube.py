@@ -14,8 +14,10 @@ from engine.backgammon.match import (
     Drop,
     MatchState,
     Move,
+    NextGame,
     OpeningRoll,
     Phase,
+    Resign,
     Roll,
     Take,
     apply,
@@ -25,6 +27,7 @@ from engine.backgammon.match import (
 )
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.rules import Rules
+from engine.backgammon.scoring import WinKind
 from engine.errors import InvalidInputError, RuleViolationError
 
 
@@ -145,6 +148,39 @@ def test_bg_cube_5_correction_inside_the_match() -> None:
         apply(state, CorrectCube(2, None))
     with pytest.raises(InvalidInputError, match="power of two"):
         apply(state, CorrectCube(3, 0))
+
+
+def test_bg_cube_5_correction_after_the_game_rescores_it() -> None:
+    """TTB annex 6 (``004``): a cube wrongly turned from 2 to 8 and found out before the next
+    game starts is put back to 4, and the game just won counts at 4."""
+    state = apply_all(_after_opening(), [Double(), Take()])  # player 1 doubled: cube 2, owner 0
+    wrong = dataclasses.replace(state, cube=dataclasses.replace(state.cube, value=8))
+    over = apply(wrong, Resign(1, WinKind.GAMMON))  # player 0 wins a gammon at 8: 16 points
+    assert over.score == (16, 0) and over.phase is Phase.MATCH_OVER
+    fixed = apply(over, CorrectCube(2, 0))
+    assert fixed.score == (4, 0) and fixed.phase is Phase.GAME_OVER and fixed.winner is None
+    assert (fixed.results[-1].points, fixed.results[-1].cube_value) == (4, 2)
+    with pytest.raises(RuleViolationError, match="BG-CUBE-5"):
+        apply(apply(fixed, NextGame()), CorrectCube(4, 0))  # the next game has started
+
+
+def test_bg_cube_5_a_dropped_double_is_rescored_at_the_right_value() -> None:
+    """TTB annex 6: the drop of a double from a cube found wrong wins the right value."""
+    state = apply_all(_after_opening(), [Double(), Take()])  # cube 2, owner 0
+    wrong = dataclasses.replace(state, cube=dataclasses.replace(state.cube, value=4))
+    dropped = apply_all(wrong, [Roll((6, 5))])
+    dropped = apply_all(dropped, [_first_play(dropped), Double(), Drop()])  # 0 doubles, 1 drops
+    assert dropped.score == (4, 0)
+    fixed = apply(dropped, CorrectCube(2, 0))
+    assert fixed.score == (2, 0) and fixed.results[-1].points == 2
+
+
+def test_bg_cube_5_money_games_stand_as_settled() -> None:
+    """The after-the-game correction is a match ruling: money play keeps each game as settled."""
+    state = apply_all(_after_opening(Rules.money(jacoby=False), length=0), [Double(), Take()])
+    over = apply(state, Resign(1))
+    with pytest.raises(RuleViolationError, match="money"):
+        apply(over, CorrectCube(4, 0))
 
 
 def test_bg_cube_6_a_double_once_made_stands() -> None:

@@ -100,6 +100,21 @@ def test_bg_match_2_a_crawford_double_is_void() -> None:
         apply(wrong, CorrectCube(2, 0))
 
 
+def test_bg_match_2_crawford_double_noticed_at_the_game_end_is_void() -> None:
+    """TTB annex 5 (``004``): the players remember at the end of the Crawford game that it was
+    one; before the next game starts the double is void, so the game counts at cube 1."""
+    state = apply(_resigned(new_match(3), 1, WinKind.GAMMON), NextGame())  # 2-0: Crawford
+    opened = _opened(state, (1, 3))  # player 1 moved first; player 0 is on roll
+    wrong = dataclasses.replace(opened, cube=dataclasses.replace(opened.cube, value=2, owner=1))
+    over = apply(wrong, Resign(0))  # won by player 1 at the wrongly turned cube
+    assert over.score == (2, 2) and over.phase is Phase.GAME_OVER
+    fixed = apply(over, CorrectCube(1))
+    assert fixed.score == (2, 1) and fixed.phase is Phase.GAME_OVER
+    assert (fixed.results[-1].points, fixed.results[-1].cube_value) == (1, 1)
+    after = apply(fixed, NextGame())
+    assert after.post_crawford and after.cube.in_play and after.cube.value == 1
+
+
 def test_bg_match_2_crawford_only_once() -> None:
     state = new_match(5)
     state = apply(_resigned(state, 1, WinKind.GAMMON), NextGame())  # 2-0
