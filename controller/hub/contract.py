@@ -130,7 +130,7 @@ class MatchState:
             handler(self, entry, who)
         if mangala:
             fold_mangala(self, entry, who)
-        if self.finished:  # an entry journalled before the table heard of a director's end
+        if self.finished:  # after a director's end on the hub, which the table may not carry out
             _finish(self)
         if kind == "match_end" and entry.get("how") != "director" and self.hub_end is not None:
             self.ended_by = _overruled(self.hub_end)

@@ -66,9 +66,12 @@ class RefereeClock(RefereeState):
 
     @property
     def clock_hold_rule(self) -> str:
-        """The rule a restarted table cites when it holds a clock that ran on: the sweep of a
-        set's end (MG-4), else a set's countdown that starts at its first press (MG-CLOCK-1)."""
-        return "MG-4" if not self._over and self.stage == "sweep" else "MG-CLOCK-1"
+        """The rule a restarted table cites when it holds a clock that ran on: the round over
+        (MG-T-1), the sweep of a set's end (MG-4), else a set's countdown that starts at its
+        first press (MG-CLOCK-1)."""
+        if self._over:
+            return "MG-T-1"
+        return "MG-4" if self.stage == "sweep" else "MG-CLOCK-1"
 
     def _press(self, ev: ClockPressed) -> None:
         player = self.player_of(ev.side)

@@ -22,6 +22,7 @@ import pytest
 from controller.hub.contract import MatchState
 from controller.hub.publisher import TablePublisher, publish_journal
 from controller.hub.server import HubApp
+from controller.hub.service import HubService
 from tests.controller.hub.broker import Broker, wait_for
 from tests.controller.hub.conftest import table_link
 from tests.controller.hub.matches import simulated_match
@@ -541,3 +542,35 @@ def test_the_hub_is_connected_and_says_online_only_once_the_broker_took_its_subs
                 client.disconnect()
         hub.stop()
         proxy.close()
+
+
+class _Published:
+    """A stand-in paho client that keeps what the hub publishes."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str]] = []
+
+    def publish(self, topic: str, payload: str, qos: int, retain: bool) -> None:
+        self.sent.append((topic, payload))
+
+
+def test_a_suback_that_refuses_the_subscriptions_leaves_the_hub_silent_and_unconnected(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A SUBACK with a failure code (0x80): the hub says no boot, does not count as connected
+    and logs the refusal; a granting one (QoS 1) makes it say online."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.reasoncodes import ReasonCode
+
+    service = HubService(str(tmp_path / "hub.db"))
+    try:
+        client = _Published()
+        refused, granted = (ReasonCode(PacketTypes.SUBACK, identifier=code) for code in (0x80, 1))
+        with caplog.at_level("WARNING", logger="hakem.hub"):
+            service._on_subscribe(client, None, 1, [refused], None)  # type: ignore[arg-type]
+        assert not service.connected.is_set() and client.sent == []
+        assert "refused the hub's subscriptions" in caplog.text
+        service._on_subscribe(client, None, 2, [granted], None)  # type: ignore[arg-type]
+        assert service.connected.is_set()
+        assert [json.loads(p)["status"] for _, p in client.sent] == ["online"]
+    finally:
+        service.store.close()

@@ -2,7 +2,8 @@
 unseen (MG-CLOCK-2) and that sowing's clock command reaching a clock that kept its state: the
 restarted table leaves the clock as the live table did. A sowing that passes the turn starts
 the next player's time (the journal's side, derived from the fold); one that ends the set holds
-the clock for the sweep (MG-4; was: the old side's time ran on through the sweep)."""
+the clock for the sweep (MG-4; was: the old side's time ran on through the sweep). Also the
+rule a restarted table cites when it holds a clock that ran on after the round's end."""
 
 from __future__ import annotations
 
@@ -86,3 +87,33 @@ def test_a_kill_before_the_last_unseen_sowings_clock_command_ends_as_the_live_ta
     assert "The clock kept time" in log
     if ends_set:  # the sweep's hold cites the set's end, not backgammon's between-games hold
         assert "where the journal holds it (MG-4): it is held" in log, log
+
+
+def test_a_round_ended_by_the_director_holds_a_clock_that_ran_on_citing_the_round(
+        tmp_path: Path) -> None:
+    """The director ends the round at the table; the table goes down after journalling the end
+    but before the hold reached a clock that kept running: the restart holds it, citing the
+    round's end (MG-T-1), not a set's countdown (MG-CLOCK-1)."""
+    whole = Table(tmp_path / "whole")
+    position = sow(whole, setup(whole), 1)
+    whole.tick(200)
+    whole.send(DirectorAction(whole.time.now_ms(), "end_match", {"winner": "a"}, "td"))
+    whole.tick(200)
+    assert whole.referee.over and whole.referee.clock_on_hold
+    entries = whole.journal.entries
+    press = journalled_press(entries)
+    assert press is not None
+    sim = whole.clock.sim
+    time = FakeTime(whole.time.now_ms())
+    whole.close()
+    sim.time = time
+    core = sim.device.core  # as the crash left it: b's time runs
+    core.configure_countdown(SET_MS, time.now_ms())
+    core.set_times(SET_MS - 9_000, SET_MS - 7_000, time.now_ms())
+    core.start(clock_core.RIGHT, time.now_ms())
+    core.presses = press[1]
+    folder = _journal_of(entries, tmp_path / "again")
+    log = _restart(folder, Pictures(), time, sim, board=position.board(), silent_ms=0)
+    core.update(time.now_ms())
+    assert core.state == clock_core.STATE_HOLD, log
+    assert "where the journal holds it (MG-T-1): it is held" in log, log
