@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from vision.checker_layout import Layout
-from vision.checkers import _sigmoid, disc_colours
+from vision.checkers import disc_colours, sigmoid
 from vision.config import CheckerConfig
 
 
@@ -49,7 +49,7 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
     order = np.argsort(-best, kind="stable")
     cut = config.disc_score_threshold - 3 * config.disc_score_scale
     cand = order[: int(np.count_nonzero(best >= cut))]  # the strongest, in order
-    p_disc = _sigmoid((best[cand] - config.disc_score_threshold) / config.disc_score_scale)
+    p_disc = sigmoid((best[cand] - config.disc_score_threshold) / config.disc_score_scale)
     # the side colours only lower it: those under 0.05 on their rims alone are never taken
     strong = p_disc >= 0.05
     cand, p_disc = cand[strong], p_disc[strong]
@@ -66,7 +66,7 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
     # wider than the bar: on at least one side the checker's own colour continues past it
     spread = np.minimum(np.abs(sides[:, 0] - sides[:, 1]).max(axis=1),
                         np.abs(sides[:, 1] - sides[:, 2]).max(axis=1)).astype(np.float64)
-    p_all = p_disc * _sigmoid((config.bar_side_colour_max - spread) / 8.0)
+    p_all = p_disc * sigmoid((config.bar_side_colour_max - spread) / 8.0)
     taken: list[float] = []
     # those under 0.05 already are never taken (roundness can only lower it further), so
     # they cannot keep another from being taken either
@@ -79,7 +79,7 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
         # round: a disc's rim shows on its diagonals too, a hinge's or a fitting's corners
         # do not
         round_ = _roundness(bgr, x, y, layout.d / 2.0, config, gradients)
-        p *= float(_sigmoid(np.array((round_ - config.bar_round_min) / 0.1)))
+        p *= float(sigmoid(np.array((round_ - config.bar_round_min) / 0.1)))
         if p < 0.05:
             continue
         taken.append(y)
@@ -107,7 +107,7 @@ def not_the_bar(bgr: np.ndarray, layout: Layout, cands: list[BarCandidate],
         return cands  # checkers of the bar's colour: the colour cannot tell them apart
     to_bar = np.linalg.norm(found - bar, axis=1)
     to_checker = np.linalg.norm(found[:, None, :] - checker_bgr[None, :, :], axis=2).min(axis=1)
-    keep = _sigmoid((to_bar - np.minimum(to_checker, config.bar_own_reach))
+    keep = sigmoid((to_bar - np.minimum(to_checker, config.bar_own_reach))
                     / config.bar_own_scale)
     return [BarCandidate(c.x, c.y, c.p * float(k)) for c, k in zip(cands, keep, strict=True)]
 

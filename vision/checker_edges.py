@@ -30,15 +30,15 @@ def edge_maps_and_gradients(gray: np.ndarray, config: CheckerConfig
     ay = cv2.convertScaleAbs(gy)
     ax = cv2.convertScaleAbs(gx)
     thr = round(config.rim_edge_min * 8)
-    vertical = _dominant(ay, ax, thr, config.rim_dominance)
-    horizontal = _dominant(ax, ay, thr)  # a side rim within 25 degrees of upright
+    vertical = dominant(ay, ax, thr, config.rim_dominance)
+    horizontal = dominant(ax, ay, thr)  # a side rim within 25 degrees of upright
     # rims may sit a pixel or two off the nominal circle (checkers differ a little in size)
     vkernel = np.ones((config.edge_dilate_along, 3), np.uint8)
     hkernel = np.ones((3, config.edge_dilate_along), np.uint8)
     return cv2.dilate(vertical, vkernel), cv2.dilate(horizontal, hkernel), (gx, gy)
 
 
-def _dominant(a: np.ndarray, b: np.ndarray, thr: int, ratio: float = 1.5) -> np.ndarray:
+def dominant(a: np.ndarray, b: np.ndarray, thr: int, ratio: float = 1.5) -> np.ndarray:
     """0/1 where ``a > thr`` and ``a > ratio * b`` (uint8 maps), exactly and in uint8: for a
     whole ``a``, ``a > ratio * b`` is ``a > floor(ratio * b)``, looked up per value of ``b``."""
     steep = cv2.LUT(b, _floor_table(ratio))

@@ -182,7 +182,7 @@ def _window_bounds(win: np.ndarray) -> np.ndarray | None:
     return np.array(bounds, np.intp)
 
 
-def _window_max(values: np.ndarray, layout: Layout) -> np.ndarray:
+def window_max(values: np.ndarray, layout: Layout) -> np.ndarray:
     """Per row of ``values`` (24, T; not negative), the largest value in each window (24, M)
     (0 for an empty one)."""
     if layout.win_bounds is None:

@@ -26,14 +26,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.checker_layout import Layout, _window_max
-from vision.column_hypotheses import Hypothesis, _terms, hypotheses
+from vision.checker_layout import Layout, window_max
+from vision.column_hypotheses import Hypothesis, hypotheses, terms
 from vision.config import CheckerConfig
 
 READ_MARGIN_MM = (12.0, 12.0)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """The logistic function, its input clipped to [-40, 40]."""
     out: np.ndarray = 1.0 / (1.0 + np.exp(-np.minimum(np.maximum(x, -40.0), 40.0)))
     return out
 
@@ -99,11 +100,11 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
     n_arc = layout.up_flat.shape[-1]
     up, dn = flat[layout.updn_flat].sum(axis=-1, dtype=np.float64) / n_arc  # one gather
     prof = np.minimum(up, dn)  # (24, T)
-    q = _window_max(prof, layout)  # (24, M)
-    p = _sigmoid((q - config.disc_score_threshold) / config.disc_score_scale)
+    q = window_max(prof, layout)  # (24, M)
+    p = sigmoid((q - config.disc_score_threshold) / config.disc_score_scale)
     p = np.minimum(np.maximum(p, config.evidence_floor), 1.0 - config.evidence_floor)
-    q_any = _window_max(np.maximum(up, dn), layout)
-    p_any = _sigmoid((q_any - config.disc_score_threshold) / config.disc_score_scale)
+    q_any = window_max(np.maximum(up, dn), layout)
+    p_any = sigmoid((q_any - config.disc_score_threshold) / config.disc_score_scale)
     p_any = np.minimum(np.maximum(p_any, config.evidence_floor), 1.0 - config.evidence_floor)
     if clear is not None:
         # a place showing a whole rim holds a checker, whatever die was read there
@@ -113,10 +114,10 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
     # rims crossing the column's axis (a short line across it), near each position
     line = (flat[layout.line_flat].sum(axis=-1, dtype=np.float64)
             / layout.line_flat.shape[-1]).max(axis=0)  # (24, M)
-    p_line = _sigmoid((line - config.cover_line_threshold) / config.disc_score_scale)
+    p_line = sigmoid((line - config.cover_line_threshold) / config.disc_score_scale)
     p_line = np.minimum(np.maximum(p_line, config.evidence_floor), 1.0 - config.evidence_floor)
     hyps = hypotheses(layout.cap)
-    t = _terms(layout.cap)
+    t = terms(layout.cap)
     # Every hypothesis is first weighed by its disc evidence: whole discs where it shows
     # them, none where it shows nothing, one arc at least of a checker laid over others.
     log_p, log_q, log_any = np.log(p), np.log(1.0 - p), np.log(p_any)
@@ -147,7 +148,7 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
     ll2 += line_weight[:, None] * line_mean + t.overlays * np.log(config.overlay_prior)
     # A checker laid over the first seam shows both its arcs there, more fully than the rings
     # of two touching checkers around a plain column's seam do.
-    p_seam = _sigmoid((q[:, 1] - config.seam_disc_threshold) / config.disc_score_scale)
+    p_seam = sigmoid((q[:, 1] - config.seam_disc_threshold) / config.disc_score_scale)
     p_seam = np.minimum(np.maximum(p_seam, config.seam_floor), 1.0 - config.seam_floor)
     ll2 += config.seam_weight * np.where(t.first[None], np.log(p_seam)[:, None],
                                          np.log(1.0 - p_seam)[:, None])
@@ -156,7 +157,7 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
         rims = side_edges.reshape(-1)[layout.side_flat]  # (24, M, 2S): left, then right rim
         both = rims.reshape(*rims.shape[:-1], 2, half).sum(axis=-1, dtype=np.float64) / half
         side = np.minimum(both[..., 0], both[..., 1])
-        p_side = _sigmoid((side - config.side_rim_threshold) / config.disc_score_scale)
+        p_side = sigmoid((side - config.side_rim_threshold) / config.disc_score_scale)
         p_side = np.minimum(np.maximum(p_side, config.evidence_floor),
                             1.0 - config.evidence_floor)
         # not at the first seam: there the painted points' edges run close beside the rims

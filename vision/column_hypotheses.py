@@ -1,6 +1,6 @@
 """The ways a slot's column can look that the checker reader weighs (:class:`Hypothesis`,
 :func:`hypotheses`): checkers in a line from the edge, or a full column with checkers laid
-over it; and the same as 0/1 matrices (:func:`_terms`), so that every slot is weighed at once.
+over it; and the same as 0/1 matrices (:func:`terms`), so that every slot is weighed at once.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ class _Terms:
 
 
 @functools.lru_cache(maxsize=4)
-def _terms(cap: int) -> _Terms:
+def terms(cap: int) -> _Terms:
+    """The hypotheses for ``cap`` (:func:`hypotheses`) as 0/1 matrices, worked out once."""
     hyps = hypotheses(cap)
     expect = np.array([h.expect for h in hyps])
     plain = np.array([not h.overlays for h in hyps])

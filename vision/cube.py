@@ -17,7 +17,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from vision.cube_face import CUBE_VALUES, _glyph
+from vision.cube_face import CUBE_VALUES, number_glyph
 from vision.geometry import BoardGeometry, Canonical
 
 CubeZone = Literal["centre", "darker-side", "lighter-side", "offered", "off-board"]
@@ -48,7 +48,7 @@ class CubeProp:
         side = size_mm * canonical.px_per_mm
         cx, cy = canonical.mm_to_px(self.x_mm, self.y_mm)
         n = max(16, round(side) * 3)
-        glyph = _glyph(self.value, n, self.font, float(rng.uniform(0.85, 1.25)))
+        glyph = number_glyph(self.value, n, self.font, float(rng.uniform(0.85, 1.25)))
         ink = (255 - glyph).astype(np.float32)[:, :, None] / 255.0
         body = np.array(self.body_bgr, np.float32) * float(rng.uniform(0.92, 1.0))
         face = body * (1 - ink) + np.array(self.ink_bgr, np.float32) * ink

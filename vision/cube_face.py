@@ -1,4 +1,4 @@
-"""The number on a doubling cube's face: drawn as OpenCV's fonts draw it (:func:`_glyph`, the
+"""The number on a doubling cube's face: drawn as OpenCV's fonts draw it (:func:`number_glyph`, the
 renderer's too) and read from a rectified face (:func:`read_face`: the face cropped to its ink
 and correlated with every value's glyph at every quarter turn; a die, a marker or a patch of
 board correlates far below a number). 64 is the centred cube of value 1 (BG-CUBE-1).
@@ -18,7 +18,7 @@ RENDER_FONTS = (*READ_FONTS, cv2.FONT_HERSHEY_COMPLEX)
 FACE_PX = 48  # side of the rectified face the reader compares
 
 
-def _glyph(value: int, side: int, font: int, thickness_scale: float = 1.0) -> np.ndarray:
+def number_glyph(value: int, side: int, font: int, thickness_scale: float = 1.0) -> np.ndarray:
     """The number as drawn on a cube face: dark ink on white, ``side`` pixels square."""
     face = np.full((side, side), 255, np.uint8)
     text = str(value)
@@ -94,7 +94,7 @@ def _templates() -> tuple[tuple[int, np.ndarray], ...]:
     out = []
     for value in CUBE_VALUES:
         for font in READ_FONTS:
-            g = _glyph(value, 2 * FACE_PX, font)
+            g = number_glyph(value, 2 * FACE_PX, font)
             for k in range(4):
                 t = _normalised(np.rot90(g, k).astype(np.float32), _counts(g))[0]
                 t -= t.mean()
@@ -127,11 +127,11 @@ class FaceMatch(NamedTuple):
 def face_match(face_gray: np.ndarray) -> tuple[int, float, float]:
     """The best-matching cube value on a rectified face image, its normalised correlation
     with that value's templates, and the best correlation of any other value."""
-    found = _match(face_gray)
+    found = located_face_match(face_gray)
     return found.value, found.top, found.second
 
 
-def _match(face_gray: np.ndarray) -> FaceMatch:
+def located_face_match(face_gray: np.ndarray) -> FaceMatch:
     """:func:`face_match` with the number's centre and size (``face_gray``: 8-bit)."""
     face = face_gray.astype(np.float32)
     counts = _counts(face_gray)
@@ -151,7 +151,7 @@ def _match(face_gray: np.ndarray) -> FaceMatch:
                      fill)
 
 
-def _confidence(top: float, second: float) -> float:
+def read_confidence(top: float, second: float) -> float:
     """A face read's confidence in 0..1 from its best and second-best value's correlation.
 
     Synthetic throws: a cube's face read square-on correlates at 0.86 and above; a marker, a
@@ -163,7 +163,7 @@ def _confidence(top: float, second: float) -> float:
 def read_face(face_gray: np.ndarray) -> tuple[int, float]:
     """The cube value shown on a rectified face image and a confidence in 0..1."""
     value, top, second = face_match(face_gray)
-    return value, _confidence(top, second)
+    return value, read_confidence(top, second)
 
 
 MATCH_FLOOR = 0.78  # a face read correlating below this is not the cube's

@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.cube import CubeReading, cube_place, zone_for
 from vision.cube_face import FACE_PX, read_face
-from vision.cube_squares import PixelBox, _light_square_candidates, _square_candidates, light_levels
+from vision.cube_squares import PixelBox, light_levels, light_square_candidates, square_candidates
 from vision.geometry import BoardGeometry, Canonical
 
 
@@ -46,8 +46,8 @@ def find_cube_in_image(
         raster_gray = cv2.cvtColor(raster, cv2.COLOR_BGR2GRAY) if raster.ndim == 3 else raster
     else:  # the very frame: its grey is at hand
         raster_gray = gray
-    quads = (_square_candidates(raster_gray, px_per_mm, g.cube_size_mm)
-             + _light_square_candidates(raster, px_per_mm, g.cube_size_mm, levels))
+    quads = (square_candidates(raster_gray, px_per_mm, g.cube_size_mm)
+             + light_square_candidates(raster, px_per_mm, g.cube_size_mm, levels))
     best = _best_face(quads, canonical, (0, 0), from_mm, gray)
     return _reading(best, from_mm, g, darker_at_top)
 
@@ -70,7 +70,7 @@ def _best_face(quads: Iterable[np.ndarray], canonical: Canonical, origin: tuple[
     best: tuple[float, int, np.ndarray] | None = None
     for quad in quads:
         quad_mm = np.array([canonical.px_to_mm(float(u) + origin[0], float(v) + origin[1])
-                            for u, v in _order(quad)])
+                            for u, v in order(quad)])
         centre = quad_mm.mean(axis=0)
         inset = centre + (quad_mm - centre) * 0.88
         quad_img = cv2.perspectiveTransform(inset.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
@@ -150,8 +150,8 @@ def find_cube_in_parts(part: Callable[[tuple[int, int, int, int]], np.ndarray],
                        v1 - v0 - 1 - PART_EDGE_PX if v1 < h else np.inf])
         # a square is looked at closely only if its centre may fall in a box
         near = [_part_box(canonical, box, (u0, v0)) for box in inner]
-        quads = [q for q in (_square_candidates(gray, s, g.cube_size_mm, near)
-                             + _light_square_candidates(bgr, s, g.cube_size_mm, levels, near))
+        quads = [q for q in (square_candidates(gray, s, g.cube_size_mm, near)
+                             + light_square_candidates(bgr, s, g.cube_size_mm, levels, near))
                  if (q >= lo).all() and (q <= hi).all()
                  and any(_inside(canonical.px_to_mm(float(q[:, 0].mean()) + u0,
                                                     float(q[:, 1].mean()) + v0), box)
@@ -245,7 +245,7 @@ def cube_patch(image: np.ndarray, from_mm: np.ndarray, centre_mm: tuple[float, f
     return out
 
 
-def _order(quad: np.ndarray) -> np.ndarray:
+def order(quad: np.ndarray) -> np.ndarray:
     """Corners in clockwise order starting at the top-left-most one."""
     centre = quad.mean(axis=0)
     angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])

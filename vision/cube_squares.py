@@ -17,7 +17,7 @@ import numpy as np
 PixelBox = tuple[float, float, float, float]  # pixels u0, v0, u1, v1 (ends included)
 
 
-def _square_candidates(gray: np.ndarray, px_per_mm: float, size_mm: float,
+def square_candidates(gray: np.ndarray, px_per_mm: float, size_mm: float,
                        near: Sequence[PixelBox] | None = None) -> list[np.ndarray]:
     """Rotated squares about the cube's size in a grey raster: regions enclosed by edges (any
     cube colour), holes (the number) filled, whose outline is square rather than round (a
@@ -74,13 +74,13 @@ def _reaches(x: int, y: int, w: int, h: int, near: Sequence[PixelBox] | None) ->
 
 
 def light_levels(bgr: np.ndarray) -> tuple[float, float]:
-    """The two light levels :func:`_light_square_candidates` takes from a raster: the median
+    """The two light levels :func:`light_square_candidates` takes from a raster: the median
     brightness (HSV value) of a sample, and its 97th percentile."""
     value = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)[:, :, 2]
     return float(np.median(value[::4, ::4])), float(np.percentile(value[::2, ::2], 97))
 
 
-def _light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float,
+def light_square_candidates(bgr: np.ndarray, px_per_mm: float, size_mm: float,
                              levels: tuple[float, float] | None = None,
                              near: Sequence[PixelBox] | None = None) -> list[np.ndarray]:
     """Rotated squares among the light, unsaturated parts of the raster (a standard cube is
@@ -112,7 +112,7 @@ def _hsv_mask(hsv: np.ndarray, saturation_below: int, value_above: float) -> np.
 
 def _light_squares(mask: np.ndarray, px_per_mm: float, size_mm: float,
                    near: Sequence[PixelBox] | None = None) -> list[np.ndarray]:
-    """Square cores of a light mask (0 or 255; drawn on; see :func:`_light_square_candidates`)."""
+    """Square cores of a light mask (0 or 255; drawn on; see :func:`light_square_candidates`)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, -1)
     shrink = max(3, round(size_mm * 0.3 * px_per_mm) | 1)
@@ -185,9 +185,9 @@ def _light_mask(value: np.ndarray, spread: np.ndarray, spreads: np.ndarray, abov
     return out
 
 
-def _light_masks(bgr: np.ndarray, levels: tuple[float, float] | None = None
+def light_masks(bgr: np.ndarray, levels: tuple[float, float] | None = None
                  ) -> tuple[list[np.ndarray], tuple[float, float]]:
-    """The two light masks of :func:`_light_square_candidates` (light and unsaturated: above
+    """The two light masks of :func:`light_square_candidates` (light and unsaturated: above
     the board's median brightness, near its lightest) and those two levels, taken from this
     raster unless given. Brightness is the largest channel, saturation HSV's."""
     value, spread = _value_and_spread(bgr)
@@ -210,7 +210,7 @@ def _spread_shares(limit: int) -> np.ndarray:
     return out
 
 
-def _light_squares_fast(mask: np.ndarray, px_per_mm: float, size_mm: float
+def light_squares_fast(mask: np.ndarray, px_per_mm: float, size_mm: float
                         ) -> list[np.ndarray]:
     """:func:`_light_squares` by contours only (no labelling of the whole raster); the mask
     (0 or 255) is drawn on."""
@@ -244,7 +244,7 @@ INK_CONTRAST_MIN = 70  # black-hat response of a cube's number on the 0.7 px/mm 
 INK_CONTRAST_STRONG = 130  # ... of its darkest strokes (a number run into dark seams)
 
 
-def _ink_centres(gray: np.ndarray, px_per_mm: float, size_mm: float
+def ink_centres(gray: np.ndarray, px_per_mm: float, size_mm: float
                  ) -> list[tuple[float, float, float]]:
     """Where the cube's number may be: thin dark strokes on lighter ground (a black-hat
     filter), strokes and digits joined, in a blob the size of a number on a cube face. Finds a

@@ -12,9 +12,9 @@ import cv2
 import numpy as np
 
 from vision.cube import CubeReading, cube_place, zone_for
-from vision.cube_face import FACE_PX, _confidence, _match
-from vision.cube_search import _order
-from vision.cube_squares import _ink_centres, _light_masks, _light_squares_fast
+from vision.cube_face import FACE_PX, located_face_match, read_confidence
+from vision.cube_search import order
+from vision.cube_squares import ink_centres, light_masks, light_squares_fast
 from vision.geometry import BoardGeometry
 
 # below this face-read confidence a square found by the fast path is not taken for the cube
@@ -74,8 +74,8 @@ def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_m
     ``image`` (``from_mm``: board mm to image px), or None.
 
     The fast path of the board's dice and cube pass: light squares of the cube's size in the
-    rasters (see :func:`_light_square_candidates`; each raster sets its own light levels),
-    then squares about a number's strokes (:func:`_ink_centres`), each face warped from the
+    rasters (see :func:`light_square_candidates`; each raster sets its own light levels),
+    then squares about a number's strokes (:func:`ink_centres`), each face warped from the
     frame alone and read (:func:`face_match`). The rasters are searched in turn and the
     search stops at a face read surely (there is one cube).
     Squares centred on an ArUco marker (a white square with a black pattern, at each tray's
@@ -92,7 +92,7 @@ def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_m
         confidence yet. The cube's centre is taken where its number is. The read's best
         correlation is added to ``tops``."""
         nonlocal best
-        quad_mm = strip.to_mm(_order(quad))
+        quad_mm = strip.to_mm(order(quad))
         centre = quad_mm.mean(axis=0)
         if (np.hypot(*(markers - centre).T) < clear).any():
             return -1.0 if best is None else best[0]
@@ -103,10 +103,10 @@ def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_m
         if face.ndim == 3:
             face = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         if float(face.std()) >= 15.0:  # a plain light square has no number
-            found = _match(face)
+            found = located_face_match(face)
             if tops is not None:
                 tops.append(found.top)
-            confidence = _confidence(found.top, found.second)
+            confidence = read_confidence(found.top, found.second)
             if best is None or confidence > best[0]:
                 u, v = found.centre
                 # the number's centre: the face pixel back on the square, in board mm
@@ -153,16 +153,16 @@ def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_m
 
     for strip in strips:
         side = geometry.cube_size_mm * strip.px_per_mm
-        masks, _ = _light_masks(strip.bgr)
+        masks, _ = light_masks(strip.bgr)
         squares: list[np.ndarray] = []
         for light in masks:
-            squares += _light_squares_fast(light, strip.px_per_mm, geometry.cube_size_mm)
+            squares += light_squares_fast(light, strip.px_per_mm, geometry.cube_size_mm)
         if max((read_square(strip, q, 0.88) for q in squares), default=-1.0) >= SURE_CONFIDENCE:
             break  # there is one cube
         if not strip.numbers:
             continue
         if any(read_number(strip, cx, cy, ang, side) for cx, cy, ang in
-               _ink_centres(strip.gray(), strip.px_per_mm, geometry.cube_size_mm)):
+               ink_centres(strip.gray(), strip.px_per_mm, geometry.cube_size_mm)):
             break
     if best is None or best[0] < MIN_STRIP_CONFIDENCE:
         return None
@@ -176,8 +176,9 @@ def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_m
         quad_img = cv2.perspectiveTransform(wider.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
         m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
         face = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_LINEAR)
-        again = _match(face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY))
-        if again.value == {2: 32, 4: 64}[read] and _confidence(
+        again = located_face_match(
+            face if face.ndim == 2 else cv2.cvtColor(face, cv2.COLOR_BGR2GRAY))
+        if again.value == {2: 32, 4: 64}[read] and read_confidence(
                 again.top, again.second) >= SURE_CONFIDENCE:
             read = again.value
     x_mm, y_mm = float(centre[0]), float(centre[1])

@@ -1,7 +1,7 @@
 """The occlusion finder's colour sign: what an empty column looks like (the median of the columns
-painted alike, :func:`_masked_median`), how far a pixel's colour lies from it
-(:func:`_colour_distance`) and which pixels are foreign to it (:func:`_foreign_pixels`), less
-those a reflection of the board explains (:func:`_glare`).
+painted alike, :func:`masked_median`), how far a pixel's colour lies from it
+(:func:`colour_distance`) and which pixels are foreign to it (:func:`foreign_pixels`), less
+those a reflection of the board explains (:func:`glare_pixels`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def median_axis0(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def _masked_median(stack: np.ndarray, excluded: np.ndarray,
+def masked_median(stack: np.ndarray, excluded: np.ndarray,
                    axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Median over ``axis`` (0 or 1) of ``stack`` ([K,] N, L, W, C) ignoring ``excluded``
     ([K,] N, L) entries.
@@ -44,7 +44,7 @@ def _masked_median(stack: np.ndarray, excluded: np.ndarray,
     return med, valid
 
 
-def _colour_distance(a: np.ndarray, model: np.ndarray,
+def colour_distance(a: np.ndarray, model: np.ndarray,
                      config: OcclusionConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per pixel (.., 3): the largest chromaticity difference from the model and the
     brightness ratio to it."""
@@ -60,9 +60,9 @@ def _colour_distance(a: np.ndarray, model: np.ndarray,
     return chroma, sa / sm
 
 
-def _beyond(distance: tuple[np.ndarray, np.ndarray], config: OcclusionConfig,
+def beyond(distance: tuple[np.ndarray, np.ndarray], config: OcclusionConfig,
             loose: bool = False, checker: bool = False) -> np.ndarray:
-    """Which pixels of a ``_colour_distance`` are too far from the model (``loose``: the
+    """Which pixels of a ``colour_distance`` are too far from the model (``loose``: the
     weaker thresholds used to follow a hand already found; ``checker``: those of a checker
     colour)."""
     if checker:
@@ -79,14 +79,14 @@ def _beyond(distance: tuple[np.ndarray, np.ndarray], config: OcclusionConfig,
     return out
 
 
-def _foreign_pixels(a: np.ndarray, model: np.ndarray, config: OcclusionConfig,
+def foreign_pixels(a: np.ndarray, model: np.ndarray, config: OcclusionConfig,
                     loose: bool = False, checker: bool = False) -> np.ndarray:
     """Pixels (.., 3) too far from the model in chromaticity or in brightness ratio
     (``loose``: the weaker thresholds used to follow a hand already found)."""
-    return _beyond(_colour_distance(a, model, config), config, loose, checker)
+    return beyond(colour_distance(a, model, config), config, loose, checker)
 
 
-def _glare(a: np.ndarray, model: np.ndarray, config: OcclusionConfig) -> np.ndarray:
+def glare_pixels(a: np.ndarray, model: np.ndarray, config: OcclusionConfig) -> np.ndarray:
     """Pixels (N, 3) that are their model (N, 3) times a gain plus added white light, to
     within ``glare_residual`` per channel: a reflection on the board, not a hand. A hand or a
     sleeve differs from the board in hue, which no gain and white light explain. (The gain is
@@ -107,7 +107,7 @@ def _glare(a: np.ndarray, model: np.ndarray, config: OcclusionConfig) -> np.ndar
 
 @functools.lru_cache(maxsize=4)
 def _glare_gains(lo: float, hi: float) -> np.ndarray:
-    """(1, 9) float32: the gains :func:`_glare` tries (read-only)."""
+    """(1, 9) float32: the gains :func:`glare_pixels` tries (read-only)."""
     gains = np.linspace(lo, hi, 9, dtype=np.float32)[None, :]
     gains.flags.writeable = False
     return gains

@@ -1,8 +1,8 @@
 """Arms reaching over the board's frame, the occlusion finder's third sign: sharp changes of
 colour along the frame's bands, in their inner and outer halves alike (or fainter ones where
 the arm is seen going on over the surface). An arm over the rail hides the slots near it
-(:func:`_arms_over_the_rail`); one over a side frame hides them all
-(:func:`_arms_over_the_sides`).
+(:func:`arms_over_the_rail`); one over a side frame hides them all
+(:func:`arms_over_the_sides`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import cv2
 import numpy as np
 
 from vision.config import OcclusionConfig
-from vision.foreign_pixels import _foreign_pixels, median_axis0
+from vision.foreign_pixels import foreign_pixels, median_axis0
 from vision.geometry import Canonical
 
 
-def _arms_over_the_rail(bgr: np.ndarray, canonical: Canonical, config: OcclusionConfig,
+def arms_over_the_rail(bgr: np.ndarray, canonical: Canonical, config: OcclusionConfig,
                         surface: tuple[Callable[[], np.ndarray], float] | None = None,
                         ) -> set[int]:
     """Slots near an arm crossing the frame's rail above or below the playing surface.
@@ -123,7 +123,7 @@ def _continues(surface: tuple[Callable[[], np.ndarray], float] | None, along: fl
     return bool(patch.size and patch.mean() >= config.confirm_share)
 
 
-def _arms_over_the_sides(bgr: np.ndarray, canonical: Canonical, config: OcclusionConfig,
+def arms_over_the_sides(bgr: np.ndarray, canonical: Canonical, config: OcclusionConfig,
                          surface: tuple[Callable[[], np.ndarray], float] | None = None,
                          ) -> dict[str, set[int]]:
     """Slots near an arm crossing the frame left or right of the playing surface (between it
@@ -195,7 +195,7 @@ def _band_arm(band: np.ndarray, across: int, keep: np.ndarray, width: int,
     band = band.astype(np.float32)
     sample = band[:, keep] if across == 0 else band[keep]
     model = median_axis0(sample.reshape(-1, 3)[::3])  # a sample is enough
-    bad = _foreign_pixels(band, model[None, None, :], config).mean(axis=across) > 0.5
+    bad = foreign_pixels(band, model[None, None, :], config).mean(axis=across) > 0.5
     padded = np.concatenate([[False], bad & keep, [False]]).astype(np.int8)
     starts = np.nonzero(np.diff(padded) == 1)[0]
     stops = np.nonzero(np.diff(padded) == -1)[0]  # exclusive

@@ -39,14 +39,14 @@ import numpy as np
 
 from vision.config import OcclusionConfig
 from vision.foreign_pixels import (
-    _beyond,
-    _colour_distance,
-    _foreign_pixels,
-    _glare,
-    _masked_median,
+    beyond,
+    colour_distance,
+    foreign_pixels,
+    glare_pixels,
+    masked_median,
     median_axis0,
 )
-from vision.frame_arms import _arms_over_the_rail, _arms_over_the_sides
+from vision.frame_arms import arms_over_the_rail, arms_over_the_sides
 from vision.geometry import Canonical
 from vision.occlusion_strips import StripLayout, strip_layout
 
@@ -95,19 +95,19 @@ def find_occlusion(
     filled_rows = (counts[:, None] + 0.15) * lay.checker_rows
     excluded = (rows < filled_rows) & (counts[:, None] > 0)
     if lay.cls_stack is not None:  # both point colours at once
-        by_colour, valid = _masked_median(strips[lay.cls_stack], excluded[lay.cls_stack], 1)
+        by_colour, valid = masked_median(strips[lay.cls_stack], excluded[lay.cls_stack], 1)
         models = by_colour[lay.cls]
         valid_rows = valid[lay.cls]
     else:
         models = np.empty_like(strips)
         valid_rows = np.zeros(excluded.shape, bool)
         for idx in lay.cls_idx:
-            model, valid = _masked_median(strips[idx], excluded[idx])
+            model, valid = masked_median(strips[idx], excluded[idx])
             models[idx] = model[None]
             valid_rows[idx] = valid[None]
     usable = (valid_rows & ~excluded)[..., None]
-    distance = _colour_distance(strips, models, config)
-    foreign_strips = _beyond(distance, config) & usable
+    distance = colour_distance(strips, models, config)
+    foreign_strips = beyond(distance, config) & usable
     flat_foreign = foreign_strips.reshape(-1)
     where = np.flatnonzero(flat_foreign)  # only the foreign pixels are tested further
     if len(where):
@@ -117,12 +117,12 @@ def find_occlusion(
             # a checker out of its column's reading is not a hand
             colours = np.asarray(checker_colours, np.float32).reshape(1, -1, 3)
             if colours.shape[1]:  # unlike every checker colour, all compared at once
-                unlike = _foreign_pixels(px[:, None, :], colours, config, checker=True)
+                unlike = foreign_pixels(px[:, None, :], colours, config, checker=True)
                 still = np.asarray(unlike.all(axis=1), dtype=bool)
         left = np.flatnonzero(still)
         if len(left):
             # glare: the board's own colour, lit a little more or less, plus white light
-            glare = _glare(px[left], models.reshape(-1, 3)[where[left]], config)
+            glare = glare_pixels(px[left], models.reshape(-1, 3)[where[left]], config)
             still[left[glare]] = False
         flat_foreign[where] = still
     h, w = lay.size[1], lay.size[0]
@@ -150,7 +150,7 @@ def find_occlusion(
     @functools.cache
     def loose_map() -> np.ndarray:
         """The small raster's pixels faintly unlike the empty board (made when first asked)."""
-        loose_strips = _beyond(distance, config, loose=True) & usable
+        loose_strips = beyond(distance, config, loose=True) & usable
         out = np.zeros((h, w), np.uint8)
         out.reshape(-1)[lay.flat[loose_strips]] = 1
         return out
@@ -171,13 +171,13 @@ def find_occlusion(
                 keep &= np.abs(yy - (y * lay.scale - y0)) > 0.6 * lay.checker_rows
             if keep.sum() >= 3:
                 model = median_axis0(bar[keep])
-                bm = _foreign_pixels(bar, model[None], config)
+                bm = foreign_pixels(bar, model[None], config)
                 bm[~keep] = False
                 bar_foreign[y0:y1, x0:x1] = bm.astype(np.uint8)
                 bar_model, bar_keep = model, keep
         loose = loose_map()
         if bar_model is not None:
-            bl = _foreign_pixels(bar, bar_model[None], config, loose=True)
+            bl = foreign_pixels(bar, bar_model[None], config, loose=True)
             bl[~bar_keep] = False
             loose[y0:y1, x0:x1] |= bl.astype(np.uint8)
         loose_open = cv2.morphologyEx(loose, cv2.MORPH_OPEN, _OPEN_KERNEL)
@@ -196,8 +196,8 @@ def find_occlusion(
                  else np.zeros(24))
     hidden = {int(i) for i in np.nonzero(fractions >= config.slot_hidden_fraction)[0]}
     surface = (loose_map, lay.scale)
-    hidden |= _arms_over_the_rail(bgr, canonical, config, surface)
-    sides = _arms_over_the_sides(bgr, canonical, config, surface)
+    hidden |= arms_over_the_rail(bgr, canonical, config, surface)
+    sides = arms_over_the_sides(bgr, canonical, config, surface)
     for reached in sides.values():
         hidden |= reached
     if config.hide_whole_half and big.any():

@@ -139,7 +139,7 @@ def _demo(args: argparse.Namespace) -> int:
         verb = "go" if len(extra) > 1 else "goes"
         raise CommandError(f"{', '.join(extra)} only {verb} with --publish URL --table ID")
     # a bad URL, table id, password file or CA file is refused before the match is opened
-    link = _hub_link(args) if args.publish is not None else None
+    link = hub_link(args) if args.publish is not None else None
     if args.game == "mangala":
         from controller.mangala.cli import demo_command
 
@@ -230,7 +230,7 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hub_link(args: argparse.Namespace) -> Any:
+def hub_link(args: argparse.Namespace) -> Any:
     """The demo table's link to the hub (``--publish URL --table ID`` and the broker options
     ``hakem hub`` takes), checked: a bad URL, table id or file raises, naming it."""
     try:

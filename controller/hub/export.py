@@ -97,20 +97,20 @@ def moves_text(state: MatchState, table: str, why: str) -> str:
     for move in state.moves:
         if move["game"] != game:
             if game in ends:
-                lines.append(_game_end_line(ends[game], players))
+                lines.append(game_end_line(ends[game], players))
             game = move["game"]
             lines.append(f"Game {game}")
         who = players[move["player"]] if move["player"] in (0, 1) else "?"
         dice = "".join(str(d) for d in move["dice"]) if move["dice"] else "--"
         lines.append(f"  {who}: {dice}: {move['move'] or '(no move)'}")
     if game in ends:
-        lines.append(_game_end_line(ends[game], players))
+        lines.append(game_end_line(ends[game], players))
     lines.append(f"Score {state.score[0]}-{state.score[1]}"
                  + (" (finished)" if state.finished else " (in progress)"))
     return "\n".join(lines) + "\n"
 
 
-def _game_end_line(end: dict[str, Any], players: list[str]) -> str:
+def game_end_line(end: dict[str, Any], players: list[str]) -> str:
     """A game's end as the table's live log says it (``result_words``)."""
     winner = end["winner"]
     who, loser = (players[winner], players[1 - winner]) if winner in (0, 1) else ("?", "?")

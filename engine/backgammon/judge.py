@@ -19,12 +19,12 @@ from engine.backgammon.dice import check_dice
 from engine.backgammon.moves import (
     Play,
     Steps,
-    _do,
-    _make_play,
-    _single_moves,
-    _undo,
+    do,
+    make_play,
     partial_results,
     result_boards,
+    single_moves,
+    undo,
 )
 from engine.backgammon.notation import format_steps, point_text
 from engine.backgammon.position import Position
@@ -81,7 +81,7 @@ def _closest(before: Position, found: Found, board: tuple[int, ...]) -> Play | N
             best, best_d = result, d
     if best is None:
         return None
-    return _make_play(before, found[best], best)
+    return make_play(before, found[best], best)
 
 
 def _points(points: Iterable[int]) -> str:
@@ -97,7 +97,7 @@ def _suggest(closest: Play | None) -> str:
 
 def _example(before: Position, found: Found) -> Play:
     board, steps = next(iter(found.items()))
-    return _make_play(before, steps, board)
+    return make_play(before, steps, board)
 
 
 def _illegal(rule: str, reason: str, closest: Play | None) -> Verdict:
@@ -114,7 +114,7 @@ def _relaxed_results(
 
     def moves(die: int, limit: int) -> list[tuple[int, int]]:
         if b[25] > 0:
-            return _single_moves(b, die, limit)
+            return single_moves(b, die, limit)
         result: list[tuple[int, int]] = []
         hi = 24
         while hi > 0 and b[hi] <= 0:
@@ -135,10 +135,10 @@ def _relaxed_results(
             return
         die = order[depth]
         for src, dst in moves(die, limit):
-            hit = _do(b, src, dst)
+            hit = do(b, src, dst)
             out.add(tuple(b))
             search(order, depth + 1, src if d1 == d2 else 25)
-            _undo(b, src, dst, hit)
+            undo(b, src, dst, hit)
 
     if d1 == d2:
         search((d1,) * 4, 0, 25)
@@ -179,7 +179,7 @@ def judge_steps(
                 "there.",
                 closest,
             )
-        _do(b, src, dst)
+        do(b, src, dst)
     return judge(before, Position._trusted(tuple(b)), (d1, d2))
 
 
@@ -211,7 +211,7 @@ def judge(before: Position, after: Position, dice: tuple[int, int]) -> Verdict:
     bb, ab = before.board, after.board
     steps = found.get(ab)
     if steps is not None:
-        return Verdict(True, _make_play(before, steps, ab), None, None, None)
+        return Verdict(True, make_play(before, steps, ab), None, None, None)
     if not found:
         if ab == bb:
             return Verdict(True, None, None, f"No legal move with {dt} (gele, BG-MOVE-7).", None)
@@ -260,7 +260,7 @@ def _opponent_checkers(
             fixed_board = tuple(fixed)
             meant = closest
             if fixed_board in found:
-                meant = _make_play(before, found[fixed_board], fixed_board)
+                meant = make_play(before, found[fixed_board], fixed_board)
             return _illegal(
                 "BG-BAR-1",
                 f"The hit checker on {_points(hit_points)} was taken off the board instead of "
@@ -455,10 +455,10 @@ def _missing_from(
 def _single_results(board: tuple[int, ...], die: int) -> dict[tuple[int, ...], Steps]:
     b = list(board)
     out: dict[tuple[int, ...], Steps] = {}
-    for src, dst in _single_moves(b, die, 25):
-        hit = _do(b, src, dst)
+    for src, dst in single_moves(b, die, 25):
+        hit = do(b, src, dst)
         out.setdefault(tuple(b), ((src, dst),))
-        _undo(b, src, dst, hit)
+        undo(b, src, dst, hit)
     return out
 
 

@@ -3,15 +3,16 @@ against the game's worth (a written worth the rules disagree with is a note, not
 
 from __future__ import annotations
 
-from engine.backgammon.mat_problems import Problem, _do, _stop
+from engine.backgammon.mat_problems import Problem, do, stop
 from engine.backgammon.mat_reader import MatAction, MatGame
 from engine.backgammon.match import EndHow, GameResult, MatchState, Phase, Resign
 from engine.backgammon.scoring import WinKind, resignation_kind
 
 
-def _resign(state: MatchState, game: MatGame, action: MatAction, loser: int) -> MatchState:
+def resign(state: MatchState, game: MatGame, action: MatAction, loser: int) -> MatchState:
+    """``loser`` resigns at the worth the record writes (BG-SCORE-5), or the replay stops."""
     kind = resignation_kind(action.value, state.cube.value)
-    return _do(state, Resign(loser, kind), game, action, "BG-SCORE-5")
+    return do(state, Resign(loser, kind), game, action, "BG-SCORE-5")
 
 
 def _capped(state: MatchState, winner: int, written: int, worth: int) -> bool:
@@ -32,16 +33,17 @@ def _jacoby_single(state: MatchState, result: GameResult) -> bool:
     )
 
 
-def _replay_win(
+def replay_win(
     state: MatchState, game: MatGame, action: MatAction, notes: list[Problem]
 ) -> MatchState:
+    """``Wins N``: the game ended (resigned if still going), its worth checked into ``notes``."""
     if state.phase is Phase.OPENING:
-        raise _stop(game, action, "BG-OPEN-1", "a game cannot end before its opening roll")
+        raise stop(game, action, "BG-OPEN-1", "a game cannot end before its opening roll")
     if state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER):
-        state = _resign(state, game, action, 1 - action.player)
+        state = resign(state, game, action, 1 - action.player)
     last = state.results[-1]
     if last.winner != action.player:
-        raise _stop(
+        raise stop(
             game,
             action,
             "BG-SCORE-1",

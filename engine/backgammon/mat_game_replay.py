@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.backgammon.mat_game_end import _replay_win, _resign
+from engine.backgammon.mat_game_end import replay_win, resign
 from engine.backgammon.mat_play import NotAPlay, find_play
-from engine.backgammon.mat_problems import Problem, _do, _stop
+from engine.backgammon.mat_problems import Problem, do, stop
 from engine.backgammon.mat_reader import ActionKind, MatAction, MatGame
 from engine.backgammon.mat_replayed import Snapshot, Turn
 from engine.backgammon.match import (
@@ -30,20 +30,21 @@ def _shot(shots: list[Snapshot], game: MatGame, kind: str, player: int, state: M
     shots.append(Snapshot(game.number, kind, player, state.position_id, state.match_id))
 
 
-def _replay_game(
+def replay_game(
     state: MatchState,
     game: MatGame,
     turns: list[Turn],
     notes: list[Problem],
     shots: list[Snapshot],
 ) -> MatchState:
+    """One game of the record replayed from ``state``: its turns, notes and snapshots collected."""
     actions = game.actions
     for index, action in enumerate(actions):
         if state.phase in (Phase.GAME_OVER, Phase.MATCH_OVER) and action.kind not in (
             ActionKind.WIN,
             ActionKind.LOSS,
         ):
-            raise _stop(game, action, "BG-MATCH-1", f"game {game.number} is already over")
+            raise stop(game, action, "BG-MATCH-1", f"game {game.number} is already over")
         later = actions[index + 1 :]
         if action.kind is ActionKind.ROLL:
             before_turns = len(turns)
@@ -58,38 +59,38 @@ def _replay_game(
             state = rolled
         elif action.kind is ActionKind.DOUBLE:
             if state.on_roll is not None and action.player != state.on_roll:
-                raise _stop(
+                raise stop(
                     game, action, "BG-CUBE-2", "only the player whose turn it is may double"
                 )
             _check_cube_value(state, game, action, 2)
             _shot(shots, game, "double", action.player, state)
-            state = _do(state, Double(), game, action, "BG-CUBE-2")
+            state = do(state, Double(), game, action, "BG-CUBE-2")
         elif action.kind is ActionKind.BEAVER:
             state = _replay_beaver(state, game, action, later, shots)
         elif action.kind in (ActionKind.TAKE, ActionKind.DROP):
             if state.cube.offered_by is not None and action.player == state.cube.offered_by:
-                raise _stop(game, action, "BG-CUBE-4", "a player cannot answer their own double")
+                raise stop(game, action, "BG-CUBE-4", "a player cannot answer their own double")
             event: Event = Take() if action.kind is ActionKind.TAKE else Drop()
             _shot(shots, game, action.kind.value, action.player, state)
-            state = _do(state, event, game, action, "BG-CUBE-4")
+            state = do(state, event, game, action, "BG-CUBE-4")
         elif action.kind is ActionKind.WIN:
             if state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER, Phase.OPENING):
                 _shot(shots, game, "resign", 1 - action.player, state)
-            state = _replay_win(state, game, action, notes)
+            state = replay_win(state, game, action, notes)
         elif (
             action.kind is ActionKind.LOSS
             and not any(a.kind is ActionKind.WIN for a in later)
             and state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER)
         ):
             _shot(shots, game, "resign", action.player, state)
-            state = _resign(state, game, action, action.player)
+            state = resign(state, game, action, action.player)
     return state
 
 
 def _check_cube_value(state: MatchState, game: MatGame, action: MatAction, factor: int) -> None:
     """The value a double (``factor`` 2) or a beaver (4) writes is the cube's (BG-CUBE-5)."""
     if action.value != state.cube.value * factor:
-        raise _stop(
+        raise stop(
             game,
             action,
             "BG-CUBE-5",
@@ -110,15 +111,15 @@ def _replay_beaver(
     ``Takes`` or ``Drops`` follows, the beaver counts as taken, as GNU Backgammon reads it."""
     doubler = state.cube.offered_by
     if doubler is None or action.player == doubler:
-        raise _stop(game, action, "BG-SCORE-4", "only a player just doubled may beaver")
+        raise stop(game, action, "BG-SCORE-4", "only a player just doubled may beaver")
     _check_cube_value(state, game, action, 4)
     _shot(shots, game, "double", action.player, state)  # GNU Backgammon logs it so
-    state = _do(state, Beaver(), game, action, "BG-SCORE-4")
+    state = do(state, Beaver(), game, action, "BG-SCORE-4")
     answer = later[0].kind if later else None
     if answer in (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER):
         return state  # answered in the record (a second beaver is refused then)
     _shot(shots, game, "take", doubler, state)
-    return _do(state, Take(), game, action, "BG-SCORE-4")
+    return do(state, Take(), game, action, "BG-SCORE-4")
 
 
 def _replay_roll(
@@ -133,7 +134,7 @@ def _replay_roll(
     if state.phase is Phase.OPENING:
         if state.rules.opening is Opening.MODERN:
             if dice[0] == dice[1]:
-                raise _stop(
+                raise stop(
                     game,
                     action,
                     "BG-OPEN-1",
@@ -142,21 +143,21 @@ def _replay_roll(
                 )
             high, low = max(dice), min(dice)
             opening = (high, low) if action.player == 0 else (low, high)
-            state = _do(state, OpeningRoll(opening), game, action, "BG-OPEN-1")
+            state = do(state, OpeningRoll(opening), game, action, "BG-OPEN-1")
             state = dataclasses.replace(state, dice=dice)
         else:
             opening = (6, 1) if action.player == 0 else (1, 6)
-            state = _do(state, OpeningRoll(opening), game, action, "BG-OPEN-T")
-            state = _do(state, Roll(dice), game, action, "BG-OPEN-T")
+            state = do(state, OpeningRoll(opening), game, action, "BG-OPEN-T")
+            state = do(state, Roll(dice), game, action, "BG-OPEN-T")
     else:
         if state.on_roll != action.player:
-            raise _stop(
+            raise stop(
                 game,
                 action,
                 "BG-MOVE-7",
                 "a player rolled out of turn: the players take turns",
             )
-        state = _do(state, Roll(dice), game, action, "BG-CUBE-2")
+        state = do(state, Roll(dice), game, action, "BG-CUBE-2")
     before = state.position
     match_id = state.match_id
     if (
@@ -171,7 +172,7 @@ def _replay_roll(
         reason = found.reason
         if action.cannot_move and found.rule == "BG-MOVE-6":
             reason = f"'cannot move' was written, but {reason.split(' although ')[-1]}"
-        raise _stop(game, action, found.rule, reason)
+        raise stop(game, action, found.rule, reason)
     steps, result = found
     turns.append(
         Turn(
@@ -187,7 +188,7 @@ def _replay_roll(
             match_id,
         )
     )
-    return _do(state, Move(result), game, action, "BG-MOVE-6")
+    return do(state, Move(result), game, action, "BG-MOVE-6")
 
 
 def _resigns_after(later: tuple[MatAction, ...]) -> bool:

@@ -23,7 +23,7 @@ class Problem:
     reason: str
 
 
-class _Stop(Exception):
+class Stop(Exception):
     """Internal: the replay met a problem and stops there."""
 
     def __init__(self, problem: Problem) -> None:
@@ -39,22 +39,27 @@ def _rule_of(message: str, default: str) -> str:
     return found[-1] if found else default
 
 
-def _stop(game: MatGame, action: MatAction, rule: str, reason: str) -> _Stop:
-    return _Stop(Problem(game.number, action.number, action.line, action.text, rule, reason))
+def stop(game: MatGame, action: MatAction, rule: str, reason: str) -> Stop:
+    """The stop for a problem at ``action`` of ``game``, to be raised."""
+    return Stop(Problem(game.number, action.number, action.line, action.text, rule, reason))
 
 
-def _do(
+def do(
     state: MatchState, event: Event, game: MatGame, action: MatAction, default: str
 ) -> MatchState:
+    """``event`` applied to ``state``; an engine error becomes a stop naming its rule."""
     try:
         return apply(state, event)
     except HakemError as exc:
         rule = _rule_of(str(exc), default)
         # the report names the rule first: the engine's closing "(RULE)" would say it twice
         reason = str(exc).removesuffix(f" ({rule})")
-        raise _stop(game, action, rule, reason) from exc
+        raise stop(game, action, rule, reason) from exc
 
 
 __all__ = [
     "Problem",
+    "Stop",
+    "do",
+    "stop",
 ]

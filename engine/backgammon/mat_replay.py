@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from engine.backgammon.mat_game_replay import _replay_game
-from engine.backgammon.mat_problems import Problem, _Stop
+from engine.backgammon.mat_game_replay import replay_game
+from engine.backgammon.mat_problems import Problem, Stop
 from engine.backgammon.mat_reader import MatMatch
 from engine.backgammon.mat_replayed import Replay, ReplayedGame, Snapshot, Turn
 from engine.backgammon.match import NextGame, Phase, apply, new_match
@@ -89,7 +89,7 @@ def _replay(record: MatMatch, rules: Rules) -> Replay:
         crawford = False
         try:
             if state.phase is Phase.MATCH_OVER:
-                raise _Stop(
+                raise Stop(
                     Problem(
                         game.number,
                         0,
@@ -104,7 +104,7 @@ def _replay(record: MatMatch, rules: Rules) -> Replay:
                 state = apply(state, NextGame())
             crawford = state.crawford_game
             if game.score != state.score:
-                raise _Stop(
+                raise Stop(
                     Problem(
                         game.number,
                         0,
@@ -116,8 +116,8 @@ def _replay(record: MatMatch, rules: Rules) -> Replay:
                         f"{state.score[1]}",
                     )
                 )
-            state = _replay_game(state, game, turns, notes, shots)
-        except _Stop as stop:
+            state = replay_game(state, game, turns, notes, shots)
+        except Stop as stop:
             problem = stop.problem
         result = (
             state.results[-1] if state.results and state.results[-1].game == game.number else None

@@ -54,7 +54,7 @@ _set_move = Play.__dict__["_move"].__set__
 _set_board = Position.__dict__["board"].__set__
 
 
-def _make_play(before: Position, steps: Steps, result: tuple[int, ...]) -> Play:
+def make_play(before: Position, steps: Steps, result: tuple[int, ...]) -> Play:
     """Build a Play (and its result Position) without the dataclass __init__ overhead."""
     play = _new(Play)
     position = _new(Position)
@@ -66,7 +66,7 @@ def _make_play(before: Position, steps: Steps, result: tuple[int, ...]) -> Play:
     return play
 
 
-def _single_moves(b: list[int], d: int, limit: int) -> list[Step]:
+def single_moves(b: list[int], d: int, limit: int) -> list[Step]:
     """Legal single moves of die ``d`` on board ``b`` with origin <= ``limit``."""
     if b[25] > 0:
         dst = 25 - d
@@ -89,7 +89,7 @@ def _single_moves(b: list[int], d: int, limit: int) -> list[Step]:
     return out
 
 
-def _do(b: list[int], src: int, dst: int) -> bool:
+def do(b: list[int], src: int, dst: int) -> bool:
     """Make one move on ``b``; return whether it hit (to undo it)."""
     b[src] -= 1
     if dst:
@@ -101,7 +101,8 @@ def _do(b: list[int], src: int, dst: int) -> bool:
     return False
 
 
-def _undo(b: list[int], src: int, dst: int, hit: bool) -> None:
+def undo(b: list[int], src: int, dst: int, hit: bool) -> None:
+    """Take back a move :func:`do` made on ``b`` (``hit``: what it returned)."""
     b[src] += 1
     if dst:
         if hit:
@@ -136,9 +137,9 @@ def _plays_non_double(b: list[int], d1: int, d2: int) -> dict[tuple[int, ...], S
     two: dict[tuple[int, ...], Steps] = {}
     one: dict[int, dict[tuple[int, ...], Steps]] = {d1: {}, d2: {}}
     for first, second in ((d1, d2), (d2, d1)):
-        for s1, t1 in _single_moves(b, first, 25):
-            h1 = _do(b, s1, t1)
-            seconds = _single_moves(b, second, 25)
+        for s1, t1 in single_moves(b, first, 25):
+            h1 = do(b, s1, t1)
+            seconds = single_moves(b, second, 25)
             if seconds:
                 step1 = (s1, t1)
                 for step2 in seconds:
@@ -150,7 +151,7 @@ def _plays_non_double(b: list[int], d1: int, d2: int) -> dict[tuple[int, ...], S
                 key = tuple(b)
                 if key not in one[first]:
                     one[first][key] = ((s1, t1),)
-            _undo(b, s1, t1, h1)
+            undo(b, s1, t1, h1)
     if two:
         return two
     high, low = (d1, d2) if d1 > d2 else (d2, d1)
@@ -161,23 +162,23 @@ def _plays_double(b: list[int], d: int) -> dict[tuple[int, ...], Steps]:
     """Up to four moves of ``d`` with non-increasing origins; keep the longest plays."""
     found: dict[tuple[int, ...], Steps] = {}
     best = 0
-    for m1 in _single_moves(b, d, 25):
-        h1 = _do(b, m1[0], m1[1])
-        moves2 = _single_moves(b, d, m1[0])
+    for m1 in single_moves(b, d, 25):
+        h1 = do(b, m1[0], m1[1])
+        moves2 = single_moves(b, d, m1[0])
         if not moves2 and best <= 1:
             best = 1
             found.setdefault(tuple(b), (m1,))
         for m2 in moves2:
-            h2 = _do(b, m2[0], m2[1])
-            moves3 = _single_moves(b, d, m2[0])
+            h2 = do(b, m2[0], m2[1])
+            moves3 = single_moves(b, d, m2[0])
             if not moves3 and best <= 2:
                 if best < 2:
                     best = 2
                     found.clear()
                 found.setdefault(tuple(b), (m1, m2))
             for m3 in moves3:
-                h3 = _do(b, m3[0], m3[1])
-                moves4 = _single_moves(b, d, m3[0])
+                h3 = do(b, m3[0], m3[1])
+                moves4 = single_moves(b, d, m3[0])
                 if not moves4:
                     if best <= 3:
                         if best < 3:
@@ -191,9 +192,9 @@ def _plays_double(b: list[int], d: int) -> dict[tuple[int, ...], Steps]:
                     key = _key_after(b, m4[0], m4[1])
                     if key not in found:
                         found[key] = (m1, m2, m3, m4)
-                _undo(b, m3[0], m3[1], h3)
-            _undo(b, m2[0], m2[1], h2)
-        _undo(b, m1[0], m1[1], h1)
+                undo(b, m3[0], m3[1], h3)
+            undo(b, m2[0], m2[1], h2)
+        undo(b, m1[0], m1[1], h1)
     return found
 
 
@@ -207,7 +208,7 @@ def legal_plays(position: Position, dice: tuple[int, int]) -> list[Play]:
     d1, d2 = check_dice(dice)
     b = list(position.board)
     found = _plays_double(b, d1) if d1 == d2 else _plays_non_double(b, d1, d2)
-    return [_make_play(position, steps, key) for key, steps in found.items()]
+    return [make_play(position, steps, key) for key, steps in found.items()]
 
 
 def result_boards(position: Position, dice: tuple[int, int]) -> dict[tuple[int, ...], Steps]:
@@ -242,10 +243,10 @@ def partial_results(
         if need < 2:
             return out
         for die in (d1, d2):
-            for src, dst in _single_moves(b, die, 25):
-                hit = _do(b, src, dst)
+            for src, dst in single_moves(b, die, 25):
+                hit = do(b, src, dst)
                 out.setdefault(tuple(b), ((src, dst),))
-                _undo(b, src, dst, hit)
+                undo(b, src, dst, hit)
         return out
 
     def search(limit: int, steps: Steps) -> None:
@@ -253,10 +254,10 @@ def partial_results(
             return
         if steps:
             out.setdefault(tuple(b), steps)
-        for src, dst in _single_moves(b, d1, limit):
-            hit = _do(b, src, dst)
+        for src, dst in single_moves(b, d1, limit):
+            hit = do(b, src, dst)
             search(src, (*steps, (src, dst)))
-            _undo(b, src, dst, hit)
+            undo(b, src, dst, hit)
 
     search(25, ())
     return out

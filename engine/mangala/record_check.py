@@ -19,7 +19,7 @@ from engine.mangala.record import (
     TimeOut,
 )
 from engine.mangala.record_result import Problem, RecordCheck
-from engine.mangala.record_writer import _point_text
+from engine.mangala.record_writer import point_text
 from engine.mangala.scoring import Round, SetResult, set_result, time_out
 from engine.mangala.sowing import play
 
@@ -246,7 +246,7 @@ class _Replay:
                 None,
                 "MG-T-1",
                 f"the round's result is {self.round.winner} with points a "
-                f"{_point_text(points['a'])} b {_point_text(points['b'])}",
+                f"{point_text(points['a'])} b {point_text(points['b'])}",
             )
 
 

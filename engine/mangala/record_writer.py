@@ -52,12 +52,13 @@ def format_entry(entry: Entry) -> str:
         reason = one_line(entry.reason)
         return f"director {entry.number} end winner {entry.winner} {reason}".rstrip()
     return (
-        f"round end winner {entry.winner} points a {_point_text(entry.a_points)} "
-        f"b {_point_text(entry.b_points)}"
+        f"round end winner {entry.winner} points a {point_text(entry.a_points)} "
+        f"b {point_text(entry.b_points)}"
     )
 
 
-def _point_text(points: float) -> str:
+def point_text(points: float) -> str:
+    """Points as a record writes them: ``0.5`` or a whole number."""
     return "0.5" if points == 0.5 else str(int(points))
 
 
@@ -76,4 +77,5 @@ __all__ = [
     "format_position",
     "format_record",
     "one_line",
+    "point_text",
 ]

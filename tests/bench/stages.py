@@ -22,8 +22,8 @@ from vision.dice import board
 STAGES: dict[str, tuple[str, ...]] = {
     "candidates": ("hybrid_candidates", "spot_candidates"),
     "face fit": ("read_candidate",),
-    "face check, pose features": ("_die_face", "_recentred"),
-    "second chances": ("_second_chance", "_second_chance_around"),
+    "face check, pose features": ("die_face", "_recentred"),
+    "second chances": ("give_second_chance", "_second_chance_around"),
     "networks": ("_with_patch_opinion", "overruled"),
     "on checker": ("on_checker",),
 }

@@ -181,7 +181,7 @@ def main(argv: list[str]) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     """The figures of one run (:func:`main`'s arguments)."""
     timer = _PoseTimer()
-    setattr(face_check, "pose_features", timer)  # noqa: B010 - _face_finding calls it by this name
+    setattr(face_check, "pose_features", timer)  # noqa: B010 - face_finding calls it by this name
     try:
         print(f"cocked threshold {pose.cocked_threshold():.3f}")
         if args.demo:

@@ -66,6 +66,7 @@ from controller.referee.api import DieSeen
 from controller.referee.config import RecognitionSettings
 from controller.referee.dice_places import Sig, signature, unmatched
 from controller.runtime.view import table_dice
+from tests.conftest import SHARED_DATA
 from tests.eval.dice_photos import match
 from vision.board_reader import prepare, read_prepared
 from vision.calibration import Calibration
@@ -84,7 +85,7 @@ from vision.render import draw_canvas
 from vision.render.camera import camera_model, jpeg_round_trip, photograph
 from vision.throw import landing_problems
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
+SHARED = SHARED_DATA / "dice_photos"  # ../shared, or HAKEM_SHARED
 
 
 def _ratio(a: int, b: int) -> str:

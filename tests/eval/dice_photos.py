@@ -22,12 +22,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tests.conftest import SHARED_DATA
 from vision.dice.detect import DieFinding, find_dice
 from vision.dice.faces import face_scores
 from vision.dice.pips import find_pips
 from vision.dice.train import read_labels
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
+SHARED = SHARED_DATA / "dice_photos"  # ../shared, or HAKEM_SHARED
 RULES = ("iou>=0.5", "iou>=0.3", "iou>=0.2", "centre")
 
 Box = tuple[float, ...]

@@ -18,7 +18,7 @@ from vision.board_reader import (
     read_prepared,
 )
 from vision.calibration import Calibration
-from vision.checker_edges import _dominant, edge_maps
+from vision.checker_edges import dominant, edge_maps
 from vision.checkers import BY_CUBE
 from vision.config import CheckerConfig
 from vision.dice.synth import DiceScene, random_dice_scene
@@ -115,7 +115,7 @@ def test_grey_and_alpha_pictures_are_accepted() -> None:
 @pytest.mark.parametrize("ratio", [1.5, 1.2, 1.0, 0.75, 3.0])
 def test_rim_edges_are_those_steep_enough_exactly(ratio: float) -> None:
     a, b = np.random.default_rng(7).integers(0, 256, (2, 64, 64), dtype=np.uint8)
-    got = _dominant(a, b, 64, ratio)
+    got = dominant(a, b, 64, ratio)
     want = (a > 64) & (a.astype(np.float64) > ratio * b.astype(np.float64))
     assert got.dtype == np.uint8 and np.array_equal(got.astype(bool), want)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.cube import CubeProp, cube_place, zone_for
-from vision.cube_face import CUBE_VALUES, FACE_PX, _glyph, read_face
+from vision.cube_face import CUBE_VALUES, FACE_PX, number_glyph, read_face
 from vision.cube_search import find_cube_in_image
 from vision.dice.reading import image_to_mm
 from vision.dice.synth import random_dice_scene
@@ -22,7 +22,7 @@ FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_CO
 def test_face_read_at_every_quarter_turn(value: int, font: int) -> None:
     rng = np.random.default_rng(value * 10 + font)
     for k in range(4):
-        face = np.rot90(_glyph(value, 3 * FACE_PX, font), k)
+        face = np.rot90(number_glyph(value, 3 * FACE_PX, font), k)
         angle = float(rng.uniform(-6, 6))
         m = cv2.getRotationMatrix2D((1.5 * FACE_PX, 1.5 * FACE_PX), angle, 1.0)
         face = cv2.warpAffine(np.ascontiguousarray(face), m, face.shape[::-1], borderValue=255)
@@ -33,7 +33,7 @@ def test_face_read_at_every_quarter_turn(value: int, font: int) -> None:
 
 
 def test_light_numbers_on_a_dark_cube() -> None:
-    face = 255 - _glyph(16, 3 * FACE_PX, cv2.FONT_HERSHEY_DUPLEX)
+    face = 255 - number_glyph(16, 3 * FACE_PX, cv2.FONT_HERSHEY_DUPLEX)
     assert read_face(face)[0] == 16
 
 

@@ -12,7 +12,7 @@ import pytest
 from tests.eval.cube import PLACES, placed_scene
 from vision.board_reader import PreparedFrame, prepare
 from vision.calibration import Calibration
-from vision.cube_face import CUBE_VALUES, _glyph, face_match, read_face
+from vision.cube_face import CUBE_VALUES, face_match, number_glyph, read_face
 from vision.dice.board_pass import read_frame, read_frame_cube
 from vision.dice.synth import DiceScene, random_dice_scene
 
@@ -58,7 +58,7 @@ def test_face_read_off_centre_and_off_scale(value: int) -> None:
     """A face cut a little too large, too small or off centre (the square found about the
     number rather than the face's outline) still reads right, surely."""
     rng = np.random.default_rng(value)
-    glyph = _glyph(value, 200, cv2.FONT_HERSHEY_DUPLEX)
+    glyph = number_glyph(value, 200, cv2.FONT_HERSHEY_DUPLEX)
     big = np.full((400, 400), 255, np.uint8)
     big[100:300, 100:300] = glyph
     for _ in range(6):

@@ -224,7 +224,7 @@ def test_a_die_read_on_the_cube_face_is_settled_by_confidence() -> None:
 def test_a_checker_rim_needs_an_edge_all_round() -> None:
     """A die beside a stack once got "on a checker" from a circle the Hough vote made up out of
     the die's sides and the stack; a real checker's rim shows an edge nearly all round."""
-    from vision.dice.on_checker import RIM_SUPPORT_MIN, _rim_support
+    from vision.dice.on_checker import RIM_SUPPORT_MIN, rim_support
 
     def magnitude(arc_degrees: int) -> np.ndarray:
         img = np.full((120, 120), 90, np.uint8)
@@ -233,24 +233,24 @@ def test_a_checker_rim_needs_an_edge_all_round() -> None:
         gy = cv2.Sobel(img.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)
         return cv2.magnitude(gx, gy)
 
-    assert _rim_support(magnitude(360), 60, 60, 40, 60, 20) >= RIM_SUPPORT_MIN
-    assert _rim_support(magnitude(110), 60, 60, 40, 60, 20) < RIM_SUPPORT_MIN
+    assert rim_support(magnitude(360), 60, 60, 40, 60, 20) >= RIM_SUPPORT_MIN
+    assert rim_support(magnitude(110), 60, 60, 40, 60, 20) < RIM_SUPPORT_MIN
 
 
 def test_the_layout_fit_shortcut_rejects_only_what_cannot_fit() -> None:
     """The face reader skips the layout fit for pip groups whose distances from their mean
     match no layout within the limit: exact, so every group it skips fits no worse than
     the limit either way, and every group it fits gives the full fit's answer."""
-    from vision.dice.face_pips import _fit_or_reject, _layout, fit_face
+    from vision.dice.face_pips import fit_face, fit_or_reject, layout
 
     rng = np.random.default_rng(5)
     die, limit = 16.0, 0.16 * 16.0
     skipped = 0
     for trial in range(400):
         n = int(rng.integers(2, 7))
-        pts = _layout(n, die) + rng.normal(0.0, 0.4 if trial % 2 else 2.5, (n, 2))
+        pts = layout(n, die) + rng.normal(0.0, 0.4 if trial % 2 else 2.5, (n, 2))
         full = fit_face(pts, die)
-        quick = _fit_or_reject(pts, die, limit)
+        quick = fit_or_reject(pts, die, limit)
         if math.isinf(quick[0]):
             skipped += 1
             assert full[0] >= limit
@@ -396,7 +396,7 @@ def test_rail_leaning_dice_lie_clear_of_the_checkers() -> None:
                     continue  # only the dice leaning on the rail
                 if spec_spots is None:
                     spec = synth.random_scene(seed, hand_probability=0.0, hard=True, max_stack=5)
-                    spec_spots = synth._checker_spots(g, spec.contents)
+                    spec_spots = synth.checker_spots(g, spec.contents)
                 checked += 1
                 for x, y, slot in spec_spots:
                     if slot >= 0:

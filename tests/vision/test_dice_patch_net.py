@@ -184,9 +184,9 @@ def test_a_cocked_die_the_profile_model_reads_flat_is_caught_with_the_network(
     from vision.dice import board
     from vision.dice.board_die import BoardDie
     from vision.dice.reading import image_to_mm
-    from vision.dice.train_cocked import _scene
+    from vision.dice.train_cocked import training_scene
 
-    scene = _scene(2, 3_050_056)
+    scene = training_scene(2, 3_050_056)
     to_mm = image_to_mm(scene.corners, scene.geometry)
     truth = {(d.pips, d.flat) for d in scene.dice}
     assert truth == {(6, True), (5, False)}
@@ -210,9 +210,9 @@ def test_a_flat_die_the_profile_model_calls_cocked_is_left_in_doubt_by_the_netwo
     from vision.dice import board
     from vision.dice.board_die import BoardDie
     from vision.dice.reading import image_to_mm
-    from vision.dice.train_cocked import _scene
+    from vision.dice.train_cocked import training_scene
 
-    scene = _scene(1, 2_050_105)
+    scene = training_scene(1, 2_050_105)
     to_mm = image_to_mm(scene.corners, scene.geometry)
     assert {(d.pips, d.flat) for d in scene.dice} == {(5, True), (1, True)}
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from engine.errors import ImageError
+from tests.conftest import SHARED_DATA
 from vision.dice import pips as pips_module
 from vision.dice.detect import ONE_RING_SPREAD, DieFinding, blank_around, find_dice
 from vision.dice.faces import FIT_MAX, LAYOUTS, group_pips, layout_misfit
@@ -18,7 +19,7 @@ from vision.dice.pips import Pip, find_pips
 from vision.dice.train import read_labels
 
 HERE = Path(__file__).resolve().parents[1] / "data" / "dice"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
+SHARED = SHARED_DATA / "dice_photos"  # ../shared, or HAKEM_SHARED
 BUNDLED = sorted(HERE.glob("*.jpg"))
 
 

@@ -40,8 +40,8 @@ from vision.dice.train_cocked import (
     LOW_TILT,
     TRANSLUCENT,
     WHITE,
-    _scenes,
-    _second_chances,
+    scenes,
+    second_chances,
 )
 from vision.geometry import BoardGeometry, Canonical
 from vision.render.scene import BoardContents, random_contents
@@ -231,16 +231,16 @@ def test_table_throws_for_training_are_labelled_by_their_dice() -> None:
 
 def test_training_sees_the_second_chances_and_leaves_the_reader_as_it_was() -> None:
     """Training collects the reader's second-chance faces with the cocked threshold set aside
-    (``train_cocked._second_chances``) and puts the reader's own functions back afterwards."""
-    before = (board.__dict__["_second_chance"], board.__dict__["cocked_threshold"])
+    (``train_cocked.second_chances``) and puts the reader's own functions back afterwards."""
+    before = (board.__dict__["give_second_chance"], board.__dict__["cocked_threshold"])
     kept: list[FaceFinding] = []
-    with _second_chances(kept):
+    with second_chances(kept):
         assert board.__dict__["cocked_threshold"]() == 0.0
-        assert board.__dict__["_second_chance"] is not before[0]
-    assert (board.__dict__["_second_chance"], board.__dict__["cocked_threshold"]) == before
-    with pytest.raises(RuntimeError), _second_chances(kept):
+        assert board.__dict__["give_second_chance"] is not before[0]
+    assert (board.__dict__["give_second_chance"], board.__dict__["cocked_threshold"]) == before
+    with pytest.raises(RuntimeError), second_chances(kept):
         raise RuntimeError("restored on errors too")
-    assert board.__dict__["_second_chance"] is before[0]
+    assert board.__dict__["give_second_chance"] is before[0]
 
 
 def test_training_sets_the_second_chance_bar_aside_too(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -254,7 +254,7 @@ def test_training_sets_the_second_chance_bar_aside_too(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(second_chance, "second_chance_threshold", own_bar, raising=False)
     kept: list[FaceFinding] = []
-    with _second_chances(kept):
+    with second_chances(kept):
         assert second_chance.__dict__["second_chance_threshold"]() == 0.0
         assert board.__dict__["cocked_threshold"]() == 0.0
     assert second_chance.__dict__["second_chance_threshold"] is own_bar
@@ -272,7 +272,7 @@ def test_low_tilt_training_throws_hold_the_dice_asked_for() -> None:
     assert LOW_TILT[0] <= props[1].tilt_deg <= LOW_TILT[1]
     assert {(p.material, p.body_bgr) for p in props} == {DICE_STYLES[TRANSLUCENT[0]][:2]}
     assert [d.flat for d in scene.dice] == [True, False]
-    kinds = [(kind, scene.dice[0].material) for kind, scene in _scenes(0, 0, 0, 1)]
+    kinds = [(kind, scene.dice[0].material) for kind, scene in scenes(0, 0, 0, 1)]
     assert kinds == [(3, "opaque" if LOW_SEED0 % 3 == 0 else "translucent"), (4, "translucent")]
 
 
@@ -281,7 +281,7 @@ def test_white_low_tilt_training_throws_wear_each_white_style_in_turn() -> None:
     dice only, the tournament's white with red pips and the ivory with black, one after the
     other; three of four cocked."""
     assert {DICE_STYLES[i][0] for i in WHITE} == {"opaque"} and 1 in WHITE and 4 not in WHITE
-    seen = list(_scenes(0, 0, 0, 0, 2))
+    seen = list(scenes(0, 0, 0, 0, 2))
     assert [kind for kind, _ in seen] == [5, 5]
     bodies = []
     for _, scene in seen:

@@ -61,7 +61,7 @@ def test_the_network_is_shown_the_face_nearer_the_rail(
     to_mm = image_to_mm(scene.corners, g)
     from_mm = np.linalg.inv(to_mm)
     face = next(f for f in board.find_faces(scene.image, to_mm, g, spots=False)
-                if rail_face._at_rail(f, g) is not None)
+                if rail_face.way_to_rail(f, g) is not None)
     rail = rail_face.RailFace(3 if face.pips != 3 else 4, face.x_mm, face.y_mm + 4.0)
     named = rail.pips if named == 3 else (5 if rail.pips != 5 else 6)
     shown: list[tuple[float, float]] = []

@@ -44,7 +44,7 @@ def test_mean_of_a_few_is_numpys() -> None:
     rng = np.random.default_rng(2)
     for n in range(1, 10):
         values = rng.random(n).tolist()
-        assert face_pips._mean_of(values) == float(np.mean(values))
+        assert face_pips.mean_of(values) == float(np.mean(values))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -91,7 +91,7 @@ def test_outline_steps_for_several_centres_are_each_found_alone() -> None:
                                            centres[:, 1, None, None, None], 0.0, 16.0, 2.0,
                                            45.0)
     for i, (ox, oy) in enumerate(centres.tolist()):
-        edge, angle = face_outline._outline_step(gx, gy, ox, oy, 0.0, 16.0, 2.0, 45.0)
+        edge, angle = face_outline.outline_step(gx, gy, ox, oy, 0.0, 16.0, 2.0, 45.0)
         k = int(np.argmax(steps[i]))
         assert (float(steps[i, k]), float(turns[k])) == (edge, angle)
 
@@ -119,9 +119,9 @@ def test_recentring_several_hypotheses_at_once_is_each_alone() -> None:
     hypotheses = [(float(x), float(y), float(a)) for x, y, a in
                   zip(rng.uniform(-6, 6, 5), rng.uniform(-6, 6, 5), rng.uniform(-1, 1, 5),
                       strict=True)]
-    together = face_outline._recentre_many(gx, gy, hypotheses, 16.0, 2.0)
+    together = face_outline.recentre_many(gx, gy, hypotheses, 16.0, 2.0)
     for h, got in zip(hypotheses, together, strict=True):
-        assert face_outline._recentre(gx, gy, *h, 16.0, 2.0) == got
+        assert face_outline.recentre(gx, gy, *h, 16.0, 2.0) == got
 
 
 def test_percentiles_are_numpys() -> None:
@@ -146,8 +146,8 @@ def test_outlines_and_reads_at_several_places_are_each_alone() -> None:
     places = [(float(x), float(y), float(a), float(s)) for x, y, a, s in
               zip(rng.uniform(-6, 6, 6), rng.uniform(-6, 6, 6), rng.uniform(-1, 1, 6),
                   [45.0, 9.0, 45.0, 9.0, 9.0, 45.0], strict=True)]
-    outlines = face_outline._outlines_at(gx, gy, places, 16.0, 2.0)
-    assert outlines == [face_outline._outline_step(gx, gy, x, y, a, 16.0, 2.0, s)
+    outlines = face_outline.outlines_at(gx, gy, places, 16.0, 2.0)
+    assert outlines == [face_outline.outline_step(gx, gy, x, y, a, 16.0, 2.0, s)
                         for x, y, a, s in places]
     at = [(x, y, angle, edge) for (x, y, _, _), (edge, angle) in zip(places, outlines,
                                                                       strict=True)]

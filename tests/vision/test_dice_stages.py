@@ -36,7 +36,7 @@ def _reader(clock: list[float]) -> types.ModuleType:
             setattr(module, name, lambda *_a, **_k: spend(0.0))
     module.hybrid_candidates = candidates
     module.read_candidate = lambda *_a: spend(2.0)
-    module._second_chance = second_chance
+    module.give_second_chance = second_chance
     module.on_checker = lambda *_a: spend(0.5)
     return module
 
@@ -50,7 +50,7 @@ def test_each_stage_counts_its_own_time(monkeypatch: pytest.MonkeyPatch) -> None
     def read() -> None:
         for _ in module.hybrid_candidates():
             module.read_candidate()
-        module._second_chance()
+        module.give_second_chance()
         module.on_checker()
         now[0] += 0.25 / 1000.0  # the loop's own work: no stage's
 

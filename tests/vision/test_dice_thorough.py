@@ -15,7 +15,7 @@ from engine.errors import ConfigError
 from vision.cube import CubeProp
 from vision.dice.board_die import BoardDie
 from vision.dice.render import DieProp
-from vision.dice.reuse import FLAT_DOUBT, DiceMemory, _settle_doubt
+from vision.dice.reuse import FLAT_DOUBT, DiceMemory, settle_doubt
 from vision.render.scene import BoardContents
 
 # A throw of the 20-match evaluation (match6036606, demo camera seed 19) whose one, white with
@@ -99,7 +99,7 @@ def test_a_thorough_read_looks_for_a_leaning_die_around_the_raster_s_place() -> 
 # which the table then dropped as too unsure and the referee could not judge. The thorough
 # read from the pip spots finds the tilted face there. The cocked model fitted on moved patches
 # (since 4b21028) reads it cocked at once (p_cocked 0.91): no longer in doubt, so this picture
-# no longer reaches the settling (``_settle_doubt``, tested alone below); the test keeps the
+# no longer reaches the settling (``settle_doubt``, tested alone below); the test keeps the
 # outcome, a cocked three after the first read and after the thorough one.
 RAIL_SLOTS = ((0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 3),
               (0, 6), (0, 5), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 0), (1, 0), (0, 0),
@@ -126,13 +126,13 @@ def test_only_a_die_in_doubt_is_settled_and_only_by_a_tilted_face_at_its_place()
     near = 11.2
     doubt, sure = _die(100.0, True, FLAT_DOUBT), _die(100.0, True, FLAT_DOUBT - 0.01)
     tilted, far = _die(104.0, False, 0.99, 0.2), _die(112.0, False, 0.99, 0.3)
-    assert _settle_doubt(doubt, [far, tilted], near) is tilted
-    assert _settle_doubt(sure, [far, tilted], near) is sure  # not in doubt: kept
-    assert _settle_doubt(doubt, [far], near) is doubt  # nothing tilted at its place
-    assert _settle_doubt(doubt, [_die(101.0, True, 0.7)], near) is doubt  # read flat again
+    assert settle_doubt(doubt, [far, tilted], near) is tilted
+    assert settle_doubt(sure, [far, tilted], near) is sure  # not in doubt: kept
+    assert settle_doubt(doubt, [far], near) is doubt  # nothing tilted at its place
+    assert settle_doubt(doubt, [_die(101.0, True, 0.7)], near) is doubt  # read flat again
     cocked = _die(100.0, False, 0.95)
-    assert _settle_doubt(cocked, [_die(101.0, True, 0.0)], near) is cocked
+    assert settle_doubt(cocked, [_die(101.0, True, 0.0)], near) is cocked
     # the doubt is the referee's setting: a table that doubts from 0.4 settles this one too
-    assert _settle_doubt(sure, [far, tilted], near, doubt=0.4) is tilted
+    assert settle_doubt(sure, [far, tilted], near, doubt=0.4) is tilted
     with pytest.raises(ConfigError, match=r"doubt must be between 0 and 1, not 1\.5"):
         DiceMemory().read_thoroughly(1.5)

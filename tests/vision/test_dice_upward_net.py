@@ -67,9 +67,9 @@ def test_only_a_die_read_cocked_is_overruled(monkeypatch: pytest.MonkeyPatch) ->
     # checker; a network answering "three" for every patch changes the five only
     from vision.dice import board
     from vision.dice.reading import image_to_mm
-    from vision.dice.train_cocked import _scene
+    from vision.dice.train_cocked import training_scene
 
-    scene = _scene(2, 3_050_056)
+    scene = training_scene(2, 3_050_056)
     to_mm = image_to_mm(scene.corners, scene.geometry)
     monkeypatch.setattr(board, "upward_model", lambda: _constant_model(3, 0.99, 0.5))
     dice = board.read_board_dice(scene.image, to_mm, scene.geometry)
@@ -138,9 +138,9 @@ def test_a_tilted_die_the_grid_misreads_is_named_by_the_network(
     from vision.dice import board
     from vision.dice.board_die import BoardDie
     from vision.dice.reading import image_to_mm
-    from vision.dice.train_cocked import _scene
+    from vision.dice.train_cocked import training_scene
 
-    scene = _scene(0, seed)
+    scene = training_scene(0, seed)
     to_mm = image_to_mm(scene.corners, scene.geometry)
     tilted = next(d for d in scene.dice if not d.flat and d.pips == truth)
 

@@ -22,8 +22,8 @@ from vision.dice.face_fit import (
     read_candidate,
     warp_patch,
 )
-from vision.dice.face_outline import _recentre
-from vision.dice.face_pips import PatchPip, _dog, choose_face, fit_face
+from vision.dice.face_outline import recentre
+from vision.dice.face_pips import PatchPip, choose_face, fit_face, patch_dog
 from vision.dice.pip_grid import PATTERNS, grid_read
 from vision.dice.pips import to_gray
 from vision.dice.reading import image_to_mm
@@ -127,7 +127,7 @@ def test_recentre_moves_a_centre_onto_the_outline(ox: float, oy: float, angle: f
     sm = cv2.GaussianBlur(img, (3, 3), 0).astype(np.float32)
     gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-    x, y, edge = _recentre(gx, gy, cx + ox, cy + oy, angle, DIE, ppm)
+    x, y, edge = recentre(gx, gy, cx + ox, cy + oy, angle, DIE, ppm)
     assert math.hypot(x - cx, y - cy) <= 1.0
     assert edge > 5.0
 
@@ -176,7 +176,7 @@ def test_read_candidate_reads_flat_dice_from_near_their_centre(
 
 def test_a_face_read_off_its_centre_is_recentred() -> None:
     """Training seed 1,000,193: a translucent five lying on a checker, its candidate 4.5 mm
-    off it. Before the outline's pull (``_recentre``) it was read as a one centred 5.6 mm
+    off it. Before the outline's pull (``recentre``) it was read as a one centred 5.6 mm
     off the die; moved onto its outline, the five is read."""
     from vision.dice.board import read_board_dice
 
@@ -351,6 +351,6 @@ def test_a_foreshortened_face_is_no_one(value: int, squash: float) -> None:
     gray, from_mm = _drawn_die(value, 220, 30, 90, 0.0, squash=squash)
     n = round(FACE_MM * FACE_PPM)
     patch = warp_patch(gray, from_mm, 40.0, 40.0, FACE_MM, FACE_PPM)
-    value_read, score, _ = grid_read(_dog(patch, DIE, FACE_PPM), 0.0, 0.0, 0.0, DIE, FACE_PPM)
+    value_read, score, _ = grid_read(patch_dog(patch, DIE, FACE_PPM), 0.0, 0.0, 0.0, DIE, FACE_PPM)
     assert patch.shape == (n, n)
     assert value_read != 1 or score <= 0.0

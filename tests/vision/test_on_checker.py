@@ -9,7 +9,7 @@ import numpy as np
 
 from vision.dice.on_checker import on_checker
 from vision.dice.reading import image_to_mm
-from vision.dice.synth import _checker_spots, random_dice_scene
+from vision.dice.synth import checker_spots, random_dice_scene
 
 
 def test_dice_on_checkers_and_beside_stacks() -> None:
@@ -24,7 +24,7 @@ def test_dice_on_checkers_and_beside_stacks() -> None:
         assert scene.frame is not None
         g = scene.geometry
         from_mm = np.linalg.inv(image_to_mm(scene.corners, g))
-        spots = _checker_spots(g, scene.frame.spec.contents)
+        spots = checker_spots(g, scene.frame.spec.contents)
         for die in scene.dice:
             called = on_checker(scene.image, from_mm, die.x_mm, die.y_mm, g)
             if die.on_checker:

@@ -13,7 +13,7 @@ import pytest
 
 from vision.dice import face_check, train_cocked
 from vision.dice.pose import FEATURE_COUNT
-from vision.dice.train_cocked import _jittered, collect, fit_with_threshold, shifted
+from vision.dice.train_cocked import collect, fit_with_threshold, jittered, shifted
 
 
 def test_a_shifted_patch_moves_its_contents_and_nothing_else() -> None:
@@ -39,7 +39,7 @@ def test_training_judges_moved_copies_of_every_face_and_puts_the_reader_back() -
     for copy, source in zip(rows["moved_pose"], rows["moved_source"], strict=True):
         assert not np.array_equal(copy, rows["pose"][source])
         assert np.isfinite(copy).all()
-    with pytest.raises(RuntimeError), _jittered(1, np.random.default_rng(0), {}):
+    with pytest.raises(RuntimeError), jittered(1, np.random.default_rng(0), {}):
         assert face_check.__dict__["pose_features"] is not before
         raise RuntimeError("put back on errors too")
     assert face_check.__dict__["pose_features"] is before
@@ -101,13 +101,13 @@ def test_the_rows_do_not_depend_on_how_many_processes_render_them() -> None:
 def test_the_two_newest_kinds_lean_where_they_say() -> None:
     """Kind 6 leans a die on the rail (or lays it flat beside it) whatever checkers the half
     holds; kind 7 leans a one, two or three on something above it in the picture."""
-    g = train_cocked._scene(6, train_cocked.RAIL_SEED0 + 1).geometry
+    g = train_cocked.training_scene(6, train_cocked.RAIL_SEED0 + 1).geometry
     for seed in range(train_cocked.RAIL_SEED0, train_cocked.RAIL_SEED0 + 6):
-        die = train_cocked._scene(6, seed).dice[1]
+        die = train_cocked.training_scene(6, seed).dice[1]
         assert min(die.y_mm, g.height_mm - die.y_mm) < 16.0
         assert die.flat == (seed % 4 == 0)
     for seed in range(train_cocked.FACING_SEED0, train_cocked.FACING_SEED0 + 4):
-        scene = train_cocked._scene(7, seed)
+        scene = train_cocked.training_scene(7, seed)
         first, second = scene.dice
         assert first.flat and not second.flat and second.pips in (1, 2, 3)
         prop = scene.frame.spec.props[1] if scene.frame else None

@@ -75,8 +75,8 @@ import cv2
 import numpy as np
 
 from vision.dice.board_die import BoardDie, pip_evidence, pose_factor
-from vision.dice.candidates import _apply, hybrid_candidates, spot_candidates
-from vision.dice.face_check import FaceMemo, _die_face
+from vision.dice.candidates import apply, hybrid_candidates, spot_candidates
+from vision.dice.face_check import FaceMemo, die_face
 from vision.dice.face_fit import (
     ALIGNED_MM,
     ALIGNED_PX_PER_MM,
@@ -89,8 +89,8 @@ from vision.dice.face_fit import (
 from vision.dice.on_checker import on_checker
 from vision.dice.patch_net import joint_logit, patch_logit, patch_model, with_patch
 from vision.dice.pose import cocked_threshold, p_cocked
-from vision.dice.rail_face import _at_rail, upward_at_rail
-from vision.dice.second_chance import _may_be_cocked, _second_chance, _tilt_allowed
+from vision.dice.rail_face import upward_at_rail, way_to_rail
+from vision.dice.second_chance import give_second_chance, may_be_cocked, tilt_allowed
 from vision.dice.upward_net import overruled, upward_face, upward_model
 from vision.geometry import BoardGeometry
 
@@ -184,12 +184,12 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         if read is None or read.score < MIN_GRID_SCORE:
             pending.append((cx, cy, read))
             continue
-        finding = _die_face(colour, from_mm, cx, cy, read, die, found, all_candidates, memo)
+        finding = die_face(colour, from_mm, cx, cy, read, die, found, all_candidates, memo)
         if finding is not None:
             if finding.score < WEAK_FACE_SCORE:
                 again = _recentred(colour, gray, from_mm, finding, g, found, all_candidates,
                                    memo)
-                if again is None and not all_candidates and _tilt_allowed(cx, cy, die,
+                if again is None and not all_candidates and tilt_allowed(cx, cy, die,
                                                                           tilted_near):
                     again = _cocked_beside(colour, gray, to_mm, from_mm, finding, g, found,
                                            memo)
@@ -201,13 +201,13 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
         # after every candidate's usual read (never in a die's place), the most probable first
         budget = MAX_THOROUGH_CANDIDATES if thorough else MAX_SECOND_CANDIDATES
         for cx, cy, read in pending:
-            if not _may_be_cocked(cx, cy, g, found) or not _tilt_allowed(cx, cy, die,
+            if not may_be_cocked(cx, cy, g, found) or not tilt_allowed(cx, cy, die,
                                                                          tilted_near):
                 continue  # no die can be given a second chance there: it costs no budget
             if budget == 0:
                 break
             budget -= 1
-            finding = _second_chance(colour, gray, from_mm, cx, cy, read, g, found, memo)
+            finding = give_second_chance(colour, gray, from_mm, cx, cy, read, g, found, memo)
             if finding is None and thorough:
                 finding = _second_chance_around(colour, gray, from_mm, cx, cy, g, found, memo)
             if finding is not None:
@@ -240,7 +240,7 @@ def _cocked_beside(colour: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
         read = read_candidate(gray, from_mm, cx, cy, die)
         if read is None or read.score < MIN_GRID_SCORE:
             continue
-        face = _die_face(colour, from_mm, cx, cy, read, die, found, False, memo)
+        face = die_face(colour, from_mm, cx, cy, read, die, found, False, memo)
         if (face is not None and face.score >= WEAK_FACE_SCORE and beside(face.x_mm, face.y_mm)
                 and _cocked_opinion(colour, from_mm, face, g, threshold, memo)[0] >= threshold):
             return face
@@ -264,7 +264,7 @@ def _cocked_opinion(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
         return warp_patch(colour, from_mm, face.x_mm, face.y_mm, ALIGNED_MM, ALIGNED_PX_PER_MM,
                           face.angle)
 
-    p, z = _with_patch_opinion(aligned, p_cocked(face), threshold, _at_rail(face, g) is None)
+    p, z = _with_patch_opinion(aligned, p_cocked(face), threshold, way_to_rail(face, g) is None)
     return p, z, aligned
 
 
@@ -279,7 +279,7 @@ def _recentred(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, weak: 
     read = read_candidate(gray, from_mm, weak.x_mm, weak.y_mm, die)
     if read is None or read.score < WEAK_FACE_SCORE:
         return None
-    return _die_face(colour, from_mm, weak.x_mm, weak.y_mm, read, die, found, all_candidates,
+    return die_face(colour, from_mm, weak.x_mm, weak.y_mm, read, die, found, all_candidates,
                      memo)
 
 
@@ -294,7 +294,7 @@ def _second_chance_around(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndar
         x, y = cx + THOROUGH_RING_MM * math.cos(a), cy + THOROUGH_RING_MM * math.sin(a)
         read = read_candidate(gray, from_mm, x, y, die,
                               kept=memo.candidates if memo is not None else None)
-        finding = _second_chance(colour, gray, from_mm, x, y, read, g, found, memo)
+        finding = give_second_chance(colour, gray, from_mm, x, y, read, g, found, memo)
         if finding is not None:
             return finding
     return None
@@ -360,7 +360,7 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
         p, z, aligned = _cocked_opinion(colour, from_mm, f, g, threshold, memo)
         # a tilted die's grid read sees part of its upward face (a two as a one)
         pips = cocked_pips(colour, gray, from_mm, f, aligned, g) if p >= threshold else f.pips
-        centre_px = _apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
+        centre_px = apply(from_mm, np.array([[f.x_mm, f.y_mm]]))[0]
         fit = 1.0 - f.residual / (0.16 * g.die_size_mm)
         confidence = float(np.clip(0.5 + 0.5 * fit, 0, 1) * pip_evidence(f)
                            * pose_factor(p, threshold))

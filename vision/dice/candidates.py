@@ -39,15 +39,16 @@ READ_THRESHOLD = 0.6  # ray-model probability below which a raster candidate is 
 SPOT_MIN_P = 0.8  # and below which no pip spots are looked for around it
 
 
-def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+def apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points (N, 2) mapped by the homography ``h``."""
     p = np.asarray(pts, np.float64).reshape(-1, 1, 2)
     out: np.ndarray = cv2.perspectiveTransform(p, h).reshape(-1, 2)
     return out
 
 
-def _local_scale(from_mm: np.ndarray, x: float, y: float) -> float:
+def local_scale(from_mm: np.ndarray, x: float, y: float) -> float:
     """Image pixels per board millimetre around (x, y)."""
-    p = _apply(from_mm, np.array([[x, y], [x + 10.0, y], [x, y + 10.0]]))
+    p = apply(from_mm, np.array([[x, y], [x + 10.0, y], [x, y + 10.0]]))
     return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 20.0)
 
 
@@ -102,7 +103,7 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     over the whole case or only in ``window`` (x0, y0, x1, y1 board mm)."""
     outer = geometry.outer_rect
     wx0, wy0, wx1, wy1 = window or (outer.x0, outer.y0, outer.x1, outer.y1)
-    corners = _apply(from_mm, np.array([[wx0, wy0], [wx1, wy0], [wx1, wy1], [wx0, wy1]]))
+    corners = apply(from_mm, np.array([[wx0, wy0], [wx1, wy0], [wx1, wy1], [wx0, wy1]]))
     h, w = gray.shape
     x0 = int(max(0, np.floor(corners[:, 0].min())))
     y0 = int(max(0, np.floor(corners[:, 1].min())))
@@ -111,7 +112,7 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     if x1 - x0 < 16 or y1 - y0 < 16:
         return []
     roi = gray[y0:y1, x0:x1].astype(np.float32)
-    scale = _local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2)
+    scale = local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2)
     die_px = geometry.die_size_mm * scale
     radius = PIP_RADIUS * geometry.die_size_mm * scale
     s1 = max(0.7, radius / 1.414)
@@ -156,14 +157,14 @@ def spot_candidates(gray: np.ndarray, to_mm: np.ndarray, from_mm: np.ndarray,
     if not out:
         return []
     out.sort(key=lambda t: -t[0])
-    mm = _apply(to_mm, np.array([c for _, c in out[:MAX_CANDIDATES]]))
+    mm = apply(to_mm, np.array([c for _, c in out[:MAX_CANDIDATES]]))
     keep = ((mm[:, 0] > outer.x0) & (mm[:, 0] < outer.x1)
             & (mm[:, 1] > outer.y0) & (mm[:, 1] < outer.y1))
     return [(float(x), float(y)) for x, y in mm[keep]]
 
 
 @lru_cache(maxsize=4)
-def _raster_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, halve: bool
+def raster_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, halve: bool
                  ) -> tuple[Canonical, np.ndarray, np.ndarray]:
     """The whole case as a top-down raster at the raster model's scale (trays and frame
     included) and its remap tables (fixed point) from the camera frame, halved first when
@@ -210,10 +211,10 @@ def scored_raster_candidates(image: np.ndarray, from_mm: np.ndarray, geometry: B
                              threshold: float = RASTER_THRESHOLD
                              ) -> list[tuple[float, float, float]]:
     """:func:`raster_candidates` with the ray model's probability: (x mm, y mm, p)."""
-    halve = _local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2) \
+    halve = local_scale(from_mm, geometry.width_mm / 2, geometry.height_mm / 2) \
         >= 2.0 * RASTER_PPM and min(image.shape[:2]) >= 64
     key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
-    canonical, m1, m2 = _raster_warp(key, geometry, bool(halve))
+    canonical, m1, m2 = raster_warp(key, geometry, bool(halve))
     src = cv2.pyrDown(image) if halve else image
     bgr = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     found = die_candidates(bgr, RASTER_PPM, threshold=threshold, die_mm=geometry.die_size_mm)

@@ -13,7 +13,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.dice.candidates import _local_scale
+from vision.dice.candidates import local_scale
 from vision.dice.pips import to_gray
 from vision.dice.raster import nonzero_2d, topdown_maps
 from vision.geometry import BoardGeometry, Canonical
@@ -48,7 +48,7 @@ MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is rea
 
 
 @functools.lru_cache(maxsize=4)
-def _inverse(to_mm: bytes) -> np.ndarray:
+def inverse(to_mm: bytes) -> np.ndarray:
     """The inverse of a 3x3 homography (float64 bytes), worked out once per camera set-up
     (the camera and the board stay put); not to be written to."""
     out: np.ndarray = np.linalg.inv(np.frombuffer(to_mm, np.float64).reshape(3, 3))
@@ -69,7 +69,7 @@ def _change_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, shape: tup
     tables from the halved frame; kept per camera set-up."""
     canonical = Canonical.whole_board(geometry, CHANGE_PPM)
     h = np.array(from_mm, np.float64).reshape(3, 3)
-    scale = _local_scale(h, geometry.width_mm / 2, geometry.height_mm / 2)
+    scale = local_scale(h, geometry.width_mm / 2, geometry.height_mm / 2)
     halvings = 0
     size = min(shape)
     while scale / 2 >= CHANGE_PPM * HALVE_ABOVE and size >= 128:
@@ -198,7 +198,7 @@ def absorb(ref: np.ndarray, now: np.ndarray, changed: np.ndarray) -> None:
     np.copyto(ref, now, where=quiet)
 
 
-def _component_boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
+def component_boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     """The bounding boxes (x, y, w, h px) of a mask's 8-connected parts (a part lying inside
     another's hole is left out: its box lies in the other's)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -209,7 +209,7 @@ def _component_boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def _box(canonical: Canonical, shape: tuple[int, ...], x: float, y: float, half_mm: float
+def change_map_box(canonical: Canonical, shape: tuple[int, ...], x: float, y: float, half_mm: float
          ) -> tuple[int, int, int, int]:
     """Change-map pixels (u0, v0, u1, v1; end exclusive) of a square about (x, y) mm."""
     u0, v0 = canonical.mm_to_px(x - half_mm, y - half_mm)

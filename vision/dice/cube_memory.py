@@ -19,7 +19,7 @@ import numpy as np
 
 from vision.cube import CubeReading
 from vision.cube_search import cube_patch
-from vision.dice.change_map import MAX_CHANGED_SHARE, _component_boxes, absorb, change_mask
+from vision.dice.change_map import MAX_CHANGED_SHARE, absorb, change_mask, component_boxes
 from vision.geometry import Canonical
 
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
@@ -56,7 +56,7 @@ def _cube_boxes(changed: np.ndarray, canonical: Canonical
     least = MIN_CUBE_CHANGE * side * canonical.px_per_mm
     half = 0.5 * side
     out = []
-    for x, y, w, h in _component_boxes(changed.astype(np.uint8)):
+    for x, y, w, h in component_boxes(changed.astype(np.uint8)):
         if w >= least or h >= least:
             x0, y0 = canonical.px_to_mm(x - 0.5, y - 0.5)
             x1, y1 = canonical.px_to_mm(x + w - 0.5, y + h - 0.5)

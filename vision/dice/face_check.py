@@ -1,4 +1,4 @@
-"""A face read checked for a die's (:func:`_die_face`, :func:`_face_finding`): not where a face was
+"""A face read checked for a die's (:func:`die_face`, :func:`face_finding`): not where a face was
 found, uniform enough (not board texture), its pose features worked out and, for the usual
 read, passed by the die model; and the frame's work on faces kept for the steps after it
 (:class:`FaceMemo`).
@@ -25,8 +25,8 @@ from vision.dice.pips import to_gray
 from vision.dice.pose import (
     MAX_FACE_SPREAD,
     MIN_P_DIE,
-    _threshold,
     face_spread,
+    model_threshold,
     p_die,
     pose_features,
 )
@@ -58,23 +58,23 @@ class FaceMemo:
         return self.gray_frame[1]
 
 
-def _die_face(colour: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, read: FaceRead,
+def die_face(colour: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, read: FaceRead,
               die: float, found: list[FaceFinding], all_candidates: bool,
               memo: FaceMemo) -> FaceFinding | None:
     """The face ``read`` from (cx, cy) with its pose features, when it is a die's (the die
     model passes it, unless ``all_candidates``); else None."""
     pts = np.array([[(j - 1) * PIP_OFFSET * die, (i - 1) * PIP_OFFSET * die]
                     for i, j in zip(*np.nonzero(read.mask), strict=True)]).reshape(-1, 2)
-    finding = _face_finding(colour, from_mm, cx + read.dx, cy + read.dy, read.angle,
+    finding = face_finding(colour, from_mm, cx + read.dx, cy + read.dy, read.angle,
                             read.value, pts, read.score, read.residual, read.contrast, die,
                             found, all_candidates, memo=memo)
-    if finding is None or not (all_candidates or p_die(finding) >= max(_threshold("die"),
+    if finding is None or not (all_candidates or p_die(finding) >= max(model_threshold("die"),
                                                                        MIN_P_DIE)):
         return None
     return finding
 
 
-def _face_finding(colour: np.ndarray, from_mm: np.ndarray, x_mm: float, y_mm: float,
+def face_finding(colour: np.ndarray, from_mm: np.ndarray, x_mm: float, y_mm: float,
                   angle: float, value: int, pts: np.ndarray, gscore: float, residual: float,
                   contrast: float, die: float, found: list[FaceFinding], all_candidates: bool,
                   max_spread: float = MAX_FACE_SPREAD,

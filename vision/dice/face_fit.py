@@ -15,22 +15,20 @@ import cv2
 import numpy as np
 
 from vision.dice.face_outline import (
-    _body_centre,
-    _outline_step,
-    _outlines_at,
-    _pixels,
-    _recentre_many,
+    body_centre,
+    outline_step,
+    outlines_at,
+    pixels,
+    recentre_many,
 )
-from vision.dice.face_pips import PatchPip, _dog, _mean_of, _pips_from_dog, choose_face
+from vision.dice.face_pips import PatchPip, choose_face, mean_of, patch_dog, pips_from_dog
 from vision.dice.pip_grid import PATTERNS, grid_read_many, grid_read_turned
 from vision.dice.render import PIP_OFFSET, PIP_RADIUS
 
-PATCH_PX_PER_MM = 4.0
 PATCH_MM = 40.0
 ALIGNED_PX_PER_MM = 4.0
 ALIGNED_MM = 36.0
 MIN_EDGE = 1.2  # mean grey step per patch pixel along the face outline
-MIN_PIP_CONTRAST = 0.09
 MIN_GRID_SCORE = 0.045  # pip evidence at the pattern's places over the empty places
 
 
@@ -152,8 +150,8 @@ def face_spread(patch: np.ndarray, read: FaceRead, die_mm: float, ppm: float) ->
     n = patch.shape[0]
     u, v = _face_samples_kept(die_mm)
     ca, sa = math.cos(read.angle), math.sin(read.angle)
-    x = _pixels(read.dx + u * ca - v * sa, n, ppm)
-    y = _pixels(read.dy + u * sa + v * ca, n, ppm)
+    x = pixels(read.dx + u * ca - v * sa, n, ppm)
+    y = pixels(read.dy + u * sa + v * ca, n, ppm)
     values = np.sort(patch[y, x].astype(np.float32))
     return _quantile(values, 0.9) - _quantile(values, 0.1)
 
@@ -234,7 +232,7 @@ def _ready_reads(gx: np.ndarray, gy: np.ndarray, dog: np.ndarray,
     """For :func:`read_candidate`: the outline (edge step at the aligned scale, angle) of every
     start from ``first`` on, and its read on the pip grid where the outline is clear enough
     (None otherwise), all at once."""
-    outlines = _outlines_at(gx, gy, starts[first:], die_mm, ppm)
+    outlines = outlines_at(gx, gy, starts[first:], die_mm, ppm)
     edges = [(edge * to_aligned, angle) for edge, angle in outlines]
     clear = [i for i, (edge, _) in enumerate(edges) if edge >= MIN_EDGE]
     reads = _reads_at(dog, [(starts[first + i][0], starts[first + i][1], edges[i][1],
@@ -246,7 +244,7 @@ def _ready_reads(gx: np.ndarray, gy: np.ndarray, dog: np.ndarray,
 @dataclass(frozen=True)
 class CandidatePatch:
     """A candidate's top-down patch (:data:`FACE_MM` square around it) and its pip-scale
-    difference of Gaussians (:func:`_dog`)."""
+    difference of Gaussians (:func:`patch_dog`)."""
 
     patch: np.ndarray
     dog: np.ndarray
@@ -266,7 +264,7 @@ def candidate_patch(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     found = kept.get(key) if kept is not None else None
     if found is None:
         patch = warp_patch(gray, from_mm, cx, cy, FACE_MM, ppm)
-        found = CandidatePatch(patch, _dog(patch, die_mm, ppm))
+        found = CandidatePatch(patch, patch_dog(patch, die_mm, ppm))
         if kept is not None:
             kept[key] = found
     return found
@@ -292,7 +290,7 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     pips is read even where its outline is faint (a black die on a black checker), a lone pip
     down to :data:`FAINT_ONE_EDGE`. When some hypothesis shows pip evidence
     (:data:`RECENTRE_MIN_SCORE`), each is also moved to its strongest outline nearby
-    (:func:`_recentre`), its angle refined there (:data:`RECENTRE_TURN_DEG`), and read again;
+    (:func:`recentre`), its angle refined there (:data:`RECENTRE_TURN_DEG`), and read again;
     such a read counts only with :data:`MIN_GRID_SCORE`, if the pips bear it out and its face
     is about one colour (:data:`MAX_MOVED_SPREAD`), so that an outline beside board texture
     does not turn texture into a die. On 400 throws of the training range (seeds
@@ -305,7 +303,7 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     at = candidate_patch(gray, from_mm, cx, cy, die_mm, ppm, kept)
     patch, dog = at.patch, at.dog
     radius = PIP_RADIUS * die_mm * ppm
-    pips = _pips_from_dog(dog, radius, ppm, PATCH_MM / 2)
+    pips = pips_from_dog(dog, radius, ppm, PATCH_MM / 2)
     face = choose_face(pips, die_mm)
     sm = cv2.GaussianBlur(patch, (3, 3), 0).astype(np.float32)
     gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
@@ -319,7 +317,7 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     if face is not None:
         members, residual, fx, fy, a0 = face
         fitted = len(members)
-        contrast = _mean_of([p.contrast for p in members])
+        contrast = mean_of([p.contrast for p in members])
         starts.append((fx, fy, a0, 45.0 if fitted < 2 else 9.0))
     starts.append((0.0, 0.0, 0.0, 45.0))
     lone = None  # a fitted layout's strongest pip, as a one's centre (the layout may be wrong)
@@ -338,7 +336,7 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
         k += 1
         if k == len(starts) and len(starts) < 3:
             # the die body's centre, looked for only when the hypotheses so far left a doubt
-            bx, by = _body_centre(patch, die_mm, ppm, max(1, round(ppm)))
+            bx, by = body_centre(patch, die_mm, ppm, max(1, round(ppm)))
             if math.hypot(bx, by) > 1.0:
                 starts.append((bx, by, 0.0, 45.0))
             if lone is not None:
@@ -352,7 +350,7 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
                 continue
             read = found
         else:
-            edge, angle = _outline_step(gx, gy, x0, y0, a, die_mm, ppm, search)
+            edge, angle = outline_step(gx, gy, x0, y0, a, die_mm, ppm, search)
             edge *= to_aligned
             if edge < MIN_EDGE and not (k == 1 and (fitted >= 2 or (
                     fitted == 1 and edge >= FAINT_ONE_EDGE))):
@@ -382,9 +380,9 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
         return best  # no die here by its own hypotheses: an outline nearby is not one
     # every hypothesis moved to its outline (unless it is there already) is read again
     moved = [(rx, ry, angle, RECENTRE_TURN_DEG) for (x0, y0, angle), (rx, ry, _) in
-             zip(hypotheses, _recentre_many(gx, gy, hypotheses, die_mm, ppm), strict=True)
+             zip(hypotheses, recentre_many(gx, gy, hypotheses, die_mm, ppm), strict=True)
              if math.hypot(rx - x0, ry - y0) >= 1.0]
-    outlines = _outlines_at(gx, gy, moved, die_mm, ppm)
+    outlines = outlines_at(gx, gy, moved, die_mm, ppm)
     for read in _reads_at(dog, [(rx, ry, angle, edge * to_aligned) for (rx, ry, _, _), (edge, angle)
                                 in zip(moved, outlines, strict=True)],
                           die_mm, ppm, residual, contrast):

@@ -1,6 +1,6 @@
 """A die face's square outline in a top-down patch: the angle that makes its edge step
-strongest (:func:`_outline_step` and its batched forms), the face centre moved to its outline
-(:func:`_recentre`) and the die body's centre (:func:`_body_centre`): how the face read
+strongest (:func:`outline_step` and its batched forms), the face centre moved to its outline
+(:func:`recentre`) and the die body's centre (:func:`body_centre`): how the face read
 (``vision.dice.face_fit``) places and turns each centre hypothesis.
 """
 
@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 
-def _body_centre(gray: np.ndarray, die_mm: float, ppm: float, f: int = 4
+def body_centre(gray: np.ndarray, die_mm: float, ppm: float, f: int = 4
                  ) -> tuple[float, float]:
     """Where the die's body is around the patch centre (mm from it): the strongest die-scale
     blob (difference of Gaussians, either polarity) within half a die of the centre.
@@ -51,7 +51,7 @@ def _outline_angle(gray: np.ndarray, angle: float, die_mm: float, ppm: float,
     g = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3) / 8.0
     gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-    return _outline_step(gx, gy, 0.0, 0.0, angle, die_mm, ppm, search_deg)
+    return outline_step(gx, gy, 0.0, 0.0, angle, die_mm, ppm, search_deg)
 
 
 @lru_cache(maxsize=4)
@@ -73,7 +73,7 @@ def _search_turns(search_deg: float) -> np.ndarray:
     return out
 
 
-def _pixels(mm: np.ndarray, n: int, ppm: float) -> np.ndarray:
+def pixels(mm: np.ndarray, n: int, ppm: float) -> np.ndarray:
     """The patch pixels (side ``n``, truncated and kept inside it) of places ``mm`` from its
     centre: clipped before they are truncated, the same pixels as truncated first."""
     out: np.ndarray = np.clip(mm * ppm + n / 2, 0, n - 1).astype(int)
@@ -100,12 +100,12 @@ def _outline_turns(die_mm: float, search_deg: float, angle: float
 def _outline_steps(gx: np.ndarray, gy: np.ndarray, ox: float | np.ndarray,
                    oy: float | np.ndarray, angle: float, die_mm: float, ppm: float,
                    search_deg: float) -> tuple[np.ndarray, np.ndarray]:
-    """The mean edge step along a square outline at each turn searched (:func:`_outline_step`)
+    """The mean edge step along a square outline at each turn searched (:func:`outline_step`)
     and those turns; ``ox``, ``oy`` may be arrays of shape (k, 1, 1, 1) (k centres at once:
     the steps then (k, turns))."""
     n, w = gx.shape
     su, sv, nx, ny, angles = _outline_turns(die_mm, search_deg, angle)
-    at = _pixels(sv + oy, n, ppm) * w + _pixels(su + ox, n, ppm)
+    at = pixels(sv + oy, n, ppm) * w + pixels(su + ox, n, ppm)
     return _steps_at(gx, gy, at, nx, ny), angles
 
 
@@ -137,13 +137,13 @@ def _outline_pixels(shape: tuple[int, int], centres: tuple[tuple[float, float], 
     n, w = shape
     su, sv, _, _, _ = _outline_turns(die_mm, search_deg, 0.0)
     xy = np.array(centres)
-    at: np.ndarray = _pixels(sv + xy[:, 1, None, None, None], n, ppm) * w + _pixels(
+    at: np.ndarray = pixels(sv + xy[:, 1, None, None, None], n, ppm) * w + pixels(
         su + xy[:, 0, None, None, None], n, ppm)
     at.flags.writeable = False
     return at
 
 
-def _outline_step(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
+def outline_step(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
                   die_mm: float, ppm: float, search_deg: float) -> tuple[float, float]:
     """:func:`_outline_angle` on gradients already computed, for a face centred (ox, oy) mm
     from the patch centre."""
@@ -159,7 +159,7 @@ RECENTRE_MM = 4  # how far (mm, each face axis) a hypothesis' centre is moved to
 def _outline_offsets(die_mm: float, reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                           np.ndarray]:
     """Sample places of a face outline in face coordinates (mm, (4 sides x 11) along the
-    sides), their side normals, and the centre moves (a, b) mm tried by :func:`_recentre`."""
+    sides), their side normals, and the centre moves (a, b) mm tried by :func:`recentre`."""
     half = die_mm / 2
     t = np.linspace(-0.7, 0.7, 11) * half
     nu = np.repeat([1.0, -1.0, 0.0, 0.0], 11)
@@ -171,19 +171,19 @@ def _outline_offsets(die_mm: float, reach: int) -> tuple[np.ndarray, np.ndarray,
     return np.stack([eu, ev]), np.stack([nu, nv]), a.reshape(-1), b.reshape(-1)
 
 
-def _recentre(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
+def recentre(gx: np.ndarray, gy: np.ndarray, ox: float, oy: float, angle: float,
               die_mm: float, ppm: float) -> tuple[float, float, float]:
     """The face centre near (ox, oy) mm, at this angle, whose square outline shows the
     strongest edge step (moves up to :data:`RECENTRE_MM` along each face axis, 1 mm apart):
     (x, y, mean edge step there). A centre taken from a wrong pip layout (a pip of a two and a
     spot beside the die) or from a candidate off the die lies a few mm off the die; its
     outline finds the die."""
-    return _recentre_many(gx, gy, [(ox, oy, angle)], die_mm, ppm)[0]
+    return recentre_many(gx, gy, [(ox, oy, angle)], die_mm, ppm)[0]
 
 
-def _recentre_many(gx: np.ndarray, gy: np.ndarray, hypotheses: list[tuple[float, float, float]],
+def recentre_many(gx: np.ndarray, gy: np.ndarray, hypotheses: list[tuple[float, float, float]],
                    die_mm: float, ppm: float) -> list[tuple[float, float, float]]:
-    """:func:`_recentre` of several hypotheses (centre x, y mm and angle) at once."""
+    """:func:`recentre` of several hypotheses (centre x, y mm and angle) at once."""
     if not hypotheses:
         return []
     n, w = gx.shape
@@ -196,7 +196,7 @@ def _recentre_many(gx: np.ndarray, gy: np.ndarray, hypotheses: list[tuple[float,
     cv = oy + a * sa + b * ca
     su = eu * ca - ev * sa  # outline samples around a centre (hypotheses, 44)
     sv = eu * sa + ev * ca
-    at = _pixels(cv[:, :, None] + sv[:, None], n, ppm) * w + _pixels(cu[:, :, None] + su[:, None],
+    at = pixels(cv[:, :, None] + sv[:, None], n, ppm) * w + pixels(cu[:, :, None] + su[:, None],
                                                                      n, ppm)
     nx, ny = (nu * ca - nv * sa)[:, None], (nu * sa + nv * ca)[:, None]
     step = np.abs(gx.reshape(-1)[at] * nx + gy.reshape(-1)[at] * ny).mean(axis=2)
@@ -204,9 +204,9 @@ def _recentre_many(gx: np.ndarray, gy: np.ndarray, hypotheses: list[tuple[float,
     return [(float(cu[h, k]), float(cv[h, k]), float(step[h, k])) for h, k in enumerate(best)]
 
 
-def _outlines_at(gx: np.ndarray, gy: np.ndarray, places: list[tuple[float, float, float, float]],
+def outlines_at(gx: np.ndarray, gy: np.ndarray, places: list[tuple[float, float, float, float]],
                  die_mm: float, ppm: float) -> list[tuple[float, float]]:
-    """:func:`_outline_step` at several (x, y, angle, search) at once (those of one search
+    """:func:`outline_step` at several (x, y, angle, search) at once (those of one search
     together): (edge step, angle) each, the same numbers as one by one."""
     out: list[tuple[float, float]] = [(0.0, 0.0)] * len(places)
     for search in sorted({p[3] for p in places}):
@@ -216,7 +216,7 @@ def _outlines_at(gx: np.ndarray, gy: np.ndarray, places: list[tuple[float, float
         ox = np.array([places[i][0] for i in at])[:, None, None, None]
         oy = np.array([places[i][1] for i in at])[:, None, None, None]
         n, w = gx.shape
-        idx = _pixels(sv + oy, n, ppm) * w + _pixels(su + ox, n, ppm)
+        idx = pixels(sv + oy, n, ppm) * w + pixels(su + ox, n, ppm)
         steps = np.abs(gx.reshape(-1)[idx] * nx + gy.reshape(-1)[idx] * ny).mean(axis=(-2, -1))
         best = np.argmax(steps, axis=1).tolist()
         for row, (i, k) in enumerate(zip(at, best, strict=True)):

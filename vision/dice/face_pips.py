@@ -34,19 +34,19 @@ def patch_pips(gray: np.ndarray, die_mm: float, ppm: float, reach_mm: float | No
     of the patch centre along each axis only (the same pips there as over the whole patch),
     else all over it."""
     reach = gray.shape[0] / ppm if reach_mm is None else reach_mm
-    return _pips_from_dog(_dog(gray, die_mm, ppm), PIP_RADIUS * die_mm * ppm, ppm, reach)
+    return pips_from_dog(patch_dog(gray, die_mm, ppm), PIP_RADIUS * die_mm * ppm, ppm, reach)
 
 
 @lru_cache(maxsize=16)
-def _layout(n: int, die_mm: float) -> np.ndarray:
+def layout(n: int, die_mm: float) -> np.ndarray:
     """The pip places of face ``n`` in mm from the face centre."""
     return np.array(PIP_LAYOUTS[n], np.float64) * PIP_OFFSET * die_mm
 
 
 @lru_cache(maxsize=16)
 def _layout_complex(n: int, die_mm: float) -> np.ndarray:
-    """:func:`_layout` as complex numbers x + iy."""
-    xy = _layout(n, die_mm)
+    """:func:`layout` as complex numbers x + iy."""
+    xy = layout(n, die_mm)
     out: np.ndarray = xy[:, 0] + 1j * xy[:, 1]
     return out
 
@@ -97,10 +97,10 @@ def _fit_turned(z: np.ndarray, cx: float, cy: float, die_mm: float
 @lru_cache(maxsize=16)
 def _layout_radii(n: int, die_mm: float) -> tuple[float, ...]:
     """The distinct distances of face ``n``'s pip places from the face centre."""
-    return tuple(sorted({round(math.hypot(float(x), float(y)), 9) for x, y in _layout(n, die_mm)}))
+    return tuple(sorted({round(math.hypot(float(x), float(y)), 9) for x, y in layout(n, die_mm)}))
 
 
-def _fit_or_reject(pts: np.ndarray, die_mm: float, limit: float
+def fit_or_reject(pts: np.ndarray, die_mm: float, limit: float
                    ) -> tuple[float, float, float, float]:
     """:func:`fit_face`, or (inf, centre, 0) without fitting when no turn of the layout can
     fit within ``limit``: the layout is centred on the pips' mean, so a pip within ``limit``
@@ -112,7 +112,7 @@ def _fit_or_reject(pts: np.ndarray, die_mm: float, limit: float
 
 def _fit_or_reject_xy(xy: list[list[float]], die_mm: float, limit: float
                       ) -> tuple[float, float, float, float]:
-    """:func:`_fit_or_reject` of pips given as [x, y] lists (an array is made only to fit)."""
+    """:func:`fit_or_reject` of pips given as [x, y] lists (an array is made only to fit)."""
     n = len(xy)
     cx = cy = 0.0
     for x, y in xy:  # added in order from 0, as numpy's mean over so few pips adds them
@@ -140,7 +140,7 @@ def _fit_or_reject_xy(xy: list[list[float]], die_mm: float, limit: float
     return _fit_turned(np.array([complex(x - cx, y - cy) for x, y in xy]), cx, cy, die_mm)
 
 
-def _mean_of(values: list[float]) -> float:
+def mean_of(values: list[float]) -> float:
     """``float(np.mean(values))`` of a few numbers: fewer than eight are added one after the
     other from 0, as numpy adds them, so the result is the same to the last bit."""
     if len(values) >= 8:
@@ -197,7 +197,7 @@ def choose_face(pips: list[PatchPip], die_mm: float
                 continue
             group, (residual, cx, cy, angle) = kept
             members = [strong[i] for i in group]
-            strength = _mean_of([p.contrast for p in members])
+            strength = mean_of([p.contrast for p in members])
             score = strength * (1.0 - residual / limit) + 0.02 * len(members)
             if best is None or score > best[0]:
                 best = (score, members, residual, cx, cy, angle)
@@ -243,7 +243,7 @@ def _grown(seed: int, order: list[int], close: list[list[bool]]) -> list[int]:
     return group
 
 
-def _dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
+def patch_dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
     """Pip-scale difference of Gaussians of a patch (positive on light blobs)."""
     radius = PIP_RADIUS * die_mm * ppm
     s1 = max(1.0, radius / 1.414)
@@ -252,7 +252,7 @@ def _dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
     return out
 
 
-def _pips_from_dog(dog: np.ndarray, radius: float, ppm: float, reach_mm: float
+def pips_from_dog(dog: np.ndarray, radius: float, ppm: float, reach_mm: float
                    ) -> list[PatchPip]:
     """:func:`patch_pips` on a DoG already computed, pips within ``reach_mm`` (each axis) of
     the patch centre only."""

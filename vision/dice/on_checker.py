@@ -36,12 +36,12 @@ def on_checker(image: np.ndarray, from_mm: np.ndarray, x: float, y: float,
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     magnitude = cv2.magnitude(gx, gy)
-    return any(_rim_support(magnitude, float(cx), float(cy), float(rad), centre,
+    return any(rim_support(magnitude, float(cx), float(cy), float(rad), centre,
                             geometry.die_size_mm * ppm) >= RIM_SUPPORT_MIN
                for cx, cy, rad in near)
 
 
-def _rim_support(magnitude: np.ndarray, cx: float, cy: float, radius: float, die_centre: float,
+def rim_support(magnitude: np.ndarray, cx: float, cy: float, radius: float, die_centre: float,
                  die_px: float) -> float:
     """Share of a circle's rim, away from the die, with a clear edge: a checker's rim is edged
     all round, while a circle the Hough vote made up from the die's sides and nearby stacks

@@ -38,7 +38,7 @@ def grid_read(dog: np.ndarray, cx: float, cy: float, angle: float, die_mm: float
               ) -> tuple[int, float, np.ndarray]:
     """Read a face from the pip evidence at its nine grid places (centre mm from the patch
     centre, angle known): (value, score, the 3x3 pattern). Evidence is the pip-scale
-    difference-of-Gaussians response (:func:`_dog`), for dark pips and for light pips; the
+    difference-of-Gaussians response (:func:`patch_dog`), for dark pips and for light pips; the
     score is how far the weakest pip of the pattern stands above the strongest empty place
     (grey levels / 255)."""
     k, score = grid_read_many(dog, np.array([[cx, cy]]), angle, die_mm, ppm)

@@ -39,7 +39,7 @@ NEAR_MM = (8.8, 12.0)
 FAR_MM = (14.5, 17.5)
 
 
-def _face_mask(n: int, die_mm: float, pip_pts: np.ndarray) -> tuple[int, int, np.ndarray]:
+def face_mask(n: int, die_mm: float, pip_pts: np.ndarray) -> tuple[int, int, np.ndarray]:
     """The middle of the upward face in a face-aligned patch of side ``n``, pips left out:
     (first, end pixel of the square, mask over it). The mask is shared (kept for the next
     call with the same pips): read it, never write it."""
@@ -49,7 +49,7 @@ def _face_mask(n: int, die_mm: float, pip_pts: np.ndarray) -> tuple[int, int, np
 
 @lru_cache(maxsize=32)
 def _face_mask_of(n: int, die_mm: float, pip_bytes: bytes) -> tuple[int, int, np.ndarray]:
-    """:func:`_face_mask` of the pips given as the bytes of an (N, 2) float64 array (the same
+    """:func:`face_mask` of the pips given as the bytes of an (N, 2) float64 array (the same
     face is masked by the spread test, the pose features and the solidity in turn)."""
     ppm = ALIGNED_PX_PER_MM
     c = n / 2
@@ -68,7 +68,7 @@ def face_spread(aligned_gray: np.ndarray, die_mm: float, pip_pts: np.ndarray) ->
     """The grey spread (10th to 90th percentile, / 64) of the face without its pips: the first
     pose feature, and the cheap test that drops board texture before the others are computed;
     None when too little of the face is left to tell."""
-    f0, f1, face = _face_mask(aligned_gray.shape[0], die_mm, pip_pts)
+    f0, f1, face = face_mask(aligned_gray.shape[0], die_mm, pip_pts)
     gvals = aligned_gray[f0:f1, f0:f1].astype(np.float32)[face]
     if len(gvals) < 8:
         return None
@@ -240,7 +240,7 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
     def px(mm: float) -> int:
         return int(min(n, max(0, round(c + mm * ppm))))
 
-    f0, f1, face = _face_mask(n, die_mm, pip_pts)
+    f0, f1, face = face_mask(n, die_mm, pip_pts)
     pixels = _masked_pixels(aligned, f0, f1, face)
     if len(pixels) < 8:
         return np.zeros(FEATURE_COUNT)
@@ -335,7 +335,8 @@ def _probability(name: str, features: np.ndarray) -> float:
     return sigmoid(float(_logits(model, features)))
 
 
-def _threshold(name: str) -> float:
+def model_threshold(name: str) -> float:
+    """The trained threshold of the model ``name``, or 0.5 without that model."""
     model = _models().get(name)
     return float(model["threshold"]) if model is not None else 0.5
 
@@ -390,14 +391,14 @@ def cocked_certainty(p: float, threshold: float) -> float:
 
 def cocked_threshold() -> float:
     """The probability above which a die is called cocked (chosen at training time)."""
-    return _threshold("cocked")
+    return model_threshold("cocked")
 
 
 def second_chance_threshold() -> float:
     """The probability above which the reader keeps a second chance's tilted face (a die the
-    usual read missed, ``second_chance._second_chance``): the cocked threshold, or the stricter bar
-    chosen at training time on dice-free boards (a second chance on board texture is a phantom
-    die, a false "throw again" under BG-ROLL-2)."""
+    usual read missed, ``second_chance.give_second_chance``): the cocked threshold, or the
+    stricter bar chosen at training time on dice-free boards (a second chance on board texture
+    is a phantom die, a false "throw again" under BG-ROLL-2)."""
     model = _models().get("cocked")
     second = float(model["second_threshold"]) if model and "second_threshold" in model else 0.0
     return max(cocked_threshold(), second)

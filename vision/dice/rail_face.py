@@ -31,7 +31,7 @@ RAIL_NEARER_SIDES = 0.2
 RAIL_FACE_MIN_SIDES = 0.34
 
 
-def _at_rail(face: FaceFinding, g: BoardGeometry) -> float | None:
+def way_to_rail(face: FaceFinding, g: BoardGeometry) -> float | None:
     """The way to the top (-1) or bottom (+1) rail when the face lies within
     :data:`RAIL_REACH_SIDES` of it inside a half; else None."""
     if g.region_at(face.x_mm, face.y_mm).kind not in PLAYING:
@@ -59,7 +59,7 @@ def upward_at_rail(gray: Callable[[], np.ndarray], from_mm: np.ndarray, face: Fa
     """The upward face of a die read cocked at the rail, when a face nearer the rail reads
     with more pip evidence than ``face`` (see :data:`RAIL_REACH_SIDES`); else None. ``gray``
     gives the frame in grey, asked for only at the rail."""
-    way = _at_rail(face, g)
+    way = way_to_rail(face, g)
     if way is None:
         return None
     die = g.die_size_mm

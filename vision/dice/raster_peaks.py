@@ -16,8 +16,8 @@ import numpy as np
 
 from vision.dice.board import read_board_dice
 from vision.dice.board_die import BoardDie
-from vision.dice.candidates import READ_THRESHOLD, _local_scale, _raster_warp, within_budget
-from vision.dice.change_map import Halvings, _component_boxes
+from vision.dice.candidates import READ_THRESHOLD, local_scale, raster_warp, within_budget
+from vision.dice.change_map import Halvings, component_boxes
 from vision.dice.raster import (
     EIGEN_BLOCK,
     MAX_PEAKS,
@@ -125,10 +125,10 @@ def _candidate_warp(from_mm: bytes, geometry: BoardGeometry, shape: tuple[int, .
     a camera set-up (``from_mm``: float64 bytes) and frame size: worked out once, not on
     every frame."""
     h = np.frombuffer(from_mm, np.float64).reshape(3, 3)
-    halve = bool(_local_scale(h, geometry.width_mm / 2, geometry.height_mm / 2)
+    halve = bool(local_scale(h, geometry.width_mm / 2, geometry.height_mm / 2)
                  >= 2.0 * RASTER_PPM and min(shape) >= 64)
     key = tuple(np.round(h, 9).reshape(-1).tolist())
-    raster, m1, m2 = _raster_warp(key, geometry, halve)
+    raster, m1, m2 = raster_warp(key, geometry, halve)
     return raster, m1, m2, halve
 
 
@@ -210,7 +210,7 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
     crops: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int], np.ndarray]] = []
     drop = np.zeros(len(known.uv), bool)
     new_uv, new_strength = [], []
-    for x, y, bw, bh in sorted(_component_boxes(mask), key=lambda b: (b[1], b[0])):
+    for x, y, bw, bh in sorted(component_boxes(mask), key=lambda b: (b[1], b[0])):
         x0, y0 = canonical.px_to_mm(float(x), float(y))
         x1, y1 = canonical.px_to_mm(float(x + bw), float(y + bh))
         a0, b0 = raster.mm_to_px(x0, y0)

@@ -57,12 +57,12 @@ from vision.dice.change_map import (
     CHANGE_PPM,
     MAX_CHANGED_SHARE,
     Halvings,
-    _box,
-    _inverse,
     absorb,
+    change_map_box,
     change_mask,
     change_raster,
     frame_key,
+    inverse,
 )
 from vision.dice.raster import RASTER_PPM
 from vision.dice.raster_peaks import (
@@ -235,7 +235,7 @@ class DiceMemory:
         to_mm = image_to_mm(corners, geometry)
         self.stats.frames += 1
         key = frame_key(corners, geometry)
-        from_mm = _inverse(to_mm.tobytes())
+        from_mm = inverse(to_mm.tobytes())
         halvings = Halvings(image)
         canonical, now = change_raster(image, from_mm, geometry, halvings)
         self.raster = (canonical, now)
@@ -248,7 +248,7 @@ class DiceMemory:
         core = DIE_REACH_DIES * g.die_size_mm
         about_dice = np.zeros(now.shape, bool)
         for d in self._dice:
-            u0, v0, u1, v1 = _box(canonical, now.shape, *d.centre_mm, core)
+            u0, v0, u1, v1 = change_map_box(canonical, now.shape, *d.centre_mm, core)
             about_dice[v0:v1, u0:u1] = True
         found = change_mask(now, ref, about_dice)
         if found is None:  # the light changed
@@ -265,13 +265,13 @@ class DiceMemory:
         kept: list[BoardDie] = []
         dropped: list[BoardDie] = []
         for d in self._dice:
-            u0, v0, u1, v1 = _box(canonical, changed.shape, *d.centre_mm, core)
+            u0, v0, u1, v1 = change_map_box(canonical, changed.shape, *d.centre_mm, core)
             (dropped if changed[v0:v1, u0:u1].any() else kept).append(d)
         grow = max(1, round(SEARCH_DIES * g.die_size_mm * CHANGE_PPM))
         search: np.ndarray = cv2.dilate(changed.astype(np.uint8),
                                         np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
         for d in dropped:
-            u0, v0, u1, v1 = _box(canonical, search.shape, *d.centre_mm, g.die_size_mm)
+            u0, v0, u1, v1 = change_map_box(canonical, search.shape, *d.centre_mm, g.die_size_mm)
             search[v0:v1, u0:u1] = 1
         peaks = update_peaks(known, image, from_mm, g, canonical, search, halvings)
         raster = Canonical.whole_board(g, RASTER_PPM)
@@ -283,7 +283,7 @@ class DiceMemory:
                                        for x, y in tops)]
         about_kept = np.zeros(changed.shape, bool)
         for d in kept:
-            u0, v0, u1, v1 = _box(canonical, changed.shape, *d.centre_mm, core)
+            u0, v0, u1, v1 = change_map_box(canonical, changed.shape, *d.centre_mm, core)
             about_kept[v0:v1, u0:u1] = True
         places = []
         for u, v, p in ranked:
@@ -315,7 +315,7 @@ class DiceMemory:
         # drift below the level, frame after frame, still adds up to a change there
         update = search.astype(bool)
         for d in new:
-            u0, v0, u1, v1 = _box(canonical, update.shape, *d.centre_mm, reach)
+            u0, v0, u1, v1 = change_map_box(canonical, update.shape, *d.centre_mm, reach)
             update[v0:v1, u0:u1] = True
         update &= ~about_kept
         np.copyto(ref, now, where=update)
@@ -328,7 +328,7 @@ class DiceMemory:
               now: np.ndarray, halvings: Halvings | None = None) -> list[BoardDie]:
         self._key = key  # this frame's pose, before a thorough read compares it (_before)
         # the raster stage once: its places are the ones a fresh read_board_dice would take
-        peaks = raster_peaks(image, _inverse(to_mm.tobytes()), geometry, halvings)
+        peaks = raster_peaks(image, inverse(to_mm.tobytes()), geometry, halvings)
         ranked = ranked_places(peaks, geometry)
         raster = Canonical.whole_board(geometry, RASTER_PPM)
         places = [(*raster.px_to_mm(u, v), p) for u, v, p in ranked]
@@ -370,7 +370,7 @@ class DiceMemory:
         if changed is None:
             return None
         half = THROWN_REACH_DIES * canonical.geometry.die_size_mm
-        u0, v0, u1, v1 = _box(canonical, changed.shape, *centre_mm, half)
+        u0, v0, u1, v1 = change_map_box(canonical, changed.shape, *centre_mm, half)
         return bool(changed[v0:v1, u0:u1].any())
 
 
@@ -383,19 +383,19 @@ def thorough_dice(image: np.ndarray, to_mm: np.ndarray, geometry: BoardGeometry,
     the most confident four, in ``read_board_dice``'s order. A die the raster read finds flat
     in doubt (a cocked probability of ``doubt`` or more) that the spots read finds cocked, as a
     tilted face, is taken as that: the raster may read a die leaning on the rail with its top
-    face and its side face together as one flat face (see :func:`_settle_doubt`). Several
+    face and its side face together as one flat face (see :func:`settle_doubt`). Several
     times slower than a read."""
     dice = read_board_dice(image, to_mm, geometry, places=places, thorough=True)
     spotted = read_board_dice(image, to_mm, geometry, spots=True, thorough=True)
     near = 0.7 * geometry.die_size_mm
-    dice = [_settle_doubt(k, spotted, near, doubt) for k in dice]
+    dice = [settle_doubt(k, spotted, near, doubt) for k in dice]
     more = [d for d in spotted
             if all(_apart_mm(d, k) >= near for k in dice)]
     out = sorted([*dice, *more], key=lambda d: -d.confidence)[:4]
     return sorted(out, key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
 
 
-def _settle_doubt(die: BoardDie, spotted: list[BoardDie], near: float,
+def settle_doubt(die: BoardDie, spotted: list[BoardDie], near: float,
                   doubt: float = FLAT_DOUBT) -> BoardDie:
     """``die``, or the die the spots read finds cocked within ``near`` (mm) of it when ``die``
     is read flat in doubt: two reads of the same place, one unsure of flat, the other sure of a

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.dice.candidates import _local_scale
+from vision.dice.candidates import local_scale
 from vision.geometry import BoardGeometry
 
 # the face size (pixels) from which real dice are found and read right about 98% of the time
@@ -24,7 +24,7 @@ def face_px(from_mm: np.ndarray, geometry: BoardGeometry) -> float:
     camera not straight above): ``from_mm`` maps board millimetres to image pixels."""
     area = geometry.playing_area
     return geometry.die_size_mm * min(
-        _local_scale(from_mm, x, y)
+        local_scale(from_mm, x, y)
         for x in (area.x0, (area.x0 + area.x1) / 2, area.x1)
         for y in (area.y0, (area.y0 + area.y1) / 2, area.y1))
 

@@ -1,7 +1,7 @@
 """Second chances (BG-ROLL-2): a cocked die whose foreshortened face the usual read missed, looked
 for about a candidate among the tilted-face hypotheses (:func:`second_chance_tries`) and taken
-when accepted (:meth:`SecondTry.accepted`, :func:`_second_chance`); and where they may be given
-(:func:`_may_be_cocked`, :func:`_tilt_allowed`).
+when accepted (:meth:`SecondTry.accepted`, :func:`give_second_chance`); and where they may be given
+(:func:`may_be_cocked`, :func:`tilt_allowed`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.dice.board_die import PLAYING
-from vision.dice.face_check import FaceMemo, _face_finding
+from vision.dice.face_check import FaceMemo, face_finding
 from vision.dice.face_fit import MIN_GRID_SCORE, FaceFinding, FaceRead
 from vision.dice.pose import p_cocked, p_die, second_chance_threshold
 from vision.dice.solid import solidity
@@ -45,7 +45,7 @@ TILTED_NEAR_DIES = 2.0
 SECOND_MAX_SPREAD = 80.0
 
 
-def _tilt_allowed(cx: float, cy: float, die: float,
+def tilt_allowed(cx: float, cy: float, die: float,
                   tilted_near: Sequence[tuple[float, float]] | None) -> bool:
     """Whether a cocked die may be looked for at a candidate: anywhere, or only within
     :data:`TILTED_NEAR_DIES` of ``tilted_near`` (where dice lay before, no throw since)."""
@@ -53,7 +53,7 @@ def _tilt_allowed(cx: float, cy: float, die: float,
                                       for x, y in tilted_near)
 
 
-def _may_be_cocked(cx: float, cy: float, g: BoardGeometry, found: list[FaceFinding]) -> bool:
+def may_be_cocked(cx: float, cy: float, g: BoardGeometry, found: list[FaceFinding]) -> bool:
     """Whether a candidate can be given a second chance: on the playing surface (a die on the
     bar or off the board is invalid whatever its pose) and not where a die was found. The
     second chances' budget was spent on candidates on the bar, which are never tried, and the
@@ -98,7 +98,7 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
     accepted) before their solidity and the acceptor's inputs are worked out (the reader's
     way; training judges every face)."""
     die = g.die_size_mm
-    if not _may_be_cocked(cx, cy, g, found):
+    if not may_be_cocked(cx, cy, g, found):
         return
     reads = tilted_reads(gray, from_mm, cx, cy, die,
                          kept=memo.candidates if memo is not None else None)
@@ -117,7 +117,7 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
         if tried > MAX_SECOND_TRIES:
             return
         pips = read.pip_points(die)
-        finding = _face_finding(colour, from_mm, x_mm, y_mm, read.angle, read.value, pips,
+        finding = face_finding(colour, from_mm, x_mm, y_mm, read.angle, read.value, pips,
                                 read.score, 0.16 * die, 0.0, die, found, False,
                                 SECOND_MAX_SPREAD, memo)
         if finding is None:
@@ -131,7 +131,7 @@ def second_chance_tries(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarra
             read, is_die, cocked, solid, float(finding.features[0]) * 64.0, first))
 
 
-def _second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
+def give_second_chance(colour: np.ndarray, gray: np.ndarray, from_mm: np.ndarray, cx: float,
                    cy: float, usual: FaceRead | None, g: BoardGeometry,
                    found: list[FaceFinding],
                    memo: FaceMemo | None = None

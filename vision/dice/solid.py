@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, FaceFinding, warp_patch
-from vision.dice.pose import _face_mask
+from vision.dice.pose import face_mask
 from vision.dice.render import PIP_RADIUS
 
 RING_RADII = (1.7, 2.1)  # where around each pip its surround is sampled (pip radii)
@@ -47,7 +47,7 @@ def solidity(colour: np.ndarray, from_mm: np.ndarray, face: FaceFinding, pips: n
     f = patch.astype(np.float32)
     n = f.shape[0]
     c = n / 2
-    f0, f1, mask = _face_mask(n, die_mm, pips)
+    f0, f1, mask = face_mask(n, die_mm, pips)
     body_px = f[f0:f1, f0:f1][mask]
     if len(body_px) < 8 or len(pips) == 0:
         return Solidity(0.0)

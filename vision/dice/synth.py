@@ -135,7 +135,7 @@ def _blocks(x: float, y: float, blocker: tuple[float, float, float],
     return d < touch
 
 
-def _checker_spots(g: BoardGeometry, contents: BoardContents) -> list[tuple[float, float, int]]:
+def checker_spots(g: BoardGeometry, contents: BoardContents) -> list[tuple[float, float, int]]:
     """Nominal centres (mm) of every first-layer checker on a point, and its slot."""
     out = []
     cap = g.column_capacity()
@@ -159,7 +159,7 @@ def random_dice_scene(seed: int, *, hard: bool = True, cocked_rate: float = 0.3,
     spec = random_scene(seed, hand_probability=0.0, hard=hard, max_stack=5)
     g = spec.geometry
     contents = spec.contents
-    spots = _checker_spots(g, contents)
+    spots = checker_spots(g, contents)
     r_check = g.checker_diameter_mm / 2 + 2.0
     blockers = [(x, y, r_check) for x, y, _ in spots]
     drawn = int(rng.integers(0, len(DICE_STYLES)))

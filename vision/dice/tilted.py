@@ -39,7 +39,7 @@ from vision.dice.face_fit import (
     candidate_patch,
 )
 from vision.dice.face_outline import outline_steps_about
-from vision.dice.face_pips import _dog
+from vision.dice.face_pips import patch_dog
 from vision.dice.pip_grid import PATTERNS, grid_read_turned
 from vision.dice.raster import MODEL_PATH
 from vision.dice.render import PIP_OFFSET
@@ -112,7 +112,7 @@ def tilted_reads(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float, di
     for squash in SQUASHES:
         p = _rescaled(patch, squash)
         # (a square face is read in the candidate's own patch: the face read's DoG of it)
-        dog = at.dog if p is patch else _dog(p, die_mm, ppm)
+        dog = at.dog if p is patch else patch_dog(p, die_mm, ppm)
         sm = cv2.GaussianBlur(p, (3, 3), 0)
         gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
         gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0

@@ -7,6 +7,7 @@ Only the ``Train`` split is used, so ``Valid`` stays an honest hold-out for ``te
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -16,7 +17,9 @@ import numpy as np
 from vision.dice.faces import FEATURE_NAMES, MODEL_PATH, pip_features
 from vision.dice.pips import find_pips
 
-DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "dice_photos"
+# the shared photographs: ../shared beside the repository, or where HAKEM_SHARED says
+DEFAULT_DATA = Path(os.environ.get("HAKEM_SHARED", Path(__file__).resolve().parents[3] / "shared")
+                    ) / "data" / "dice_photos"
 
 
 def read_labels(image_path: Path, width: int, height: int) -> list[tuple[int, tuple[float, ...]]]:

@@ -21,10 +21,10 @@ model's pose features, ``pose.cocked_inputs``, and the four scores are pooled; i
 on K copies of each die's pose features, :data:`JITTER_COPIES` unless ``--copies`` says, with the
 patch moved up to :data:`JITTER_PX` pixels as if the face fit's centre were that far off, by a
 generator of the throw's own seed). With ``--raster`` the cocked model also sees the faces the
-reader's second chances (``board._second_chance``, tilted-face hypotheses) return, judged with no
-cocked threshold: at read time the cocked model decides whether those are kept. Each is fitted on
-70% of the rows; the other 30% choose the threshold (the die model keeps 99% of the real dice; the
-cocked model lets at most :data:`MAX_FLAT_CALLED_COCKED` of the flat dice through, and at most
+reader's second chances (``board.give_second_chance``, tilted-face hypotheses) return, judged with
+no cocked threshold: at read time the cocked model decides whether those are kept. Each is fitted
+on 70% of the rows; the other 30% choose the threshold (the die model keeps 99% of the real dice;
+the cocked model lets at most :data:`MAX_FLAT_CALLED_COCKED` of the flat dice through, and at most
 :data:`MAX_FLAT_CALLED_COCKED_EACH` of each kind of throw's) and give the held-out rates written
 beside the weights, in ``cocked_model.json``. ``--keep-die`` keeps the die model already there;
 ``--raster`` takes the candidates from the raster, as the referee does
@@ -112,10 +112,10 @@ JITTER_SEED = 11
 
 J = TypeVar("J")
 R = TypeVar("R")
-Counts = tuple[int, ...]  # throws of each kind, in :func:`_plan`'s order
+Counts = tuple[int, ...]  # throws of each kind, in :func:`plan`'s order
 
 
-def _plan(counts: Counts) -> Iterator[tuple[int, int]]:
+def plan(counts: Counts) -> Iterator[tuple[int, int]]:
     """The training throws as (kind, seed): ``counts[k]`` throws of kind k (0 random, 1 beside
     a checker, 2 table, 3 a die tilted only 12 to 24 degrees against a checker or the rail,
     4 random throws of translucent dice, 5 as 3 with white opaque dice, 6 against the rail
@@ -131,8 +131,8 @@ def _plan(counts: Counts) -> Iterator[tuple[int, int]]:
             yield kind, seed
 
 
-def _scene(kind: int, seed: int) -> DiceScene:
-    """The training throw of ``kind`` (:func:`_plan`) and ``seed``."""
+def training_scene(kind: int, seed: int) -> DiceScene:
+    """The training throw of ``kind`` (:func:`plan`) and ``seed``."""
     if kind == 0:
         return random_dice_scene(seed, cocked_rate=0.45, on_checker_rate=0.12)
     if kind == 1:
@@ -158,19 +158,19 @@ def _scene(kind: int, seed: int) -> DiceScene:
     raise ValueError(f"training throw kind {kind} is not 0..7")
 
 
-def _scenes(*counts: int) -> Iterator[tuple[int, DiceScene]]:
-    """The training throws, each with its kind (:func:`_plan`)."""
-    for kind, seed in _plan(counts):
-        yield kind, _scene(kind, seed)
+def scenes(*counts: int) -> Iterator[tuple[int, DiceScene]]:
+    """The training throws, each with its kind (:func:`plan`)."""
+    for kind, seed in plan(counts):
+        yield kind, training_scene(kind, seed)
 
 
 @contextmanager
-def _second_chances(kept: list[FaceFinding]) -> Iterator[None]:
-    """``board.find_faces`` with its second chances (``board._second_chance``) judged with a
+def second_chances(kept: list[FaceFinding]) -> Iterator[None]:
+    """``board.find_faces`` with its second chances (``board.give_second_chance``) judged with a
     cocked threshold (and second-chance bar) of 0 and every face they return put in ``kept``:
     the tilted-face patches the reader hands the cocked model, whatever the model now says of
     them."""
-    inner = board.__dict__["_second_chance"]
+    inner = board.__dict__["give_second_chance"]
     # the bars the second chance may read (the reader's, and its own stricter one)
     bars = {(module, name): module.__dict__[name]
             for module, name in ((board, "cocked_threshold"),
@@ -183,13 +183,13 @@ def _second_chances(kept: list[FaceFinding]) -> Iterator[None]:
             kept.append(out)
         return out
 
-    setattr(board, "_second_chance", keep)  # noqa: B010 - find_faces calls it by this name
+    setattr(board, "give_second_chance", keep)  # noqa: B010 - find_faces calls it by this name
     for module, name in bars:
         setattr(module, name, lambda: 0.0)
     try:
         yield
     finally:
-        setattr(board, "_second_chance", inner)  # noqa: B010
+        setattr(board, "give_second_chance", inner)  # noqa: B010
         for (module, name), bar in bars.items():
             setattr(module, name, bar)
 
@@ -208,7 +208,7 @@ Moved = dict[int, tuple[np.ndarray, list[np.ndarray]]]
 
 
 @contextmanager
-def _jittered(copies: int, rng: np.random.Generator, moved: Moved) -> Iterator[None]:
+def jittered(copies: int, rng: np.random.Generator, moved: Moved) -> Iterator[None]:
     """``face_check.pose_features`` also working out ``copies`` moved copies of each patch's
     features (:func:`shifted`, up to :data:`JITTER_PX`; the side pips found move with it, the
     layout's pips stay where the fit put them), kept in ``moved`` by the id of the features it
@@ -228,14 +228,15 @@ def _jittered(copies: int, rng: np.random.Generator, moved: Moved) -> Iterator[N
         moved[id(feats)] = (feats, others)
         return feats
 
-    setattr(face_check, "pose_features", features)  # noqa: B010 - _face_finding calls it by name
+    setattr(face_check, "pose_features", features)  # noqa: B010 - face_finding calls it by name
     try:
         yield
     finally:
         setattr(face_check, "pose_features", inner)  # noqa: B010
 
 
-def _label(scene: DiceScene, face: FaceFinding, reach: float) -> int:
+def face_label(scene: DiceScene, face: FaceFinding, reach: float) -> int:
+    """A face's label: 0 board texture (no die within ``reach`` mm), 1 flat die, 2 cocked."""
     truth = [d for d in scene.dice if math.hypot(d.x_mm - face.x_mm, d.y_mm - face.y_mm) < reach]
     return 0 if not truth else (1 if truth[0].flat else 2)
 
@@ -243,7 +244,7 @@ def _label(scene: DiceScene, face: FaceFinding, reach: float) -> int:
 class Rows:
     """What training collects: per face, detection and pose features, its label (0 texture, 1
     flat die, 2 cocked die; 3 + that for a second chance) and its throw's kind
-    (:func:`_scenes`); and pose features of moved copies of the patches (:func:`_jittered`)
+    (:func:`scenes`); and pose features of moved copies of the patches (:func:`jittered`)
     with the row each copies."""
 
     def __init__(self) -> None:
@@ -290,33 +291,33 @@ def _rows_of(job: tuple[int, int, bool, int]) -> Rows:
     kind, seed, spots, copies = job
     rows = Rows()
     rng = np.random.default_rng((JITTER_SEED, seed))
-    scene = _scene(kind, seed)
+    scene = training_scene(kind, seed)
     to_mm = image_to_mm(scene.corners, scene.geometry)
     moved: Moved = {}
     # the spot candidates: many more board-texture places than the raster's few
-    with _jittered(copies, rng, moved):
+    with jittered(copies, rng, moved):
         faces = find_faces(scene.image, to_mm, scene.geometry, all_candidates=True,
                            spots=spots)
     for face in faces:
-        rows.add(face, _label(scene, face, 6.0), kind, moved)
+        rows.add(face, face_label(scene, face, 6.0), kind, moved)
     if spots:
         return rows
     kept: list[FaceFinding] = []
-    with _second_chances(kept), _jittered(copies, rng, moved):
+    with second_chances(kept), jittered(copies, rng, moved):
         find_faces(scene.image, to_mm, scene.geometry, spots=False)
     for face in kept:
-        rows.add(face, 3 + _label(scene, face, 8.0), kind, moved)
+        rows.add(face, 3 + face_label(scene, face, 8.0), kind, moved)
     return rows
 
 
 def collect(*counts: int, spots: bool = True, copies: int = 0, workers: int = 1,
             progress: bool = False) -> dict[str, np.ndarray]:
     """Every face candidate's usual read of the training throws (``counts`` of each kind,
-    :func:`_plan`), then (raster candidates only) the reader's second chances (label 3 + the
+    :func:`plan`), then (raster candidates only) the reader's second chances (label 3 + the
     die's label: kept apart so that the die model never sees them); ``copies`` moved copies
     of each patch (:class:`Rows`). ``workers`` processes render and read the throws (the same
     rows whatever their number); ``progress``: a line on stderr every 100 throws."""
-    jobs = [(kind, seed, spots, copies) for kind, seed in _plan(counts)]
+    jobs = [(kind, seed, spots, copies) for kind, seed in plan(counts)]
     rows = Rows()
     for part in in_workers(_rows_of, jobs, workers, progress):
         rows.extend(part)
@@ -355,7 +356,7 @@ def _start(rng: np.random.Generator, inputs: int, hidden: int, y: np.ndarray
     return params, m1, m2, weight
 
 
-def _adam_step(params: Params, grads: Params, m1: Params, m2: Params, t: int,
+def adam_step(params: Params, grads: Params, m1: Params, m2: Params, t: int,
                step: float = 0.01) -> None:
     """One Adam update (``step``, betas 0.9 and 0.999) of ``params`` in place."""
     for i, gr in enumerate(grads):
@@ -383,7 +384,7 @@ def fit_mlp(x: np.ndarray, y: np.ndarray, *, hidden: int, l2: float, epochs: int
             gh = np.outer(g, params[2]) * (1 - h ** 2)
             grads = [z[b].T @ gh + l2 * params[0], gh.sum(axis=0), h.T @ g + l2 * params[2],
                      np.array([g.sum()])]
-            _adam_step(params, grads, m1, m2, t)
+            adam_step(params, grads, m1, m2, t)
     return {"mean": mean.tolist(), "scale": scale.tolist(), "w1": params[0].tolist(),
             "b1": params[1].tolist(), "w2": params[2].tolist(), "b2": float(params[3][0])}
 
@@ -415,7 +416,7 @@ def fit_edges(x: np.ndarray, y: np.ndarray, *, hidden: int, l2: float, epochs: i
             gh = g[:, :, None] * params[2] * (1 - h ** 2)
             grads = [np.einsum("nkd,nkh->dh", z[b], gh) + l2 * params[0], gh.sum(axis=(0, 1)),
                      np.einsum("nk,nkh->h", g, h) + l2 * params[2], np.array([g.sum()])]
-            _adam_step(params, grads, m1, m2, t)
+            adam_step(params, grads, m1, m2, t)
     return {"kind": "edges", "mean": mean.tolist(), "scale": scale.tolist(),
             "w1": params[0].tolist(), "b1": params[1].tolist(), "w2": params[2].tolist(),
             "b2": float(params[3][0])}
@@ -468,7 +469,7 @@ def fit_with_threshold(x: np.ndarray, y: np.ndarray, *, hidden: int, l2: float, 
     and at most ``max_false_each`` of each of ``groups``' negatives (:func:`false_bar`), and
     record the held-out rates. ``edges``: the pooled edge
     network (:func:`fit_edges`). ``extra``: more rows and the row of ``x`` each copies (moved
-    patches, :func:`_jittered`), fitted on with the rows they copy and never held out."""
+    patches, :func:`jittered`), fitted on with the rows they copy and never held out."""
     rng = np.random.default_rng(7)
     order = rng.permutation(len(y))
     cut = int(0.7 * len(y))

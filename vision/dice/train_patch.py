@@ -62,11 +62,11 @@ from vision.dice.reading import image_to_mm
 from vision.dice.train_cocked import (
     MAX_FLAT_CALLED_COCKED,
     MAX_FLAT_CALLED_COCKED_EACH,
-    _adam_step,
-    _label,
-    _plan,
-    _scene,
+    adam_step,
+    face_label,
     in_workers,
+    plan,
+    training_scene,
 )
 
 TRAIN_COUNTS = (2400, 1200, 1200, 900, 600, 900, 600)  # train_cocked's shipped model's
@@ -84,13 +84,13 @@ def _patches_of(job: Job) -> list[tuple[np.ndarray, int, int, int, float]]:
     """One throw's faces: (network patch, label: 0 board texture, 1 flat die, 2 cocked die;
     kind, seed, profile model's p)."""
     kind, seed = job
-    scene = _scene(kind, seed)
+    scene = training_scene(kind, seed)
     to_mm = image_to_mm(scene.corners, scene.geometry)
     from_mm = np.linalg.inv(to_mm)
     out = []
     for face in find_faces(scene.image, to_mm, scene.geometry, all_candidates=True,
                            spots=False):
-        label = _label(scene, face, 6.0)
+        label = face_label(scene, face, 6.0)
         aligned = warp_patch(scene.image, from_mm, face.x_mm, face.y_mm, ALIGNED_MM,
                              ALIGNED_PX_PER_MM, face.angle)
         out.append((from_aligned(aligned), label, kind, seed, p_cocked(face)))
@@ -201,7 +201,7 @@ def descend(x: np.ndarray, outputs: int, loss_and_grad: LossAndGrad, epochs: int
             loss += part
             grads = backward(weights, trace, g.astype(np.float32))
             t += 1
-            _adam_step(weights, [gr + L2 * w if w.ndim == 2 else gr
+            adam_step(weights, [gr + L2 * w if w.ndim == 2 else gr
                                  for gr, w in zip(grads, weights, strict=True)], m1, m2, t, step)
         if log is not None:
             log(f"epoch {epoch + 1}/{epochs}: loss {loss / len(x):.4f}")
@@ -324,14 +324,14 @@ def fitting_parser(doc: str | None, out: Path) -> argparse.ArgumentParser:
 
 def check_jobs(counts: tuple[int, ...]) -> list[Job]:
     """The check throws: the training kinds' seeds :data:`CHECK_OFFSET` up."""
-    return [(k, s + CHECK_OFFSET) for k, s in _plan(counts)]
+    return [(k, s + CHECK_OFFSET) for k, s in plan(counts)]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = fitting_parser(__doc__, PATCH_MODEL)
     args = parser.parse_args(argv)
     t0 = time.time()
-    train = cached_rows("train", list(_plan(args.train)), args.cache, args.workers)
+    train = cached_rows("train", list(plan(args.train)), args.cache, args.workers)
     check = cached_rows("check", check_jobs(args.check), args.cache, args.workers)
     dice = check["labels"] > 0  # the bar is a matter of the dice read flat
     if not (check["labels"] == 1).any():

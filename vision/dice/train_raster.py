@@ -180,8 +180,8 @@ def collect_second_chances(n: int) -> dict[str, np.ndarray]:
                 chosen = face
         return chosen
 
-    inner = board.__dict__["_second_chance"]
-    setattr(board, "_second_chance", record)  # noqa: B010 - find_faces calls it by this name
+    inner = board.__dict__["give_second_chance"]
+    setattr(board, "give_second_chance", record)  # noqa: B010 - find_faces calls it by this name
     try:
         for k, seed in enumerate(range(SECOND_SEED0, SECOND_SEED0 + n)):
             scene = random_dice_scene(seed)
@@ -191,7 +191,7 @@ def collect_second_chances(n: int) -> dict[str, np.ndarray]:
             if k % 100 == 0:
                 print(f"  {k}/{n} throws, {len(rows)} hypotheses", flush=True)
     finally:
-        setattr(board, "_second_chance", inner)  # noqa: B010
+        setattr(board, "give_second_chance", inner)  # noqa: B010
     return {"x": np.array(rows).reshape(-1, 9), "y": np.array(labels, bool),
             "cocked": np.array(cocked_ok, bool), "throw": np.array(throws, np.int32)}
 

@@ -41,7 +41,7 @@ from vision.dice.face_fit import ALIGNED_MM, ALIGNED_PX_PER_MM, warp_patch
 from vision.dice.patch_net import Weights, from_aligned, normalise
 from vision.dice.pose import cocked_threshold, p_cocked
 from vision.dice.reading import image_to_mm
-from vision.dice.train_cocked import _plan, _scene
+from vision.dice.train_cocked import plan, training_scene
 from vision.dice.train_patch import (
     Job,
     cached_rows,
@@ -66,7 +66,7 @@ def _patches_of(job: Job) -> list[Row]:
     """One throw's faces near a die: (network patch, the die's upward pips, flat (1) or
     cocked (0), the face read's pips, kind, seed, profile model's cocked probability)."""
     kind, seed = job
-    scene = _scene(kind, seed)
+    scene = training_scene(kind, seed)
     to_mm = image_to_mm(scene.corners, scene.geometry)
     from_mm = np.linalg.inv(to_mm)
     out: list[Row] = []
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = fitting_parser(__doc__, UPWARD_MODEL)
     args = parser.parse_args(argv)
     t0 = time.time()
-    train = cached_rows("train", list(_plan(args.train)), args.cache, args.workers, collect)
+    train = cached_rows("train", list(plan(args.train)), args.cache, args.workers, collect)
     check = cached_rows("check", check_jobs(args.check), args.cache, args.workers, collect)
     if not len(check["pips"]):
         parser.error("the check throws hold no die: the bar needs some (more --check)")

@@ -476,11 +476,11 @@ def test_a_demo_table_says_what_its_hub_link_says(tmp_path: Path) -> None:
     live table's publisher: the hub's end of the match goes into the demo's director inbox,
     the flags' pictures come from its snapshots."""
     from controller.cli import build_parser
-    from controller.cli.table_commands import _hub_link
+    from controller.cli.table_commands import hub_link
     from controller.demo.harness import SimulatedTable
 
     out = tmp_path / "demo"
-    link = _hub_link(build_parser().parse_args(  # nobody there
+    link = hub_link(build_parser().parse_args(  # nobody there
         ["demo", "--publish", "mqtt://127.0.0.1:1", "--table", "7", "--out", str(out)]))
     with SimulatedTable(out, publish=link) as table:
         publisher = table.publisher
@@ -495,13 +495,13 @@ def test_a_broker_that_never_takes_the_entries_is_waited_for_aloud_then_named(
     line, and when it runs out the error says where the entries wait and how to send them
     (QA: 30 s of silence, then "N events not confirmed by the broker")."""
     from controller.cli import build_parser
-    from controller.cli.table_commands import _hub_link
+    from controller.cli.table_commands import hub_link
     from controller.demo.harness import SimulatedTable
     from controller.hub.publisher import PublishTimeoutError
     from controller.referee.api import JournalEntry
 
     out = tmp_path / "demo"
-    link = _hub_link(build_parser().parse_args(  # nobody there
+    link = hub_link(build_parser().parse_args(  # nobody there
         ["demo", "--publish", "mqtt://127.0.0.1:1", "--table", "7", "--out", str(out)]))
     progress = io.StringIO()
     with SimulatedTable(out, publish=link, progress=progress) as table:
