@@ -353,13 +353,18 @@ def _players(raws: list[_RawAction], right: int, line: int, *, opens_game: bool)
     A ``Wins`` left of the right column after a roll with no move is the left player's (the
     column names the winner). GNU Backgammon writes a game's very first roll in the left
     column whoever rolled, and only the player on roll may resign there, so a game that opens
-    so was resigned by the roller: the roll is the right player's."""
+    so was resigned by the roller: the roll is the right player's. A line of three actions is
+    a left action, then the right player's roll with no move and their ``Wins`` right after it
+    (``36: 24/18 8/5   43:  Wins 1 point``: GNU Backgammon's export of a resignation on
+    seeing the roll)."""
     if len(raws) == 1:
         return [1 if raws[0].offset >= right else 0]
     if len(raws) == 2:
         if _rolled_then_won(raws) and raws[1].offset < right:
             return [1, 0] if opens_game else [0, 0]
         return [0, 1]
+    if len(raws) == 3 and raws[1].offset >= right and _rolled_then_won(raws[1:]):
+        return [0, 1, 1]  # gnubg: the right player rolled and the opponent resigned on seeing it
     raise RecordFormatError(
         f"line {line}: more than two actions on one line: "
         + ", ".join(repr(r.text.strip()) for r in raws)

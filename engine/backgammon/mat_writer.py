@@ -125,7 +125,11 @@ def format_mat(record: MatMatch) -> str:
                 out.append(f"     {pad}{rcol}".rstrip())
                 continue
             number += 1
-            out.append(f"{number:3d}) {pad}{rcol}".rstrip())
+            line = f"{number:3d}) {pad}{rcol}"
+            # A take alone on its line keeps the padding to the second column, as GNU
+            # Backgammon writes it: stripped, gnubg imports a result on the next line (the
+            # doubler resigned) as a second double by the doubler.
+            out.append(line if (lcol, rcol) == ("Takes", "") else line.rstrip())
         out.append("")
     return "\n".join(out) + "\n"
 

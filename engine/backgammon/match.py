@@ -221,7 +221,8 @@ class MatchState:
             turn=turn,
             double_offered=self.phase is Phase.DOUBLED,
             resignation=self.resigned,
-            dice=self.dice if self.dice is not None else (0, 0),
+            # GNU Backgammon's form: the higher die first, whatever order they were thrown in.
+            dice=(max(self.dice), min(self.dice)) if self.dice is not None else (0, 0),
             jacoby=self.rules.jacoby,
         )
 

@@ -23,8 +23,21 @@ import pytest
 from controller.cli import main
 from engine.backgammon.mat_reader import ActionKind, parse_mat_bytes
 from engine.backgammon.mat_replay import replay
-from engine.backgammon.mat_writer import format_mat, record_from_replay
-from engine.backgammon.match import EndHow
+from engine.backgammon.mat_writer import format_mat, record_from_events, record_from_replay
+from engine.backgammon.match import (
+    Double,
+    EndHow,
+    Event,
+    Move,
+    OpeningRoll,
+    Resign,
+    Roll,
+    Take,
+    apply,
+    new_match,
+)
+from engine.backgammon.moves import legal_plays
+from engine.backgammon.scoring import WinKind
 from tests.conftest import TEST_DATA
 from tests.engine.backgammon.mat_oracle import (
     check_games,
@@ -285,3 +298,35 @@ def test_jacoby_in_money_sessions_as_gnubg_imports_them(tmp_path: Path) -> None:
     points = [g["info"]["points-won"] for g in default[str(paths["unsaid"])]["games"]]
     assert points == [1, 1]  # the played gammon of game 2, single under Jacoby
 
+
+
+def _doubler_resigns_after_the_take() -> list[Event]:
+    """Three moves, player 1 doubles, player 0 takes, player 1 resigns a gammon at once."""
+    state = new_match(5)
+    events: list[Event] = [OpeningRoll((6, 3)), Roll((5, 1)), Roll((3, 1))]
+    out: list[Event] = []
+    for event in events:
+        out.append(event)
+        state = apply(state, event)
+        assert state.dice is not None
+        move = Move(legal_plays(state.position, state.dice)[0].result)
+        out.append(move)
+        state = apply(state, move)
+    return [*out, Double(), Take(), Resign(1, WinKind.GAMMON)]
+
+
+def test_a_take_then_the_doubler_s_resignation_imports_in_gnubg(tmp_path: Path) -> None:
+    """A take alone on its line is padded to the second column, as gnubg writes it; stripped,
+    gnubg imported the doubler's resignation after it as a second double (seed 5123 of
+    ``tests.eval.gnubg_oracle``)."""
+    record = record_from_events(_doubler_resigns_after_the_take(), length=5, players=("A", "B"))
+    text = format_mat(record)
+    assert "  3) Takes" + " " * 23 + "\n     Wins 4 points\n" in text
+    path = tmp_path / "take.mat"
+    path.write_text(text, encoding="utf-8")
+    view = gnubg_view([path], tmp_path)[str(path)]
+    result = replay(parse_mat_bytes(path.read_bytes()))
+    assert [r[0] for r in view["games"][0]["records"]][-3:] == ["double", "take", "resign"]
+    check_games("take", result, view)
+    check_records("take", result, view)
+    check_ids("take", result, view)

@@ -16,6 +16,7 @@ from engine.backgammon.mat_reader import (
     parse_mat_bytes,
     parse_move,
 )
+from engine.backgammon.mat_replay import replay
 from engine.errors import RecordFormatError
 from tests.conftest import TEST_DATA
 
@@ -142,6 +143,24 @@ def test_a_game_resigned_on_its_opening_roll() -> None:
         (0, ActionKind.ROLL),
         (0, ActionKind.WIN),
     ]  # later in a game the roll's column is the roller's
+
+
+def test_gnubg_s_line_of_a_right_roll_won_by_resignation() -> None:
+    """GNU Backgammon exports a right-player roll that the opponent resigned on seeing as a
+    third action on the line, ``Wins`` right after the roll (seed 5002 of
+    ``tests.eval.gnubg_oracle``): the roll and the win are the right player's."""
+    text = (
+        "3 point match\n\n Game 1\n Ali : 0                        Veli : 0\n"
+        "  1) 31: 8/5 6/5                 42: 8/4 6/4\n"
+        "  2) 36: 24/18 13/10             43:  Wins 1 point\n"
+    )
+    actions = parse_mat(text).games[0].actions
+    assert [(a.player, a.kind, a.dice) for a in actions[2:]] == [
+        (0, ActionKind.ROLL, (3, 6)),
+        (1, ActionKind.ROLL, (4, 3)),
+        (1, ActionKind.WIN, None),
+    ]
+    assert replay(parse_mat(text)).final_score == (0, 1)
 
 
 def test_a_wins_after_the_roll_does_not_move_the_right_column() -> None:

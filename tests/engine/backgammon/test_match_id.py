@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.backgammon.match import OpeningRoll, apply, new_match
+from engine.backgammon.match import Move, OpeningRoll, Roll, apply, new_match
 from engine.backgammon.match_id import (
     GameState,
     MatchIdState,
     decode_match_id,
     encode_match_id,
 )
+from engine.backgammon.moves import legal_plays
 from engine.errors import InvalidInputError
 from tests.gnubg_runner import run_gnubg_script
 
@@ -158,3 +159,28 @@ def test_gnubg_takes_our_match_ids_as_they_are(tmp_path: Path, gnubg: str) -> No
     assert len(pairs) == 300
     assert [ours for ours, _ in pairs] == ids
     assert [theirs for _, theirs in pairs] == ids
+
+
+def test_a_roll_thrown_low_die_first_gives_gnubg_s_match_id(gnubg: str) -> None:
+    """GNU Backgammon's Match ID holds the higher die first, however the dice were thrown or
+    set (``set dice 14``, ``set matchid``); hakem's held the thrown order (seed 5199 of
+    ``tests.eval.gnubg_oracle``)."""
+    state = apply(new_match(3), OpeningRoll((4, 1)))
+    state = apply(state, Move(legal_plays(state.position, (4, 1))[0].result))
+    state = apply(state, Roll((1, 4)))
+    assert state.dice == (1, 4)  # the referee keeps the thrown order
+    thrown = encode_match_id(dataclasses.replace(state.match_id_state(), dice=(1, 4)))
+    script = (
+        "import gnubg\n"
+        "gnubg.command('new match 3')\n"
+        f"gnubg.command('set matchid {thrown}')\n"
+        "print('HAKEM-ID', gnubg.matchid())\n"
+    )
+    theirs = next(
+        line.split()[1]
+        for line in run_gnubg_script(script).splitlines()
+        if line.startswith("HAKEM-ID ")
+    )
+    ours = dataclasses.replace(state.match_id_state(), jacoby=decode_match_id(theirs).jacoby)
+    assert encode_match_id(ours) == theirs
+    assert decode_match_id(state.match_id).dice == (4, 1)
