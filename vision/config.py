@@ -431,7 +431,7 @@ def load_vision_config(path: str | Path) -> VisionConfig:
     """Read a table's TOML file and return its vision settings (defaults where absent)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a byte order mark (Windows editors) is no error
     except FileNotFoundError:
         raise ConfigError(f"configuration file not found: {p}") from None
     except (OSError, UnicodeDecodeError) as exc:

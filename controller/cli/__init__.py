@@ -6,7 +6,9 @@ Every deliberate error becomes one line on stderr and exit code 2, never a trace
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib
+import io
 import re
 import sys
 from collections.abc import Sequence
@@ -15,6 +17,7 @@ from controller.cli.common import (
     CommandError,
     OneLineArgumentParser,
     json_parent,
+    one_line,
     os_error_line,
     shown,
 )
@@ -53,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``hakem`` command and return its exit code."""
+    escape_what_stdout_cannot_show()
     parser = build_parser()
     words = joined_negative_lists(sys.argv[1:] if argv is None else argv)
     misplaced = misplaced_options(parser, words)
@@ -100,9 +104,23 @@ def joined_negative_lists(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def escape_what_stdout_cannot_show() -> None:
+    """On a terminal whose encoding is not UTF-8 (``PYTHONIOENCODING=ascii``), a name it cannot
+    show ("Ayşe") is printed escaped ("Ay\\u015fe"): the command's output is not lost to an
+    encoding error after its files are written. A UTF-8 stdout is left as it is."""
+    stream = sys.stdout
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        utf8 = False
+    if not utf8 and isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        stream.reconfigure(errors="backslashreplace")
+
+
 def _fail(message: str) -> int:
     """The one error line on stderr; exit code 2."""
-    print(f"hakem: {message}", file=sys.stderr)
+    print(f"hakem: {one_line(message)}", file=sys.stderr)
     return 2
 
 

@@ -4,6 +4,7 @@ status`` (the clock's state as the host sees it)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import queue
 import signal
 import sys
@@ -148,10 +149,14 @@ def run_sim(args: argparse.Namespace) -> int:
 
 
 def _read_buttons(presses: queue.Queue[str], stop: threading.Event) -> None:
-    for line in sys.stdin:
-        presses.put(line.strip().lower())
-        if stop.is_set():
-            return
+    """Queue the keys typed on stdin; none when stdin is closed or is not text."""
+    if sys.stdin is None:  # started with stdin closed (``<&-``): no buttons
+        return
+    with contextlib.suppress(UnicodeDecodeError, OSError, ValueError):
+        for line in sys.stdin:
+            presses.put(line.strip().lower())
+            if stop.is_set():
+                return
 
 
 def run_status(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from controller.records.files import write_whole
 from engine.errors import HakemError, InvalidInputError
@@ -69,6 +69,22 @@ def shown(text: str) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
+# what str.splitlines breaks a line at; a message shows them escaped to stay one line
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+LONGEST_MESSAGE = 2000  # characters: a message quoting a huge input shows its start and end
+
+
+def one_line(message: str) -> str:
+    """``message`` as one line of reasonable length: line breaks (in a file name, a quoted
+    value) escaped, and the middle of a very long one left out."""
+    text = "".join(ch.encode("unicode_escape").decode("ascii") if ch in LINE_BREAKS else ch
+                   for ch in message)
+    if len(text) <= LONGEST_MESSAGE:
+        return text
+    head, tail = LONGEST_MESSAGE * 2 // 3, LONGEST_MESSAGE // 4
+    return f"{text[:head]} [... {len(text) - head - tail} characters ...] {text[-tail:]}"
+
+
 def is_utf8(text: str) -> bool:
     """True when ``text`` holds no stray surrogate (a byte that was not UTF-8)."""
     try:
@@ -83,6 +99,13 @@ def utf8_arg(text: str) -> str:
     if not is_utf8(text):
         raise argparse.ArgumentTypeError(f"not UTF-8 text: '{shown(text)}'")
     return text
+
+
+def open_stdin(what: str) -> TextIO:
+    """The process's stdin to read ``what`` from; an error naming it when stdin is closed."""
+    if sys.stdin is None:  # started with stdin closed (``<&-``): Python sets it to None
+        raise CommandError(f"{what}: stdin is closed, there is nothing to read")
+    return sys.stdin
 
 
 def read_utf8(path: str | Path) -> str:
@@ -135,7 +158,8 @@ def write_output(path: str, data: str | bytes) -> None:
     it replaces stays as it was when the write fails (a full disk, a crash). A missing folder,
     a full disk... is an error naming the file. A device or a pipe (``/dev/stdout``) is
     written to as it is, and a symbolic link's file is replaced, not the link; ``-`` is
-    refused (it would make a file of that name where a user meant standard output)."""
+    refused (it would make a file of that name where a user meant standard output), and so
+    is a file that holds a table's journal."""
     if path == "-":  # read as standard output elsewhere (``mangala check -`` reads stdin)
         raise CommandError("cannot write -: give a file name (/dev/stdout for the terminal)")
     target = Path(path)
@@ -145,6 +169,9 @@ def write_output(path: str, data: str | bytes) -> None:
         raise CommandError(f"cannot write {path}: {blocker} is a file, not a folder")
     if not folder.is_dir():
         raise CommandError(f"cannot write {path}: no such folder {folder}")
+    if target.is_file() and _holds_journal(target):  # the source of truth of a match
+        raise CommandError(f"cannot write {path}: it holds a table's journal, which is never "
+                           "overwritten; give another file")
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
         if target.exists() and not target.is_file():
@@ -222,15 +249,30 @@ def refuse_journal(text: str, name: str, record: str, instead: str) -> None:
     """Refuse a table's journal given where a ``record`` (a .mat, a round record) is read,
     saying what to do ``instead`` (its parser would only quote the journal's long first line
     back as a malformed record line)."""
+    if is_journal(text):
+        raise CommandError(f"{name} is a table's journal, not {record}: {instead}")
+
+
+def is_journal(text: str) -> bool:
+    """Whether ``text`` is a table's journal: its first line a JSON entry with seq and type."""
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if not first.startswith("{"):
-        return
+        return False
     try:
         entry = json.loads(first)
-    except ValueError:
-        return
-    if isinstance(entry, dict) and "type" in entry and "seq" in entry:
-        raise CommandError(f"{name} is a table's journal, not {record}: {instead}")
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(entry, dict) and "type" in entry and "seq" in entry
+
+
+def _holds_journal(path: Path) -> bool:
+    """Whether the file at ``path`` holds a table's journal (read as far as its first line)."""
+    try:
+        with path.open("rb") as file:
+            head = file.readline(1 << 20)
+    except OSError:
+        return False
+    return is_journal(head.decode("utf-8", "replace"))
 
 
 def os_error_line(exc: OSError) -> str:
@@ -266,7 +308,7 @@ def each_image(args: argparse.Namespace, read: Callable[[str], None]) -> int:
             message = text if path in text else f"{path}: {text}"
             if wants_json(args):
                 emit_json({"image": path, "error": message})
-            print(f"hakem: {message}", file=sys.stderr)
+            print(f"hakem: {one_line(message)}", file=sys.stderr)
     return 2 if failed else 0
 
 
@@ -285,10 +327,13 @@ __all__ = [
     "count",
     "emit_json",
     "file_in_the_way",
+    "is_journal",
     "is_utf8",
     "json_parent",
     "non_negative_int",
     "number_in",
+    "one_line",
+    "open_stdin",
     "os_reason",
     "read_utf8",
     "refuse_clobbering",

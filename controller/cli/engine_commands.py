@@ -7,10 +7,16 @@ that same player (not swapped), as DESIGN.md fixes.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from controller.cli.common import CommandError, add_command, count, emit_json, wants_json
+from controller.cli.common import (
+    CommandError,
+    add_command,
+    count,
+    emit_json,
+    open_stdin,
+    wants_json,
+)
 from engine.backgammon.dice import parse_dice
 from engine.backgammon.judge import judge
 from engine.backgammon.moves import legal_plays
@@ -108,7 +114,7 @@ def run_plays(args: argparse.Namespace) -> int:
 
 
 def _bulk_plays() -> int:
-    for number, line in enumerate(sys.stdin, start=1):
+    for number, line in enumerate(open_stdin("hakem plays -"), start=1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue

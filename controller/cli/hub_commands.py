@@ -28,6 +28,7 @@ from controller.cli.common import (
     emit_json,
     is_utf8,
     number_in,
+    open_stdin,
     os_reason,
     wants_json,
 )
@@ -153,7 +154,7 @@ def _password_line() -> str:
     """The first line of stdin, which must be UTF-8 text (it is hashed as such)."""
     problem = "hub: the password (first line of stdin) is not UTF-8 text"
     try:
-        line = sys.stdin.readline()
+        line = open_stdin("hub: the password").readline()
     except UnicodeDecodeError:
         raise CommandError(problem) from None
     if not is_utf8(line):  # stdin decoded with surrogates for the bytes that are not UTF-8

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from controller.cli.common import (
@@ -12,6 +11,7 @@ from controller.cli.common import (
     add_group,
     count,
     emit_json,
+    open_stdin,
     read_utf8,
     refuse_journal,
     wants_json,
@@ -102,7 +102,7 @@ def _read_text(arg: str, what: str, *, stdin_used: list[bool]) -> str:
             raise CommandError(f"{what}: stdin (-) can be read only once")
         stdin_used[0] = True
         try:
-            return sys.stdin.read()
+            return open_stdin(what).read()
         except UnicodeDecodeError:
             raise CommandError(f"{what}: stdin is not UTF-8 text") from None
     if arg.startswith("@"):

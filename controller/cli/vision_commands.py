@@ -22,6 +22,7 @@ from controller.cli.common import (
     each_image,
     emit_json,
     non_negative_int,
+    refuse_clobbering,
     wants_json,
     write_output,
 )
@@ -283,6 +284,7 @@ def _render(args: argparse.Namespace) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     config = _config(args)
     _out_path(args.out, PICTURE_FORMATS)  # before the picture is read
+    refuse_clobbering([("picture", args.image)], [("--out", args.out)])  # a flag's snapshot...
     img = load_image(args.image)
     corners, given = _given_corners(args, config)
     found = detect_markers(img)

@@ -31,7 +31,8 @@ def load_toml_file(cls: type[T], path: str | Path) -> T:
     """Read a TOML file and build ``cls`` from it; syntax errors name the file and line."""
     file = Path(path)
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte order mark, which some Windows editors write, is no TOML error
+        data = tomllib.loads(file.read_text(encoding="utf-8-sig"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from None
     except UnicodeDecodeError:

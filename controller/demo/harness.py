@@ -127,7 +127,7 @@ def pin_settings(path: Path, settings: Mapping[str, str], *, resumed: bool,
     if resumed and path.exists():
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
             raise ConfigError(f"{path} is not the demo's settings (json): {exc}") from exc
         stored = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
         game = stored.get("--game")

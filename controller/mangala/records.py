@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.records.files import write_changed
 from engine.errors import PositionError, RecordFormatError
-from engine.mangala.position import Position, Side
+from engine.mangala.position import PITS, STONES, Position, Side
 from engine.mangala.record import (
     Caution,
     DirectorDecision,
@@ -40,6 +40,18 @@ def _side(value: Any) -> Side:
     raise RecordFormatError(f"player {value!r} is not a or b")
 
 
+def _whole(value: Any, low: int, high: int, what: str) -> int:
+    """A journal's whole number in ``low..high`` (a set, a pit), else an error naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RecordFormatError(f"{what} {value!r} is not a whole number {low}..{high}")
+    return value
+
+
+def _set_number(value: Any) -> int:
+    """A set's number: a round has at most three sets (MG-T-1)."""
+    return _whole(value, 1, 3, "set number")
+
+
 def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
     """The round record of a Mangala journal (its ``match_start`` names the players)."""
     if not entries or entries[0].get("type") != "match_start" or \
@@ -51,13 +63,14 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
     for e in entries:
         kind = e.get("type")
         if kind == "game_start":
-            out.append(SetStart(0, int(e["set"]), _side(e["starter"])))
+            out.append(SetStart(0, _set_number(e["set"]), _side(e["starter"])))
         elif kind == "move":
             after = Position.from_obj(e["position"])
-            out.append(Move(0, int(e["set"]), _side(e["player"]), int(e["pit"]), after))
+            pit = _whole(e["pit"], 1, PITS, "pit")
+            out.append(Move(0, _set_number(e["set"]), _side(e["player"]), pit, after))
         elif kind == "illegal_move" and e.get("warning"):
             reason = f"{e.get('rule', '')} {e.get('reason', '')}".strip()
-            out.append(Caution(0, int(e["set"]), _side(e["player"]), reason))
+            out.append(Caution(0, _set_number(e["set"]), _side(e["player"]), reason))
         elif kind == "director" and e.get("action") == "set_position":
             args = e.get("args") or {}
             try:
@@ -88,13 +101,14 @@ def round_record(entries: Sequence[Mapping[str, Any]]) -> RoundRecord:
             reason = args.get("reason") or args.get("note") or ""
             out.append(DirectorDecision(0, _current_set(out), winner, str(reason)))
         elif kind == "time_out":
-            out.append(TimeOut(0, int(e["set"]), _side(e["player"])))
+            out.append(TimeOut(0, _set_number(e["set"]), _side(e["player"])))
         elif kind == "game_end":
             stores = e["stores"]
             winner = e["winner"]
             if winner not in ("a", "b", "draw"):
                 raise RecordFormatError(f"set winner {winner!r} is not a, b or draw")
-            out.append(SetEnd(0, int(e["set"]), int(stores[0]), int(stores[1]), winner))
+            a, b = (_whole(stores[i], 0, STONES, "store") for i in (0, 1))
+            out.append(SetEnd(0, _set_number(e["set"]), a, b, winner))
         elif kind == "match_end" and e.get("how") != "director":
             points = e.get("points") or {}
             winner = e.get("winner")

@@ -20,9 +20,22 @@ import contextlib
 import itertools
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 _PARTS = itertools.count()  # with the process id: a part name no other write uses
+
+
+@contextlib.contextmanager
+def naming(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Re-raise an OSError that names no file (a write() on a full disk) naming ``path``, so
+    that its one line on stderr says which file could not be written."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
 
 
 def write_whole(path: Path, data: bytes, *, synced: bool = True) -> None:
@@ -55,9 +68,12 @@ def write_whole(path: Path, data: bytes, *, synced: bool = True) -> None:
             _relink(part, path, data)
         else:
             os.replace(part, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             part.unlink()
+        if isinstance(exc, OSError):
+            with naming(path):
+                raise
         raise
     if synced:
         sync_folder(path.parent)
@@ -198,4 +214,11 @@ def write_changed(path: Path, text: str) -> bool:
     return True
 
 
-__all__ = ["remove_stale_parts", "sync_file", "sync_folder", "write_changed", "write_whole"]
+__all__ = [
+    "naming",
+    "remove_stale_parts",
+    "sync_file",
+    "sync_folder",
+    "write_changed",
+    "write_whole",
+]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from controller.closing import ClosedOnExit
-from controller.records.files import sync_folder
+from controller.records.files import naming, sync_folder
 from engine.errors import RecordFormatError
 
 # The contract types of DESIGN.md; tables may add their own, but these are the ones others read.
@@ -106,8 +106,9 @@ def read_journal(path: str | os.PathLike[str]) -> JournalContents:
         where = f"{os.fspath(path)} line {number}"
         try:
             entry = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            reason = exc.__class__.__name__
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            reason = ("nested too deeply" if isinstance(exc, RecursionError)
+                      else exc.__class__.__name__)
             raise RecordFormatError(f"{where}: not a JSON object ({reason})") from None
         if not isinstance(entry, dict):
             raise RecordFormatError(f"{where}: not a JSON object, got {type(entry).__name__}")
@@ -170,9 +171,10 @@ class Journal(ClosedOnExit):
         entry.update(fields)
         validate_entry(entry, f"new {kind} entry")
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
-        self._file.write(line.encode("utf-8"))
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        with naming(self.path):  # a full disk: the line names the journal
+            self._file.write(line.encode("utf-8"))
+            self._file.flush()
+            os.fsync(self._file.fileno())
         self._entries.append(entry)
         return entry
 
@@ -182,8 +184,9 @@ class Journal(ClosedOnExit):
     def close(self) -> None:
         """Close the file; safe to call more than once."""
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            with naming(self.path):  # what a full disk kept in the buffer is written here
+                file.close()
 
     @property
     def closed(self) -> bool:

@@ -17,6 +17,7 @@ from typing import Any, Final, TypeGuard
 from controller.records.journal import CONTRACT_TYPES
 from engine.backgammon.mat_play import NotAPlay, find_play
 from engine.backgammon.mat_reader import MatMove, parse_move
+from engine.backgammon.match_id import MAX_MATCH_LENGTH
 from engine.backgammon.position import Position
 from engine.errors import HakemError, RecordFormatError
 
@@ -77,9 +78,13 @@ def check_match_start(entry: Mapping[str, Any], at: str, source: str) -> int:
             or not all(isinstance(n, str) and n.strip() for n in names)):
         raise RecordFormatError(f"{at}: players must be two names, got {names!r}")
     length = entry.get("length")
-    if not is_int(length) or length < 0:
+    if not is_int(length) or not 0 <= length <= MAX_MATCH_LENGTH:
         raise RecordFormatError(
-            f"{at}: length must be a whole number of points 0 or more (0: money), got {length!r}")
+            f"{at}: length must be a whole number of points 0..{MAX_MATCH_LENGTH} (0: money),"
+            f" got {length!r}")
+    for key in ("rules", "layout", "recognition"):  # the referee's settings, when journalled
+        if not isinstance(entry.get(key, {}), Mapping):
+            raise RecordFormatError(f"{at}: {key} must be a JSON object, got {entry[key]!r}")
     return int(length)
 
 

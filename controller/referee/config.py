@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from controller.referee.api import Side
 from controller.table_layout import DEFAULT_LAYOUT, TableLayout
+from engine.backgammon.match_id import MAX_MATCH_LENGTH
 from engine.backgammon.rules import Rules
 from engine.errors import ConfigError
 
@@ -218,6 +219,14 @@ class RefereeConfig:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RefereeConfig:
         """The inverse of :meth:`to_json` (a ``match_start`` entry's fields)."""
+        for key in ("rules", "layout", "recognition"):
+            if not isinstance(data.get(key, {}), dict):
+                raise ConfigError(f"referee: match_start {key} must be a JSON object, got "
+                                  f"{data[key]!r}")
+        length = data.get("length")
+        if isinstance(length, int) and not 0 <= length <= MAX_MATCH_LENGTH:
+            raise ConfigError(f"referee: match_start length must be 0..{MAX_MATCH_LENGTH} "
+                              f"points, got {length}")
         try:
             players = data["players"]
             rules = Rules(**data.get("rules", {}))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.records.files import naming
 from controller.referee.api import Command, DirectorAction, JournalEntry, Say, director_refusal
 from engine.errors import HakemError, InvalidInputError
 
@@ -53,7 +54,7 @@ def _append(path: Path, obj: dict[str, Any]) -> None:
     """One line, synced. After a line torn by a crash (no newline at its end) it starts a line
     of its own: run on with the torn one, the request or answer would be lost with it."""
     line = (json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
-    with open(path, "a+b") as f:
+    with naming(path), open(path, "a+b") as f:
         if f.seek(0, os.SEEK_END) > 0:
             f.seek(-1, os.SEEK_END)
             if f.read(1) != b"\n":
@@ -116,7 +117,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     for line in text.split("\n")[:-1]:  # the text after the last newline is not complete yet
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(obj, dict):
             out.append(obj)

@@ -29,13 +29,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import cv2
-import numpy as np
-
 from controller.clock.messages import ClockEvent, FlagEvent, PressEvent
-from controller.records.files import remove_stale_parts, sync_file, sync_folder, write_whole
+from controller.records.files import (
+    naming,
+    remove_stale_parts,
+    sync_file,
+    sync_folder,
+    write_whole,
+)
 from controller.referee.api import DirectorAction
-from engine.errors import RecordFormatError
+from engine.errors import ImageError, RecordFormatError
+from vision.imageio import decode_image
 
 META = "meta.json"
 TIMELINE = "timeline.jsonl"
@@ -116,9 +120,10 @@ class Recorder:
         # taken out before writing: a write that fails (a full disk) leaves them in the file's
         # buffer, which the next flush or close writes; kept here too, they would be written twice
         lines, self._held, self._held_since = "".join(self._held), [], None
-        self._timeline.write(lines)
-        self._timeline.flush()
-        os.fsync(self._timeline.fileno())
+        with naming(self.folder / TIMELINE):
+            self._timeline.write(lines)
+            self._timeline.flush()
+            os.fsync(self._timeline.fileno())
 
     def close(self) -> None:
         """Write what is held (a checkpoint) and close; safe to call twice."""
@@ -148,8 +153,9 @@ class Recording:
             raise RecordFormatError(f"{self.folder}: not a recording (no {TIMELINE})")
         try:
             meta = json.loads((self.folder / META).read_text("utf-8"))
-        except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
-            raise RecordFormatError(f"{self.folder / META}: cannot be read ({exc})") from None
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
+            raise RecordFormatError(f"{self.folder / META}: cannot be read ({reason})") from None
         if not isinstance(meta, dict):
             raise RecordFormatError(f"{self.folder / META}: must hold a JSON object, not "
                                     f"{type(meta).__name__} {json.dumps(meta)[:40]}")
@@ -169,9 +175,10 @@ class Recording:
             data = path.read_bytes()
         except FileNotFoundError:
             raise RecordFormatError(f"{path}: frame missing from the recording") from None
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-        if image is None:
-            raise RecordFormatError(f"{path}: not a JPEG picture")
+        try:
+            image = decode_image(data, str(path))
+        except ImageError as exc:
+            raise RecordFormatError(str(exc)) from None
         return image, data
 
     def resumed_at(self) -> int | None:
@@ -191,7 +198,7 @@ class Recording:
                 continue
             try:
                 item = json.loads(raw)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 if number == len(lines):
                     return
                 raise RecordFormatError(f"{path} line {number}: not JSON") from None
@@ -221,7 +228,7 @@ def _named_frames(path: Path) -> set[str]:
     named: set[str] = set()
     for raw in lines:
         if b'"frame"' in raw:
-            with contextlib.suppress(ValueError, KeyError, TypeError):
+            with contextlib.suppress(ValueError, KeyError, TypeError, RecursionError):
                 named.add(str(json.loads(raw)["frame"]))
     return named
 

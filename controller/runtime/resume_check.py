@@ -16,7 +16,9 @@ from typing import Any
 
 from controller.config.table import TableConfig
 from controller.runtime.effects import LiveLog
-from engine.errors import ConfigError
+from engine.errors import ConfigError, RecordFormatError
+
+GAMES: tuple[str, ...] = ("backgammon", "mangala")  # the games a journal can hold (match.game)
 
 
 def new_match_steps(folder: Path) -> str:
@@ -34,7 +36,12 @@ def check_game(game: str, entries: Sequence[Mapping[str, Any]], folder: Path,
     first = entries[0] if entries else {}
     if first.get("type") != "match_start":
         return  # not a match's journal: the referee's restore says what is wrong with it
-    held = str(first.get("game", "backgammon"))
+    held = first.get("game", "backgammon")
+    if held not in GAMES:  # a damaged or hand-edited journal: no setting would resume it
+        text = (f"the journal in {folder} holds a match of game {held!r}, which is neither "
+                f"{' nor '.join(map(repr, GAMES))}: it is damaged")
+        live.say(f"Cannot start: {text}")
+        raise RecordFormatError(text)
     if held != game:
         text = (f"match.game is {game!r}, but the journal in {folder} holds a {held} match: "
                 f"set match.game = {held!r} to resume it, or to start a new match, "

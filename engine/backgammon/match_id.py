@@ -20,6 +20,7 @@ from engine.errors import InvalidInputError
 
 MATCH_ID_LENGTH = 12
 _MAX15 = (1 << 15) - 1
+MAX_MATCH_LENGTH = _MAX15  # the longest match a Match ID (and so a .mat record) can hold
 
 # (name, first bit, width), in the order GNU Backgammon packs them.
 _FIELDS: tuple[tuple[str, int, int], ...] = (
@@ -156,4 +157,11 @@ def decode_match_id(text: str) -> MatchIdState:
         raise InvalidInputError(f"match id {text!r}: {exc}") from exc
 
 
-__all__ = ["MATCH_ID_LENGTH", "GameState", "MatchIdState", "decode_match_id", "encode_match_id"]
+__all__ = [
+    "MATCH_ID_LENGTH",
+    "MAX_MATCH_LENGTH",
+    "GameState",
+    "MatchIdState",
+    "decode_match_id",
+    "encode_match_id",
+]

@@ -105,6 +105,10 @@ class Position:
             raise PositionError(
                 f"mangala position is not valid JSON: {_short(text)} ({exc.msg})"
             ) from None
+        except RecursionError:
+            raise PositionError(
+                f"mangala position is not valid JSON: {_short(text)} (nested too deeply)"
+            ) from None
         return cls.from_obj(obj, turn_required=turn_required)
 
     # --- views --------------------------------------------------------------------------
