@@ -17,6 +17,7 @@ _MARGIN = 20
 _BAR = 40
 _POINT_W = (WIDTH - 2 * _MARGIN - _BAR - 50) / 12  # 50: the tray for borne-off checkers
 _R = _POINT_W * 0.45
+POINT_FONT = 15
 _LIGHT = "#f4efe1"
 _DARK = "#2b2b2b"
 
@@ -53,13 +54,14 @@ def board_svg(position_id: str | None, seen_by: int | None = 0,
         colour = "#9b2d20" if point % 2 else "#1f4e5f"
         if point <= 12:
             poly = f"{x0},{bottom} {x1},{bottom} {cx},{bottom - height}"
-            label_y = bottom + 14
+            label_y = bottom + 16
         else:
             poly = f"{x0},{top} {x1},{top} {cx},{top + height}"
-            label_y = top - 5
+            label_y = top - 4
         parts.append(f'<polygon points="{poly}" fill="{colour}"/>')
-        parts.append(f'<text x="{cx}" y="{label_y}" font-size="10" text-anchor="middle" '
-                     f'fill="#fff">{point}</text>')
+        # POINT_FONT: in the margin, readable on a phone, where the board is drawn ~360 px wide
+        parts.append(f'<text x="{cx}" y="{label_y}" font-size="{POINT_FONT}" '
+                     f'text-anchor="middle" fill="#fff">{point}</text>')
         count = board[point]
         if count:
             parts.extend(_stack(cx, point <= 12, abs(count), _LIGHT if count > 0 else _DARK,
@@ -93,7 +95,7 @@ def _stack(cx: float, from_bottom: bool, count: int, colour: str, top: float, bo
         cy = bottom - offset if from_bottom else top + offset
         out.append(f'<circle cx="{cx}" cy="{cy}" r="{_R}" fill="{colour}" stroke="{stroke}"/>')
         if i == 4 and count > 5:
-            out.append(f'<text x="{cx}" y="{cy + 4}" font-size="11" text-anchor="middle" '
+            out.append(f'<text x="{cx}" y="{cy + 5}" font-size="15" text-anchor="middle" '
                        f'fill="{stroke}">{count}</text>')
     out.append("</g>")
     return out

@@ -43,7 +43,13 @@ from controller.hub.board_svg import board_svg
 from controller.hub.export import match_record, round_record
 from controller.hub.hosts import HostCheck
 from controller.hub.mangala_svg import mangala_svg
-from controller.hub.pages import STATIC_TYPES, dashboard_page, static_file, table_page
+from controller.hub.pages import (
+    STATIC_TYPES,
+    dashboard_page,
+    not_found_page,
+    static_file,
+    table_page,
+)
 from controller.hub.refusals import Refusals, refusal_response
 from controller.hub.service import ActionRefusedError, HubService, NotFoundError
 from engine.errors import HakemError, InvalidInputError
@@ -309,6 +315,9 @@ class HubRequestHandler(BaseHTTPRequestHandler):
                 self._stream()
             elif parts[:2] == ["api", "tables"] and len(parts) >= 4:
                 self._table_get(parts[2], parts[3], parts[4:], query.get("match"))
+            elif parts[0] not in ("api", "static"):
+                # a person's mistyped address: a page they can read, as the other pages are
+                self._send(404, not_found_page(url.path).encode(), "text/html; charset=utf-8")
             else:
                 self._error(404, f"no such page: {url.path}")
         except NotFoundError as exc:

@@ -25,6 +25,9 @@ _WOOD = "#8a5a2b"
 _HOLE = "#5e3a17"
 _TEXT = "#f4efe1"
 _TURN = "#f2c14e"
+# text sizes in the 620-wide drawing, readable where a phone draws it ~360 px wide
+NAME_FONT = 20
+COUNT_FONT = 26
 
 
 def _pit_x(side: str, pit: int) -> float:
@@ -56,10 +59,10 @@ def mangala_svg(position: Any, players: tuple[str, str] = ("", "")) -> str:
                        board.b_store))
     parts.extend(_cell(WIDTH - _MARGIN - _STORE_W / 2, middle, _STORE_W * 0.42, store_ry,
                        "a_store", board.a_store))
-    for index, (who, y) in enumerate((("a", HEIGHT - 6), ("b", 16))):
+    for index, (who, y) in enumerate((("a", HEIGHT - 5), ("b", 19))):
         name = players[index][:24] or who
         turn = board.to_move == who
-        parts.append(f'<text x="{WIDTH / 2}" y="{y}" font-size="13" text-anchor="middle" '
+        parts.append(f'<text x="{WIDTH / 2}" y="{y}" font-size="{NAME_FONT}" text-anchor="middle" '
                      f'fill="{_TURN if turn else _TEXT}" data-side="{who}" '
                      f'data-to-move="{"yes" if turn else "no"}">'
                      f'{escape(name)} ({who}){" to move" if turn else ""}</text>')
@@ -72,7 +75,7 @@ def _cell(cx: float, cy: float, rx: float, ry: float, where: str, count: int) ->
     return [
         f'<g data-at="{where}" data-count="{count}">',
         f'<ellipse cx="{cx:.1f}" cy="{cy:.1f}" rx="{rx:.1f}" ry="{ry:.1f}" fill="{_HOLE}"/>',
-        f'<text x="{cx:.1f}" y="{cy + 6:.1f}" font-size="18" text-anchor="middle" '
+        f'<text x="{cx:.1f}" y="{cy + 9:.1f}" font-size="{COUNT_FONT}" text-anchor="middle" '
         f'fill="{_TEXT}">{count}</text>',
         "</g>",
     ]

@@ -37,7 +37,9 @@ def dashboard_page() -> str:
         _HEAD.format(title="hakem: tournament")
         + """<body><header><h1>hakem: every table</h1>
 <a href="/api/tables">JSON</a></header>
-<main><div id="tables" aria-live="polite"></div></main>
+<main><p id="connection" class="lost" role="alert" hidden></p>
+<p id="empty" hidden>No tables yet: a table appears here as soon as it connects to the hub.</p>
+<div id="tables" aria-live="polite"></div></main>
 <script src="/static/common.js"></script><script src="/static/dashboard.js"></script>
 </body></html>
 """
@@ -56,18 +58,19 @@ def table_page(tournament: str, table: str) -> str:
 <form id="login"><input name="user" placeholder="director" autocomplete="username" required>
 <input name="password" type="password" placeholder="password" autocomplete="current-password"
  required><button>Log in</button></form>
+<p id="connection" class="lost" role="alert" hidden></p>
 <p id="message" role="status"></p>
 <div class="flag" id="warnings" hidden></div>
 <div class="flag" id="flag-pending" role="status" hidden></div>
-<div class="players">
+<div class="players" id="players">
 <span id="name-0"></span><span class="score" id="score-0"></span>
 <span class="clock" id="clock-0"></span>
 <span id="name-1"></span><span class="score" id="score-1"></span>
 <span class="clock" id="clock-1"></span>
 </div>
 <p class="meta" id="info"></p>
-<div class="cols"><div><img id="board" class="board" alt="the board">
-<p><a id="download" download>Download the match record</a></p></div>
+<div class="cols"><div><img id="board" class="board" alt="the board" hidden>
+<p><a id="download" download hidden>Download the match record</a></p></div>
 <div><h2>Flags</h2><p id="noflags">No flags.</p><ul class="flags" id="flags"></ul>
 <form id="end" hidden><strong>End the match:</strong>
 <select name="winner"><option value="">no winner</option><option value="0">first player wins
@@ -78,6 +81,19 @@ def table_page(tournament: str, table: str) -> str:
 <th id="moves-dice">dice</th><th>move</th></tr></thead><tbody id="moves"></tbody></table>
 </main>
 <script src="/static/common.js"></script><script src="/static/table.js"></script>
+</body></html>
+"""
+    )
+
+
+def not_found_page(path: str) -> str:
+    """A page a person asked for that the hub does not have (a mistyped address): said in
+    words, with the way back, not as the API's JSON."""
+    return (
+        _HEAD.format(title="hakem: no such page")
+        + f"""<body><header><h1>No such page</h1><a href="/">all tables</a></header>
+<main><p>The hub has no page <code>{escape(path)}</code>.</p>
+<p><a href="/">See every table</a>, then open a table from its card.</p></main>
 </body></html>
 """
     )

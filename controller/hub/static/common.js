@@ -43,18 +43,30 @@ function pendingFlagText(t) {
   return "⚑ " + name + "'s flag fell (set " + f.set + "): the time-out follows on " + name
     + "'s turn (" + f.rule + ")";
 }
+// A page that no longer hears from the hub says so (the hub stopped, the phone left the Wi-Fi):
+// what it shows may be out of date until the banner goes.
+function connectionLost(lost) {
+  const banner = document.getElementById("connection");
+  if (!banner) return;
+  banner.textContent = lost ? "⚠ No connection to the hub: trying again. What this page shows"
+    + " may be out of date." : "";
+  banner.hidden = !lost;
+}
 // Live updates: Server-Sent Events (whose first event is every table), falling back to polling
 // every 3 s if the stream fails. Each summary carries its table's revision, so one that arrives
 // late (a slow poll) cannot undo a newer one.
 function liveUpdates(onTable, onAll) {
   let polling = null;
-  const poll = () => fetch("/api/tables").then(r => r.json()).then(onAll).catch(() => {});
+  const poll = () => fetch("/api/tables").then(r => { if (!r.ok) throw new Error(r.status); return r.json(); })
+    .then(all => { connectionLost(false); onAll(all); }).catch(() => connectionLost(true));
   const startPolling = () => { if (polling === null) { poll(); polling = setInterval(poll, 3000); } };
   if (window.EventSource) {
     const es = new EventSource("/api/stream");
-    es.addEventListener("table", e => onTable(JSON.parse(e.data)));
-    es.addEventListener("tables", e => onAll(JSON.parse(e.data)));
-    es.onerror = () => { if (es.readyState === EventSource.CLOSED) startPolling(); };
+    es.addEventListener("table", e => { connectionLost(false); onTable(JSON.parse(e.data)); });
+    es.addEventListener("tables", e => { connectionLost(false); onAll(JSON.parse(e.data)); });
+    es.onopen = () => connectionLost(false);
+    // the browser reconnects by itself (CONNECTING); a stream refused for good (CLOSED) polls
+    es.onerror = () => { connectionLost(true); if (es.readyState === EventSource.CLOSED) startPolling(); };
   } else {
     startPolling();
   }

@@ -21,8 +21,10 @@ function render(t) {
     + (t.open_flags || (t.warnings || []).length || pendingFlagText(t) ? " alert" : "")
     + (t.finished ? " finished" : "");
   const href = "/tables/" + encodeURIComponent(t.tournament) + "/" + encodeURIComponent(t.table);
-  const status = t.finished ? "finished" : (t.online ? "online" : t.presence);
-  const head = el("h2", {}, el("a", {href: href}, tableName(t)), el("span", {class: "meta"}, status));
+  // a table the hub no longer hears stands out in words and shape, not only its border's colour
+  const status = t.finished ? "finished" : (t.online ? "online" : "⚠ " + (t.presence || "offline"));
+  const head = el("h2", {}, el("a", {href: href}, tableName(t)),
+    el("span", {class: "meta status" + (t.finished || t.online ? "" : " offline")}, status));
   const rows = el("div", {class: "players"});
   for (const p of [0, 1]) {
     const clock = el("span", {class: "clock", id: "clock-" + t.tournament + "-" + t.table + "-" + p});
@@ -37,7 +39,7 @@ function render(t) {
   const parts = [head, rows, meta];
   if (t.flags) {
     const last = t.last_flag;
-    parts.push(el("div", {class: "flag"}, t.open_flags + " open / " + t.flags + " flags"
+    parts.push(el("div", {class: "flag"}, (t.open_flags ? "⚑ " : "") + t.open_flags + " open / " + t.flags + " flags"
       + (last ? " · last: " + last.rule + " " + last.reason : "")));
   }
   const pending = pendingFlagText(t);
@@ -47,4 +49,6 @@ function render(t) {
   }
   card.replaceChildren(...parts);
 }
-liveUpdates(render, all => all.forEach(render));
+// An empty hall says so, rather than showing a blank page.
+function showEmpty() { document.getElementById("empty").hidden = grid.children.length > 0; }
+liveUpdates(t => { render(t); showEmpty(); }, all => { all.forEach(render); showEmpty(); });

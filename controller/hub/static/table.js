@@ -25,7 +25,9 @@ function offerEnd() {
 }
 function flagItem(t, f) {
   const who = f.player === null ? "" : (t.players[f.player] || "?") + ": ";
-  const li = el("li", {id: "flag-" + f.seq}, el("strong", {}, f.type + " " + f.rule), " " + who + f.reason,
+  // a flag no director has seen stands out by a mark and a border, not by colour alone
+  const li = el("li", {id: "flag-" + f.seq, class: f.acknowledged_by ? "seen" : "open"},
+    el("strong", {}, (f.acknowledged_by ? "" : "⚑ ") + f.type + " " + f.rule), " " + who + f.reason,
     el("div", {class: "meta"}, (t.game === "mangala" ? "set " : "game ") + f.game + " · seq " + f.seq + " · " + (f.time || "")
       + (f.corrected ? " · corrected" : "")
       + (f.acknowledged_by ? " · seen by " + f.acknowledged_by : " · OPEN")
@@ -55,16 +57,22 @@ function show(t) {
   const pending = pendingFlagText(t);
   document.getElementById("flag-pending").textContent = pending || "";
   document.getElementById("flag-pending").hidden = !pending;
+  const mangala = t.game === "mangala";
   for (const p of [0, 1]) {
-    document.getElementById("name-" + p).textContent = (t.players[p] || "?") + (t.to_move === p ? " •" : "");
+    // which checkers are whose, by shape as the board draws them: player 0 light, 1 dark
+    const name = document.getElementById("name-" + p);
+    name.textContent = (mangala ? "" : (p === 0 ? "○ " : "● ")) + (t.players[p] || "?")
+      + (t.to_move === p ? " •" : "");
+    name.title = mangala ? "" : (p === 0 ? "light checkers" : "dark checkers");
     document.getElementById("score-" + p).textContent = String(t.score[p]);
     setClock(document.getElementById("clock-" + p), t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished);
   }
-  const mangala = t.game === "mangala";
   document.getElementById("info").textContent = matchText(t)
     + (t.dice ? " · dice " + t.dice.join("-") : "")
     + (t.finished ? " · finished" + (t.winner !== null ? ", " + t.players[t.winner] + " wins" : "") : "")
     + (t.ended_by ? " (ended by " + t.ended_by + ")" : "") + (t.online ? " · online" : " · " + t.presence);
+  document.getElementById("board").hidden = false;
+  document.getElementById("download").hidden = false;
   document.getElementById("board").src = api + "/board.svg?match=" + encodeURIComponent(t.match) + "&seq=" + t.seq;
   // a Mangala round has no .mat: its record is the round record the table writes
   const download = document.getElementById("download");

@@ -11,6 +11,7 @@ from controller.hub.link import LinkConfig, parse_broker_url
 from controller.hub.publisher import TablePublisher
 from controller.hub.server import HubApp
 from tests.controller.hub.broker import MOSQUITTO, Broker
+from tests.controller.hub.webdriver import CHROMEDRIVER, CHROMIUM, Browser
 
 
 @pytest.fixture
@@ -65,3 +66,14 @@ def make_table(broker: Broker, tmp_path: Path) -> Iterator[Callable[..., TablePu
     yield make
     for publisher in started:
         publisher.close()
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    """A headless Chromium (setup.sh installs it and chromedriver: their absence fails)."""
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not Path(path).exists():
+            pytest.fail(f"{path} not installed: run setup.sh")
+    b = Browser()
+    yield b
+    b.close()

@@ -46,3 +46,15 @@ def test_bar_and_borne_off_checkers_are_shown() -> None:
     assert drawn["bar0"] == (1, "#f4efe1") and drawn["bar1"] == (2, "#2b2b2b")
     assert ">10 off<" in svg and ">10 off<" in svg.split('data-off="1"')[1]
     assert "Ayşe" in svg
+
+
+def test_the_point_numbers_and_counts_are_readable_on_a_phone() -> None:
+    """QA pass: a phone draws the 620-wide board about 360 px wide, where the point numbers
+    (font 10) came out under 6 px and a stack's count (11) under 7: unreadable in a hall."""
+    scale = 360 / 620
+    position = Position.from_checkers({6: 9, 8: 6}, {6: 7, 8: 8})  # stacks over five: counts
+    root = ET.fromstring(board_svg(position.position_id, 0, ("Ayşe", "Mehmet")))
+    texts = list(root.iter("{http://www.w3.org/2000/svg}text"))
+    numbers = [t for t in texts if (t.text or "").isdigit() and not t.attrib.get("data-off")]
+    assert len(numbers) >= 24 + 4  # the 24 points and the four counts written on stacks
+    assert min(float(t.attrib["font-size"]) for t in numbers) * scale >= 8

@@ -6,26 +6,14 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from controller.hub.publisher import TablePublisher
 from controller.hub.server import HubApp
 from tests.controller.hub.broker import wait_for
 from tests.controller.hub.mangala_rounds import demo_round, flag_waiting_round
 from tests.controller.hub.matches import simulated_match
-from tests.controller.hub.webdriver import CHROMEDRIVER, CHROMIUM, Browser
+from tests.controller.hub.webdriver import Browser
 
 SCORE = "const e = document.getElementById(arguments[0]); return e ? e.textContent : null;"
-
-
-@pytest.fixture
-def browser() -> Browser:
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not Path(path).exists():
-            pytest.fail(f"{path} not installed: run setup.sh")
-    b = Browser()
-    yield b  # type: ignore[misc]
-    b.close()
 
 
 def test_a_tables_score_changes_on_the_dashboard_without_reload(

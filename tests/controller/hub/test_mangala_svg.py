@@ -50,3 +50,12 @@ def test_an_unknown_or_broken_position_draws_the_start_of_a_set() -> None:
         assert {k: v[0] for k, v in cells.items() if "store" not in k} == {
             f"{side}{i}": 4 for side in "ab" for i in range(1, 7)}
         assert cells["a_store"][0] == cells["b_store"][0] == 0
+
+
+def test_the_names_and_counts_are_readable_on_a_phone() -> None:
+    """QA pass: a phone draws the 620-wide board about 360 px wide, where the names (font 13)
+    came out under 8 px."""
+    scale = 360 / 620
+    texts = list(ET.fromstring(mangala_svg(POSITION, ("Ayşe", "Mehmet"))).iter(f"{SVG}text"))
+    assert len(texts) == 12 + 2 + 2  # the pits, the stores, the two names
+    assert min(float(t.attrib["font-size"]) for t in texts) * scale >= 10

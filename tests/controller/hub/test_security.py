@@ -26,7 +26,6 @@ from engine.errors import InvalidInputError
 from tests.controller.hub.broker import Broker, wait_for
 from tests.controller.hub.conftest import table_link
 from tests.controller.hub.matches import simulated_match
-from tests.controller.hub.test_dashboard import browser  # noqa: F401  (a fixture)
 from tests.controller.hub.test_http import PASSWORD, call
 from tests.controller.hub.webdriver import Browser
 
@@ -185,7 +184,7 @@ def test_a_body_nested_too_deeply_is_refused_with_400(app: HubApp) -> None:
 
 
 def test_hostile_text_from_a_table_and_a_note_are_shown_as_text_never_as_markup(
-    browser: Browser, make_hub: Callable[..., HubApp],  # noqa: F811
+    browser: Browser, make_hub: Callable[..., HubApp],
     make_table: Callable[..., TablePublisher],
 ) -> None:
     """Player names, the table's name, a flag's rule and reason, move text and a director's

@@ -64,6 +64,14 @@ class Browser:
         return self._call("POST", f"/session/{self.session}/execute/sync",
                           {"script": script, "args": list(args)})
 
+    def viewport(self, width: int, height: int, *, mobile: bool = False) -> None:
+        """Lay pages out as a screen of ``width`` x ``height`` CSS pixels (a phone's when
+        ``mobile``: the page's viewport meta tag is then obeyed, as on a phone)."""
+        self._call("POST", f"/session/{self.session}/goog/cdp/execute", {
+            "cmd": "Emulation.setDeviceMetricsOverride",
+            "params": {"width": width, "height": height, "deviceScaleFactor": 1,
+                       "mobile": mobile}})
+
     def close(self) -> None:
         """End the session and chromedriver; remove the profile."""
         try:

@@ -1,0 +1,159 @@
+"""The pages as a director sees them walking the hall: a phone, a tablet, a laptop (real
+headless Chromium, sized as each; the boxes measured). Found in a QA pass with screenshots."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from controller.hub.server import HubApp
+from tests.controller.hub.broker import wait_for
+from tests.controller.hub.matches import simulated_match
+from tests.controller.hub.webdriver import Browser
+
+SHOWN = ("const e = document.getElementById(arguments[0]);"
+         "return !!e && getComputedStyle(e).display !== 'none';")
+TEXT = "const e = document.getElementById(arguments[0]); return e ? e.textContent : '';"
+BOX = ("const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+       "return [r.left, r.right, r.top, r.bottom];")
+NO_SIDEWAYS = "return document.documentElement.scrollWidth <= window.innerWidth;"
+
+
+def _ingest(hub: HubApp, table: str, leaf: str, bodies: list[dict[str, Any]]) -> None:
+    for body in bodies:
+        hub.service.ingest(f"hakem/cup/{table}/{leaf}", json.dumps(body).encode())
+    assert hub.service.wait_idle(30)
+
+
+def _match(hub: HubApp, table: str, entries: list[dict[str, Any]],
+           players: list[str] | None = None) -> None:
+    if players:
+        entries[0] = {**entries[0], "players": players}
+    _ingest(hub, table, "events", [{"v": 1, "match": "m", "entry": e} for e in entries])
+
+
+def _up_to_the_first(entries: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return entries[: next(i for i, e in enumerate(entries) if e["type"] == kind) + 1]
+
+
+def test_an_empty_hall_says_there_are_no_tables_yet(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """Before any table connected the dashboard was a header over a blank page."""
+    hub = make_hub()
+    browser.viewport(390, 844, mobile=True)
+    browser.get(hub.url + "/")
+    wait_for(lambda: browser.run(SHOWN, "empty"), 30, "the empty hall said")
+    assert "No tables yet" in browser.run(TEXT, "empty")
+    _match(hub, "3", simulated_match(3, seed=1)[:4])
+    wait_for(lambda: browser.run(TEXT, "card-cup-3") != "", 30, "the first card")
+    assert not browser.run(SHOWN, "empty")
+
+
+def test_a_page_that_lost_the_hub_says_so(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """With the hub stopped, the dashboard and a table's page went on showing the last
+    scores and a clock counting down, saying nothing: a director would trust stale data."""
+    hub = make_hub()
+    _match(hub, "3", simulated_match(3, seed=1)[:12])
+    for page, ready in (("/", "card-cup-3"), ("/tables/cup/3", "score-0")):
+        browser.get(hub.url + page)
+        wait_for(lambda ready=ready: browser.run(TEXT, ready) != "", 30, f"{page} to fill")
+        assert not browser.run(SHOWN, "connection")
+    hub.stop()
+    wait_for(lambda: browser.run(SHOWN, "connection"), 30, "the lost connection said")
+    assert "No connection to the hub" in browser.run(TEXT, "connection")
+
+
+def test_a_tables_page_on_a_laptop_keeps_each_clock_by_its_player_and_large(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """On a 1366 px screen each name stood at the left edge and its score and clock at the
+    right, 1 300 px away, the clocks in body text; which checkers were whose was nowhere
+    but in 8-letter names in the board's tray; an open flag looked like a seen one."""
+    hub = make_hub()
+    hub.service.add_user("td", "correct horse battery")
+    entries = _up_to_the_first(simulated_match(2, seed=5, length=5), "illegal_move")
+    _match(hub, "2", entries, ["Gülşen Şahin", "İbrahim Güneş"])
+    browser.viewport(1366, 768)
+    browser.get(hub.url + "/tables/cup/2")
+    wait_for(lambda: "Gülşen" in browser.run(TEXT, "name-0"), 30, "the players")
+    for p in (0, 1):
+        name, clock = browser.run(BOX, f"name-{p}"), browser.run(BOX, f"clock-{p}")
+        assert clock[0] - name[1] < 500, (name, clock)
+        size = browser.run("return parseFloat(getComputedStyle("
+                           "document.getElementById(arguments[0])).fontSize);", f"clock-{p}")
+        assert size >= 24
+    # the checkers' sides in shape (as drawn: light hollow, dark filled), not colour alone
+    assert browser.run(TEXT, "name-0").startswith("○ Gülşen Şahin")
+    assert browser.run(TEXT, "name-1").startswith("● İbrahim Güneş")
+    seq = entries[-1]["seq"]
+    flag = ("const e = document.getElementById(arguments[0]);"
+            "return e ? [e.className, e.querySelector('strong').textContent] : null;")
+    wait_for(lambda: browser.run(flag, f"flag-{seq}") is not None, 30, "the flag listed")
+    assert browser.run(flag, f"flag-{seq}") == ["open", "⚑ illegal_move BG-MOVE-6"]
+    token = hub.service.login("td", "correct horse battery", "test")
+    hub.service.act(token, "test", "cup", "2", "acknowledge", {"seq": seq})
+    wait_for(lambda: browser.run(flag, f"flag-{seq}") == ["seen", "illegal_move BG-MOVE-6"],
+             30, "the flag seen")
+    assert browser.run(NO_SIDEWAYS)
+
+
+def test_on_a_phone_a_card_opens_with_a_tap_anywhere_and_buttons_are_large_enough(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """On a 390 px phone only the table's name (a few letters, 20 px high) opened its page;
+    the login fields and buttons were 34 px high (under the 44 px advised for a finger); an
+    offline table said so in small grey letters; a table not yet on the hub showed a broken
+    image and a dead download link."""
+    hub = make_hub()
+    _ingest(hub, "6", "presence", [{"status": "offline", "time": "2026-11-22T09:00:00Z"}])
+    _match(hub, "6", simulated_match(6, seed=13, length=5)[:30], ["Selin", "Burak"])
+    browser.viewport(390, 844, mobile=True)
+    browser.get(hub.url + "/")
+    wait_for(lambda: browser.run(TEXT, "card-cup-6") != "", 30, "the card")
+    target = browser.run(
+        "const r = document.getElementById('card-cup-6').getBoundingClientRect();"
+        "const hit = document.elementFromPoint(r.left + r.width / 2, r.bottom - 8);"
+        "const a = hit && hit.closest('a'); return a ? a.getAttribute('href') : null;")
+    assert target == "/tables/cup/6"
+    status = browser.run("const s = document.querySelector('#card-cup-6 .status');"
+                         "return [s.textContent, parseFloat(getComputedStyle(s).fontWeight)];")
+    assert status[0] == "⚠ offline" and status[1] >= 700
+    assert browser.run(NO_SIDEWAYS)
+    browser.get(hub.url + "/tables/cup/99")  # no such table yet
+    wait_for(lambda: browser.run(TEXT, "message") == "no such table yet", 30, "the message")
+    assert not browser.run(SHOWN, "board") and not browser.run(SHOWN, "download")
+    heights = browser.run("return Array.from(document.querySelectorAll("
+                          "'#login input, #login button')).map(e => e.offsetHeight);")
+    assert len(heights) == 3 and min(heights) >= 44, heights
+    assert browser.run(NO_SIDEWAYS)
+
+
+def test_a_mistyped_address_gets_a_page_a_phone_can_read(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """``/tabels/cup/3`` answered the API's JSON (``{"error": ...}``), laid out 980 px wide
+    on a phone, with no way back to the tables; the API still answers JSON."""
+    hub = make_hub()
+    try:
+        urllib.request.urlopen(hub.url + "/tabels/cup/3", timeout=10)
+        raise AssertionError("a page that does not exist was answered")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 404 and exc.headers["Content-Type"].startswith("text/html")
+        exc.close()
+    try:
+        urllib.request.urlopen(hub.url + "/api/nothing", timeout=10)
+        raise AssertionError("an API path that does not exist was answered")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 404 and "error" in json.loads(exc.read())
+    browser.viewport(390, 844, mobile=True)
+    browser.get(hub.url + "/tabels/cup/3")
+    assert "No such page" in browser.run("return document.body.textContent;")
+    assert browser.run("return document.querySelector('main a').getAttribute('href');") == "/"
+    assert browser.run("return window.innerWidth;") == 390
+    assert browser.run(NO_SIDEWAYS)
