@@ -27,7 +27,7 @@ class OneLineArgumentParser(argparse.ArgumentParser):
         # every error line starts "hakem: " (what scripts look for); the subcommand follows
         command = self.prog.removeprefix("hakem").strip()
         where = f"{command}: " if command else ""
-        self.exit(2, f"hakem: {where}{message}\n")
+        self.exit(2, f"hakem: {where}{one_line(message)}\n")
 
 
 def json_parent(*, top_level: bool) -> argparse.ArgumentParser:
@@ -169,9 +169,7 @@ def write_output(path: str, data: str | bytes) -> None:
         raise CommandError(f"cannot write {path}: {blocker} is a file, not a folder")
     if not folder.is_dir():
         raise CommandError(f"cannot write {path}: no such folder {folder}")
-    if target.is_file() and _holds_journal(target):  # the source of truth of a match
-        raise CommandError(f"cannot write {path}: it holds a table's journal, which is never "
-                           "overwritten; give another file")
+    refuse_journal_output(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
         if target.exists() and not target.is_file():
@@ -238,6 +236,8 @@ def refuse_clobbering(
             if _same_file(path, earlier):
                 raise CommandError(
                     f"{other} {earlier} and {what} {path} are the same file: give each its own")
+    for _, path in asked:  # another table's journal: refused before any output is written
+        refuse_journal_output(path)
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
@@ -263,6 +263,15 @@ def is_journal(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(entry, dict) and "type" in entry and "seq" in entry
+
+
+def refuse_journal_output(path: str) -> None:
+    """Refuse to write over a file that holds a table's journal (the source of truth of a
+    match): checked for every output before any is written, and again at each write."""
+    target = Path(path)
+    if target.is_file() and _holds_journal(target):
+        raise CommandError(f"cannot write {path}: it holds a table's journal, which is never "
+                           "overwritten; give another file")
 
 
 def _holds_journal(path: Path) -> bool:
@@ -337,6 +346,7 @@ __all__ = [
     "os_reason",
     "read_utf8",
     "refuse_clobbering",
+    "refuse_journal_output",
     "shown",
     "utf8_arg",
     "wants_json",

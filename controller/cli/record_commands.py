@@ -19,6 +19,7 @@ from controller.cli.common import (
     add_command,
     count,
     emit_json,
+    one_line,
     refuse_clobbering,
     wants_json,
     write_output,
@@ -66,7 +67,7 @@ def run_export(args: argparse.Namespace) -> int:
     exported = export_match(contents.entries, str(path))
     note_torn_tail(path, contents)
     for note in exported.notes:
-        print(f"hakem: note: {note}", file=sys.stderr)
+        print(f"hakem: note: {one_line(note)}", file=sys.stderr)
     summary = dict(exported.summary)
     summary["positions"] = position_ids(exported)
     if args.summary:
@@ -104,9 +105,9 @@ def note_torn_tail(path: Path, contents: JournalContents) -> None:
     """Say on stderr that the journal's last line is torn (the table stopped while writing it)
     and not in the record."""
     if contents.torn_tail:
-        print(f"hakem: note: {path}'s last line is torn (the table stopped while writing it) "
-              f"and left out; the record runs to entry {contents.entries[-1].get('seq')}",
-              file=sys.stderr)
+        print(one_line(f"hakem: note: {path}'s last line is torn (the table stopped while "
+                       "writing it) and left out; the record runs to entry "
+                       f"{contents.entries[-1].get('seq')}"), file=sys.stderr)
 
 
 def export_round(args: argparse.Namespace, path: Path, contents: JournalContents) -> int:

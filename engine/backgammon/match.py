@@ -421,6 +421,13 @@ def _correct_cube(state: MatchState, event: CorrectCube) -> MatchState:
         )
     if state.crawford_game and value != 1:
         raise RuleViolationError("in the Crawford game the cube stays at 1 (BG-MATCH-2)")
+    if not state.cube.in_play and value != 1:
+        raise RuleViolationError(
+            f"the cube cannot be put right to {value}: this game is played without it")
+    limit = state.rules.cube_limit
+    if limit and value > limit:
+        raise RuleViolationError(
+            f"the cube cannot be put right to {value}: these rules stop it at {limit} (BG-CUBE-4)")
     cube = state.cube.corrected(value, owner)
     if state.phase in _OVER:
         return _rescored(state, cube)

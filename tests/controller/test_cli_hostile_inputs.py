@@ -347,6 +347,34 @@ def test_no_output_overwrites_another_tables_journal(
     assert other.read_bytes() == kept
 
 
+def test_an_export_refused_for_one_output_writes_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--summary`` is free but ``--mat`` holds another table's journal: the export is
+    refused before the summary is written (was: the summary written, then the refusal)."""
+    played = [{**e, "time": "2026-01-01T00:00:00.000+00:00"} for e in small_journal()]
+    journal = write_journal(tmp_path / "journal.jsonl", played)
+    other = write_journal(tmp_path / "other-table.jsonl", [backgammon_start(length=5)])
+    summary = tmp_path / "summary.json"
+    err = one_line_error(["export", str(journal), "--summary", str(summary), "--mat",
+                          str(other)], capsys)
+    assert f"cannot write {other}: it holds a table's journal" in err
+    assert not summary.exists()
+
+
+def test_a_usage_error_quoting_a_line_break_is_one_line(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse quotes an unrecognised argument raw: a line break in it made a second line,
+    which could pass for another error."""
+    with pytest.raises(SystemExit) as stopped:  # argparse's own exit
+        main(["plays", "4HPwATDgc/ABMA", "31", "extra\nhakem: not ours"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hakem: ") and err.count("\n") == 1, err
+    assert "unrecognized arguments" in err and "\\n" in err
+
+
 def test_calibrate_does_not_overwrite_the_picture_it_reads(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -396,6 +396,21 @@ def test_the_director_accepts_a_flagged_move_or_rejects_an_accepted_one() -> Non
     assert table.referee.match.position == before
 
 
+def test_the_director_cannot_reject_an_illegal_move_once_the_opponent_has_thrown() -> None:
+    """TTB-4.8: after the opponent's throw a flagged move stands; a director's reject is
+    refused before anything is journalled (the director sets the position instead)."""
+    table = started()
+    wrong = table.referee.match.position.apply_steps([(13, 7), (8, 6)])
+    table.place(wrong, 1)
+    table.press(1)
+    table.throw(0, 2, 1)
+    out = table.director("reject", reason="noticed late")
+    assert table.types(out) == []
+    assert any("refused" in getattr(c, "text", "") and "TTB-4.8" in getattr(c, "text", "")
+               for c in out)
+    assert table.referee.match.position == wrong.swap()
+
+
 def test_a_director_action_that_does_not_apply_is_refused_without_a_journal_entry() -> None:
     table = started()
     for action, args in (("accept", {}), ("end_match", {"winner": 5}), ("dance", {})):

@@ -183,6 +183,18 @@ def test_bg_cube_5_money_games_stand_as_settled() -> None:
         apply(over, CorrectCube(4, 0))
 
 
+def test_bg_cube_5_a_correction_cannot_bring_a_cube_the_rules_leave_out() -> None:
+    """A table without the cube (as Turkish play) has no wrong cube to put right: a correction to
+    4 after a resignation would have made the game worth 4; a cube limit holds too."""
+    cubeless = apply(_after_opening(Rules(cube=False, crawford=False), length=3), Resign(1))
+    with pytest.raises(RuleViolationError, match="without it"):
+        apply(cubeless, CorrectCube(4, 0))
+    capped = apply(_after_opening(Rules(cube_limit=4), length=5), Resign(1))
+    with pytest.raises(RuleViolationError, match="stop it at 4"):
+        apply(capped, CorrectCube(8, 0))
+    assert apply(capped, CorrectCube(4, 0)).score == (4, 0)
+
+
 def test_bg_cube_6_a_double_once_made_stands() -> None:
     """The double is made when the cube is put down: the only answers are take or drop."""
     offered = apply(_after_opening(), Double())
