@@ -4,8 +4,12 @@ The journal's contract entries (DESIGN.md, Records) carry everything: ``match_st
 players and length, ``game_start`` the score, ``move`` the dice and the move text, ``double``/
 ``take``/``drop`` the cube, ``game_end`` the points. After turns the table could not see
 (``cannot_read`` about ``turns_unseen``, TTB-6.1) a game's ``.mat`` record has only its result,
-as has a game played from a wrong set-up (``setup_error``, BG-EQ-4); the summary keeps every
-move. The ``.mat`` text is written by the
+as has a game played from a wrong set-up (``setup_error``, BG-EQ-4) or one whose position the
+director set (``set_position``); the summary keeps every move. A move the director rejects
+(TTB-4.9) leaves the record; a flagged move that stands (TTB-4.8) is kept as played, though
+``hakem mat check`` calls it illegal. What the record cannot say (a position set, a move that
+stands, a match lost on time or ended by the director) is a note naming the game and move,
+which ``hakem export`` prints on stderr. The ``.mat`` text is written by the
 engine's :mod:`engine.backgammon.mat_writer`, so GNU Backgammon imports it.
 """
 
@@ -24,7 +28,7 @@ from engine.backgammon.mat_reader import (
     MatMove,
     parse_move,
 )
-from engine.backgammon.mat_writer import action_text, format_mat
+from engine.backgammon.mat_writer import action_text, format_mat, move_numbers
 from engine.errors import RecordFormatError
 
 
@@ -41,6 +45,9 @@ class _Game:
     # taken after them, so the game's record stops there and goes on with its result (GNU
     # Backgammon imports it as a game ended by resignation, for the points it gave)
     gap: bool = False
+    # what the .mat cannot say, noted once the move numbers are known: (the index of the
+    # action it is about, True when it came after that action (-1: before the first), what)
+    marks: list[tuple[int, bool, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,17 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
             game.gap, game.rolled = True, None
             notes.append(f"game {game.number} was played from a wrong set-up (BG-EQ-3, entry "
                          f"seq {entry.get('seq', '?')}): its .mat record gives only its result")
+        if (kind == "director" and entry.get("action") == "set_position"
+                and isinstance(entry.get("args"), Mapping) and not game.gap):
+            # the director put the checkers where they should be (or a position of their
+            # choice): a .mat game cannot jump to a position either
+            game.gap, game.rolled = True, None
+            game.marks.append((len(game.actions) - 1, True, (
+                f"the director set the position{_seq(entry)}, which a .mat game cannot do: its"
+                " .mat record stops there and gives its result")))
+        if kind == "illegal_move" and entry.get("reopen"):
+            _reject(game, entry)
+            continue
         if game.gap and kind in ("roll", "move", "double", "take", "drop"):
             if kind == "move":
                 game.moves.append(_summary_move(entry, in_mat=False))
@@ -164,6 +182,14 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
             )
             game.rolled = None
             game.moves.append(_summary_move(entry))
+            if entry.get("stands"):
+                name = players[player]
+                game.marks.append((len(game.actions) - 1, False, (
+                    f"{name}'s {dice[0]}{dice[1]}: {text or 'no move'} was flagged illegal "
+                    f"({entry.get('flag_rule') or '?'}) and stands "
+                    f"({entry.get('rule') or 'TTB-4.8'}); the .mat keeps it as played: GNU "
+                    "Backgammon imports it as written, hakem mat check stops there as illegal"
+                )))
         elif kind == "double":
             game.actions.append(
                 _action(_int(entry, "player"), ActionKind.DOUBLE, value=_int(entry, "cube"))
@@ -197,6 +223,16 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
     mat_games = tuple(
         MatGame(g.number, 0, g.score, tuple(g.actions)) for g in games if g.actions
     )
+    for mat_game in mat_games:
+        game = next(g for g in games if g.number == mat_game.number)
+        numbers = move_numbers(mat_game)
+        for index, after, what in game.marks:
+            number = numbers[index] if index >= 0 else 0
+            at = (f"{'after ' if after else ''}move {number}" if number
+                  else "before its first move")
+            notes.append(f"game {game.number}, {at}: {what}")
+    if match_end is not None and mat_games:  # with no game, no .mat is written at all
+        notes.extend(_unrecorded_end(match_end, games, players, length))
     record = MatMatch(length=length, players=players, games=mat_games)
     summary = {
         "players": list(players),
@@ -218,6 +254,41 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
         "flags": flags,
     }
     return MatchExport(record, summary, tuple(notes))
+
+
+def _seq(entry: Mapping[str, Any]) -> str:
+    """`` (entry seq N)`` for an entry the journal numbered, else nothing."""
+    return f" (entry seq {entry['seq']})" if entry.get("seq") is not None else ""
+
+
+def _reject(game: _Game, entry: Mapping[str, Any]) -> None:
+    """The director rejected a move the referee had accepted (TTB-4.9): it leaves the record
+    (the corrected move follows); the summary keeps it, marked rejected."""
+    last = game.actions[-1] if game.actions else None
+    if (last is not None and last.kind is ActionKind.ROLL
+            and last.player == entry.get("player") and not game.gap):
+        game.actions.pop()
+    if game.moves and game.moves[-1]["player"] == entry.get("player"):
+        game.moves[-1].update(rejected=True, in_mat=False)
+
+
+def _unrecorded_end(match_end: Mapping[str, Any], games: list[_Game],
+                    players: tuple[str, str], length: int) -> list[str]:
+    """A note when the match ended otherwise than the .mat's games say: lost on time
+    (TTB-CLOCK-3) or ended by the director, which a .mat has no way to record."""
+    winner = match_end.get("winner")
+    score = _final_score(games, match_end)
+    if winner not in (0, 1) or (length and score[winner] >= length):
+        return []
+    how = {"time_out": "a time-out (TTB-CLOCK-3)",
+           "director": "the director's end_match"}.get(str(match_end.get("how")),
+                                                      f"{match_end.get('how')!r}")
+    last = games[-1] if games else None
+    where = ""
+    if last is not None and last.result is None and last.actions:
+        where = f" in game {last.number}, which the .mat leaves unfinished"
+    return [f"the match ended by {how}{where}, {players[winner]} the winner at "
+            f"{score[0]}-{score[1]}: a .mat record cannot say so (its score shows no winner)"]
 
 
 def _summary_move(entry: Mapping[str, Any], *, in_mat: bool = True) -> dict[str, Any]:

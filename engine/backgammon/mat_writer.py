@@ -76,11 +76,17 @@ def _rows(game: MatGame) -> list[tuple[str, str, bool]]:
     does: GNU Backgammon then keeps a roll with no move just before it as a turn. The take of
     a beaver is left out, as GNU Backgammon writes it (it misreads one written on a line of its
     own); a dropped beaver keeps its ``Drops``."""
+    return [(left, right, only) for left, right, only, _ in _laid_out(game)]
+
+
+def _laid_out(game: MatGame) -> list[tuple[str, str, bool, list[int]]]:
+    """:func:`_rows` with, for each line, the indexes of the actions written on it."""
     rows: list[list[str]] = []
     results: list[bool] = []
+    owners: list[list[int]] = []
     open_row = False
     previous: ActionKind | None = None
-    for action in game.actions:
+    for index, action in enumerate(game.actions):
         beaver_taken = previous is ActionKind.BEAVER and action.kind is ActionKind.TAKE
         previous = action.kind
         if beaver_taken:
@@ -90,15 +96,33 @@ def _rows(game: MatGame) -> list[tuple[str, str, bool]]:
         if action.player == 0:
             rows.append([text, ""])
             results.append(is_result)
+            owners.append([index])
             open_row = True
         elif open_row:
             rows[-1][1] = text
             results[-1] = results[-1] and is_result
+            owners[-1].append(index)
             open_row = False
         else:
             rows.append(["", text])
             results.append(is_result)
-    return [(left, right, only) for (left, right), only in zip(rows, results, strict=True)]
+            owners.append([index])
+    return [(left, right, only, who)
+            for (left, right), only, who in zip(rows, results, owners, strict=True)]
+
+
+def move_numbers(game: MatGame) -> list[int]:
+    """For each of ``game``'s actions, the move number :func:`format_mat` writes on its line
+    (what ``hakem mat check`` calls the move); 0 for a line holding only the result and for a
+    beaver's take, which is not written."""
+    numbers = [0] * len(game.actions)
+    number = 0
+    for _, _, only_result, owners in _laid_out(game):
+        if not only_result:
+            number += 1
+            for index in owners:
+                numbers[index] = number
+    return numbers
 
 
 def format_mat(record: MatMatch) -> str:
@@ -338,6 +362,7 @@ __all__ = [
     "LEFT_WIDTH",
     "action_text",
     "format_mat",
+    "move_numbers",
     "record_from_events",
     "record_from_replay",
     "writable_names",

@@ -28,6 +28,8 @@ for path in json.load(open(FILES)):
                     a.get('board')] for a in g['game']]
         games.append({'info': g['info'], 'records': records})
     print('HAKEM-EXPORT ' + json.dumps({'path': path, 'games': games}))
+    if WRITE_BACK:
+        gnubg.command('export match mat ' + path + '.gnubg.mat')
 """
 
 
@@ -57,16 +59,27 @@ def facts(games: list[dict[str, Any]]) -> list[Any]:
     return out
 
 
-def gnubg_facts(paths: Sequence[Path], *, timeout: float = 900.0) -> dict[str, list[Any]]:
-    """:func:`facts` of every file as GNU Backgammon imports it, keyed by ``str(path)``; a file
-    gnubg could not import is missing from the answer."""
+def gnubg_imports(paths: Sequence[Path], *, export: bool = False,
+                  timeout: float = 900.0) -> dict[str, dict[str, Any]]:
+    """Every file as GNU Backgammon imports it, keyed by ``str(path)``: its ``games``, each
+    with gnubg's ``info`` and ``records``; a file gnubg could not import is missing from the
+    answer. With ``export``, gnubg also writes each match back out
+    as ``.mat`` next to it (the path with ``.gnubg.mat`` added)."""
     with tempfile.TemporaryDirectory(prefix="hakem-mat-") as tmp:
         files = Path(tmp) / "files.json"
         files.write_text(json.dumps([str(p) for p in paths]), encoding="utf-8")
-        stdout = run_gnubg_script(SCRIPT.replace("FILES", repr(str(files))), timeout=timeout)
-    seen: dict[str, list[Any]] = {}
+        script = SCRIPT.replace("FILES", repr(str(files))).replace("WRITE_BACK", repr(export))
+        stdout = run_gnubg_script(script, timeout=timeout)
+    seen: dict[str, dict[str, Any]] = {}
     for line in stdout.splitlines():
         if line.startswith("HAKEM-EXPORT "):
             item = json.loads(line[len("HAKEM-EXPORT "):])
-            seen[item["path"]] = facts(item["games"])
+            seen[item["path"]] = item
     return seen
+
+
+def gnubg_facts(paths: Sequence[Path], *, timeout: float = 900.0) -> dict[str, list[Any]]:
+    """:func:`facts` of every file as GNU Backgammon imports it, keyed by ``str(path)``; a file
+    gnubg could not import is missing from the answer."""
+    return {path: facts(item["games"])
+            for path, item in gnubg_imports(paths, timeout=timeout).items()}

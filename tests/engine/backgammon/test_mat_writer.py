@@ -11,6 +11,7 @@ from engine.backgammon.mat_reader import ActionKind, MatMatch, parse_mat, parse_
 from engine.backgammon.mat_replay import replay, rules_for
 from engine.backgammon.mat_writer import (
     format_mat,
+    move_numbers,
     record_from_events,
     record_from_replay,
     writable_names,
@@ -65,6 +66,22 @@ def test_written_text_reads_back_to_the_same_record() -> None:
         mine = [(a.player, a.kind, a.dice, a.moves, a.value) for a in ours.actions]
         back = [(a.player, a.kind, a.dice, a.moves, a.value) for a in theirs.actions]
         assert mine == back
+
+
+def test_move_numbers_are_the_numbers_the_written_lines_carry() -> None:
+    """What ``hakem mat check`` names as the move: the bundled match and a taken beaver (its
+    ``Takes`` is not written, so it has no line)."""
+    rules = Rules.money(beavers=True)
+    state = apply(new_match(0, rules), OpeningRoll((3, 1)))
+    assert state.dice is not None
+    first = Move(legal_plays(state.position, state.dice)[0].result)
+    beaver = record_from_events([OpeningRoll((3, 1)), first, Double(), Beaver(), Take()],
+                                length=0, players=("a", "b"), rules=rules)
+    assert move_numbers(beaver.games[0]) == [1, 1, 2, 0]
+    record = read_mat(BUNDLED)
+    again = parse_mat(format_mat(record))
+    for ours, theirs in zip(record.games, again.games, strict=True):
+        assert move_numbers(ours) == [a.number for a in theirs.actions]
 
 
 def test_every_real_match_rewritten_replays_identically(shared_data: Path) -> None:

@@ -1,0 +1,71 @@
+"""GNU Backgammon imports the record of matches where the referee or the director intervened
+(tests/controller/referee/interventions.py) and ends each game where the journal does: the
+same games, results and scores, every move the record holds to the same position; and hakem
+reads gnubg's own export of it back to the same games and score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.records.mat_export import export_match
+from engine.backgammon.mat_reader import parse_mat
+from engine.backgammon.mat_replay import replay
+from tests.controller.referee.gnubg_compare import facts, gnubg_imports
+from tests.controller.referee.interventions import SCRIPTS, journal_of
+
+pytestmark = [pytest.mark.gnubg]
+
+SIDE = {"X": 0, "O": 1}  # gnubg's X is the player the .mat names first
+
+
+def _journal_games(entries: list[dict[str, Any]]) -> list[list[Any]]:
+    """Per game the record holds: (winner, points, score before) when it ended, then every move
+    the .mat has (player, dice, position after, the mover's view)."""
+    summary = export_match(entries).summary
+    out = []
+    for game in summary["games"]:
+        moves = [("move", m["player"], tuple(sorted(m["dice"])), m["position_id"])
+                 for m in game["moves"] if m.get("in_mat", True)]
+        result = game["result"]
+        head = (None if result is None else (result["winner"], result["points"]),
+                tuple(game["score_before"]))
+        if moves or result is not None:
+            out.append([head, *moves])
+    return out
+
+
+def _gnubg_games(item: dict[str, Any]) -> list[list[Any]]:
+    out = []
+    for game, items in zip(item["games"], facts(item["games"]), strict=True):
+        info = game["info"]
+        winner = info.get("winner")
+        head = (None if winner is None else (SIDE[winner], info["points-won"]),
+                (info["score-X"], info["score-O"]))
+        moves = [("move", SIDE[player], dice, after)
+                 for kind, player, *rest in items[1:] if kind == "move"
+                 for dice, _, after in [rest]]
+        out.append([head, *moves])
+    return out
+
+
+def test_gnubg_follows_every_intervention_s_record(tmp_path: Path, gnubg: str) -> None:
+    journals = {name: journal_of(name) for name in sorted(SCRIPTS)}
+    paths = []
+    for name, entries in journals.items():
+        path = tmp_path / f"{name}.mat"
+        path.write_text(export_match(entries).mat_text, encoding="utf-8")
+        paths.append(path)
+    seen = gnubg_imports(paths, export=True, timeout=600)
+    assert sorted(seen) == sorted(str(p) for p in paths)
+    for path, (name, entries) in zip(paths, journals.items(), strict=True):
+        item = seen[str(path)]
+        assert _gnubg_games(item) == _journal_games(entries), name
+        ours = replay(parse_mat(path.read_text(encoding="utf-8")))
+        back = replay(parse_mat(Path(f"{path}.gnubg.mat").read_text(encoding="latin-1")))
+        assert (back.legal, back.final_score, len(back.games)) == (
+            ours.legal, ours.final_score, len(ours.games)), name
+        stands = any(e.get("stands") for e in entries if e["type"] == "move")
+        assert ours.legal is not stands, name

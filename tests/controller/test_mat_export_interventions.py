@@ -1,0 +1,106 @@
+"""The ``.mat`` record of matches where the referee or the director intervened: what each
+intervention becomes, and a note for each thing the record cannot say (never a file that
+silently disagrees with the journal)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main
+from controller.records.journal import Journal
+from controller.records.mat_export import export_match
+from engine.backgammon.mat_reader import ActionKind, parse_mat
+from engine.backgammon.mat_replay import replay
+from tests.controller.referee.interventions import SCRIPTS, journal_of
+
+
+def _moves(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in entries if e["type"] == "move"]
+
+
+def test_a_move_the_director_rejects_leaves_the_record() -> None:
+    """TTB-4.9: the rejected move and its correction were both written, the mover twice in a
+    row, which no program imports (``hakem mat check``: rolled out of turn)."""
+    entries = journal_of("director_rejects")
+    rejected, corrected = _moves(entries)[2], _moves(entries)[3]
+    assert rejected["player"] == corrected["player"] and rejected["move"] != corrected["move"]
+    exported = export_match(entries)
+    result = replay(parse_mat(exported.mat_text))
+    assert result.legal and result.problem is None
+    written = [a.text for a in exported.record.games[0].actions if a.kind is ActionKind.ROLL]
+    assert f"42: {corrected['move']}" in written and f"42: {rejected['move']}" not in written
+    assert len(written) == len(_moves(entries)) - 1
+    summary = exported.summary["games"][0]["moves"]
+    assert summary[2]["rejected"] is True and summary[2]["in_mat"] is False
+    assert not exported.notes
+
+
+def test_a_position_the_director_sets_ends_the_games_record_with_a_note() -> None:
+    """A .mat game cannot jump to a position: its record stops there (the moves after it were
+    written from the wrong board, illegal) and a note says where."""
+    exported = export_match(journal_of("set_position"))
+    assert replay(parse_mat(exported.mat_text)).legal
+    game = exported.record.games[0]
+    assert [a.kind for a in game.actions[-1:]] == [ActionKind.WIN]
+    assert len([a for a in game.actions if a.kind is ActionKind.ROLL]) == 3
+    assert exported.notes == ("game 1, after move 2: the director set the position, which a "
+                              ".mat game cannot do: its .mat record stops there and gives its "
+                              "result",)
+
+
+def test_a_flagged_move_that_stands_is_kept_as_played_and_named() -> None:
+    """TTB-4.8: the move stands on the board, so the .mat keeps it (GNU Backgammon imports it
+    as written), and the note names it where ``hakem mat check`` will stop."""
+    for name in ("illegal_stands", "director_accepts"):
+        exported = export_match(journal_of(name))
+        result = replay(parse_mat(exported.mat_text))
+        assert result.problem is not None, name
+        stands = [n for n in exported.notes if "stands" in n]
+        assert len(stands) == 1, name
+        assert stands[0].startswith(f"game {result.problem.game}, move "
+                                    f"{result.problem.move}: "), (name, stands)
+        assert result.problem.text in stands[0]
+
+
+@pytest.mark.parametrize("name, how", [("time_out", "a time-out (TTB-CLOCK-3)"),
+                                       ("director_ends", "the director's end_match")])
+def test_a_match_ended_off_the_board_is_noted(name: str, how: str) -> None:
+    exported = export_match(journal_of(name))
+    winner = exported.summary["winner"]
+    player = exported.summary["players"][winner]
+    assert len(exported.notes) == 1
+    assert exported.notes[0].startswith(f"the match ended by {how} in game 2, which the .mat "
+                                        f"leaves unfinished, {player} the winner at ")
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_every_record_replays_or_a_note_names_where_it_stops(name: str) -> None:
+    """No intervention leaves a .mat that ``hakem mat check`` stops in without a note naming
+    that game and move, nor a score other than the journal's games give."""
+    entries = journal_of(name)
+    exported = export_match(entries)
+    result = replay(parse_mat(exported.mat_text))
+    if result.problem is not None:
+        where = f"game {result.problem.game}, move {result.problem.move}: "
+        assert any(n.startswith(where) for n in exported.notes), (name, result.problem)
+    else:
+        ends = [e for e in entries if e["type"] == "game_end"]
+        assert list(result.final_score) == (ends[-1]["score"] if ends else [0, 0]), name
+
+
+def test_export_says_each_note_on_one_line_of_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, out = tmp_path / "journal.jsonl", tmp_path / "match.mat"
+    with Journal(path, clock=lambda: "2026-11-26T08:00:00.000+00:00") as journal:
+        for entry in journal_of("everything"):
+            journal.append(entry["type"], **{k: v for k, v in entry.items() if k != "type"})
+    assert main(["export", str(path), "--mat", str(out), "--json"]) == 0
+    err = capsys.readouterr()
+    lines = err.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hakem: note: game 2, move 2: Ayse's 65: ")
+    assert json.loads(err.out)["winner"] == 1 and out.exists()
