@@ -42,6 +42,7 @@ def board_svg(position_id: str | None, seen_by: int | None = 0,
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'role="img" aria-label="board {escape(position.position_id)}" class="board">',
+        *_title(players),
         f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#6b4226"/>',
         f'<rect x="{_MARGIN}" y="{top}" width="{12 * _POINT_W + _BAR}" height="{bottom - top}" '
         'fill="#d8c49a"/>',
@@ -76,13 +77,18 @@ def board_svg(position_id: str | None, seen_by: int | None = 0,
                  f'fill="{_LIGHT}" data-off="0">{position.my_off} off</text>')
     parts.append(f'<text x="{tray_x}" y="{top + 15}" font-size="13" text-anchor="middle" '
                  f'fill="#ddd" data-off="1">{position.their_off} off</text>')
-    if players[0] or players[1]:
-        parts.append(f'<text x="{tray_x}" y="{HEIGHT / 2 + 15}" font-size="10" '
-                     f'text-anchor="middle" fill="{_LIGHT}">{escape(players[0][:8])}</text>')
-        parts.append(f'<text x="{tray_x}" y="{HEIGHT / 2 - 8}" font-size="10" '
-                     f'text-anchor="middle" fill="#ddd">{escape(players[1][:8])}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _title(players: tuple[str, str]) -> list[str]:
+    """Who has which checkers, in full, as the drawing's title (a tooltip; the SVG opened alone
+    says it). Not drawn: the 50-wide tray held 8 letters at a size unreadable on a phone, and the
+    table's page writes each name with its checkers (○ light, ● dark) beside its score."""
+    if not (players[0] or players[1]):
+        return []
+    return [f"<title>light checkers (○): {escape(players[0] or '?')}; "
+            f"dark checkers (●): {escape(players[1] or '?')}</title>"]
 
 
 def _stack(cx: float, from_bottom: bool, count: int, colour: str, top: float, bottom: float,

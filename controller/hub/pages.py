@@ -53,11 +53,13 @@ def table_page(tournament: str, table: str) -> str:
         _HEAD.format(title=f"hakem: table {n}")
         + f"""<body data-tournament="{t}" data-table="{n}">
 <header><h1 id="title">Table {n}</h1><a href="/">all tables</a><span id="who"></span>
-<button id="logout" type="button" hidden>Log out</button></header>
-<main>
-<form id="login"><input name="user" placeholder="director" autocomplete="username" required>
+<button id="logout" type="button" hidden>Log out</button>
+<details id="director"><summary>Director log in</summary>
+<form id="login"><input name="user" placeholder="director" autocomplete="username"
+ aria-label="director" required>
 <input name="password" type="password" placeholder="password" autocomplete="current-password"
- required><button>Log in</button></form>
+ aria-label="password" required><button>Log in</button></form></details></header>
+<main>
 <p id="connection" class="lost" role="alert" hidden></p>
 <p id="message" role="status"></p>
 <div class="flag" id="warnings" hidden></div>

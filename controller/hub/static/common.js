@@ -44,13 +44,45 @@ function pendingFlagText(t) {
     + "'s turn (" + f.rule + ")";
 }
 // A page that no longer hears from the hub says so (the hub stopped, the phone left the Wi-Fi):
-// what it shows may be out of date until the banner goes.
-function connectionLost(lost) {
+// what it shows may be out of date until the banner goes. A stream that ends and comes back
+// within LOST_AFTER_MS is no lost hub (the hub drops a stalled stream, a proxy times one out,
+// a stream refused for load falls back to polling): the browser reconnects in 1 s, unsaid.
+const LOST_AFTER_MS = 5000;
+let hubLost = false, lostTimer = null;
+const connectionWatchers = [];
+function showLost(lost) {
+  if (hubLost === lost) return;
+  hubLost = lost;
   const banner = document.getElementById("connection");
-  if (!banner) return;
-  banner.textContent = lost ? "⚠ No connection to the hub: trying again. What this page shows"
-    + " may be out of date." : "";
-  banner.hidden = !lost;
+  if (banner) {
+    banner.textContent = lost ? "⚠ No connection to the hub: trying again. What this page shows"
+      + " may be out of date; its clocks are stopped." : "";
+    banner.hidden = !lost;
+  }
+  connectionWatchers.forEach(f => f(lost));
+}
+function connectionLost(lost) {
+  if (!lost) {
+    clearTimeout(lostTimer);
+    lostTimer = null;
+    showLost(false);
+  } else if (lostTimer === null && !hubLost) {
+    lostTimer = setTimeout(() => { lostTimer = null; showLost(true); }, LOST_AFTER_MS);
+  }
+}
+// Why a table's clocks are not counting down, though one is its player's: the table is not
+// online (the hub heard no time since), or this page lost the hub; null when they may run.
+function clocksStoppedText(t) {
+  if (t.finished) return null;
+  if (hubLost) return "■ clocks stopped: no connection to the hub";
+  if (t.online) return null;
+  return "■ clocks stopped at the last times heard: the table is "
+    + (t.presence === "offline" ? "offline" : "not connected");
+}
+// The player to play, in words beside the name (not a dot or a colour alone).
+function turnMark(t, p) {
+  return t.to_move === p && !t.finished
+    ? el("span", {class: "turn"}, t.game === "mangala" ? "• to move" : "• on roll") : "";
 }
 // Live updates: Server-Sent Events (whose first event is every table), falling back to polling
 // every 3 s if the stream fails. Each summary carries its table's revision, so one that arrives
@@ -71,9 +103,11 @@ function liveUpdates(onTable, onAll) {
     startPolling();
   }
 }
-// Running clocks count down locally between updates.
+// Running clocks count down locally between updates; none while the hub is lost (the page no
+// longer knows), nor for a table that is not online (setClock is then told not running).
 const clockBase = new Map();
 function tickClocks() {
+  if (hubLost) return;
   const now = Date.now();
   for (const [id, info] of clockBase) {
     const node = document.getElementById(id);
@@ -81,6 +115,8 @@ function tickClocks() {
   }
 }
 setInterval(tickClocks, 250);
+// running: the clock's player is to play and the table online; the running clock is marked by
+// a sign and a frame (hub.css, .clock.running::before), not by its colour alone.
 function setClock(node, ms, running) {
   node.textContent = fmtClock(ms);
   node.classList.toggle("running", running);

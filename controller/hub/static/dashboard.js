@@ -2,6 +2,7 @@
 "use strict";
 const grid = document.getElementById("tables");
 function key(t) { return t.tournament + "/" + t.table; }
+const summaries = new Map();  // each card's summary, drawn again when the hub is lost or back
 function render(t) {
   const id = "card-" + t.tournament + "-" + t.table;
   let card = document.getElementById(id);
@@ -14,6 +15,7 @@ function render(t) {
     cards.sort((a, b) => a.dataset.sort.localeCompare(b.dataset.sort, undefined, {numeric: true}));
     cards.forEach(c => grid.append(c));
   }
+  summaries.set(key(t), t);
   card.dataset.sort = key(t);
   card.dataset.seq = t.seq;
   card.dataset.rev = t.revision;
@@ -22,24 +24,30 @@ function render(t) {
     + (t.finished ? " finished" : "");
   const href = "/tables/" + encodeURIComponent(t.tournament) + "/" + encodeURIComponent(t.table);
   // a table the hub no longer hears stands out in words and shape, not only its border's colour
-  const status = t.finished ? "finished" : (t.online ? "online" : "⚠ " + (t.presence || "offline"));
+  // (and one this page cannot hear, the hub lost, is not said online)
+  const unheard = !t.finished && (hubLost || !t.online);
+  const status = t.finished ? "finished"
+    : (hubLost ? "⚠ unknown" : (t.online ? "online" : "⚠ " + (t.presence || "offline")));
   const head = el("h2", {}, el("a", {href: href}, tableName(t)),
-    el("span", {class: "meta status" + (t.finished || t.online ? "" : " offline")}, status));
+    el("span", {class: "meta status" + (unheard ? " offline" : "")}, status));
+  const stopped = clocksStoppedText(t);
   const rows = el("div", {class: "players"});
   for (const p of [0, 1]) {
     const clock = el("span", {class: "clock", id: "clock-" + t.tournament + "-" + t.table + "-" + p});
-    setClock(clock, t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished);
-    const name = (t.players[p] || "?") + (t.winner === p ? " ★" : "") + (t.to_move === p ? " •" : "");
-    rows.append(el("span", {}, name),
+    setClock(clock, t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished && !stopped);
+    const name = (t.players[p] || "?") + (t.winner === p ? " ★" : "");
+    rows.append(el("span", {class: "name"}, name, turnMark(t, p)),
       el("span", {class: "score", id: "score-" + t.tournament + "-" + t.table + "-" + p}, String(t.score[p])),
       clock);
   }
   // who ended the match, when a director did (on the hub or at the table)
   const meta = el("div", {class: "meta"}, matchText(t) + (t.ended_by ? " · ended by " + t.ended_by : ""));
   const parts = [head, rows, meta];
+  if (stopped) parts.push(el("div", {class: "meta stopped"}, stopped));
   if (t.flags) {
     const last = t.last_flag;
-    parts.push(el("div", {class: "flag"}, (t.open_flags ? "⚑ " : "") + t.open_flags + " open / " + t.flags + " flags"
+    parts.push(el("div", {class: "flag"}, (t.open_flags ? "⚑ " : "") + t.open_flags + " open / " + t.flags
+      + (t.flags === 1 ? " flag" : " flags")
       + (last ? " · last: " + last.rule + " " + last.reason : "")));
   }
   const pending = pendingFlagText(t);
@@ -51,4 +59,5 @@ function render(t) {
 }
 // An empty hall says so, rather than showing a blank page.
 function showEmpty() { document.getElementById("empty").hidden = grid.children.length > 0; }
+connectionWatchers.push(() => summaries.forEach(render));
 liveUpdates(t => { render(t); showEmpty(); }, all => { all.forEach(render); showEmpty(); });

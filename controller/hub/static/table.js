@@ -14,6 +14,8 @@ async function post(path, body) {
 async function whoami() {
   const r = await fetch("/api/session", {credentials: "same-origin"});
   user = (await r.json()).user;
+  // the log-in sits folded in the header ("Director log in"), not above the match
+  document.getElementById("director").hidden = !!user;
   document.getElementById("login").hidden = !!user;
   document.getElementById("logout").hidden = !user;
   offerEnd();
@@ -61,16 +63,11 @@ function show(t) {
   for (const p of [0, 1]) {
     // which checkers are whose, by shape as the board draws them: player 0 light, 1 dark
     const name = document.getElementById("name-" + p);
-    name.textContent = (mangala ? "" : (p === 0 ? "○ " : "● ")) + (t.players[p] || "?")
-      + (t.to_move === p ? " •" : "");
+    name.replaceChildren((mangala ? "" : (p === 0 ? "○ " : "● ")) + (t.players[p] || "?"), turnMark(t, p));
     name.title = mangala ? "" : (p === 0 ? "light checkers" : "dark checkers");
     document.getElementById("score-" + p).textContent = String(t.score[p]);
-    setClock(document.getElementById("clock-" + p), t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished);
   }
-  document.getElementById("info").textContent = matchText(t)
-    + (t.dice ? " · dice " + t.dice.join("-") : "")
-    + (t.finished ? " · finished" + (t.winner !== null ? ", " + t.players[t.winner] + " wins" : "") : "")
-    + (t.ended_by ? " (ended by " + t.ended_by + ")" : "") + (t.online ? " · online" : " · " + t.presence);
+  showInfo(t);
   document.getElementById("board").hidden = false;
   document.getElementById("download").hidden = false;
   document.getElementById("board").src = api + "/board.svg?match=" + encodeURIComponent(t.match) + "&seq=" + t.seq;
@@ -88,6 +85,22 @@ function show(t) {
   flags.replaceChildren(...t.flags.map(f => flagItem(t, f)));
   document.getElementById("noflags").hidden = t.flags.length > 0;
 }
+// The line under the scores, and the clocks: what the match is, and whether the table is heard
+// (not "online" while this page has lost the hub; clocks stopped when the table is not heard).
+function showInfo(t) {
+  const stopped = clocksStoppedText(t);
+  for (const p of [0, 1]) {
+    setClock(document.getElementById("clock-" + p), t.clocks_ms ? t.clocks_ms[p] : null,
+             t.running === p && !t.finished && !stopped);
+  }
+  const heard = hubLost ? "" : (t.online ? " · online" : "");
+  document.getElementById("info").textContent = matchText(t)
+    + (t.dice ? " · dice " + t.dice.join("-") : "")
+    + (t.finished ? " · finished" + (t.winner !== null ? ", " + t.players[t.winner] + " wins" : "") : "")
+    + (t.ended_by ? " (ended by " + t.ended_by + ")" : "") + heard
+    + (stopped ? " · " + stopped : (t.online || hubLost ? "" : " · " + t.presence));
+}
+connectionWatchers.push(() => { if (shown) showInfo(shown); });
 async function refresh() {
   if (busy) { again = true; return; }
   busy = true;

@@ -58,3 +58,19 @@ def test_the_point_numbers_and_counts_are_readable_on_a_phone() -> None:
     numbers = [t for t in texts if (t.text or "").isdigit() and not t.attrib.get("data-off")]
     assert len(numbers) >= 24 + 4  # the 24 points and the four counts written on stacks
     assert min(float(t.attrib["font-size"]) for t in numbers) * scale >= 8
+
+
+def test_the_players_are_named_in_full_in_the_title_not_cut_small_in_the_tray() -> None:
+    """QA pass: the tray wrote each name cut to 8 letters in 10-unit text (under 6 px on a
+    phone); the page now writes who has which checkers, so the drawing names them only in
+    its title, in full, escaped."""
+    names = ("Gülşen Şahinoğlu", "<img src=x onerror=alert(1)>")
+    root = ET.fromstring(board_svg(Position.initial().position_id, 0, names))
+    svg = "{http://www.w3.org/2000/svg}"
+    texts = " ".join(t.text or "" for t in root.iter(f"{svg}text"))
+    assert "Gülşen" not in texts and "img" not in texts
+    title = root.find(f"{svg}title")
+    assert title is not None
+    assert title.text == f"light checkers (○): {names[0]}; dark checkers (●): {names[1]}"
+    assert root.find(f"{svg}img") is None
+    assert ET.fromstring(board_svg(None, 0)).find(f"{svg}title") is None

@@ -216,7 +216,7 @@ def test_hostile_text_from_a_table_and_a_note_are_shown_as_text_never_as_markup(
     wait_for(lambda: "(ended by td" in browser.run(injected)[2], 30, "the table page")
     found, clean, text = browser.run(injected)
     assert found == 0 and clean and text.count(HOSTILE) >= 4  # move, rule, reason, note too
-    browser.get(hub.url + "/api/tables/cup/9/board.svg")  # opened alone: names cut to 8
+    browser.get(hub.url + "/api/tables/cup/9/board.svg")  # opened alone: names in its title
     found, clean, text = browser.run(injected)
     assert found == 0 and clean and HOSTILE[:8] in text
 

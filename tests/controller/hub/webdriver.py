@@ -64,6 +64,14 @@ class Browser:
         return self._call("POST", f"/session/{self.session}/execute/sync",
                           {"script": script, "args": list(args)})
 
+    def keys(self, *keys: str) -> None:
+        """Press and release each key in turn on the focused element, as a keyboard does
+        (WebDriver's key codes: "\ue007" Enter, "\ue004" Tab)."""
+        steps = [step for key in keys
+                 for step in ({"type": "keyDown", "value": key}, {"type": "keyUp", "value": key})]
+        self._call("POST", f"/session/{self.session}/actions",
+                   {"actions": [{"type": "key", "id": "keyboard", "actions": steps}]})
+
     def viewport(self, width: int, height: int, *, mobile: bool = False) -> None:
         """Lay pages out as a screen of ``width`` x ``height`` CSS pixels (a phone's when
         ``mobile``: the page's viewport meta tag is then obeyed, as on a phone)."""
