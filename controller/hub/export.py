@@ -1,6 +1,8 @@
 """The match record a director downloads from a table's page.
 
-Backgammon matches are written as Jellyfish ``.mat`` by the engine's writer
+Backgammon matches are written as Jellyfish ``.mat``: ``hakem export``'s record
+(``controller.records.mat_export``) from the journal entries the hub stored, or without a
+``match_start`` among them by the engine's writer
 (``engine.backgammon.mat_writer.write_match_text``, fed the hub's match detail); a journal the
 writer refuses (a move text it cannot parse) gets the plain move list instead, which says so in
 its first lines. A Mangala round is no ``.mat``: it gets the round record the table itself
@@ -19,6 +21,7 @@ from typing import Any
 from controller.hub.contract import MatchState
 from controller.hub.mangala_fold import SIDES
 from controller.mangala.records import round_text
+from controller.records.mat_export import export_match
 from engine.backgammon.mat_writer import write_match_text
 from engine.backgammon.match import result_words
 from engine.errors import RecordFormatError
@@ -26,9 +29,17 @@ from engine.errors import RecordFormatError
 TEXT = "text/plain; charset=utf-8"
 
 
-def match_record(state: MatchState, table: str) -> tuple[str, str, str]:
-    """(text, content type, file name) of a backgammon match's record."""
+def match_record(state: MatchState, table: str, entries: Sequence[dict[str, Any]] = ()
+                 ) -> tuple[str, str, str]:
+    """(text, content type, file name) of a backgammon match's record: from the journal
+    entries the hub stored (``hakem export``'s record: a move the director rejected left out,
+    a game cut where the director set the position, TTB-4.9), else from the match detail."""
     if state.game == "backgammon":
+        if any(e.get("type") == "match_start" for e in entries):
+            try:
+                return export_match(entries).mat_text, TEXT, f"table-{table}.mat"
+            except RecordFormatError:
+                pass  # the detail's record below, or the plain move list
         try:
             text = write_match_text(state.detail())
         except RecordFormatError as exc:

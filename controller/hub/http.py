@@ -343,11 +343,11 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             if rest[0] != wanted:
                 raise NotFoundError(f"match {state.match!r} at table {tournament}/{table} is "
                                     f"{state.game}: its record is {wanted}, not {rest[0]}")
+            entries = hub.match_entries(tournament, table, state.match)
             if state.game == "mangala":
-                entries = hub.match_entries(tournament, table, state.match)
                 text, ctype, name = round_record(state, entries, table)
             else:
-                text, ctype, name = match_record(state, table)
+                text, ctype, name = match_record(state, table, entries)
             self._send(200, text.encode("utf-8"), ctype,
                        {"Content-Disposition": f'attachment; filename="{name}"'})
         elif len(rest) == 3 and rest[0] == "snapshots" and rest[2].endswith(".jpg"):

@@ -5,8 +5,11 @@ players and length, ``game_start`` the score, ``move`` the dice and the move tex
 ``take``/``drop`` the cube, ``game_end`` the points. After turns the table could not see
 (``cannot_read`` about ``turns_unseen``, TTB-6.1) a game's ``.mat`` record has only its result,
 as has a game played from a wrong set-up (``setup_error``, BG-EQ-4) or one whose position the
-director set (``set_position``); the summary keeps every move. A move the director rejects
-(TTB-4.9) leaves the record; a flagged move that stands (TTB-4.8) is kept as played, though
+director set (``set_position``); the summary keeps every move. Such a cut game keeps its
+opening roll when cut before its first move (BG-OPEN-1), and the cube's double and answer
+after the cut where the record can hold them (else a note), so its result is the journal's.
+A move the director rejects (TTB-4.9) leaves the record, with its notes and any cube action
+after it; a flagged move that stands (TTB-4.8) is kept as played, though
 ``hakem mat check`` calls it illegal. What the record cannot say (a position set, a move that
 stands, a match lost on time or ended by the director) is a note naming the game and move,
 which ``hakem export`` prints on stderr. The ``.mat`` text is written by the
@@ -45,6 +48,12 @@ class _Game:
     # taken after them, so the game's record stops there and goes on with its result (GNU
     # Backgammon imports it as a game ended by resignation, for the points it gave)
     gap: bool = False
+    # a cut before the game's first move keeps the opening roll (a .mat game cannot end before
+    # it, BG-OPEN-1): written, with no move, just before the result
+    cut_roll: tuple[int, tuple[int, int]] | None = None
+    # the cube's actions after the cut, (kind, player, value): kept in the record when it can
+    # hold them (see _close_gap), so that its result has the cube the journal's has
+    gap_cube: list[tuple[ActionKind, int, int]] = field(default_factory=list)
     # what the .mat cannot say, noted once the move numbers are known: (the index of the
     # action it is about, True when it came after that action (-1: before the first), what)
     marks: list[tuple[int, bool, str]] = field(default_factory=list)
@@ -146,30 +155,39 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
         if not games:
             continue
         game = games[-1]
+        if (kind == "opening_roll" and not game.actions and not game.gap
+                and isinstance(entry.get("player"), int)):
+            first, second = _dice(entry)
+            if first != second:  # equal opening dice are thrown again (BG-OPEN-1)
+                game.rolled = (_int(entry, "player"), (max(first, second), min(first, second)))
+            continue
         if kind == "cannot_read" and entry.get("about") == "turns_unseen" and not game.gap:
-            game.gap, game.rolled = True, None
+            _cut(game)
             notes.append(f"game {game.number}: turns were played unseen at entry seq "
                          f"{entry.get('seq', '?')} (TTB-6.1): the .mat record of that game "
                          "stops there and gives its result")
         if kind == "setup_error" and entry.get("position_id") and not game.gap:
             # BG-EQ-4: played from the set-up as it lay, which a .mat game cannot start from
-            game.gap, game.rolled = True, None
+            _cut(game)
             notes.append(f"game {game.number} was played from a wrong set-up (BG-EQ-3, entry "
                          f"seq {entry.get('seq', '?')}): its .mat record gives only its result")
         if (kind == "director" and entry.get("action") == "set_position"
                 and isinstance(entry.get("args"), Mapping) and not game.gap):
             # the director put the checkers where they should be (or a position of their
             # choice): a .mat game cannot jump to a position either
-            game.gap, game.rolled = True, None
+            _cut(game)
             game.marks.append((len(game.actions) - 1, True, (
                 f"the director set the position{_seq(entry)}, which a .mat game cannot do: its"
                 " .mat record stops there and gives its result")))
         if kind == "illegal_move" and entry.get("reopen"):
-            _reject(game, entry)
+            notes.extend(_reject(game, entry))
             continue
         if game.gap and kind in ("roll", "move", "double", "take", "drop"):
             if kind == "move":
                 game.moves.append(_summary_move(entry, in_mat=False))
+            elif kind != "roll":
+                value = _int(entry, "cube") if kind == "double" else 0
+                game.gap_cube.append((ActionKind(kind), _int(entry, "player"), value))
             continue
         if kind == "roll":
             game.rolled = (_int(entry, "player"), _dice(entry))
@@ -199,6 +217,8 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
         elif kind == "drop":
             game.actions.append(_action(_int(entry, "player"), ActionKind.DROP))
         elif kind == "game_end":
+            if game.gap:
+                notes.extend(_close_gap(game, players))
             if game.rolled is not None:
                 # rolled, then resigned without moving: the roll stays in the record
                 player, dice = game.rolled
@@ -227,10 +247,14 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
         game = next(g for g in games if g.number == mat_game.number)
         numbers = move_numbers(mat_game)
         for index, after, what in game.marks:
-            number = numbers[index] if index >= 0 else 0
+            number = numbers[index] if 0 <= index < len(numbers) else 0
             at = (f"{'after ' if after else ''}move {number}" if number
                   else "before its first move")
             notes.append(f"game {game.number}, {at}: {what}")
+    for game in games:
+        if not game.actions:  # a game the .mat leaves out (cut before its first move)
+            notes.extend(f"game {game.number}, before its first move: {what}; the .mat leaves"
+                         " the game out (it has no result)" for _, _, what in game.marks)
     if match_end is not None and mat_games:  # with no game, no .mat is written at all
         notes.extend(_unrecorded_end(match_end, games, players, length))
     record = MatMatch(length=length, players=players, games=mat_games)
@@ -261,15 +285,72 @@ def _seq(entry: Mapping[str, Any]) -> str:
     return f" (entry seq {entry['seq']})" if entry.get("seq") is not None else ""
 
 
-def _reject(game: _Game, entry: Mapping[str, Any]) -> None:
+def _cut(game: _Game) -> None:
+    """The game's .mat record stops here (see ``_Game.gap``); before its first move it keeps
+    the opening roll."""
+    if not game.actions:
+        game.cut_roll = game.rolled
+    game.gap, game.rolled = True, None
+
+
+_CUBE = (ActionKind.DOUBLE, ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER)
+
+
+def _reject(game: _Game, entry: Mapping[str, Any]) -> list[str]:
     """The director rejected a move the referee had accepted (TTB-4.9): it leaves the record
-    (the corrected move follows); the summary keeps it, marked rejected."""
-    last = game.actions[-1] if game.actions else None
-    if (last is not None and last.kind is ActionKind.ROLL
-            and last.player == entry.get("player") and not game.gap):
-        game.actions.pop()
-    if game.moves and game.moves[-1]["player"] == entry.get("player"):
+    (the corrected move follows), with what was noted of it (a move that stands) and any cube
+    action after it (a journal of a referee that allowed that: the reject undid the cube,
+    which a note says); the summary keeps it, marked rejected."""
+    player = entry.get("player")
+    rolls = [i for i, a in enumerate(game.actions) if a.kind is ActionKind.ROLL]
+    notes = []
+    if rolls and not game.gap and game.actions[rolls[-1]].player == player and all(
+            a.kind in _CUBE for a in game.actions[rolls[-1] + 1:]):
+        cube = [a.text for a in game.actions[rolls[-1] + 1:]]
+        del game.actions[rolls[-1]:]
+        game.marks = [m for m in game.marks if m[0] < len(game.actions)]
+        if cube:
+            notes.append(f"game {game.number}: the director rejected a move{_seq(entry)} after"
+                         f" the cube was turned ({', '.join(cube)}), which undid the cube too:"
+                         " the .mat leaves both out")
+    if game.moves and game.moves[-1]["player"] == player:
         game.moves[-1].update(rejected=True, in_mat=False)
+    return notes
+
+
+def _close_gap(game: _Game, players: tuple[str, str]) -> list[str]:
+    """At the end of a game whose record was cut: the cube's actions after the cut, where the
+    record can hold them (a double at the turn of the player the record has next to roll: the
+    last move written gives way to it when its mover doubled), so that the result has the
+    journal's cube; the opening roll kept by a cut before the first move. Else a note."""
+    cube, roll = game.gap_cube, game.cut_roll
+    doubles = sum(1 for kind, _, _ in cube if kind is ActionKind.DOUBLE)
+    rolls = [i for i, a in enumerate(game.actions) if a.kind is ActionKind.ROLL]
+    if cube and (doubles != 1 or cube[0][0] is not ActionKind.DOUBLE or not rolls):
+        said = ", ".join(f"{players[p]} {k.value}s" for k, p, _ in cube)
+        out = [f"game {game.number}: the cube's actions after its .mat record stops ({said})"
+               " cannot be written there: the .mat's cube stays at its last value, though its"
+               " result counts the journal's"]
+        cube = []
+    else:
+        out = []
+    if cube:
+        doubler = cube[0][1]
+        if game.actions[rolls[-1]].player == doubler:
+            # the record has the doubler's move last: it gives way to the double
+            del game.actions[rolls[-1]:]
+            shown = [m for m in game.moves if m.get("in_mat", True) and not m.get("rejected")]
+            if shown:
+                shown[-1]["in_mat"] = False
+                out.append(f"game {game.number}: the .mat record stops a move earlier, before"
+                           f" {players[doubler]}'s {shown[-1]['move'] or 'no move'}, to write"
+                           " the double that came after the cut")
+        for kind, player, value in cube:
+            game.actions.append(_action(player, kind, value=value) if value
+                                else _action(player, kind))
+    if roll is not None and not game.actions:
+        game.rolled = roll
+    return out
 
 
 def _unrecorded_end(match_end: Mapping[str, Any], games: list[_Game],

@@ -130,7 +130,9 @@ class RefereeDirector(RefereeThrows):
                 raise InvalidInputError("no flagged move to accept")
         elif action == "reject":
             if self._undo is None or m.phase is not Phase.DECIDE or self._flag is not None:
-                raise InvalidInputError("no accepted move that can still be corrected (TTB-4.8)")
+                raise InvalidInputError("no accepted move that can still be corrected (TTB-4.8;"
+                                        " TTB-4.9: only before the next roll or double, and"
+                                        " not once the director set the position)")
         elif action == "end_match":
             if args.get("winner") not in (0, 1):
                 raise InvalidInputError(f"winner must be 0 or 1, not {args.get('winner')!r}")

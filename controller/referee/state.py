@@ -250,6 +250,9 @@ class RefereeState(Outputs):
             self.match = apply(m, Double())
             self._pending = None
             self._double_after = None
+            # TTB-4.9: a move is corrected only before the next roll or double; undoing it
+            # now would undo the cube too (the take or drop that follows is no less final)
+            self._undo = None
         elif kind == "take":
             self.match = apply(m, Take())
             self._pending = None
@@ -316,7 +319,8 @@ class RefereeState(Outputs):
                 self._pending = None
             else:
                 self.match = dataclasses.replace(m, position=position)
-            self._flag = None
+            # the position set stands: a reject now would undo it with the move before it
+            self._flag, self._undo = None, None
             self._retake = False
         elif action == "rethrow":
             # BG-ROLL-5: the mover has the early throw thrown again; the dice lying there now

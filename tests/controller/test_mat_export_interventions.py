@@ -104,3 +104,60 @@ def test_export_says_each_note_on_one_line_of_stderr(
     lines = err.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("hakem: note: game 2, move 2: Ayse's 65: ")
     assert json.loads(err.out)["winner"] == 1 and out.exists()
+
+
+def test_a_rejected_move_takes_its_stands_note_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Accepted (it stands, TTB-4.8), then rejected (TTB-4.9): no note says a move stands,
+    and a flag falling after the reject does not break ``hakem export``."""
+    exported = export_match(journal_of("accepted_then_rejected"))
+    assert not any("stands" in n for n in exported.notes)
+    assert replay(parse_mat(exported.mat_text)).legal
+    path, out = tmp_path / "journal.jsonl", tmp_path / "match.mat"
+    with Journal(path, clock=lambda: "2026-11-26T08:00:00.000+00:00") as journal:
+        for entry in journal_of("rejected_then_time_out"):
+            journal.append(entry["type"], **{k: v for k, v in entry.items() if k != "type"})
+    assert main(["export", str(path), "--mat", str(out)]) == 0
+    assert "stands" not in capsys.readouterr().err and out.exists()
+
+
+def test_a_reject_journalled_after_a_double_leaves_move_and_cube_out_with_a_note() -> None:
+    """A journal where the reject came after a double and take (a referee that allowed it,
+    TTB-4.9): the reject undid the cube, so the record pops back to the rejected roll."""
+    entries = journal_of("director_rejects")
+    at = next(i for i, e in enumerate(entries) if e["type"] == "illegal_move")
+    mover = entries[at]["player"]
+    entries[at:at] = [{"type": "double", "player": 1 - mover, "cube": 2},
+                      {"type": "take", "player": mover}]
+    exported = export_match(entries)
+    result = replay(parse_mat(exported.mat_text))
+    assert result.legal and result.problem is None
+    assert "Doubles" not in exported.mat_text
+    assert any("undid the cube" in n for n in exported.notes)
+
+
+def test_a_position_set_before_the_first_move_keeps_the_opening_roll() -> None:
+    """BG-OPEN-1: a .mat game cannot end before its opening roll: the roll is kept (no move),
+    then the result; the note says where."""
+    entries = journal_of("set_position_at_start")
+    exported = export_match(entries)
+    result = replay(parse_mat(exported.mat_text))
+    assert result.legal and list(result.final_score) == entries[-1]["score"]
+    kinds = [a.kind for a in exported.record.games[0].actions]
+    assert kinds == [ActionKind.ROLL, ActionKind.WIN]
+    assert exported.notes[0].startswith("game 1, before its first move: the director set")
+
+
+@pytest.mark.parametrize("name", ["set_position_then_cube",
+                                  "set_position_then_opponent_doubles"])
+def test_a_cut_game_keeps_the_cube_turned_after_the_cut(name: str) -> None:
+    """The double and take after the cut are in the record, so its result is the journal's
+    (GNU Backgammon would otherwise import other points)."""
+    entries = journal_of(name)
+    exported = export_match(entries)
+    kinds = [a.kind for a in exported.record.games[0].actions]
+    assert kinds[-3:] == [ActionKind.DOUBLE, ActionKind.TAKE, ActionKind.WIN]
+    result = replay(parse_mat(exported.mat_text))
+    end = next(e for e in entries if e["type"] == "game_end")
+    assert result.legal and list(result.final_score) == end["score"]

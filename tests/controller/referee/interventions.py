@@ -15,6 +15,7 @@ from engine.backgammon.position import Position
 from tests.controller.referee.table import Table
 
 WRONG_53 = [(13, 7), (8, 6)]  # player 1's opening 53 played as 6 and 2
+SET = Position.from_checkers({6: 5, 5: 5, 4: 5}, {6: 4, 5: 4, 4: 4, 3: 3})  # a race set
 
 
 class Script:
@@ -119,20 +120,33 @@ def illegal_stands(s: Script) -> None:
     s.resign(player)
 
 
-def director_accepts(s: Script) -> None:
+def _accepted_53(s: Script) -> Position:
+    """Player 1's opening 53 played wrong and accepted by the director; the position before."""
     s.start()
-    s.table.place(s.table.referee.match.position.apply_steps(WRONG_53), 1)
+    before = s.table.referee.match.position
+    s.table.place(before.apply_steps(WRONG_53), 1)
     s.table.press(1)
     s.table.director("accept")
+    return before
+
+
+def director_accepts(s: Script) -> None:
+    _accepted_53(s)
     s.turns(4)
     s.resign(1, 2)
 
 
-def director_rejects(s: Script) -> None:
+def _third_throw(s: Script, a: int, b: int) -> int:
+    """The match started, two turns played, the player on roll throws ``a``-``b``: them."""
     s.start()
     s.turns(2)
     player = s.on_roll
-    s.table.throw(player, 4, 2)
+    s.table.throw(player, a, b)
+    return player
+
+
+def director_rejects(s: Script) -> None:
+    player = _third_throw(s, 4, 2)
     m = s.table.referee.match
     plays = legal_plays(m.position, (4, 2))
     s.table.place(plays[0].result, player)
@@ -151,6 +165,65 @@ def set_position(s: Script) -> None:
     s.set_position(Position.from_checkers({6: 5, 5: 5, 4: 5}, {6: 4, 5: 4, 4: 4, 3: 3}))
     s.turns(4)
     s.resign(1 - player)
+
+
+def accepted_then_rejected(s: Script) -> None:
+    """The director accepts a flagged move (it stands), then rejects it after all (TTB-4.9):
+    the corrected move is played, and no note says a move stands."""
+    before = _accepted_53(s)
+    s.table.director("reject", reason="changed mind")
+    s.table.place(before.apply_steps([(8, 3), (6, 3)]), 1)
+    s.table.press(1)
+    s.turns(4)
+    s.resign(1, 2)
+
+
+def rejected_then_time_out(s: Script) -> None:
+    """An accepted flagged move rejected, then the mover's flag falls (TTB-CLOCK-3)."""
+    player = _third_throw(s, 6, 5)
+    s.wrong(player)
+    s.table.press(player)
+    s.table.director("accept")
+    s.table.director("reject", reason="changed mind")
+    s.table.flag(player)
+
+
+def set_position_at_start(s: Script) -> None:
+    """The director sets the position before the game's first move."""
+    s.start()
+    s.set_position(SET)
+    s.turns(3)
+    s.resign(0)
+
+
+def set_position_then_cube(s: Script) -> None:
+    """After the position the director set, the player on roll doubles, the other takes and
+    resigns a backgammon: the result counts the cube turned after the cut."""
+    s.start()
+    s.turns(2)
+    s.set_position(Position.from_checkers({6: 5, 5: 5, 4: 5},
+                                          {25: 2, 24: 3, 6: 4, 5: 3, 4: 3}))
+    _double_taken_then_resigned(s, 3)
+
+
+def _double_taken_then_resigned(s: Script, kind: int) -> None:
+    """The player on roll doubles, the other takes, one turn is played and the taker resigns
+    (``kind``: 1 single, 2 gammon, 3 backgammon)."""
+    doubler = s.on_roll
+    s.table.offer(doubler)
+    s.table.take(1 - doubler)
+    s.turns(1)
+    s.resign(1 - doubler, kind)
+
+
+def set_position_then_opponent_doubles(s: Script) -> None:
+    """After the position the director set, the mover plays and the opponent doubles: the
+    record, whose last move is the doubler's, gives that move up to hold the double."""
+    s.start()
+    s.turns(3)
+    s.set_position(SET)
+    s.turn()
+    _double_taken_then_resigned(s, 2)
 
 
 def set_dice_and_rethrow(s: Script) -> None:
@@ -344,6 +417,11 @@ SCRIPTS: dict[str, Callable[[Script], None]] = {
     "director_rejects": director_rejects,
     "set_position": set_position,
     "set_dice_and_rethrow": set_dice_and_rethrow,
+    "accepted_then_rejected": accepted_then_rejected,
+    "rejected_then_time_out": rejected_then_time_out,
+    "set_position_at_start": set_position_at_start,
+    "set_position_then_cube": set_position_then_cube,
+    "set_position_then_opponent_doubles": set_position_then_opponent_doubles,
     "early_throw": early_throw,
     "early_double": early_double,
     "invalid_throws": invalid_throws,

@@ -411,6 +411,34 @@ def test_the_director_cannot_reject_an_illegal_move_once_the_opponent_has_thrown
     assert table.referee.match.position == wrong.swap()
 
 
+def test_the_director_cannot_reject_a_move_once_a_double_or_a_set_position_followed() -> None:
+    """TTB-4.9: a move is corrected only before the next roll or double. A reject after the
+    opponent doubled (and the mover took) would undo the cube with it; after a position the
+    director set, it would undo that position: refused before anything is journalled."""
+    table = started()
+    mover = 1
+    plays = legal_plays(table.referee.match.position, (5, 3))
+    table.place(plays[0].result, mover)
+    table.press(mover)
+    table.offer(1 - mover)
+    table.take(mover)
+    assert table.referee.match.cube.value == 2
+    out = table.director("reject", reason="noticed after the take")
+    assert table.types(out) == []
+    assert any("refused" in getattr(c, "text", "") and "TTB-4.9" in getattr(c, "text", "")
+               for c in out)
+    assert table.referee.match.cube.value == 2 and table.referee.match.on_roll == 1 - mover
+
+    table = started()
+    table.place(plays[0].result, mover)
+    table.press(mover)
+    position = Position.from_checkers({6: 5, 5: 5, 4: 5}, {6: 4, 5: 4, 4: 4, 3: 3})
+    table.director("set_position", position_id=position.position_id)
+    out = table.director("reject", reason="noticed after the position was set")
+    assert table.types(out) == []
+    assert table.referee.match.position == position
+
+
 def test_a_director_action_that_does_not_apply_is_refused_without_a_journal_entry() -> None:
     table = started()
     for action, args in (("accept", {}), ("end_match", {"winner": 5}), ("dance", {})):
