@@ -52,7 +52,7 @@ def table_page(tournament: str, table: str) -> str:
     return (
         _HEAD.format(title=f"hakem: table {n}")
         + f"""<body data-tournament="{t}" data-table="{n}">
-<header><h1 id="title">Table {n}</h1><a href="/">all tables</a><span id="who"></span>
+<header><h1 id="title" tabindex="-1">Table {n}</h1><a href="/">all tables</a><span id="who"></span>
 <button id="logout" type="button" hidden>Log out</button>
 <details id="director"><summary>Director log in</summary>
 <form id="login"><input name="user" placeholder="director" autocomplete="username"

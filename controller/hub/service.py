@@ -94,6 +94,9 @@ class TableView:
     revision: int = 0  # stamp of the last change (see HubService._stamp)
     twin: str | None = None  # why two tables seem to publish under this id (HubService)
     name: str = ""  # the table's name for people ([table] name), from its presence
+    # when (this hub's monotonic clock) each match's clock reading was heard: the entry that
+    # last changed its clocks_ms or running; a page counts a running clock from then
+    clock_heard: dict[str, float] = field(default_factory=dict)
 
     @property
     def current(self) -> MatchState | None:
@@ -105,7 +108,15 @@ class TableView:
         match = self.current
         base = match.summary() if match is not None else MatchState("").summary()
         base.update(self.table_fields())
+        base["clock_age_ms"] = self.clock_age_ms(match.match) if match is not None else None
         return base
+
+    def clock_age_ms(self, match: str) -> int | None:
+        """How long ago this hub heard the match's clock reading (None: not since it started,
+        or no reading): a page counts the running clock down from then, not from its own
+        first sight of the summary, so one opened late shows the time the player has."""
+        heard = self.clock_heard.get(match)
+        return None if heard is None else max(0, round((time.monotonic() - heard) * 1000))
 
     def table_fields(self) -> dict[str, Any]:
         """What a card says about the table rather than its match; a table's detail carries
@@ -317,11 +328,14 @@ class HubService:
         pending[int(entry["seq"])] = entry
         state = view.matches[match]
         progressed = False
+        clock = (list(state.clocks_ms or []), state.running)
         while view.applied[match] + 1 in pending:
             nxt = pending.pop(view.applied[match] + 1)
             state.apply(nxt)
             view.applied[match] += 1
             progressed = True
+        if (list(state.clocks_ms or []), state.running) != clock:
+            view.clock_heard[match] = time.monotonic()
         return progressed
 
     # -- MQTT (paho's thread) ------------------------------------------------------------------
@@ -631,6 +645,7 @@ class HubService:
                 raise NotFoundError(f"no match {match!r} at table {tournament}/{table}")
             out = state.detail()
             out.update(view.table_fields())
+            out["clock_age_ms"] = view.clock_age_ms(state.match)
             out["all_matches"] = list(view.matches)
             out["current"] = state is view.current
             out["reported"] = view.reported

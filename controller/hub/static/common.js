@@ -104,22 +104,45 @@ function liveUpdates(onTable, onAll) {
   }
 }
 // Running clocks count down locally between updates; none while the hub is lost (the page no
-// longer knows), nor for a table that is not online (setClock is then told not running).
+// longer knows), nor for a table that is not online. Each clock keeps its reading: ms left,
+// whether it runs, and at, when (this page's time) the hub heard it, so a summary carrying the
+// same reading (after a roll or a move) does not set the clock back to it; a stopped clock
+// stands at the time it showed (frozen), and counts on from the reading when it may run again.
 const clockBase = new Map();
+function clockShown(info, now) {
+  if (info.frozen !== null) return info.frozen;
+  return info.runs ? info.ms - (now - info.at) : info.ms;
+}
 function tickClocks() {
   if (hubLost) return;
   const now = Date.now();
   for (const [id, info] of clockBase) {
     const node = document.getElementById(id);
-    if (node) node.textContent = fmtClock(info.ms - (now - info.at));
+    if (node && info.runs && info.frozen === null) node.firstChild.nodeValue = fmtClock(clockShown(info, now));
   }
 }
 setInterval(tickClocks, 250);
-// running: the clock's player is to play and the table online; the running clock is marked by
-// a sign and a frame (hub.css, .clock.running::before), not by its colour alone.
-function setClock(node, ms, running) {
-  node.textContent = fmtClock(ms);
-  node.classList.toggle("running", running);
-  if (running && ms !== null && ms !== undefined) clockBase.set(node.id, {ms: ms, at: Date.now()});
-  else clockBase.delete(node.id);
+// runs: the clock's player is to play (the match not finished); stopped: the page may not count
+// it (clocksStoppedText); ageMs: how long ago the hub heard the reading (clock_age_ms). The
+// running clock is marked by a sign and a frame (hub.css, .clock.running::before), not by its
+// colour alone, and in words for a screen reader.
+function setClock(node, ms, runs, stopped, ageMs) {
+  const now = Date.now();
+  let info = clockBase.get(node.id);
+  const known = ms !== null && ms !== undefined;
+  const fresh = !info || info.ms !== ms || info.runs !== runs;
+  if (!known) clockBase.delete(node.id);
+  else if (fresh) {
+    info = {ms: ms, runs: runs, at: now - (runs && ageMs > 0 ? ageMs : 0), frozen: null};
+    clockBase.set(node.id, info);
+  }
+  if (known) {
+    // a reading first seen stopped stands at the time heard; one counted so far, where it was
+    if (!runs || !stopped) info.frozen = null;
+    else if (info.frozen === null) info.frozen = fresh ? ms : clockShown(info, now);
+  }
+  const counting = known && runs && !stopped;
+  node.replaceChildren(fmtClock(known ? clockShown(info, now) : ms),
+    counting ? el("span", {class: "unseen"}, " running") : "");
+  node.classList.toggle("running", counting);
 }

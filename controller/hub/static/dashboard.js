@@ -34,7 +34,8 @@ function render(t) {
   const rows = el("div", {class: "players"});
   for (const p of [0, 1]) {
     const clock = el("span", {class: "clock", id: "clock-" + t.tournament + "-" + t.table + "-" + p});
-    setClock(clock, t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished && !stopped);
+    setClock(clock, t.clocks_ms ? t.clocks_ms[p] : null, t.running === p && !t.finished, !!stopped,
+             t.clock_age_ms);
     const name = (t.players[p] || "?") + (t.winner === p ? " ★" : "");
     rows.append(el("span", {class: "name"}, name, turnMark(t, p)),
       el("span", {class: "score", id: "score-" + t.tournament + "-" + t.table + "-" + p}, String(t.score[p])),

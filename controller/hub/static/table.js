@@ -91,7 +91,7 @@ function showInfo(t) {
   const stopped = clocksStoppedText(t);
   for (const p of [0, 1]) {
     setClock(document.getElementById("clock-" + p), t.clocks_ms ? t.clocks_ms[p] : null,
-             t.running === p && !t.finished && !stopped);
+             t.running === p && !t.finished, !!stopped, t.clock_age_ms);
   }
   const heard = hubLost ? "" : (t.online ? " · online" : "");
   document.getElementById("info").textContent = matchText(t)
@@ -117,7 +117,12 @@ document.getElementById("login").onsubmit = e => {
   e.preventDefault();
   const f = e.target;
   post("/api/login", {user: f.user.value, password: f.password.value})
-    .then(() => { f.password.value = ""; say(""); return whoami(); }, err => say(err.message)).then(refresh);
+    .then(() => { f.password.value = ""; say(""); return whoami(); }, err => say(err.message))
+    .then(() => {
+      // the folded log-in is hidden once in, which left keyboard focus on the page's body
+      if (user) document.getElementById("title").focus();
+      return refresh();
+    });
 };
 document.getElementById("logout").onclick = () => post("/api/logout", {}).then(whoami).then(refresh);
 document.getElementById("end").onsubmit = e => {

@@ -309,7 +309,7 @@ def test_the_director_log_in_is_folded_in_the_header_and_opens_from_the_keyboard
 ) -> None:
     """The log-in form (two fields and a button, three rows on a phone) stood above the
     scores on every table's page, pushing the match down for everyone reading it in the hall
-    though only a director uses it."""
+    though only a director uses it. Once logged in, keyboard focus fell to the page's body."""
     hub = make_hub()
     hub.service.add_user("td", "correct horse battery")
     _match(hub, "3", simulated_match(3, seed=1)[:12], ["Selin", "Burak"])
@@ -327,4 +327,7 @@ def test_the_director_log_in_is_folded_in_the_header_and_opens_from_the_keyboard
     browser.keys("\ue004", "t", "d", "\ue004", *"correct horse battery", "\ue007")
     wait_for(lambda: browser.run(TEXT, "who") == "director: td", 30, "logged in")
     assert not browser.run(visible, "login") and not browser.run(visible, "director")
+    # the folded log-in hidden, focus went to the page's body: back to the page's heading
+    wait_for(lambda: browser.run("return document.activeElement.id;") == "title", 10,
+             "the focus on the heading")
     assert browser.run(NO_SIDEWAYS)
