@@ -3,7 +3,10 @@
 Writes the Jellyfish ``.mat`` text (GNU Backgammon imports it); ``--summary`` writes the match
 summary JSON (score, games, flags, every move with its Position ID). Prints the summary as one
 JSON object with ``--json``, a short account otherwise. A Mangala journal gives its round
-record instead (``--round OUT.txt``: the ``round.txt`` the table writes).
+record instead (``--round OUT.txt``: the ``round.txt`` the table writes); what that record
+cannot hold (``controller.mangala.records.unheld``: a board taken for unseen turns, a set left
+unscored by the director's end before its sweep) is a note on stderr, one line each, naming
+the set and the turn.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from controller.cli.common import (
     wants_json,
     write_output,
 )
-from controller.mangala.records import round_text
+from controller.mangala.records import round_text, unheld
 from controller.records.journal import JournalContents, read_journal
 from controller.records.mat_export import export_match, position_ids
 from engine.errors import HakemError
@@ -119,6 +122,8 @@ def export_round(args: argparse.Namespace, path: Path, contents: JournalContents
     entries = contents.entries
     text = checked_round_text(path, entries)
     note_torn_tail(path, contents)
+    for note in unheld(entries):  # the record replays, but cannot hold this
+        print(f"hakem: note: {one_line(note)}", file=sys.stderr)
     if args.round:
         write_output(args.round, text)
     players = [str(p) for p in entries[0].get("players") or ["a", "b"]]

@@ -127,6 +127,52 @@ def _current_set(entries: list[Entry]) -> int:
     return 1
 
 
+def unheld(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What the round record of a journal cannot hold, one sentence each, naming the set and
+    the turn (a turn: one player's sowings until the turn passes): the sowings of turns played
+    unseen whose board was taken as it lay (the record has a ``position`` line), and a set
+    whose last sowing emptied a side (MG-4) when the director ended the round before its
+    sweep was checked (the journal leaves it not scored; the record's move line ends it, so
+    its replay scores it)."""
+    said: list[str] = []
+    number, turn, mover = 1, 0, None
+    unseen: int | None = None
+    ended: tuple[int, int, Position] | None = None  # set, turn, the position after the sweep
+    for e in entries:
+        kind = e.get("type")
+        if kind == "game_start":
+            number, turn, mover, unseen, ended = e.get("set", number), 0, None, None, None
+        elif kind == "move":
+            if e.get("player") != mover:
+                turn, mover = turn + 1, e.get("player")
+            if e.get("unseen") and e.get("pressed") and unseen:
+                unseen -= 1
+            if e.get("set_over"):
+                ended = (number, turn, Position.from_obj(e.get("position")))
+        elif kind == "cannot_read" and e.get("about") == "turns_unseen":
+            unseen = int(e.get("turns") or 1)
+        elif kind == "clock" and e.get("means") == "unseen" and unseen is not None:
+            unseen += 1
+        elif kind == "position_taken":
+            turns = unseen or 1
+            what = "1 unseen turn" if turns == 1 else f"{turns} unseen turns"
+            said.append(f"set {number}, turn {turn + 1}: {what} taken as the board lay: the "
+                        "record holds the board as a position line, not the sowings (which "
+                        "pits were sown cannot be told, MG-CLOCK-2)")
+            turn, mover, unseen = turn + turns, None, None
+        elif kind == "game_end":
+            ended = None
+        elif kind == "director" and e.get("action") == "end_match" and ended is not None:
+            at, when, position = ended
+            said.append(f"set {at}, turn {when}: the director ended the round after the sowing "
+                        f"that ended set {at} (MG-4) but before its sweep was checked: the "
+                        f"journal leaves set {at} not scored, while the record's move line ends "
+                        f"it and its replay scores it (a {position.a_store} b "
+                        f"{position.b_store})")
+            ended = None
+    return said
+
+
 def round_text(entries: Sequence[Mapping[str, Any]]) -> str:
     """The round record of a journal as the engine's text."""
     return format_record(round_record(entries))
@@ -139,4 +185,4 @@ def write_round_record(entries: Sequence[Mapping[str, Any]], path: Path) -> Path
     return path
 
 
-__all__ = ["RECORD_NAME", "round_record", "round_text", "write_round_record"]
+__all__ = ["RECORD_NAME", "round_record", "round_text", "unheld", "write_round_record"]
