@@ -277,6 +277,9 @@ class HubService:
         as it had live. Actions an older hub stored without their place are set aside and
         replayed after every entry, so they hold back none of the placed ones."""
         with self.store.lock, self.views_lock:  # same order as the writer: store, then views
+            # when each clock reading was heard is no stored fact: kept across a rebuild (an
+            # ingest error's resync), unknown after a restart (a page counts from its own sight)
+            heard = {where: dict(view.clock_heard) for where, view in self.views.items()}
             self.views.clear()
             placed: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
             unplaced: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -293,7 +296,7 @@ class HubService:
                 waiting = placed.pop(key, [])
                 for entry in self.store.events(tournament, table, match):
                     waiting = _replay_due(view, match, waiting)
-                    self._fold(view, match, entry)
+                    self._fold(view, match, entry, live=False)
                 # after the last entry, in the order they were taken
                 for action in sorted([*waiting, *unplaced.pop(key, [])], key=lambda a: a["id"]):
                     _replay(view.matches[match], action)
@@ -305,7 +308,8 @@ class HubService:
                 view.name, view.twin = name, twin
             for tournament, table, state_obj in self.store.reported_states():
                 self._view(tournament, table).reported = state_obj
-            for view in self.views.values():
+            for where, view in self.views.items():
+                view.clock_heard.update(heard.get(where, {}))
                 self._stamp(view)
 
     def _stamp(self, view: TableView) -> None:
@@ -322,8 +326,11 @@ class HubService:
             view = self.views[key] = TableView(tournament, table)
         return view
 
-    def _fold(self, view: TableView, match: str, entry: dict[str, Any]) -> bool:
-        """Apply ``entry`` if it is the next seq (then any held back after it); else hold it."""
+    def _fold(self, view: TableView, match: str, entry: dict[str, Any], *,
+              live: bool = True) -> bool:
+        """Apply ``entry`` if it is the next seq (then any held back after it); else hold it.
+        ``live``: the entry arrives now, so a clock reading it changes was heard now (not
+        when a rebuild folds stored entries again)."""
         pending = view.pending.setdefault(match, {})
         pending[int(entry["seq"])] = entry
         state = view.matches[match]
@@ -334,7 +341,7 @@ class HubService:
             state.apply(nxt)
             view.applied[match] += 1
             progressed = True
-        if (list(state.clocks_ms or []), state.running) != clock:
+        if live and (list(state.clocks_ms or []), state.running) != clock:
             view.clock_heard[match] = time.monotonic()
         return progressed
 

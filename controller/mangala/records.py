@@ -150,7 +150,9 @@ def unheld(entries: Sequence[Mapping[str, Any]]) -> list[str]:
             if e.get("set_over"):
                 ended = (number, turn, Position.from_obj(e.get("position")))
         elif kind == "cannot_read" and e.get("about") == "turns_unseen":
-            unseen = int(e.get("turns") or 1)
+            turns = e.get("turns")  # a journal from disk: a count only when it is one
+            unseen = turns if isinstance(turns, int) and not isinstance(turns, bool) \
+                and turns >= 1 else 1
         elif kind == "clock" and e.get("means") == "unseen" and unseen is not None:
             unseen += 1
         elif kind == "position_taken":

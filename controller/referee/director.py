@@ -129,7 +129,8 @@ class RefereeDirector(RefereeThrows):
             if self._flag is None:
                 raise InvalidInputError("no flagged move to accept")
         elif action == "reject":
-            if self._undo is None or m.phase is not Phase.DECIDE or self._flag is not None:
+            if (self._undo is None or not self._rejectable or m.phase is not Phase.DECIDE
+                    or self._flag is not None):
                 raise InvalidInputError("no accepted move that can still be corrected (TTB-4.8;"
                                         " TTB-4.9: only before the next roll or double, and"
                                         " not once the director set the position)")

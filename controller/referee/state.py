@@ -46,6 +46,10 @@ class RefereeState(Outputs):
         # journalled state (rebuilt by _fold)
         self._flag: tuple[Position, str, str] | None = None  # seen position, rule, reason
         self._undo: MatchState | None = None
+        # whether the director may still reject the move ``_undo`` undoes (TTB-4.9: only
+        # before the next roll or double, and not once a position was set); kept apart from
+        # ``_undo`` so a journal that rejected later (older tables) still replays
+        self._rejectable = False
         self._throw_again = False
         self._pending: str | None = None
         self._times: tuple[int, int] = (0, 0)
@@ -191,7 +195,7 @@ class RefereeState(Outputs):
         elif kind == "move":
             result = Position.from_id(str(f["position_id"]))
             self._before_early_roll = None
-            self._undo = m
+            self._undo, self._rejectable = m, True
             if f.get("stands"):
                 assert m.on_roll is not None
                 self.match = dataclasses.replace(
@@ -252,7 +256,7 @@ class RefereeState(Outputs):
             self._double_after = None
             # TTB-4.9: a move is corrected only before the next roll or double; undoing it
             # now would undo the cube too (the take or drop that follows is no less final)
-            self._undo = None
+            self._rejectable = False
         elif kind == "take":
             self.match = apply(m, Take())
             self._pending = None
@@ -320,7 +324,7 @@ class RefereeState(Outputs):
             else:
                 self.match = dataclasses.replace(m, position=position)
             # the position set stands: a reject now would undo it with the move before it
-            self._flag, self._undo = None, None
+            self._flag, self._rejectable = None, False
             self._retake = False
         elif action == "rethrow":
             # BG-ROLL-5: the mover has the early throw thrown again; the dice lying there now

@@ -117,3 +117,32 @@ def test_the_running_clock_says_running_to_a_screen_reader(
     browser.get(hub.url + "/tables/cup/6")
     wait_for(lambda: browser.run(TEXT, f"clock-{running}") not in ("", "–"), 30, "the clock")
     assert browser.run(word, f"#clock-{running} .unseen")[0].strip() == "running"
+
+
+def test_a_rebuild_keeps_when_each_clock_was_heard_and_a_restart_forgets_it(
+        tmp_path: Any) -> None:
+    """A resync (rebuild) folds the stored entries again: the clocks' readings were heard when
+    they arrived, not at the rebuild (it said 0 ms, giving the player on roll time back); a
+    restarted hub does not know, and says so (None: a page counts from its own sight)."""
+    from controller.hub.service import HubService
+
+    db = str(tmp_path / "hub.db")
+    service = HubService(db).start()
+    try:
+        for entry in simulated_match(6, seed=13, length=5)[:30]:
+            service.ingest("hakem/cup/6/events",
+                           json.dumps({"v": 1, "match": "m", "entry": entry}).encode())
+        assert service.wait_idle(30)
+        view = next(iter(service.views.values()))
+        view.clock_heard["m"] -= 120.0  # heard two minutes ago
+        service.rebuild()
+        card = next(t for t in service.tables() if t["table"] == "6")
+        assert card["clock_age_ms"] is not None and card["clock_age_ms"] >= 119_000
+    finally:
+        service.stop()
+    again = HubService(db).start()
+    try:
+        card = next(t for t in again.tables() if t["table"] == "6")
+        assert card["clock_age_ms"] is None
+    finally:
+        again.stop()

@@ -516,6 +516,29 @@ def test_a_board_taken_for_unseen_turns_is_said_on_stderr(
     assert "position line" in lines[0] and "2 unseen turns" in lines[0]
 
 
+def test_an_unseen_turn_count_that_is_no_number_is_no_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A journal from disk whose ``turns_unseen`` count is text: the export still writes the
+    record and notes the taken board (it raised ValueError, a traceback and exit 1)."""
+    table = Table(tmp_path)
+    position = sow(table, setup(table), 1)
+    after = list(play(play(position, 2).position, 3).position.board())
+    pit = next(i for i in range(6) if after[i] > 1)
+    after[pit] -= 1
+    after[pit + 7] += 1
+    _unseen(table, "b", "a")
+    table.show(tuple(after))
+    entries = [{**e, "turns": "two"} if e.get("about") == "turns_unseen" else e
+               for e in table.journal.entries]
+    table.close()
+    journal = tmp_path / "edited.jsonl"
+    journal.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["export", str(journal), "--round", str(tmp_path / "r.txt")]) == 0
+    said = capsys.readouterr().err
+    assert "Traceback" not in said and "position line" in said
+
+
 def test_a_hub_end_without_a_winner_leaves_the_three_records_alike(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The director ends the round on the hub without a winner: the record's director line

@@ -8,6 +8,7 @@ the events. The final journal and the exported ``.mat`` must be those of the uni
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +127,15 @@ def test_a_clock_that_kept_running_is_not_set_back() -> None:
     _, _, run = simulate(MATCHES / "match10058734.txt", seed=11)
     _, commands = resume(run.entries[:40], restore_clock=False)
     assert not [c for c in commands if isinstance(c, ClockCommand) and c.action == "set_times"]
+
+
+def test_a_journal_whose_director_rejected_a_move_after_a_double_still_resumes() -> None:
+    """An older referee let the director reject a move after a double and take had followed
+    (now refused, TTB-4.9); a table updated mid-event must still resume such a journal, with
+    the cube undone as the old referee left it, and export it with a note."""
+    path = Path(__file__).resolve().parents[2] / "data" / "journals"
+    lines = (path / "reject_after_double_v34.jsonl").read_text(encoding="utf-8").splitlines()
+    entries = [json.loads(line) for line in lines]
+    referee, _ = resume(entries)
+    assert referee.match.cube.value == 1 and referee.stage == "decide"
+    assert any("rejected a move" in note for note in export_match(entries).notes)
