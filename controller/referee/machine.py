@@ -208,10 +208,6 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
             self._director_due = None
             self._director_follow(action, args)
             return True
-        if self._stand_due:
-            self._stand_due = False
-            self._stand("The opponent doubled")
-            return True
         if self._corrected is not None:
             self._emit_move(self._corrected)
             return True

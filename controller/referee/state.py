@@ -73,9 +73,11 @@ class RefereeState(Outputs):
         self._end_how = ""
         self._winner: int | None = None
         self._corrected: Position | None = None  # a correction journalled, its move not yet
-        self._stand_due = False  # a flagged move must stand (TTB-4.8) before what follows
         self._director_due: tuple[str, dict[str, Any]] | None = None
-        self._double_after: int | None = None  # doubled before the mover pressed (TTB-4.6)
+        # the opponent doubled while the mover's move was open (``004`` 4.6: before the mover
+        # pressed; TTB-4.8: while a flagged move waited for its correction): once the move
+        # is finished (or stands), the double is judged
+        self._double_after: int | None = None
         # what only frames tell (not journalled)
         self._view: BoardView | None = None
         self._view_fresh = False
@@ -211,7 +213,6 @@ class RefereeState(Outputs):
             self._flag = None
             self._pending = None
             self._corrected = None
-            self._stand_due = False
             if self.match.moves_made >= SETUP_MOVES:
                 self._setup_open = False  # BG-EQ-4: the set-up stands to the game's end
         elif kind == "setup_corrected":
@@ -287,8 +288,11 @@ class RefereeState(Outputs):
                 self.match = after_gap(m, 1 - int(presser), 1)
             if means in ("move", "double", "take", "drop", "unclear", "pass"):
                 self._pending = str(means)
-            if means == "double" and self._flag is not None:
-                self._stand_due = True  # the opponent doubled: the flagged move stands
+            if means == "double" and self._flag is not None and m.on_roll is not None:
+                # the opponent doubled: the flagged move stands (TTB-4.8), then the double
+                # is judged (it was lost with the pending press when the move stood)
+                self._pending = None
+                self._double_after = 1 - m.on_roll
             if means == "early_double" and m.on_roll is not None:
                 self._pending = "move"
                 self._double_after = 1 - m.on_roll
@@ -358,7 +362,7 @@ class RefereeState(Outputs):
         self.match = after_gap(m, int(player), int(f.get("turns", 1)))
         self._flag, self._undo, self._corrected = None, None, None
         self._pending, self._early, self._before_early_roll = None, None, None
-        self._stand_due, self._double_after, self._throw_again = False, None, False
+        self._double_after, self._throw_again = None, False
         self._setup_open = False
         self._retake = True
         self._phantoms.clear()  # checkers moved meanwhile

@@ -673,6 +673,26 @@ def test_an_illegal_move_stands_when_the_opponent_doubles_before_the_press() -> 
     assert table.entries(out, "move")[0]["stands"] is True
 
 
+def test_a_flagged_move_pressed_then_the_opponent_doubles_stands_and_the_double_counts() -> None:
+    """The mover pressed after an illegal move (flagged, open to correction); the opponent
+    offers the cube and presses instead of throwing: the move stands (TTB-4.8) and the double
+    is journalled (BG-CUBE-3; it was lost with the pending press, the cube staying at 1)."""
+    table = started()
+    table.play_first_legal()
+    table.throw(0, 6, 4)
+    wrong = table.referee.match.position.apply_steps([(13, 4)])  # 9 pips with 64
+    table.place(wrong, 0)
+    flagged = table.press(0)
+    assert table.types(flagged)[-1] == "illegal_move"
+    table.cube = CubeSeen(2, "offered", 0.9)
+    out = table.frames(1) + table.press(1)
+    assert table.types(out) == ["clock", "move", "double"]
+    assert table.entries(out, "move")[0]["stands"] is True
+    assert table.entries(out, "double")[0]["player"] == 1
+    assert table.referee.stage == "doubled"
+    assert table.referee.match.cube.offered_by == 1
+
+
 def _closed_out_table() -> Table:
     """Player 0 on roll, a checker on the bar against player 1's closed home board."""
     table = started()
