@@ -178,6 +178,9 @@ class RefereeState(Outputs):
             self._before_early_roll = m if f.get("early") else None
             self.match = apply(m, Roll((int(f["dice"][0]), int(f["dice"][1]))))
             self._throw_again = False
+            # BG-CUBE-2: no double after a roll; one still waiting here was lost by an older
+            # table (before c8b98ca) and must not be judged turns later on resume
+            self._double_after = None
             self._pending = None
             self._stale = sig_of_json(f.get("seen"))
             self._thrown = sig_of_json(f["thrown"]) if "thrown" in f else self._stale
@@ -197,7 +200,9 @@ class RefereeState(Outputs):
         elif kind == "move":
             result = Position.from_id(str(f["position_id"]))
             self._before_early_roll = None
-            self._undo, self._rejectable = m, True
+            # TTB-4.8/4.9: a move that stands because the opponent doubled (or is followed by
+            # a double made before the press) cannot be rejected, even if the double is refused
+            self._undo, self._rejectable = m, self._double_after is None
             if f.get("stands"):
                 assert m.on_roll is not None
                 self.match = dataclasses.replace(
@@ -225,6 +230,7 @@ class RefereeState(Outputs):
                                              on_roll=1 - m.on_roll, phase=Phase.DECIDE,
                                              dice=None, moves_made=m.moves_made + 1)
             self._pending = None
+            self._double_after = None
         elif kind == "correction":
             self._corrected = Position.from_id(str(f["position_id"]))
         elif kind == "illegal_move":

@@ -693,6 +693,30 @@ def test_a_flagged_move_pressed_then_the_opponent_doubles_stands_and_the_double_
     assert table.referee.match.cube.offered_by == 1
 
 
+def test_a_move_that_stood_for_a_refused_double_cannot_be_rejected() -> None:
+    """The opponent offers a cube the mover owns (refused, BG-CUBE-4) while the mover's
+    flagged move waits: the move stands (TTB-4.8) and stays so; the director's reject was
+    still taken, reopening it."""
+    table = started()
+    table.play_first_legal()
+    table.throw(0, 2, 1)
+    table.play_first_legal()
+    table.offer(1)
+    table.take(0)
+    table.throw(1, 5, 2)
+    table.play_first_legal()
+    table.throw(0, 6, 4)
+    wrong = table.referee.match.position.apply_steps([(13, 4)])
+    table.place(wrong, 0)
+    table.press(0)
+    table.motion()
+    table.cube = CubeSeen(4, "offered", 0.9)
+    out = table.frames(1) + table.press(1)
+    assert table.types(out) == ["clock", "move", "cube_refused"]
+    assert table.types(table.director("reject", reason="late")) == []
+    assert table.referee.stage == "decide"
+
+
 def _closed_out_table() -> Table:
     """Player 0 on roll, a checker on the bar against player 1's closed home board."""
     table = started()

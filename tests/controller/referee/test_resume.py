@@ -139,3 +139,17 @@ def test_a_journal_whose_director_rejected_a_move_after_a_double_still_resumes()
     referee, _ = resume(entries)
     assert referee.match.cube.value == 1 and referee.stage == "decide"
     assert any("rejected a move" in note for note in export_match(entries).notes)
+
+
+@pytest.mark.parametrize("cut", [17, 23], ids=["doubler_next_to_roll", "a_later_flag"])
+def test_a_double_an_older_table_lost_is_not_judged_turns_later(cut: int) -> None:
+    """An older referee lost the double of an opponent who pressed with the cube offered
+    while a flagged move waited (fixed in c8b98ca); resuming its journal turns later wrote
+    that double (the match stuck at "doubled") or made a later flagged move stand. A roll
+    clears a double still waiting (BG-CUBE-2): the restart writes nothing."""
+    path = Path(__file__).resolve().parents[2] / "data" / "journals"
+    lines = (path / "double_lost_after_flag_v35.jsonl").read_text(encoding="utf-8").splitlines()
+    entries = [json.loads(line) for line in lines][:cut]
+    referee, commands = resume(entries)
+    assert entries_of(commands) == []
+    assert referee.match.cube.offered_by is None
