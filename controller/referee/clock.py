@@ -125,6 +125,10 @@ class RefereeClock(RefereeState):
             means = "move"
         elif stage == "correcting" and self._cube_offered():
             means = "double"  # the flagged move stands first (TTB-4.8): see _step
+        elif stage == "correcting" and player != m.on_roll:
+            # the opponent pressed with no cube seen offered yet (the hand over it): a double
+            # once it is seen there (see _step), else nothing
+            means = "double_unseen"
         elif stage == "doubled" and m.cube.offered_by is not None and player != m.cube.offered_by:
             means = "take"
         self._emit(

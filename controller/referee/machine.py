@@ -211,6 +211,9 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
         if self._corrected is not None:
             self._emit_move(self._corrected)
             return True
+        if self._double_wait is not None and self._double_after is None and self._cube_offered():
+            # the opponent's press while the flagged move waited, its cube seen offered now
+            self._double_after = self._double_wait
         doubler = self._double_after
         if doubler is not None and self._pending is None:
             if self._flag is not None and m.on_roll == 1 - doubler:

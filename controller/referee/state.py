@@ -78,6 +78,9 @@ class RefereeState(Outputs):
         # pressed; TTB-4.8: while a flagged move waited for its correction): once the move
         # is finished (or stands), the double is judged
         self._double_after: int | None = None
+        # the opponent pressed while a flagged move waited, no cube seen offered yet: a double
+        # once the cube is seen there (the hand over it hid it at the press), TTB-4.8
+        self._double_wait: int | None = None
         # what only frames tell (not journalled)
         self._view: BoardView | None = None
         self._view_fresh = False
@@ -146,7 +149,7 @@ class RefereeState(Outputs):
         if kind == "match_start":
             self._started = True
         elif kind == "game_start":
-            self._double_after = None
+            self._double_after, self._double_wait = None, None
             self._setup_open, self._setup_pos0 = False, None
             self._retake = False  # a game ended meanwhile (the director's resign): play afresh
             if m.phase is Phase.GAME_OVER:
@@ -180,7 +183,7 @@ class RefereeState(Outputs):
             self._throw_again = False
             # BG-CUBE-2: no double after a roll; one still waiting here was lost by an older
             # table (before c8b98ca) and must not be judged turns later on resume
-            self._double_after = None
+            self._double_after, self._double_wait = None, None
             self._pending = None
             self._stale = sig_of_json(f.get("seen"))
             self._thrown = sig_of_json(f["thrown"]) if "thrown" in f else self._stale
@@ -202,7 +205,11 @@ class RefereeState(Outputs):
             self._before_early_roll = None
             # TTB-4.8/4.9: a move that stands because the opponent doubled (or is followed by
             # a double made before the press) cannot be rejected, even if the double is refused
-            self._undo, self._rejectable = m, self._double_after is None
+            # (a standing move waits for its double: it cannot be rejected either)
+            waited = bool(f.get("stands")) and self._double_wait is not None
+            self._undo, self._rejectable = m, self._double_after is None and not waited
+            if not f.get("stands"):
+                self._double_wait = None  # the mover's correction came first
             if f.get("stands"):
                 assert m.on_roll is not None
                 self.match = dataclasses.replace(
@@ -230,7 +237,7 @@ class RefereeState(Outputs):
                                              on_roll=1 - m.on_roll, phase=Phase.DECIDE,
                                              dice=None, moves_made=m.moves_made + 1)
             self._pending = None
-            self._double_after = None
+            self._double_after, self._double_wait = None, None
         elif kind == "correction":
             self._corrected = Position.from_id(str(f["position_id"]))
         elif kind == "illegal_move":
@@ -260,7 +267,7 @@ class RefereeState(Outputs):
         elif kind == "double":
             self.match = apply(m, Double())
             self._pending = None
-            self._double_after = None
+            self._double_after, self._double_wait = None, None
             # TTB-4.9: a move is corrected only before the next roll or double; undoing it
             # now would undo the cube too (the take or drop that follows is no less final)
             self._rejectable = False
@@ -277,7 +284,7 @@ class RefereeState(Outputs):
             self._pending = None
         elif kind == "cube_refused":
             self._pending = None
-            self._double_after = None
+            self._double_after, self._double_wait = None, None
         elif kind == "clock":
             if f.get("event") == "press":
                 self._said_cannot_read = False  # a new wait for what the press asks
@@ -299,6 +306,8 @@ class RefereeState(Outputs):
                 # is judged (it was lost with the pending press when the move stood)
                 self._pending = None
                 self._double_after = 1 - m.on_roll
+            if means == "double_unseen" and presser in (0, 1):
+                self._double_wait = int(presser)
             if means == "early_double" and m.on_roll is not None:
                 self._pending = "move"
                 self._double_after = 1 - m.on_roll
@@ -334,7 +343,7 @@ class RefereeState(Outputs):
             else:
                 self.match = dataclasses.replace(m, position=position)
             # the position set stands: a reject now would undo it with the move before it
-            self._flag, self._rejectable = None, False
+            self._flag, self._rejectable, self._double_wait = None, False, None
             self._retake = False
         elif action == "rethrow":
             # BG-ROLL-5: the mover has the early throw thrown again; the dice lying there now
@@ -368,7 +377,7 @@ class RefereeState(Outputs):
         self.match = after_gap(m, int(player), int(f.get("turns", 1)))
         self._flag, self._undo, self._corrected = None, None, None
         self._pending, self._early, self._before_early_roll = None, None, None
-        self._double_after, self._throw_again = None, False
+        self._double_after, self._double_wait, self._throw_again = None, None, False
         self._setup_open = False
         self._retake = True
         self._phantoms.clear()  # checkers moved meanwhile

@@ -19,6 +19,7 @@ from controller.referee.api import (
 )
 from controller.referee.config import RecognitionSettings, RefereeConfig
 from controller.referee.machine import closed_out, diff_text
+from controller.referee.resume import resume
 from engine.backgammon.moves import legal_plays
 from engine.backgammon.position import Position
 from engine.backgammon.rules import DiceSetup, Rules
@@ -691,6 +692,52 @@ def test_a_flagged_move_pressed_then_the_opponent_doubles_stands_and_the_double_
     assert table.entries(out, "double")[0]["player"] == 1
     assert table.referee.stage == "doubled"
     assert table.referee.match.cube.offered_by == 1
+
+
+def _flagged_then_pressed_before_the_cube_is_seen() -> Table:
+    """Player 0's illegal move flagged; player 1 presses with the cube under their hand (not
+    seen offered yet)."""
+    table = started()
+    table.play_first_legal()
+    table.throw(0, 6, 4)
+    table.place(table.referee.match.position.apply_steps([(13, 4)]), 0)
+    assert table.types(table.press(0))[-1] == "illegal_move"
+    out = table.press(1, frames=1)
+    assert [e["means"] for e in table.entries(out, "clock")] == ["double_unseen"]
+    assert table.types(out) == ["clock"]
+    return table
+
+
+def test_a_double_whose_cube_is_seen_after_the_press_counts() -> None:
+    """The opponent's press while a flagged move waits, the offered cube seen only in the
+    next frames (the hand over it): the move stands (TTB-4.8) and the double is journalled
+    (it was taken as no double, the move left open)."""
+    table = _flagged_then_pressed_before_the_cube_is_seen()
+    table.cube = CubeSeen(2, "offered", 0.9)
+    out = table.frames(2)
+    assert table.types(out) == ["move", "double"]
+    assert table.entries(out, "move")[0]["stands"] is True
+    assert table.types(table.director("reject", reason="late")) == []
+
+
+def test_a_restart_between_the_standing_move_and_its_late_seen_double_journals_it_once() -> None:
+    table = _flagged_then_pressed_before_the_cube_is_seen()
+    table.cube = CubeSeen(2, "offered", 0.9)
+    whole = table.journal() + table.entries(table.frames(2))
+    cut = next(i for i, e in enumerate(whole) if e["type"] == "move" and e.get("stands")) + 1
+    table.referee, commands = resume(whole[:cut])
+    out = commands + table.frames(2)
+    assert table.types(out).count("double") == 1 and table.referee.stage == "doubled"
+
+
+def test_a_press_before_the_cube_is_seen_is_no_double_once_the_mover_corrects() -> None:
+    table = _flagged_then_pressed_before_the_cube_is_seen()
+    legal = legal_plays(table.referee.match.position, (6, 4))[0].result
+    table.place(legal, 0)
+    out = table.press(0)
+    assert "move" in table.types(out) and not table.entries(out, "move")[0].get("stands")
+    table.cube = CubeSeen(2, "offered", 0.9)
+    assert "double" not in table.types(table.frames(2))
 
 
 def test_a_move_that_stood_for_a_refused_double_cannot_be_rejected() -> None:
