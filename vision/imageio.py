@@ -18,8 +18,8 @@ def decode_image(data: bytes, name: str = "image") -> np.ndarray:
     try:
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     except cv2.error:  # e.g. a header claiming more pixels than opencv will allocate
-        reason = "too large or damaged"
-        raise ImageError(f"{name} is not an image opencv can decode ({reason})") from None
+        raise ImageError(f"{name} is not an image opencv can decode (too large or damaged)"
+                         ) from None
     if img is None or img.size == 0:
         raise ImageError(f"{name} is not an image opencv can decode")
     return img

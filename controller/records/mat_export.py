@@ -243,8 +243,7 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
     mat_games = tuple(
         MatGame(g.number, 0, g.score, tuple(g.actions)) for g in games if g.actions
     )
-    for mat_game in mat_games:
-        game = next(g for g in games if g.number == mat_game.number)
+    for game, mat_game in zip((g for g in games if g.actions), mat_games, strict=True):
         numbers = move_numbers(mat_game)
         for index, after, what in game.marks:
             number = numbers[index] if 0 <= index < len(numbers) else 0

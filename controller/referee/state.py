@@ -203,14 +203,13 @@ class RefereeState(Outputs):
         elif kind == "move":
             result = Position.from_id(str(f["position_id"]))
             self._before_early_roll = None
-            # TTB-4.8/4.9: a move that stands because the opponent doubled (or is followed by
-            # a double made before the press) cannot be rejected, even if the double is refused
-            # (a standing move waits for its double: it cannot be rejected either)
-            waited = bool(f.get("stands")) and self._double_wait is not None
-            self._undo, self._rejectable = m, self._double_after is None and not waited
-            if not f.get("stands"):
-                self._double_wait = None  # the mover's correction came first
-            if f.get("stands"):
+            stands = bool(f.get("stands"))
+            # TTB-4.8/4.9: a move followed by the opponent's double (made before the press, or
+            # one it stands for) cannot be rejected, even if the double is refused
+            self._undo = m
+            self._rejectable = self._double_after is None and not (
+                stands and self._double_wait is not None)
+            if stands:
                 assert m.on_roll is not None
                 self.match = dataclasses.replace(
                     m,
@@ -222,6 +221,7 @@ class RefereeState(Outputs):
                 )
             else:
                 self.match = apply(m, Move(result))
+                self._double_wait = None  # the mover's correction came first
             self._flag = None
             self._pending = None
             self._corrected = None

@@ -8,6 +8,7 @@ rule a restarted table cites when it holds a clock that ran on after the round's
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,6 +58,28 @@ def _unseen_then_accepted(table: Table, ends_set: bool) -> tuple[str, Position]:
     return old, position
 
 
+def _restarted_with_running_clock(whole: Table, entries: list[dict[str, Any]], side: str,
+                                  position: Position, folder: Path
+                                  ) -> tuple[str, clock_core.ClockCore]:
+    """The table killed with ``entries`` journalled and its clock, which kept its state, running
+    ``side``'s time; restarted from them: the restart's live log and the clock's core."""
+    press = journalled_press(entries)
+    assert press is not None
+    sim = whole.clock.sim
+    time = FakeTime(whole.time.now_ms())
+    whole.close()
+    sim.time = time
+    core = sim.device.core
+    core.configure_countdown(SET_MS, time.now_ms())
+    core.set_times(SET_MS - 9_000, SET_MS - 7_000, time.now_ms())
+    core.start(clock_core.LEFT if side == "left" else clock_core.RIGHT, time.now_ms())
+    core.presses = press[1]
+    log = _restart(_journal_of(entries, folder), Pictures(), time, sim, board=position.board(),
+                   silent_ms=0)
+    core.update(time.now_ms())
+    return log, core
+
+
 @pytest.mark.parametrize("ends_set", [False, True], ids=["passes_the_turn", "ends_the_set"])
 def test_a_kill_before_the_last_unseen_sowings_clock_command_ends_as_the_live_table(
         tmp_path: Path, ends_set: bool) -> None:
@@ -67,20 +90,9 @@ def test_a_kill_before_the_last_unseen_sowings_clock_command_ends_as_the_live_ta
     entries = whole.journal.entries
     cut = max(i for i, e in enumerate(entries) if e["type"] == "move")
     assert entries[cut].get("unseen") and entries[cut - 1]["action"] == "accept"
-    press = journalled_press(entries[:cut + 1])
-    assert press is not None
-    sim = whole.clock.sim
-    time = FakeTime(whole.time.now_ms())
-    whole.close()
-    sim.time = time
-    core = sim.device.core  # as the crash left it: the old side's time runs
-    core.configure_countdown(SET_MS, time.now_ms())
-    core.set_times(SET_MS - 9_000, SET_MS - 7_000, time.now_ms())
-    core.start(clock_core.LEFT if old == "left" else clock_core.RIGHT, time.now_ms())
-    core.presses = press[1]
-    folder = _journal_of(entries[:cut + 1], tmp_path / "again")
-    log = _restart(folder, Pictures(), time, sim, board=position.board(), silent_ms=0)
-    core.update(time.now_ms())
+    # as the crash left it: the old side's time runs
+    log, core = _restarted_with_running_clock(whole, entries[:cut + 1], old, position,
+                                              tmp_path / "again")
     running = None if core.state == clock_core.STATE_HOLD else (
         "left" if core.running == clock_core.LEFT else "right")
     assert running == live, log
@@ -100,20 +112,8 @@ def test_a_round_ended_by_the_director_holds_a_clock_that_ran_on_citing_the_roun
     whole.send(DirectorAction(whole.time.now_ms(), "end_match", {"winner": "a"}, "td"))
     whole.tick(200)
     assert whole.referee.over and whole.referee.clock_on_hold
-    entries = whole.journal.entries
-    press = journalled_press(entries)
-    assert press is not None
-    sim = whole.clock.sim
-    time = FakeTime(whole.time.now_ms())
-    whole.close()
-    sim.time = time
-    core = sim.device.core  # as the crash left it: b's time runs
-    core.configure_countdown(SET_MS, time.now_ms())
-    core.set_times(SET_MS - 9_000, SET_MS - 7_000, time.now_ms())
-    core.start(clock_core.RIGHT, time.now_ms())
-    core.presses = press[1]
-    folder = _journal_of(entries, tmp_path / "again")
-    log = _restart(folder, Pictures(), time, sim, board=position.board(), silent_ms=0)
-    core.update(time.now_ms())
+    # as the crash left it: b's time runs
+    log, core = _restarted_with_running_clock(whole, whole.journal.entries, "right", position,
+                                              tmp_path / "again")
     assert core.state == clock_core.STATE_HOLD, log
     assert "where the journal holds it (MG-T-1): it is held" in log, log
