@@ -110,11 +110,37 @@ def open_stdin(what: str) -> TextIO:
 
 def read_utf8(path: str | Path) -> str:
     """A text file's contents; one that is not UTF-8 is an error naming it."""
-    data = Path(path).read_bytes()
+    return _decoded(Path(path).read_bytes(), str(path))
+
+
+def read_stdin(what: str) -> str:
+    """All of stdin as text, for ``what``: bytes that are not UTF-8 are an error naming the
+    first (Python's own stdin would pass them on as stray surrogates, which the parsers then
+    quote as a garbled value)."""
+    stream = open_stdin(what)
+    raw = getattr(stream, "buffer", None)
+    if raw is None:  # a text stream with no bytes below it (a test's StringIO)
+        text = stream.read()
+        if is_utf8(text):
+            return text
+        raise CommandError(f"{what}: stdin is not UTF-8 text")
+    return _decoded(raw.read(), f"{what}: stdin")
+
+
+def stdin_line_utf8(line: str, number: int) -> str:
+    """Line ``number`` of stdin read as text, checked: a line holding bytes that are not UTF-8
+    (stray surrogates) is an error naming the line rather than a garbled value."""
+    if not is_utf8(line):
+        raise CommandError(f"line {number}: not UTF-8 text")
+    return line
+
+
+def _decoded(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text; an error naming ``name`` and the first bad byte otherwise."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CommandError(f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} at "
+        raise CommandError(f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at "
                            f"offset {exc.start})") from None
 
 
@@ -344,10 +370,12 @@ __all__ = [
     "one_line",
     "open_stdin",
     "os_reason",
+    "read_stdin",
     "read_utf8",
     "refuse_clobbering",
     "refuse_journal_output",
     "shown",
+    "stdin_line_utf8",
     "utf8_arg",
     "wants_json",
     "write_output",

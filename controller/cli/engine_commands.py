@@ -15,6 +15,7 @@ from controller.cli.common import (
     count,
     emit_json,
     open_stdin,
+    stdin_line_utf8,
     wants_json,
 )
 from engine.backgammon.dice import parse_dice
@@ -115,7 +116,7 @@ def run_plays(args: argparse.Namespace) -> int:
 
 def _bulk_plays() -> int:
     for number, line in enumerate(open_stdin("hakem plays -"), start=1):
-        text = line.strip()
+        text = stdin_line_utf8(line, number).strip()
         if not text or text.startswith("#"):
             continue
         parts = text.split()

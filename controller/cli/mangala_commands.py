@@ -11,7 +11,7 @@ from controller.cli.common import (
     add_group,
     count,
     emit_json,
-    open_stdin,
+    read_stdin,
     read_utf8,
     refuse_journal,
     wants_json,
@@ -101,10 +101,7 @@ def _read_text(arg: str, what: str, *, stdin_used: list[bool]) -> str:
         if stdin_used[0]:
             raise CommandError(f"{what}: stdin (-) can be read only once")
         stdin_used[0] = True
-        try:
-            return open_stdin(what).read()
-        except UnicodeDecodeError:
-            raise CommandError(f"{what}: stdin is not UTF-8 text") from None
+        return read_stdin(what)
     if arg.startswith("@"):
         return read_utf8(arg[1:])
     return arg

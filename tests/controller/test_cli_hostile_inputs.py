@@ -454,3 +454,24 @@ def test_a_full_disk_names_the_director_inbox_and_a_file_written_whole(
     with pytest.raises(OSError) as caught:
         write_whole(tmp_path / "summary.json", b"{}")
     assert caught.value.filename == str(tmp_path / "summary.json")
+
+
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (["mangala", "check", "-"], "RECORD: stdin is not UTF-8 text (byte 0xff at offset 4)"),
+        (["mangala", "play", "-", "1"], "STATE: stdin is not UTF-8 text (byte 0xff at offset 4)"),
+        (["plays", "-"], "line 2: not UTF-8 text"),
+    ],
+)
+def test_stdin_that_is_not_utf8_is_named_not_quoted_garbled(
+    argv: list[str], wanted: str, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python's stdin passes bytes that are not UTF-8 on as stray surrogates: the parsers then
+    # quoted them as a garbled value ('\udcff') instead of saying the input is not text
+    raw = f"# x\n{START_ID}\xff 21\n".encode("latin-1") if argv[0] == "plays" else b"set \xff"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw),
+                                                       errors="surrogateescape"))
+    err = one_line_error(argv, capsys)
+    assert wanted in err and "\\udc" not in err, err

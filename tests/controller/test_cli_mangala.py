@@ -136,7 +136,7 @@ def test_files_that_are_not_utf8_are_named(
     latin1 = io.TextIOWrapper(io.BytesIO(b"caf\xe9"), encoding="utf-8")
     monkeypatch.setattr("sys.stdin", latin1)
     code, _, err = run(["mangala", "check", "-"], capsys)
-    assert code == 2 and err == "hakem: RECORD: stdin is not UTF-8 text\n"
+    assert code == 2 and err == "hakem: RECORD: stdin is not UTF-8 text (byte 0xe9 at offset 3)\n"
 
 
 def test_judge_legal_and_illegal(capsys: pytest.CaptureFixture[str]) -> None:
