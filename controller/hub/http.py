@@ -298,6 +298,10 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             elif parts[0] == "static" and len(parts) == 2 and parts[1] in STATIC_TYPES:
                 data = static_file(parts[1]) or b""
                 self._send(200, data, STATIC_TYPES[parts[1]])
+            elif parts == ["favicon.ico"]:
+                # browsers ask for it whatever the page names: the page's own icon, not the
+                # person's "no such page" (which a browser would log as an error on every page)
+                self._send(200, static_file("icon.svg") or b"", STATIC_TYPES["icon.svg"])
             elif parts[0] == "tables" and len(parts) == 3:
                 self._send(200, table_page(parts[1], parts[2]).encode(), "text/html; charset=utf-8")
             elif parts == ["api", "tables"]:

@@ -15,12 +15,14 @@ STATIC_TYPES: Final = {
     "common.js": "text/javascript; charset=utf-8",
     "dashboard.js": "text/javascript; charset=utf-8",
     "table.js": "text/javascript; charset=utf-8",
+    "icon.svg": "image/svg+xml",
 }
 
 _HEAD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title><link rel="stylesheet" href="/static/hub.css"></head>
+<title>{title}</title><link rel="stylesheet" href="/static/hub.css">
+<link rel="icon" href="/static/icon.svg" type="image/svg+xml"></head>
 """
 
 

@@ -390,3 +390,14 @@ def test_a_browser_dropping_its_connection_is_one_quiet_log_line(
     assert len(lines) == 2 and lines[1].endswith("RuntimeError: something broke"), lines
     assert not any(r.exc_info for r in caplog.records if r.name == "hakem.hub.http")
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_pages_name_an_icon_and_the_browsers_favicon_request_gets_it(hub: HubApp) -> None:
+    # a browser asks for /favicon.ico on every page: it got the "no such page" HTML with a 404
+    status, page = call(hub.url + "/")
+    assert status == 200 and 'rel="icon" href="/static/icon.svg"' in page
+    for path in ("/favicon.ico", "/static/icon.svg"):
+        with urllib.request.urlopen(hub.url + path, timeout=10) as response:
+            assert response.status == 200
+            assert response.headers["Content-Type"] == "image/svg+xml"
+            assert response.read().startswith(b"<svg")
