@@ -331,3 +331,20 @@ def test_the_director_log_in_is_folded_in_the_header_and_opens_from_the_keyboard
     wait_for(lambda: browser.run("return document.activeElement.id;") == "title", 10,
              "the focus on the heading")
     assert browser.run(NO_SIDEWAYS)
+
+
+def test_a_long_name_wraps_inside_its_card_on_a_phone(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """A name with no space to break at (a club's whole name) widened its card past a phone's
+    screen, pushing the score and clock out of sight."""
+    hub = make_hub()
+    long_name = "KarşıyakaTavlaVeMangalaKulübüTurnuvaOyuncusuAyşe"
+    _match(hub, "3", simulated_match(3, seed=1)[:6], players=[long_name, "Ali"])
+    browser.viewport(390, 844, mobile=True)
+    browser.get(hub.url + "/")
+    wait_for(lambda: long_name in browser.run(TEXT, "card-cup-3"), 30, "the card")
+    assert browser.run(NO_SIDEWAYS)
+    card = browser.run(BOX, "card-cup-3")
+    score = browser.run(BOX, "score-cup-3-0")
+    assert card[1] <= 390 and card[0] <= score[0] and score[1] <= card[1], (card, score)
