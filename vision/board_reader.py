@@ -57,6 +57,9 @@ class PreparedFrame:
     config: VisionConfig
     # the raster's 3x3 Sobel gradients (x, y; int16) behind the edge maps, when kept
     gradients: tuple[np.ndarray, np.ndarray] | None = None
+    # the picture halved (cv2.pyrDown) when the raster was warped from it, else None: the dice
+    # memory's candidate raster starts from the same halving (vision.dice.change_map.Halvings)
+    halved: np.ndarray | None = None
 
 
 def prepare(image: np.ndarray, calibration: Calibration,
@@ -71,7 +74,7 @@ def prepare(image: np.ndarray, calibration: Calibration,
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     edges, side_edges, gradients = edge_maps_and_gradients(gray, config.checkers)
     return PreparedFrame(image, calibration, canonical, bgr, gray, edges, side_edges, config,
-                         gradients)
+                         gradients, src if halve else None)
 
 
 @functools.lru_cache(maxsize=8)

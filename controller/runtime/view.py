@@ -31,7 +31,7 @@ from vision.config import DEFAULT_CONFIG, VisionConfig
 from vision.cube import CubeReading
 from vision.cube_search import find_cube, find_cube_in_parts, whole_raster_levels
 from vision.dice.board_die import BoardDie
-from vision.dice.change_map import change_raster, frame_key
+from vision.dice.change_map import Halvings, change_raster, frame_key
 from vision.dice.cube_memory import CubeMemory
 from vision.dice.reading import kept_die, settle_dice_and_cube
 from vision.dice.reuse import DiceMemory
@@ -206,21 +206,27 @@ class FrameReader:
         """The referee's event for one still frame."""
         calibration = self._calibrate(image)
         t0 = time.thread_time()
-        read: list[BoardDie] = []
-        if with_dice and self._to_mm is not None:
-            read = self.dice_memory.read(image, calibration.corners, self.config.geometry)
+        # the board's raster first: the dice memory's candidate raster starts from the very
+        # halving of the frame the board's warp made (when both halve it)
+        frame = prepare(image, calibration, self.config)
         t1 = time.thread_time()
+        read: list[BoardDie] = []
+        halvings = Halvings(image, frame.halved)
+        if with_dice and self._to_mm is not None:
+            read = self.dice_memory.read(image, calibration.corners, self.config.geometry,
+                                         halvings)
+        t2 = time.thread_time()
         raster = self.dice_memory.raster if with_dice else None
         if raster is None and self.reuse and self._to_mm is not None:
-            raster = change_raster(image, np.linalg.inv(self._to_mm), self.config.geometry)
+            raster = change_raster(image, np.linalg.inv(self._to_mm), self.config.geometry,
+                                   halvings)
         found = self._cube(image, calibration, raster)
         # the cube's number read as a die's pips (a thorough read's spots find it): one of
         # the two readings of its face stays, as ``hakem vision read`` settles it
         read, found = settle_dice_and_cube(read, found, self.config.geometry)
-        t2 = time.thread_time()
-        frame = prepare(image, calibration, self.config)
-        # the dice and the cube read first: where one lies on the board (a die on no checker),
-        # no checker stands
+        t3 = time.thread_time()
+        # the dice and the cube read before the board's counts: where one lies on the board
+        # (a die on no checker), no checker stands
         reading = read_prepared(frame, dice=False, clear_at=[
             d.centre_mm for d in read if not d.on_checker
             and kept_die(d.flat, d.confidence, self.die_floor, self.cocked_floor)],
@@ -231,7 +237,7 @@ class FrameReader:
                 self._adopt(learned)
                 if self._colours_file is not None:
                     _save_colours(self._colours_file, learned)
-        t3 = time.thread_time()
+        t4 = time.thread_time()
         read = table_dice(read, self.config.geometry, reading.slot_counts(),
                           None if found is None else found.centre_mm, self.die_floor,
                           self.cocked_floor)
@@ -243,14 +249,14 @@ class FrameReader:
                              touched=self.dice_memory.changed_since_press(d.centre_mm),
                              p_cocked=d.p_cocked)
                      for d in read)
-        t4 = time.thread_time()
+        t5 = time.thread_time()
         costs = self.costs
         costs.frames += 1
-        costs.board_ms += 1000.0 * (t3 - t2)
+        costs.board_ms += 1000.0 * ((t1 - t0) + (t4 - t3))
         if with_dice and self._to_mm is not None:
-            costs.add_dice(self.dice_memory.stats.last or "full", 1000.0 * (t1 - t0))
+            costs.add_dice(self.dice_memory.stats.last or "full", 1000.0 * (t2 - t1))
         # the cube, settling it with the dice, and what the referee's view makes of the dice
-        costs.cube_ms += 1000.0 * ((t2 - t1) + (t4 - t3))
+        costs.cube_ms += 1000.0 * ((t3 - t2) + (t5 - t4))
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
 
     def _cube(self, image: np.ndarray, calibration: Calibration,
@@ -334,8 +340,11 @@ class FrameReader:
             return False
         g = self.config.geometry
         reach = g.checker_diameter_mm / 2 - OVER_CHECKER_MARGIN_MM
+        columns = _column_xs(g, len(reading.slots))
         for slot, seen in enumerate(reading.slots):
-            if seen.hidden:
+            # a column whose x alone is out of reach is passed over (its checkers share that x,
+            # and the distance along the column only adds to it): the same answer, sooner
+            if seen.hidden or (columns[slot] - centre[0]) ** 2 >= reach**2:
                 continue
             count = min(sum(seen.counts), g.column_capacity())
             # The outermost counted checker may be the die itself, read as one more checker
@@ -345,6 +354,13 @@ class FrameReader:
                 if (x - centre[0]) ** 2 + (y - centre[1]) ** 2 < reach**2:
                     return True
         return False
+
+
+@functools.lru_cache(maxsize=4)
+def _column_xs(geometry: BoardGeometry, slots: int) -> tuple[float, ...]:
+    """The x (mm) of each of ``slots`` slots' columns, worked out once: every die of every frame
+    is tested against them (:meth:`FrameReader._over_checker`)."""
+    return tuple(geometry.slot_centre_x(slot) for slot in range(slots))
 
 
 def table_dice(dice: Sequence[BoardDie], geometry: BoardGeometry,

@@ -277,6 +277,43 @@ def test_a_judged_one_pair_throw_lying_untouched_leaves_no_other_die_on_any_fram
             assert after == first
 
 
+def test_a_held_pair_s_frames_leave_the_raster_stage_to_the_next_throw(
+        camera: DemoCamera, monkeypatch: pytest.MonkeyPatch) -> None:
+    """BG-EQ-2: while the held pair lies untouched, a frame whose checkers moved ranks no
+    place, so its raster stage is not brought up to date (the most of such a frame's dice
+    time): the next throw's frame works those parts out with its own, and reads the new
+    pair as a fresh read of it does."""
+    from vision.dice import reuse
+
+    g = camera.geometry
+    memory, first, lying = _pair_read(camera, nudged=False)
+    memory.hold_pair([(round(d.centre_mm[0], 1), round(d.centre_mm[1], 1)) for d in first])
+    searched: list[int] = []
+    real = reuse.update_peaks
+
+    def spy(*args: object) -> object:
+        searched.append(int(np.count_nonzero(args[5])))  # type: ignore[call-overload]
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reuse, "update_peaks", spy)
+    start = _start()
+    slots = [list(s) for s in start.slots]
+    point = next(i for i, s in enumerate(slots) if 0 < sum(s) < g.column_capacity())
+    slots[point][0 if slots[point][0] else 1] += 1  # a checker put down
+    moved = BoardContents(tuple((a, b) for a, b in slots), start.bar, start.off)
+    held = memory.read(camera.render(Shot(moved, lying))[0], _corners(camera), g)
+    assert memory.stats.last == "partial" and held == first and searched == []
+    thrown = pl.thrown_dice(g, 1, (6, 2), __import__("random").Random(5))
+    image = camera.render(Shot(moved, thrown))[0]
+    after = memory.read(image, _corners(camera), g)
+    assert memory.stats.last == "partial" and len(searched) == 1
+    assert same_dice(after, _fresh(camera, image))
+    # the checker's part was searched for peaks with the throw's: once only, not again
+    memory.read(camera.render(Shot(moved, (*thrown[:1], dataclasses.replace(
+        thrown[1], x_mm=thrown[1].x_mm + 6.0))))[0], _corners(camera), g)
+    assert len(searched) == 2 and searched[1] < searched[0]
+
+
 def test_hands_pick_ups_and_the_same_numbers_again(camera: DemoCamera) -> None:
     g = camera.geometry
     rng = __import__("random").Random(11)

@@ -83,10 +83,11 @@ def _change_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, shape: tup
 class Halvings:
     """A camera frame and its halvings (``cv2.pyrDown``), each worked out once: a read
     needs the first for the change map and again for the candidate raster (about a
-    millisecond each time on a 1280 x 720 frame)."""
+    millisecond each time on a 1280 x 720 frame). ``halved``: the frame's first halving
+    when another reader made it already (the board reader's ``PreparedFrame.halved``)."""
 
-    def __init__(self, image: np.ndarray) -> None:
-        self.levels = [image]
+    def __init__(self, image: np.ndarray, halved: np.ndarray | None = None) -> None:
+        self.levels = [image] if halved is None else [image, halved]
 
     def level(self, k: int) -> np.ndarray:
         """The frame halved ``k`` times."""

@@ -5,9 +5,10 @@ It takes a cube lying still again (its patch unchanged), and looks for one whose
 where it lay and where the picture changed since (the whole case when it is not there); after
 a search that found none it searches only where the change map shows a change of a die's size
 or more (a die that leaves may uncover a cube it hid); every :data:`NONE_WHOLE_EVERY`-th frame
-again where the picture changed since the last such search, and every
-:data:`WHOLE_EVERY_ROUNDS`-th time the whole case instead; a cube lost is looked for where the
-picture changed since it was found.
+again where the picture changed since the last such search and still differs, and every
+:data:`WHOLE_EVERY_ROUNDS`-th time the whole case instead; a cube lost is looked for where it
+could have gone on the frame it was lost (where it lay, where the picture had changed since it
+was seen).
 """
 
 from __future__ import annotations
@@ -25,16 +26,22 @@ from vision.geometry import Canonical
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
 NONE_SEARCH_EVERY = 4  # with no cube found and nothing changed, one frame in this many searches
 # with no cube found, a table's frames are searched only where the picture changed, but one in
-# this many again where it changed since the last such search (a cube a search missed on one
-# frame's noise is not missed for long: it can only lie where the picture changed) ...
+# this many again where it changed since the last such search and still differs from what it
+# showed then (a cube a search missed on one frame's noise is not missed for long: it can only
+# lie where the picture changed, and changes it for as long as it lies there; a die thrown and
+# picked up again, a checker moved and moved back, leave nothing to find) ...
 NONE_WHOLE_EVERY = 12
 # ... and one such search in this many is of the whole case (a cube missed twice)
 WHOLE_EVERY_ROUNDS = 4
 # a part where the picture changed is searched again on this many frames after (a search may
 # miss a cube on one frame's noise)
 PART_RETRIES = 0
-# a cube found and found no more (taken away, or missed on one frame's noise): where the
-# picture changed since it was found is searched on this many frames
+# a cube found and found no more (taken away, or missed on one frame's noise): where it could
+# have gone on the frame it was lost (where it lay and where the picture had changed since it
+# was seen: :meth:`CubeMemory.moved_parts`) is searched on this many frames. Not where the
+# picture changed since: what changes after the loss is searched as any change is
+# (:meth:`CubeMemory.none_parts`), and at a game's end (a double dropped, the cube lifted,
+# the checkers laid out again) those retries searched most of the case eight times over
 LOST_RETRIES = 8
 # a cube put down changes the picture over most of its face; a change narrower than this many
 # cube sides both ways (a speck, an edge a hair aside) is no new cube. A die thrown or picked up
@@ -88,12 +95,17 @@ class CubeMemory:
     none_raster: np.ndarray | None = None  # the change raster no cube was found on
     none_levels: tuple[float, float] | None = None  # the whole search's light levels
     # where the picture changed since the last whole search or search again (change-map px),
-    # and how many searches again there have been since the whole one
+    # the change raster of that search, and how many searches again since the whole one
     since: np.ndarray | None = None
+    since_raster: np.ndarray | None = None
     rounds: int = 0
     seen_raster: np.ndarray | None = None  # the change raster the cube was last seen on
     seen_levels: tuple[float, float] | None = None  # ... and its search's light levels
     lost_from: np.ndarray | None = None  # that raster, when the cube has just been lost
+    # where the cube found may lie now (board mm: this frame's :meth:`moved_parts`) and, when
+    # it is lost on such a frame, where it could have gone then
+    moved: list[tuple[float, float, float, float]] | None = None
+    lost_to: list[tuple[float, float, float, float]] | None = None
     # parts still to be searched again (board mm) and on how many more frames
     pending: list[tuple[tuple[float, float, float, float], int]] = field(default_factory=list)
     stats: CubeStats = field(default_factory=CubeStats)
@@ -107,8 +119,9 @@ class CubeMemory:
         self.seen_raster = None
         self.seen_levels = None
         self.lost_from = None
+        self.moved, self.lost_to = None, None
         self.pending = []
-        self.since = None
+        self.since, self.since_raster = None, None
         self.rounds = 0
 
     def none_parts(self, key: bytes, canonical: Canonical, now: np.ndarray
@@ -117,15 +130,17 @@ class CubeMemory:
         mm) a new search need look at (``[]``: none, still no cube), or None: search whole
         (no such search, another set-up, the light or most of the case changed, or every
         :data:`WHOLE_EVERY_ROUNDS`-th search again). Every :data:`NONE_WHOLE_EVERY`-th
-        frame, where it changed since the last whole search or search again is searched
-        again (the search there may have missed a cube on its frame's noise).
+        frame, where it changed since the last whole search or search again and still
+        differs from what it showed then is searched again (the search there may have missed
+        a cube on its frame's noise: :meth:`_still_changed`).
 
         The boxes are about where the picture (``now``, :func:`change_raster`'s, on
         ``canonical``) changed since, over :data:`MIN_CUBE_CHANGE` of a cube's side (half a
         cube's side wider: :func:`_cube_boxes`), each looked at again on
         the next :data:`PART_RETRIES` frames (a search missing a cube on one frame's noise),
-        and, once a cube found has been lost, where the picture changed since it was found,
-        on the next :data:`LOST_RETRIES` frames (wherever it was put, the picture changed)."""
+        and, once a cube found has been lost, where it could have gone then (its place and
+        where the picture had changed since it was seen: :meth:`moved_parts`; without those,
+        where the picture changed since), on the next :data:`LOST_RETRIES` frames."""
         ref = self.none_raster
         again = self.none_taken + 1 >= NONE_WHOLE_EVERY
         if (self.none_for != key or ref is None or self.none_levels is None
@@ -138,13 +153,17 @@ class CubeMemory:
         absorb(ref, now, changed)
         self.since = changed if self.since is None else self.since | changed
         if again:
-            self.pending += [(b, 1) for b in _cube_boxes(self.since, canonical)]
+            self.pending += [(b, 1) for b in _cube_boxes(self._still_changed(now), canonical)]
             self.none_taken, self.rounds, self.since = 0, self.rounds + 1, None
-        if self.lost_from is not None and self.lost_from.shape == now.shape:
+            self.since_raster = now.copy()
+        if self.lost_to is not None:
+            self.pending += [(b, LOST_RETRIES) for b in self.lost_to]
+        elif self.lost_from is not None and self.lost_from.shape == now.shape:
+            # lost where most of the case or the light changed: no such boxes were worked out
             moved = change_mask(now, self.lost_from)
             if moved is not None:
                 self.pending += [(b, LOST_RETRIES) for b in _cube_boxes(moved, canonical)]
-        self.lost_from = None
+        self.lost_from, self.lost_to = None, None
         if changed.any():
             self.pending += [(b, PART_RETRIES + 1) for b in _cube_boxes(changed, canonical)]
             # the reference moves on where the parts are searched (or ruled out)
@@ -154,6 +173,16 @@ class CubeMemory:
         self.pending = [(box, left - 1) for box, left in self.pending if left > 1]
         return out
 
+    def _still_changed(self, now: np.ndarray) -> np.ndarray:
+        """Where the picture (``now``) changed on a frame since the last whole search or
+        search again and still differs from what it showed then (change-map px): where a cube
+        a search missed since can lie. Without that picture (or the light changed since by more
+        than :func:`change_mask` allows), wherever it changed."""
+        assert self.since is not None
+        then = self.since_raster
+        differs = None if then is None or then.shape != now.shape else change_mask(now, then)
+        return self.since if differs is None else self.since & differs
+
     def moved_parts(self, key: bytes, canonical: Canonical, now: np.ndarray
                     ) -> list[tuple[float, float, float, float]] | None:
         """For a cube found at this set-up whose patch has changed (turned, moved, taken
@@ -161,7 +190,9 @@ class CubeMemory:
         where the picture (``now``) changed since it was last seen there (each pixel against
         itself, over :data:`MIN_CUBE_CHANGE` of a cube's side, half a cube's side wider:
         :func:`_cube_boxes`); None: search whole (no such cube, the light or most of the case
-        changed)."""
+        changed). Kept (:attr:`moved`) until the frame's search is kept: where a cube lost
+        on this frame could have gone."""
+        self.moved = None
         if (self.still is None or self.still[0] != key or self.seen_raster is None
                 or self.seen_levels is None or self.seen_raster.shape != now.shape):
             return None
@@ -170,7 +201,8 @@ class CubeMemory:
             return None
         x, y = self.still[2].centre_mm
         half = 0.5 * canonical.geometry.cube_size_mm
-        return [(x - half, y - half, x + half, y + half), *_cube_boxes(changed, canonical)]
+        self.moved = [(x - half, y - half, x + half, y + half), *_cube_boxes(changed, canonical)]
+        return self.moved
 
     def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
               raster: np.ndarray | None = None) -> CubeReading | None:
@@ -213,12 +245,15 @@ class CubeMemory:
             self.lost_from, self.pending = None, []
         elif self.still is not None:  # the cube found before is lost: where has it gone?
             self.lost_from, self.seen_raster, self.seen_levels = self.seen_raster, None, None
+            self.lost_to = self.moved
+        self.moved = None
         self.none_for = key if found is None else None
         self.none_taken = 0
         self.since, self.rounds = None, 0
         if found is None and raster is not None and levels is not None:
             self.none_raster, self.none_levels = raster.copy(), levels
+            self.since_raster = raster.copy()
         else:
-            self.none_raster, self.none_levels = None, None
+            self.none_raster, self.none_levels, self.since_raster = None, None, None
         self.still = None if found is None else (
             key, cube_patch(image, from_mm, found.centre_mm, size_mm), found)

@@ -28,7 +28,10 @@ changes its whole inside). Then:
   read; every later stage is ``vision.dice.board.read_board_dice``'s own (``read_dice_at``);
 - at a table with one pair of dice (BG-EQ-2), while the two dice of the throw the referee
   judged lie untouched (:meth:`DiceMemory.hold_pair`), no changed part is read for dice: nobody
-  has picked the pair up to throw;
+  has picked the pair up to throw. Nothing is ranked then either: the raster stage of those
+  parts is worked out with the next frame whose changed parts are read (the throw's), and the
+  pair is kept as it lies, even where the moved checkers' peaks would rank a die of it out of
+  a fresh read's places (a one on a light field: the raster gives it little);
 - a change of the light beyond ``MAX_FLICKER``, or over more than
   ``MAX_CHANGED_SHARE`` of the case (a bump of the camera), reads the frame whole.
 
@@ -140,6 +143,9 @@ class DiceMemory:
     # die lies on the board
     _pair_at: tuple[tuple[float, float], ...] = ()
     _pair: list[BoardDie] = field(default_factory=list)
+    # the change-map parts (uint8 mask) that changed while that pair lay, read for no die and
+    # their raster stage not brought up to date: the next partial read works their peaks out
+    _stale: np.ndarray | None = None
 
     def forget(self) -> None:
         """The next frame is read whole."""
@@ -147,6 +153,7 @@ class DiceMemory:
         self._key = None
         self._reference = None
         self._peaks = None
+        self._stale = None
         self._dice = []
 
     def read_before_throw(self, one_pair: bool = False) -> None:
@@ -218,25 +225,26 @@ class DiceMemory:
         self._thorough = True
         self._doubt = doubt
 
-    def read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry
-             ) -> list[BoardDie]:
+    def read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry,
+             halvings: Halvings | None = None) -> list[BoardDie]:
         """Every die on (or beside) the board in a camera frame, at most four, as
-        ``read_board_dice`` reads them, reading only where the frame changed."""
-        dice = self._read(image, corners, geometry)
+        ``read_board_dice`` reads them, reading only where the frame changed (``halvings``:
+        the frame's, when a reader before this one halved it)."""
+        dice = self._read(image, corners, geometry,
+                          Halvings(image) if halvings is None else halvings)
         if self._mark_before and self.raster is not None and self._key is not None:
             self._before = (self._key, self.raster[1].copy())
             self._mark_before = False
         return dice
 
-    def _read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry
-              ) -> list[BoardDie]:
+    def _read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry,
+              halvings: Halvings) -> list[BoardDie]:
         from vision.dice.reading import image_to_mm  # the reading module imports the pass
 
         to_mm = image_to_mm(corners, geometry)
         self.stats.frames += 1
         key = frame_key(corners, geometry)
         from_mm = inverse(to_mm.tobytes())
-        halvings = Halvings(image)
         canonical, now = change_raster(image, from_mm, geometry, halvings)
         self.raster = (canonical, now)
         ref, known = self._reference, self._peaks
@@ -244,7 +252,6 @@ class DiceMemory:
                 or ref.shape != now.shape):
             return self._full(image, to_mm, geometry, key, now, halvings)
         g = geometry
-        reach = NEIGHBOURHOOD_CHECKERS * g.checker_diameter_mm
         core = DIE_REACH_DIES * g.die_size_mm
         about_dice = np.zeros(now.shape, bool)
         for d in self._dice:
@@ -273,7 +280,23 @@ class DiceMemory:
         for d in dropped:
             u0, v0, u1, v1 = change_map_box(canonical, search.shape, *d.centre_mm, g.die_size_mm)
             search[v0:v1, u0:u1] = 1
-        peaks = update_peaks(known, image, from_mm, g, canonical, search, halvings)
+        if (self._mark_before and self._one_pair and not dropped and len(kept) >= 2) \
+                or self._pair_lies(kept):
+            # BG-EQ-2's one pair lies as it was read, untouched: nothing else on the board is a
+            # die, so the changed parts (checkers moved) are taken as read and holding none.
+            # Nor is the raster stage brought up to date there, for nothing is ranked (the most
+            # of such a frame's dice time): those parts wait (_stale) for the next frame whose
+            # changed parts are read (the pair picked up and thrown), which works their peaks
+            # out with its own; the pair stays as it lies, untouched, whatever the moved
+            # checkers' peaks would do to its dice's rank
+            self._stale = search if self._stale is None else self._stale | search
+            return self._settle(kept, [], dropped, search)
+        # the parts changed while the pair lay are searched for peaks with this frame's, but
+        # their places are not read unless this frame changed there too: they were taken as
+        # read, holding no die, on the frame they changed (as a place ranked then would be)
+        stale, self._stale = self._stale, None
+        peaks = update_peaks(known, image, from_mm, g, canonical,
+                             search if stale is None else search | stale, halvings)
         raster = Canonical.whole_board(g, RASTER_PPM)
         ranked = ranked_places(peaks, g)
         # a die kept is one a fresh read still finds: a place it takes lies at it
@@ -281,17 +304,14 @@ class DiceMemory:
         kept = [d for d in kept if any(math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y)
                                        < g.die_size_mm * (SPOT_REACH_DIES + 0.5)
                                        for x, y in tops)]
-        about_kept = np.zeros(changed.shape, bool)
-        for d in kept:
-            u0, v0, u1, v1 = change_map_box(canonical, changed.shape, *d.centre_mm, core)
-            about_kept[v0:v1, u0:u1] = True
         places = []
         for u, v, p in ranked:
             x, y = raster.px_to_mm(u, v)
             cu, cv = canonical.mm_to_px(x, y)
             iu = min(max(round(cu), 0), search.shape[1] - 1)
             iv = min(max(round(cv), 0), search.shape[0] - 1)
-            if ((search[iv, iu] or (u, v) not in known.top)
+            fresh = (u, v) not in known.top and (stale is None or not stale[iv, iu])
+            if ((search[iv, iu] or fresh)
                     and all(math.hypot(d.centre_mm[0] - x, d.centre_mm[1] - y) >= core
                             for d in kept)):
                 places.append((x, y, p))
@@ -299,26 +319,35 @@ class DiceMemory:
         # (tipped by the hand), so only about those are second chances given (a changed part
         # elsewhere is a checker moved, whose highlights a second chance would read for long)
         tilted_near = [d.centre_mm for d in dropped] if self._mark_before else None
-        if (self._mark_before and self._one_pair and not dropped and len(kept) >= 2) \
-                or self._pair_lies(kept):
-            # BG-EQ-2's one pair lies as it was read, untouched: nothing else on the board is a
-            # die, so the changed parts (checkers moved) are taken as read and holding none
-            places = []
         new = [d for d in read_dice_at(image, to_mm, g, places, tilted_near)
                if all(_apart_mm(d, k) >= 0.7 * g.die_size_mm for k in kept)]
-        out = sorted([*kept, *new], key=lambda d: -d.confidence)
-        self._dice = sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
+        return self._settle(kept, new, dropped, search)
+
+    def _settle(self, kept: list[BoardDie], new: list[BoardDie], dropped: list[BoardDie],
+                search: np.ndarray) -> list[BoardDie]:
+        """A partial read's end: the dice kept and the ``new`` ones read (the most confident
+        four) are the memory's, and its reference takes the frame's picture where it was
+        ``search``ed (see there)."""
+        assert self.raster is not None and self._reference is not None
+        canonical, now = self.raster
+        g = canonical.geometry
+        out = sorted([*kept, *new], key=lambda d: -d.confidence)
+        self._dice = sorted(out[:4], key=lambda d: (d.centre_mm[0], d.centre_mm[1]))
         # the reference moves on where the frame was read again and about the dice read on it
         # (each die is compared with the picture it was read on), not about the dice kept:
         # drift below the level, frame after frame, still adds up to a change there
         update = search.astype(bool)
+        reach = NEIGHBOURHOOD_CHECKERS * g.checker_diameter_mm
         for d in new:
             u0, v0, u1, v1 = change_map_box(canonical, update.shape, *d.centre_mm, reach)
             update[v0:v1, u0:u1] = True
-        update &= ~about_kept
-        np.copyto(ref, now, where=update)
+        core = DIE_REACH_DIES * g.die_size_mm
+        for d in kept:
+            u0, v0, u1, v1 = change_map_box(canonical, update.shape, *d.centre_mm, core)
+            update[v0:v1, u0:u1] = False
+        np.copyto(self._reference, now, where=update)
         self.stats.partial += 1
         self.stats.dice_read_again += len(dropped)
         self.stats.last = "partial"
@@ -348,6 +377,7 @@ class DiceMemory:
         self._thorough = False
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
+        self._stale = None
         self._reference = now
         return list(self._dice)
 

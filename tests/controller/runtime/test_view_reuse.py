@@ -74,6 +74,34 @@ def test_the_reader_accounts_each_part_of_its_reading(camera: DemoCamera) -> Non
     assert sum(int(c) for c, _ms in costs.dice_by_read.values()) == 1  # the one dice frame
 
 
+def test_the_dice_start_from_the_board_s_halving_of_the_frame(
+        camera: DemoCamera, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame large enough that the board's raster and the dice's candidate raster are both
+    warped from it halved is halved once (the board reader's, shared), and its dice are the
+    ones a memory halving the frame itself reads."""
+    import cv2
+
+    from vision.dice.reuse import DiceMemory
+
+    image = cv2.resize(_shot(camera, 3), None, fx=2.0, fy=2.0, interpolation=cv2.INTER_LINEAR)
+    corners = [2.0 * v for v in camera.corners_flat()]
+    reader = FrameReader(corners=corners)
+    calibration = reader._calibrate(image)
+    halved: list[object] = []
+    real = cv2.pyrDown
+
+    def spy(src: np.ndarray, *args: object) -> np.ndarray:
+        halved.append(src.shape)
+        return real(src, *args)  # type: ignore[call-overload,no-any-return]
+
+    monkeypatch.setattr(cv2, "pyrDown", spy)
+    seen = reader.read(image, 0)
+    assert halved == [image.shape]
+    alone = DiceMemory().read(image, calibration.corners, calibration.geometry)
+    assert len(halved) == 2 and len(alone) == 2
+    assert list(reader.dice_memory._dice) == alone and len(seen.dice) == 2
+
+
 def test_reuse_can_be_switched_off_for_comparisons(monkeypatch: pytest.MonkeyPatch,
                                                    camera: DemoCamera) -> None:
     monkeypatch.setenv(REUSE_ENV, "0")
@@ -164,6 +192,61 @@ def test_a_cube_lost_is_looked_for_where_the_picture_changed_since(camera: DemoC
     for t in range(2 + NONE_WHOLE_EVERY, 2 + NONE_WHOLE_EVERY * WHOLE_EVERY_ROUNDS):
         assert reader.read(empty, t * 1000).cube is None
     assert stats.whole == 3 and stats.parts == 1 + LOST_RETRIES
+
+
+def test_a_cube_lost_is_looked_for_again_only_where_it_could_have_gone(
+        camera: DemoCamera, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cube lost (taken away) is looked for again on the next LOST_RETRIES frames where it
+    could have gone on the frame it was lost: where it lay and where the picture had changed
+    since it was seen. What changes after (the dice thrown again) is searched once, on its
+    frame, as any change is: at a game's end the checkers laid out again were searched on
+    all those frames."""
+    from controller.demo import players as pl
+    from controller.runtime import view
+    from vision.cube_search import find_cube_in_parts
+
+    reader = FrameReader(corners=camera.corners_flat())
+    offered = pl.offered_cube(camera.geometry, 1, 4)
+    assert reader.read(_shot(camera, 5, offered), 0).cube is not None
+    assert reader.read(_shot(camera, 5), 1000).cube is None  # taken away: lost
+    searched: list[list[tuple[float, float, float, float]]] = []
+
+    def spy(part: object, canonical: object, boxes: list[tuple[float, float, float, float]],
+            *args: object, **kwargs: object) -> object:
+        searched.append(list(boxes))
+        return find_cube_in_parts(part, canonical, boxes, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(view, "find_cube_in_parts", spy)
+    rng = random.Random(6)  # as _shot throws them
+    thrown = pl.thrown_dice(camera.geometry, 0, (rng.randint(1, 6), rng.randint(1, 6)), rng)
+    image = _shot(camera, 6)  # the dice thrown again, elsewhere
+    for t in range(2, 2 + LOST_RETRIES):
+        assert reader.read(image, t * 1000).cube is None
+
+    def covers(boxes: list[tuple[float, float, float, float]], x: float, y: float) -> bool:
+        return any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in boxes)
+
+    assert len(searched) == LOST_RETRIES
+    assert all(covers(boxes, offered.x_mm, offered.y_mm) for boxes in searched)
+    assert all(covers(searched[0], d.x_mm, d.y_mm) for d in thrown)  # their own frame
+    for boxes in searched[1:]:
+        assert not any(covers(boxes, d.x_mm, d.y_mm) for d in thrown)
+
+
+def test_a_search_again_leaves_out_what_changed_back(camera: DemoCamera) -> None:
+    """Every NONE_WHOLE_EVERY-th frame where the picture changed since the last such search
+    is searched again, only where it still differs from what it showed then: dice thrown and
+    picked up again leave no cube to find (where they lay was searched as they came and
+    went)."""
+    reader = FrameReader(corners=camera.corners_flat())
+    stats = reader.cube_memory.stats
+    empty = _shot(camera, 3, dice=False)
+    assert reader.read(empty, 0).cube is None
+    assert reader.read(_shot(camera, 3), 1000).cube is None  # the dice thrown
+    for t in range(2, 2 + NONE_WHOLE_EVERY):  # ... and picked up: as it was
+        assert reader.read(empty, t * 1000).cube is None
+    assert stats.whole == 1 and stats.parts == 2
+    assert stats.none_kept == NONE_WHOLE_EVERY - 1
 
 
 def test_a_cube_moved_is_looked_for_where_it_lay_and_where_the_picture_changed(
