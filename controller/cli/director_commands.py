@@ -1,8 +1,9 @@
 """``hakem director ACTION``: a tournament director's override for a running table, from the
-command line: accept a flagged move, reject an accepted one, correct the position, enter the
-dice the camera could not read, end the match... The request goes to the table's journal
-folder (``controller.runtime.director_inbox``); the running ``hakem run`` hands it to its
-referee between frames, which journals it or refuses it, and the answer is printed."""
+command line: accept a flagged move, reject an accepted one, correct the position or the
+cube, enter the dice the camera could not read, end the match... The request goes to the
+table's journal folder (``controller.runtime.director_inbox``); the running ``hakem run``
+hands it to its referee between frames, which journals it or refuses it, and the answer is
+printed."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ examples (the table named by its configuration, as for hakem run):
   hakem director set-dice 5 3                        # the throw the camera could not read
   hakem director set-position 4HPwATDgc/ABMA        # correct the position (GNU Backgammon ID)
   hakem director set-position 4HPwATDgc/ABMA --player 1   # ... and player 1 is on roll
+  hakem director set-cube 4 1                        # the cube is at 4, player 1's (BG-CUBE-5)
+  hakem director set-cube 1 --game 3                 # game 3 counts at 1 (it just ended)
   hakem director end-match 1 --by "Ayse Kaya"
   hakem director end-match a --reason "b left the hall"   # Mangala: a wins the round
 A request no table answers within --wait seconds is withdrawn (exit 2: send it again once
@@ -83,6 +86,18 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                "0's die, then player 1's)")
     p.add_argument("dice", nargs=2, type=_die, metavar="DIE")
     p.set_defaults(func=_send, build=lambda a: {"dice": list(a.dice)}, kind="set_dice")
+    p = action("set-cube", "put the cube right (BG-CUBE-5): its VALUE and OWNER, during a game"
+               " or after it until the next game's first throw (the game is scored again)")
+    p.add_argument("value", type=_cube_value, metavar="VALUE",
+                   help="1, 2, 4, 8, 16, 32 or 64 (1: the centred cube, its 64 face up)")
+    p.add_argument("owner", nargs="?", type=_cube_owner, default=None, metavar="OWNER",
+                   help="0 or 1, whose side the cube is on; centre for a cube at 1 (the "
+                   "default)")
+    p.add_argument("--game", type=int, metavar="N",
+                   help="the game it is for, checked by the table: a game that has ended stands"
+                   " once the next has had its first throw (default: the game under way, or "
+                   "the one just ended before the next game's first throw)")
+    p.set_defaults(func=_send, build=_cube_args, kind="set_cube")
     p = action("end-match", "end the match: WINNER is 0 or 1 (backgammon), a or b (Mangala)")
     p.add_argument("winner")
     p.add_argument("--reason", type=utf8_arg, default="",
@@ -124,6 +139,50 @@ def _one_to_six(kind: str) -> Callable[[str], int]:
 
 
 _die, _pit = _one_to_six("die"), _one_to_six("pit")
+
+
+def _cube_value(text: str) -> int:
+    """``set-cube``'s value: one a physical cube shows (1 for the centred cube)."""
+    from controller.referee.cube_set import CUBE_VALUES
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a cube value: {text!r}") from None
+    if value not in CUBE_VALUES:
+        raise argparse.ArgumentTypeError(f"a cube value is 1, 2, 4, 8, 16, 32 or 64, not {value}")
+    return value
+
+
+_CENTRE = ("centre", "center")  # a centred cube's owner, either spelling
+
+
+def _cube_owner(text: str) -> int | None:
+    """``set-cube``'s owner: player 0 or 1, or nobody (the cube in the centre)."""
+    word = text.strip().lower()
+    if word in _CENTRE:
+        return None
+    if word in ("0", "1"):
+        return int(word)
+    raise argparse.ArgumentTypeError(f"the cube's owner is 0, 1 or centre, not {text!r}")
+
+
+def _cube_args(args: argparse.Namespace) -> dict[str, Any]:
+    """``set-cube``'s cube checked here, before it is posted: a cube at 1 lies in the centre
+    and one at 2 or more is owned (BG-CUBE-1, BG-CUBE-4)."""
+    value, owner = args.value, args.owner
+    if value == 1 and owner is not None:
+        raise CommandError(f"a cube at 1 lies in the centre (BG-CUBE-1), not on player {owner}'s"
+                           " side")
+    if value > 1 and owner is None:
+        face = " (a centred cube, its 64 face up, is set-cube 1)" if value == 64 else ""
+        raise CommandError(f"a cube at {value} is owned: name its owner, 0 or 1{face}")
+    if args.game is not None and args.game < 1:
+        raise CommandError(f"--game is a game number 1 or more, not {args.game}")
+    built: dict[str, Any] = {"value": value, "owner": owner}
+    if args.game is not None:
+        built["game"] = args.game
+    return built
 
 
 def _position_args(args: argparse.Namespace) -> dict[str, Any]:

@@ -29,12 +29,17 @@ because one bad entry must not blind the director to a whole table):
 - ``take``: ``player`` (who takes; becomes the owner). ``drop``: ``player`` (who drops).
   Cube actions also join the move list (``action`` "double", "take", "drop"), as in ``.mat``.
 - ``game_end``: ``winner``, ``points``, ``score`` [a, b] after the game (*preferred*; without
-  it the hub adds ``points`` to the winner).
+  it the hub adds ``points`` to the winner). With ``rescored`` (and ``game``, its number) it
+  is the end of a game scored again after the director put its cube right (BG-CUBE-5): it
+  replaces that game's first end in the card's games (a ``game_start`` of the next game
+  journalled again with the new score follows, or ``match_end``).
 - ``match_end``: ``winner``, ``score`` [a, b], ``how``; the match is finished. One that is not
   ``how: director`` after a director's end on the hub has the last word: the card says the
   table's result stands over that end.
 - ``director``: ``action`` ``end_match`` with ``director`` (who) and ``args.reason`` or
-  ``args.note``: the card's ``ended_by`` when the director ended the match at the table.
+  ``args.note``: the card's ``ended_by`` when the director ended the match at the table;
+  ``set_cube`` with ``args.value`` and ``args.owner`` (0, 1 or null: centred): the cube the
+  director put right (BG-CUBE-5).
 - ``time_out``: ``player``, ``rule`` (e.g. TTB-CLOCK-3), ``reason``; shown as a flag.
 - ``clock``: ``times_ms`` [player 0, player 1] (reserve left), ``running`` (0, 1 or null).
 """
@@ -338,9 +343,15 @@ def _game_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
         s.score = [*score]
     elif winner is not None and points is not None:
         s.score[winner] += points
-    s.games.append(
-        {"game": s.game_number, "winner": winner, "points": points, "score": list(s.score)}
-    )
+    game = _int(e.get("game")) if e.get("rescored") else None
+    ended = {"game": game or s.game_number, "winner": winner, "points": points,
+             "score": list(s.score)}
+    # a game scored again (BG-CUBE-5) replaces its first end
+    again = next((i for i, g in enumerate(s.games) if game and g["game"] == game), None)
+    if again is None:
+        s.games.append(ended)
+    else:
+        s.games[again] = ended
     s.running = None
     s.cube_offered_by = None
 
@@ -416,8 +427,8 @@ def _clock(s: MatchState, e: dict[str, Any], who: int | None) -> None:
 
 def _director(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     """A director's correction at the table: the position (a Position ID from the view of
-    the player on roll, as GNU Backgammon gives it; Mangala: the position itself) or the dice
-    the camera could not read."""
+    the player on roll, as GNU Backgammon gives it; Mangala: the position itself), the dice
+    the camera could not read, or the cube (BG-CUBE-5)."""
     args = e.get("args")
     if not isinstance(args, dict):
         return
@@ -434,6 +445,8 @@ def _director(s: MatchState, e: dict[str, Any], who: int | None) -> None:
             s.position = args["position"]
     elif action == "set_dice":
         s.dice = _pair(args.get("dice")) or s.dice
+    elif action == "set_cube" and _int(args.get("value")):
+        s.cube, s.cube_owner = int(args["value"]), _player(args.get("owner"))
 
 
 _HANDLERS: Final = {

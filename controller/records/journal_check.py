@@ -148,6 +148,9 @@ class JournalCheck:
     board: _Board | None = None
     score: tuple[int, int] | None = None  # at the start of the current game
     ended: tuple[int, int] | None = None  # after the last game_end
+    # the score at the start of the game that ended last: a game scored again after the
+    # director put its cube right (a ``rescored`` game_end, BG-CUBE-5) adds its points to it
+    ended_from: tuple[int, int] | None = None
     on_roll: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -251,6 +254,14 @@ class JournalCheck:
 
     def _director(self, entry: Mapping[str, Any], at: str, index: int) -> None:
         args = entry.get("args")
+        if entry.get("action") == "set_cube" and isinstance(args, dict):
+            value, owner = args.get("value"), args.get("owner")
+            if not is_int(value) or value < 1 or value & (value - 1):
+                raise RecordFormatError(f"{at} set_cube: value must be a power of two, got"
+                                        f" {value!r}")
+            if owner is not None:
+                check_player(args, f"{at} set_cube", key="owner")
+            return
         if entry.get("action") != "set_position" or not isinstance(args, dict):
             return
         position = check_ids(args, f"{at} set_position")
@@ -271,13 +282,14 @@ class JournalCheck:
         if not is_int(points) or points < 1:
             raise RecordFormatError(f"{at}: points must be 1 or more, got {points!r}")
         after = check_score(entry.get("score") or [0, 0], at)
-        before = list(self.score or (0, 0))
+        start = self.ended_from if entry.get("rescored") else self.score
+        before = list(start or (0, 0))
         before[int(entry["winner"])] += int(points)
-        if self.score is not None and list(after) != before:
+        if start is not None and list(after) != before:
             raise RecordFormatError(
-                f"{at}: score {list(after)} is not the game's start {list(self.score)} plus"
+                f"{at}: score {list(after)} is not the game's start {list(start)} plus"
                 f" {points} point(s) to player {entry['winner']}")
-        self.ended = after
+        self.ended, self.ended_from = after, start
 
     def _match_end(self, entry: Mapping[str, Any], at: str, index: int) -> None:
         check_player(entry, at, key="winner", optional=True)

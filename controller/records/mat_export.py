@@ -4,10 +4,14 @@ The journal's contract entries (DESIGN.md, Records) carry everything: ``match_st
 players and length, ``game_start`` the score, ``move`` the dice and the move text, ``double``/
 ``take``/``drop`` the cube, ``game_end`` the points. After turns the table could not see
 (``cannot_read`` about ``turns_unseen``, TTB-6.1) a game's ``.mat`` record has only its result,
-as has a game played from a wrong set-up (``setup_error``, BG-EQ-4) or one whose position the
-director set (``set_position``); the summary keeps every move. Such a cut game keeps its
-opening roll when cut before its first move (BG-OPEN-1), and the cube's double and answer
-after the cut where the record can hold them (else a note), so its result is the journal's.
+as has a game played from a wrong set-up (``setup_error``, BG-EQ-4) or one whose position or
+cube the director set (``set_position``, ``set_cube``: a .mat cube turns only by doubles and
+takes); the summary keeps every move. Such a cut game keeps its opening roll when cut before
+its first move (BG-OPEN-1), and the cube's double and answer after the cut where the record
+can hold them (else a note), so its result is the journal's. A game scored again after the
+director put its cube right (a ``rescored`` ``game_end``, BG-CUBE-5) has its new points on its
+``Wins`` line, with a note when the record's cube is not the one counted (GNU Backgammon
+counts a game's end from the record's cube).
 A move the director rejects (TTB-4.9) leaves the record, with its notes and any cube action
 after it; a flagged move that stands (TTB-4.8) is kept as played, though
 ``hakem mat check`` calls it illegal. What the record cannot say (a position set, a move that
@@ -57,6 +61,9 @@ class _Game:
     # what the .mat cannot say, noted once the move numbers are known: (the index of the
     # action it is about, True when it came after that action (-1: before the first), what)
     marks: list[tuple[int, bool, str]] = field(default_factory=list)
+    # the director put the game's cube right (BG-CUBE-5): the record's cube, which only its
+    # doubles and takes can turn, may no longer be the one its result counts
+    cube_set: bool = False
 
 
 @dataclass(frozen=True)
@@ -179,6 +186,15 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
             game.marks.append((len(game.actions) - 1, True, (
                 f"the director set the position{_seq(entry)}, which a .mat game cannot do: its"
                 " .mat record stops there and gives its result")))
+        if (kind == "director" and entry.get("action") == "set_cube"
+                and isinstance(entry.get("args"), Mapping) and game.result is None
+                and (game.actions or game.rolled is not None or game.gap)):
+            # in a game under way (after a game, before the next game's first throw, it
+            # scores the game that ended again: the rescored game_end that follows)
+            _cube_set(game, entry, players)
+        if kind == "game_end" and entry.get("rescored"):
+            notes.extend(_rescored(games, entry, players, length))
+            continue
         if kind == "illegal_move" and entry.get("reopen"):
             notes.extend(_reject(game, entry))
             continue
@@ -238,6 +254,11 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
                 "cube": entry.get("cube"),
                 "score": [int(after[0]), int(after[1])],
             }
+            unlike = _record_cube(game, entry.get("cube")) if game.cube_set else ""
+            if unlike:
+                notes.append(f"game {game.number}'s result counts the cube at"
+                             f" {entry.get('cube')}, which the director put right"
+                             f" (BG-CUBE-5){unlike}")
     if players is None:
         raise RecordFormatError("the journal has no match_start entry")
     mat_games = tuple(
@@ -284,6 +305,70 @@ def _seq(entry: Mapping[str, Any]) -> str:
     return f" (entry seq {entry['seq']})" if entry.get("seq") is not None else ""
 
 
+def _cube_set(game: _Game, entry: Mapping[str, Any], players: tuple[str, str]) -> None:
+    """The director put the cube right during the game (BG-CUBE-5): a .mat game has no line
+    for it (its cube turns only by doubles and takes), so its record stops there, as for a
+    position set, and gives its result."""
+    args = entry["args"]
+    owner = args.get("owner")
+    said = (f"at {args.get('value')}, {players[owner]}'s" if owner in (0, 1)
+            else f"at {args.get('value')} in the centre")
+    game.cube_set = True
+    if game.gap:
+        return
+    _cut(game)
+    game.marks.append((len(game.actions) - 1, True, (
+        f"the director put the cube right ({said}){_seq(entry)}, which a .mat game cannot do:"
+        " its .mat record stops there and gives its result")))
+
+
+def _rescored(games: list[_Game], entry: Mapping[str, Any], players: tuple[str, str],
+              length: int) -> list[str]:
+    """A game scored again after the director put its cube right (BG-CUBE-5): its ``Wins``
+    line and result take the new points (with the match, when they decide it); a note says
+    so, and that its record's cube is not the one counted."""
+    number = entry.get("game")
+    game = next((g for g in reversed(games) if g.number == number and g.result is not None),
+                None)
+    if game is None:
+        raise RecordFormatError(f"journal entry {entry.get('seq', '?')} (game_end): game"
+                                f" {number!r} is scored again, but no such game has ended")
+    while games[-1] is not game and not games[-1].actions and games[-1].rolled is None:
+        # the next game's start, journalled before it had a throw: it is journalled again
+        # with the new score next, or the match has ended
+        games.pop()
+    winner, points = _int(entry, "winner"), _int(entry, "points")
+    after = entry.get("score") or [0, 0]
+    and_match = length > 0 and int(after[winner]) >= length
+    wins = [i for i, a in enumerate(game.actions) if a.kind is ActionKind.WIN]
+    if wins:
+        game.actions[wins[-1]] = _action(winner, ActionKind.WIN, value=points,
+                                         and_match=and_match)
+    game.result = {**(game.result or {}), "points": points, "cube": entry.get("cube"),
+                   "score": [int(after[0]), int(after[1])], "rescored": True}
+    game.cube_set = True
+    note = (f"game {game.number} was scored again{_seq(entry)} after the director put its cube"
+            f" right (BG-CUBE-5): {players[winner]} wins {points} point(s) at cube"
+            f" {entry.get('cube')}, which its Wins line says")
+    return [note + _record_cube(game, entry.get("cube"))]
+
+
+def _record_cube(game: _Game, counted: object) -> str:
+    """The end of a note on a game whose cube the director put right: the cube its record
+    shows, when that is not the one its result counts (GNU Backgammon counts a game's end
+    from the record's cube, so it may give the game other points)."""
+    cube, offered = 1, 1
+    for action in game.actions:
+        if action.kind is ActionKind.DOUBLE:
+            offered = action.value or cube * 2
+        elif action.kind is ActionKind.TAKE:
+            cube = offered
+    if cube == counted:
+        return ""
+    return (f"; its record's cube stays at {cube} (a .mat cannot set it), from which GNU"
+            " Backgammon counts the game's end")
+
+
 def _cut(game: _Game) -> None:
     """The game's .mat record stops here (see ``_Game.gap``); before its first move it keeps
     the opening roll."""
@@ -325,7 +410,10 @@ def _close_gap(game: _Game, players: tuple[str, str]) -> list[str]:
     cube, roll = game.gap_cube, game.cut_roll
     doubles = sum(1 for kind, _, _ in cube if kind is ActionKind.DOUBLE)
     rolls = [i for i, a in enumerate(game.actions) if a.kind is ActionKind.ROLL]
-    if cube and (doubles != 1 or cube[0][0] is not ActionKind.DOUBLE or not rolls):
+    # after the director put the cube right, the record's cube is not the journal's: a
+    # double written there would double the wrong value
+    if cube and (doubles != 1 or cube[0][0] is not ActionKind.DOUBLE or not rolls
+                 or game.cube_set):
         said = ", ".join(f"{players[p]} {k.value}s" for k, p, _ in cube)
         out = [f"game {game.number}: the cube's actions after its .mat record stops ({said})"
                " cannot be written there: the .mat's cube stays at its last value, though its"

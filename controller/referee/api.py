@@ -178,7 +178,10 @@ class DirectorAction:
     mover has a throw made before they pressed the clock thrown again; also once it counted,
     until the thrower moves).
     Also "resign" (``args["player"]`` 0 or 1 resigns, ``args["kind"]`` 1 single, 2 gammon,
-    3 backgammon; the opponent has accepted): how a game ends without being played out.
+    3 backgammon; the opponent has accepted): how a game ends without being played out. And
+    "set_cube" (``args["value"]`` 1..64, ``args["owner"]`` 0, 1 or None for centred, optional
+    ``args["game"]``): the cube put right (BG-CUBE-5), in the game under way or, until the
+    next game's first throw, in the game that ended, which is scored again.
 
     ``request``: the id of the ``hakem director`` request it carries out, journalled with it so
     that a table restarted before answering the request does not carry it out twice.

@@ -1,6 +1,6 @@
 """A tournament director's actions at a backgammon table: accept or reject a move, set the
-position or the dice, resign, end the match, have an early throw thrown again, note; each
-checked before it is journalled, so a refused one leaves no trace."""
+position, the dice or the cube, resign, end the match, have an early throw thrown again, note;
+each checked before it is journalled, so a refused one leaves no trace."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from controller.referee.api import (
     director_note,
     director_refusal,
 )
+from controller.referee.cube_set import corrected, cube_words, face_advice
 from controller.referee.dice_places import sig_json, signature, unmatched
 from controller.referee.throws import RefereeThrows
 from engine.backgammon.match import Phase, Resign, apply
@@ -44,6 +45,24 @@ class RefereeDirector(RefereeThrows):
             self._say(director_note(args))
         elif action == "rethrow":
             self._say("The early throw is thrown again at the mover's request (BG-ROLL-5)")
+        elif action == "set_cube":
+            self._say_cube()
+
+    def _say_cube(self) -> None:
+        """The cube the director put right (journalled and folded just before), and what to
+        do with the physical cube when the camera sees it otherwise; a game scored again says
+        its new result next (``_step``)."""
+        m = self.match
+        names = self.config.players
+        if self._rescored:
+            last = m.results[-1]
+            self._say(f"The director put game {m.game}'s cube right, {cube_words(m.cube, names)}"
+                      f" (BG-CUBE-5): {names[last.winner]}'s win is scored again")
+            return
+        self._say(f"The director put the cube right: {cube_words(m.cube, names)} (BG-CUBE-5)")
+        advice = face_advice(self.config, m.cube, self._cube)
+        if advice is not None:
+            self._say(advice)
 
     def _director_follow(self, action: str, args: dict[str, Any]) -> None:
         """What a director's action (journalled just before) decides."""
@@ -158,6 +177,8 @@ class RefereeDirector(RefereeThrows):
             if m.phase is Phase.OPENING and int(dice[0]) == int(dice[1]):
                 raise InvalidInputError(f"opening dice are thrown again when equal (BG-OPEN-1),"
                                         f" not {dice!r}")
+        elif action == "set_cube":
+            corrected(m, self._last_over, args, self._over)
         elif action == "rethrow":
             if self._early is None and self._before_early_roll is None:
                 raise InvalidInputError("no early throw to have thrown again (BG-ROLL-5)")

@@ -176,8 +176,11 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
             self._say(f"{names[winner]} wins the match on time")
             return True
         if m.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
-            if self._ended_game != m.game:
+            if self._ended_game != m.game or self._rescored:
                 last = m.results[-1]
+                # a game scored again after the director put its cube right (BG-CUBE-5): its
+                # end is journalled again, marked, for the records to replace the first
+                again = {"rescored": True} if self._rescored else {}
                 self._emit(
                     "game_end",
                     winner=last.winner,
@@ -187,14 +190,16 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
                     how=last.how.value,
                     cube=last.cube_value,
                     game=m.game,
+                    **again,
                 )
                 self._do(ClockCommand("hold"))
                 self._signal("illegal_move", False)
                 self._signal("cannot_read", False)
                 words = result_words(last.points, last.kind.word, last.how.value,
                                      last.cube_value, names[1 - last.winner])
-                self._say(f"{names[last.winner]} wins {words}; score {names[0]} {m.score[0]}, "
-                          f"{names[1]} {m.score[1]}")
+                head = f"Game {m.game} scored again: " if again else ""
+                self._say(f"{head}{names[last.winner]} wins {words}; score {names[0]} "
+                          f"{m.score[0]}, {names[1]} {m.score[1]}")
                 return True
             if m.phase is Phase.MATCH_OVER:
                 winner = 0 if m.score[0] >= m.length else 1

@@ -10,6 +10,7 @@ from typing import Any
 from controller.referee.api import BoardView, Command, CubeSeen, DieSeen
 from controller.referee.clock_run import ClockRun
 from controller.referee.config import RefereeConfig
+from controller.referee.cube_set import correction
 from controller.referee.dice_places import Sig, less, sig_of_json
 from controller.referee.outputs import Outputs
 from controller.referee.phantoms import Phantoms
@@ -32,6 +33,9 @@ from engine.backgammon.position import Position
 from engine.backgammon.scoring import WinKind
 
 SETUP_MOVES = 5  # BG-EQ-4: a set-up error is corrected only before the 5th move
+# the entries of a throw: the first one of a game starts it, after which the game before
+# stands as scored (BG-CUBE-5: a cube is put right only until the next game starts)
+_THROWS = frozenset({"opening_roll", "roll", "invalid_throw", "early_throw"})
 
 
 class RefereeState(Outputs):
@@ -57,6 +61,11 @@ class RefereeState(Outputs):
         self._clock_run = ClockRun()  # whose time runs on the clock, for a restart
         self._ended_game = 0
         self._started_game = 0
+        # the match as the last game ended, while the next has had no throw: a director's cube
+        # correction then scores that game again (BG-CUBE-5, TTB annexes 5, 6), whose end is
+        # journalled again (``_rescored``) before the next game's start or the match's end
+        self._last_over: MatchState | None = None
+        self._rescored = False
         self._over = False
         self._timed_out: int | None = None
         self._flags = 0
@@ -146,6 +155,8 @@ class RefereeState(Outputs):
         m = self.match
         self._director_due = None  # any entry after a director's action is what it decided
         self._clock_run.fold(kind, f)
+        if kind in _THROWS:
+            self._last_over = None  # the next game has started: the last one stands as scored
         if kind == "match_start":
             self._started = True
         elif kind == "game_start":
@@ -153,6 +164,7 @@ class RefereeState(Outputs):
             self._setup_open, self._setup_pos0 = False, None
             self._retake = False  # a game ended meanwhile (the director's resign): play afresh
             if m.phase is Phase.GAME_OVER:
+                self._last_over = m
                 self.match = apply(m, NextGame())
             self._started_game = self.match.game
             self._flag, self._undo, self._throw_again = None, None, False
@@ -313,6 +325,7 @@ class RefereeState(Outputs):
                 self._double_after = 1 - m.on_roll
         elif kind == "game_end":
             self._ended_game = m.game
+            self._last_over, self._rescored = None, False
         elif kind == "time_out":
             self._timed_out = int(f["player"])
         elif kind == "match_end":
@@ -354,9 +367,27 @@ class RefereeState(Outputs):
             elif self._before_early_roll is not None:
                 self.match = self._before_early_roll
                 self._before_early_roll = None
+        elif action == "set_cube":
+            self._fold_cube(args)
         elif action == "set_dice" and m.phase is Phase.MOVE:
             self.match = dataclasses.replace(m, dice=(int(args["dice"][0]), int(args["dice"][1])))
             self._flag = None
+
+    def _fold_cube(self, args: dict[str, Any]) -> None:
+        """The cube the director put right (BG-CUBE-5): in the game under way, also in the
+        states a reject or a rethrow goes back to (the cube stays right); or the game just
+        ended, scored again, its end then journalled again (``_step``)."""
+        ended = self._last_over
+        if ended is not None:
+            self.match = apply(ended, correction(args))
+            self._last_over, self._rescored = None, True
+            return
+        self.match = apply(self.match, correction(args))
+        cube = self.match.cube
+        if self._undo is not None:
+            self._undo = dataclasses.replace(self._undo, cube=cube)
+        if self._before_early_roll is not None:
+            self._before_early_roll = dataclasses.replace(self._before_early_roll, cube=cube)
 
     def _learn_beside(self) -> None:
         """The dice lying beside a judged throw (``_stale`` less ``_thrown``) were not thrown:
@@ -374,6 +405,7 @@ class RefereeState(Outputs):
         player = f.get("player")
         if m.phase not in FOLLOWED or player not in (0, 1):
             return
+        self._last_over = None  # the next game went on unseen: the last one stands as scored
         self.match = after_gap(m, int(player), int(f.get("turns", 1)))
         self._flag, self._undo, self._corrected = None, None, None
         self._pending, self._early, self._before_early_roll = None, None, None

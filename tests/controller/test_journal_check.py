@@ -245,3 +245,33 @@ def test_gnubg_imports_a_game_played_from_a_wrong_set_up(tmp_path: Path, gnubg: 
     assert len(games) == 2 and len(games[0]) == 1  # game 1: no move of the wrong set-up
     assert games[1][0][2:] == (1, 0)  # game 2 starts at the score game 1's point left
     assert [item[0] for item in games[1][1:]] == ["move"]
+
+
+def _rescored(**fields: Any) -> list[dict[str, Any]]:
+    """The small journal, game 1 put right to cube 2 (BG-CUBE-5) before game 2's first throw:
+    its end journalled again, then game 2's start from the new score."""
+    return [*journal(),
+            {"seq": 8, "type": "game_start", "number": 2, "score": [1, 0], "crawford": False},
+            {"seq": 9, "type": "director", "action": "set_cube",
+             "args": {"value": 2, "owner": 1}, "director": "td"},
+            {"seq": 10, "type": "game_end", "winner": 0, "points": 2, "score": [2, 0],
+             "game": 1, "rescored": True, **fields},
+            {"seq": 11, "type": "game_start", "number": 2, "score": [2, 0], "crawford": True}]
+
+
+def test_a_game_scored_again_is_checked_from_its_own_start() -> None:
+    """The new end adds its points to the score game 1 started from, not game 2's; the game
+    started before it is replaced by the one started again (one game 2, from 2-0)."""
+    exported = export_match(_rescored(), "j.jsonl")
+    assert [g["number"] for g in exported.summary["games"]] == [1, 2]
+    assert exported.summary["games"][1]["score_before"] == [2, 0]
+    assert exported.summary["final_score"] == [2, 0]
+    assert "Wins 2 points" in exported.mat_text
+    with pytest.raises(RecordFormatError, match=r"line 10 .*score \[3, 0\] is not the game's"
+                       r" start \[0, 0\] plus 2"):
+        export_match(_rescored(score=[3, 0]), "j.jsonl")
+    wrong = _rescored()
+    wrong[8]["args"] = {"value": 3, "owner": 1}
+    with pytest.raises(RecordFormatError, match=r"line 9 .*set_cube: value must be a power of"
+                       " two, got 3"):
+        export_match(wrong, "j.jsonl")

@@ -161,3 +161,53 @@ def test_a_cut_game_keeps_the_cube_turned_after_the_cut(name: str) -> None:
     result = replay(parse_mat(exported.mat_text))
     end = next(e for e in entries if e["type"] == "game_end")
     assert result.legal and list(result.final_score) == end["score"]
+
+
+def test_a_game_scored_again_shows_its_new_points_in_the_mat() -> None:
+    """BG-CUBE-5: game 1, resigned at the cube of 1 the table held, is put right to 2 before
+    game 2's first throw: its Wins line, result and the score game 2 starts from are the new
+    ones (game 2's start journalled again replaces the first, not a game of its own), and a
+    note says the record's cube stayed at 1."""
+    entries = journal_of("cube_set_after_game")
+    exported = export_match(entries)
+    first, second = exported.record.games
+    assert first.actions[-1].kind is ActionKind.WIN and first.actions[-1].text == "Wins 2 points"
+    assert second.score == (0, 2)
+    games = exported.summary["games"]
+    assert [g["number"] for g in games] == [1, 2, 3]  # game 3 started, not played
+    assert games[0]["result"]["points"] == 2 and games[0]["result"]["rescored"] is True
+    assert games[1]["score_before"] == [0, 2]
+    result = replay(parse_mat(exported.mat_text))
+    assert result.legal and list(result.final_score) == exported.summary["final_score"] == [1, 2]
+    assert exported.notes == (
+        "game 1 was scored again after the director put its cube right (BG-CUBE-5): Mehmet"
+        " wins 2 point(s) at cube 2, which its Wins line says; its record's cube stays at 1 (a"
+        " .mat cannot set it), from which GNU Backgammon counts the game's end",)
+
+
+def test_a_game_scored_again_that_decides_the_match_wins_it_in_the_mat() -> None:
+    """The game's new points end the match: its Wins line says "and the match", the game the
+    table had started after it (no throw) is no game of the record."""
+    exported = export_match(journal_of("cube_set_decides_the_match"))
+    [game] = exported.record.games
+    assert game.actions[-1].text == "Wins 4 points and the match"
+    assert exported.summary["finished"] and exported.summary["final_score"] == [0, 4]
+    assert [g["number"] for g in exported.summary["games"]] == [1]
+    result = replay(parse_mat(exported.mat_text))
+    assert result.legal and list(result.final_score) == [0, 4]
+
+
+def test_a_cube_put_right_in_play_ends_the_games_record_with_a_note() -> None:
+    """A .mat game has no line for a cube set: like a position set, its record stops there
+    (a later double would double the record's cube, not the one put right) and gives the
+    result the table counted."""
+    exported = export_match(journal_of("cube_set_in_play"))
+    [game] = exported.record.games[:1]
+    assert game.actions[-1].text == "Wins 2 points"
+    assert len([a for a in game.actions if a.kind is ActionKind.ROLL]) == 3
+    assert exported.notes == (
+        "game 1's result counts the cube at 2, which the director put right (BG-CUBE-5); its"
+        " record's cube stays at 1 (a .mat cannot set it), from which GNU Backgammon counts the"
+        " game's end",
+        "game 1, after move 2: the director put the cube right (at 2, Mehmet's), which a .mat"
+        " game cannot do: its .mat record stops there and gives its result")

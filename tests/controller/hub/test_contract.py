@@ -230,3 +230,26 @@ def test_entries_after_a_directors_end_put_no_turn_dice_or_clock_back_on_the_car
         assert s["finished"] is True and s["winner"] is None, late["type"]
         assert (s["to_move"], s["dice"], s["running"]) == (None, None, None), late["type"]
     assert state.summary()["moves"] == 1 and state.summary()["clocks_ms"] == [5000, 4000]
+
+
+def test_a_cube_the_director_put_right_and_a_game_scored_again_reach_the_dashboard() -> None:
+    """BG-CUBE-5: the card's cube is the one put right; a game scored again replaces its first
+    end in the card's games (and its score), and game 2 starts again from the new score."""
+    state = fold(entries(
+        ("match_start", {"players": ["a", "b"], "length": 3}),
+        ("game_start", {"number": 1, "score": [0, 0]}),
+        ("director", {"action": "set_cube", "args": {"value": 2, "owner": 1}}),
+    ))
+    assert state.summary()["cube"] == {"value": 2, "owner": 1, "offered_by": None}
+    for item in entries(
+        ("game_end", {"winner": 1, "points": 2, "score": [0, 2], "game": 1}),
+        ("game_start", {"number": 2, "score": [0, 2], "crawford": True}),
+        ("director", {"action": "set_cube", "args": {"value": 1, "owner": None}}),
+        ("game_end", {"winner": 1, "points": 1, "score": [0, 1], "game": 1, "rescored": True}),
+        ("game_start", {"number": 2, "score": [0, 1], "crawford": False}),
+    ):
+        state.apply(item)
+    s = state.summary()
+    assert s["score"] == [0, 1] and s["crawford"] is False and s["game_number"] == 2
+    assert s["cube"] == {"value": 1, "owner": None, "offered_by": None}
+    assert state.games == [{"game": 1, "winner": 1, "points": 1, "score": [0, 1]}]

@@ -392,6 +392,52 @@ def unseen_turns(s: Script) -> None:
     s.resign(player)
 
 
+def set_cube(s: Script, value: int, owner: int | None) -> None:
+    """The director puts the cube right (BG-CUBE-5), and the players turn it so."""
+    s.table.director("set_cube", value=value, owner=owner)
+    zone = "centre" if owner is None else f"{s.table.config.colour_of(owner)}-side"
+    s.table.cube = CubeSeen(64 if value == 1 else value, zone, 0.95)  # type: ignore[arg-type]
+
+
+def cube_set_in_play(s: Script) -> None:
+    """The players doubled and took without turning the cube (the table saw no double): the
+    director puts it at 2 on the taker's side; the game goes on and is resigned at 2."""
+    s.start()
+    s.turns(3)
+    taker = 1 - s.on_roll
+    set_cube(s, 2, taker)
+    s.turns(3)
+    s.resign(taker)
+
+
+def cube_set_after_game(s: Script) -> None:
+    """Game 1 was resigned at the cube the table held (1); before the next game's first throw
+    the director puts it right at 2 (a double and take the table missed): the game is scored
+    again, and game 2 starts from the score put right."""
+    s.start()
+    s.turns(3)
+    s.resign(0)
+    set_cube(s, 2, 0)
+    s.table.cube = CubeSeen(64, "centre", 0.95)
+    s.next_game(4, 1)
+    s.turns(2)
+    s.resign(1)
+
+
+def cube_set_decides_the_match(s: Script) -> None:
+    """A 3-point match: game 1 resigned at 2 (2-0, the Crawford game next); put right to 4
+    before its first throw (a redouble the table missed), the game is scored again and wins
+    the match."""
+    s.start()
+    s.turns(2)
+    doubler = s.on_roll
+    s.table.offer(doubler)
+    s.table.take(1 - doubler)
+    s.turns(2)
+    s.resign(1 - doubler)
+    set_cube(s, 4, doubler)
+
+
 def everything(s: Script) -> None:
     """Several interventions in one match."""
     illegal_corrected(s)
@@ -435,8 +481,11 @@ SCRIPTS: dict[str, Callable[[Script], None]] = {
     "played_out": played_out,
     "unseen_turns": unseen_turns,
     "everything": everything,
+    "cube_set_in_play": cube_set_in_play,
+    "cube_set_after_game": cube_set_after_game,
+    "cube_set_decides_the_match": cube_set_decides_the_match,
 }
-LENGTHS = {"crawford": 3, "cube_game": 7}
+LENGTHS = {"crawford": 3, "cube_game": 7, "cube_set_decides_the_match": 3}
 SEEDS = {"played_out": 4}
 
 

@@ -70,3 +70,26 @@ def test_gnubg_follows_every_intervention_s_record(tmp_path: Path, gnubg: str) -
         stands = any(m["stands"] and m.get("in_mat", True)  # not one rejected after all
                      for g in export_match(entries).summary["games"] for m in g["moves"])
         assert ours.legal is not stands, name
+
+
+@pytest.mark.parametrize("name", ["cube_set_after_game", "cube_set_decides_the_match"])
+def test_gnubg_scores_a_game_the_director_put_right_as_the_table_did(
+        tmp_path: Path, gnubg: str, name: str) -> None:
+    """BG-CUBE-5: a game scored again after its cube was put right. GNU Backgammon imports
+    the .mat with the game's new points (its Wins line), the next game from the new score,
+    and ends on the journal's final score (the match won when the new points decide it)."""
+    entries = journal_of(name)
+    exported = export_match(entries)
+    path = tmp_path / f"{name}.mat"
+    path.write_text(exported.mat_text, encoding="utf-8")
+    item = gnubg_imports([path], timeout=300)[str(path)]
+    rescored = next(e for e in entries if e.get("rescored"))
+    first = item["games"][0]["info"]
+    assert (SIDE[first["winner"]], first["points-won"]) == (rescored["winner"],
+                                                           rescored["points"])
+    last = item["games"][-1]["info"]
+    final = [last["score-X"], last["score-O"]]
+    final[SIDE[last["winner"]]] += last["points-won"]
+    assert final == exported.summary["final_score"]
+    if exported.summary["finished"]:
+        assert max(final) >= exported.summary["length"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -251,21 +252,32 @@ def test_a_correction_stands_over_a_withdrawal_but_a_late_withdrawal_does_not(
     assert withdraw(tmp_path, kept.id, "too late")["text"] == "noted"
 
 
-def _answering_table(folder: Path, ok: bool, text: str) -> threading.Thread:
-    """A table's loop in a thread: answers the first request it sees."""
+def table_thread(folder: Path, serve: Callable[[DirectorInbox], bool]) -> threading.Thread:
+    """A table's loop in a thread: ``serve`` its inbox every 20 ms until it says it answered
+    (for 4 s at most)."""
 
     def loop() -> None:
         inbox = DirectorInbox(folder)
         for _ in range(200):
-            requests = inbox.poll()
-            if requests:
-                inbox.answer(requests[0].id, ok, text)
+            if serve(inbox):
                 return
             threading.Event().wait(0.02)
 
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
     return thread
+
+
+def _answering_table(folder: Path, ok: bool, text: str) -> threading.Thread:
+    """A table's loop in a thread: answers the first request it sees."""
+
+    def serve(inbox: DirectorInbox) -> bool:
+        requests = inbox.poll()
+        if requests:
+            inbox.answer(requests[0].id, ok, text)
+        return bool(requests)
+
+    return table_thread(folder, serve)
 
 
 def test_the_command_prints_the_tables_answer(tmp_path: Path,
