@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import errno
+import io
 import json
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -103,7 +104,9 @@ def utf8_arg(text: str) -> str:
 
 def open_stdin(what: str) -> TextIO:
     """The process's stdin to read ``what`` from; an error naming it when stdin is closed."""
-    if sys.stdin is None:  # started with stdin closed (``<&-``): Python sets it to None
+    # started with stdin closed (``<&-``) Python sets it to None; one closed since (main()
+    # called in-process after its caller closed it) raised ValueError on the first read
+    if sys.stdin is None or sys.stdin.closed:
         raise CommandError(f"{what}: stdin is closed, there is nothing to read")
     return sys.stdin
 
@@ -129,10 +132,34 @@ def read_stdin(what: str) -> str:
 
 def stdin_line_utf8(line: str, number: int) -> str:
     """Line ``number`` of stdin read as text, checked: a line holding bytes that are not UTF-8
-    (stray surrogates) is an error naming the line rather than a garbled value."""
-    if not is_utf8(line):
+    (stray surrogates) is an error naming the line and its first such byte rather than a
+    garbled value."""
+    if is_utf8(line):
+        return line
+    at = next((i for i, ch in enumerate(line) if "\udc80" <= ch <= "\udcff"), None)
+    if at is None:  # a surrogate that came from no byte (a text stream given one)
         raise CommandError(f"line {number}: not UTF-8 text")
-    return line
+    raise CommandError(f"line {number}: not UTF-8 text (byte 0x{ord(line[at]) - 0xdc00:02x} "
+                       f"at column {at + 1})")
+
+
+def stdin_lines(what: str) -> Iterator[tuple[int, str]]:
+    """Stdin's lines for ``what``, numbered from 1 and checked (:func:`stdin_line_utf8`), read
+    as they come. Decoded here from stdin's bytes: how Python's own stdin takes a bad byte
+    depends on the locale (under most UTF-8 ones, not C.UTF-8, it stops the read with an
+    offset into the chunk it had buffered, naming no line)."""
+    stream = open_stdin(what)
+    raw = getattr(stream, "buffer", None)
+    if raw is None:  # a text stream with no bytes below it (a test's StringIO)
+        for number, line in enumerate(stream, start=1):
+            yield number, stdin_line_utf8(line, number)
+        return
+    text = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline=None)
+    try:
+        for number, line in enumerate(text, start=1):
+            yield number, stdin_line_utf8(line, number)
+    finally:
+        text.detach()  # stdin's bytes stay open (a wrapper closes what it wraps when dropped)
 
 
 def _decoded(data: bytes, name: str) -> str:
@@ -376,6 +403,7 @@ __all__ = [
     "refuse_journal_output",
     "shown",
     "stdin_line_utf8",
+    "stdin_lines",
     "utf8_arg",
     "wants_json",
     "write_output",

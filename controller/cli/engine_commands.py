@@ -14,8 +14,7 @@ from controller.cli.common import (
     add_command,
     count,
     emit_json,
-    open_stdin,
-    stdin_line_utf8,
+    stdin_lines,
     wants_json,
 )
 from engine.backgammon.dice import parse_dice
@@ -115,8 +114,8 @@ def run_plays(args: argparse.Namespace) -> int:
 
 
 def _bulk_plays() -> int:
-    for number, line in enumerate(open_stdin("hakem plays -"), start=1):
-        text = stdin_line_utf8(line, number).strip()
+    for number, line in stdin_lines("hakem plays -"):
+        text = line.strip()
         if not text or text.startswith("#"):
             continue
         parts = text.split()

@@ -170,11 +170,16 @@ def test_deep_json_in_the_demo_settings_and_director_answers_is_handled(tmp_path
         ["hub", "--db", "{tmp}/hub.db", "--add-user", "bob"],
     ],
 )
+@pytest.mark.parametrize("closed", ["none", "stream"])
 def test_a_closed_stdin_is_one_line(
-    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    argv: list[str], closed: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys, "stdin", None)
+    # started with stdin closed (<&-) Python's stdin is None; one closed since (by a program
+    # calling main() in-process) raised ValueError, a traceback instead of the line
+    stream = io.TextIOWrapper(io.BytesIO(b"x\n"))
+    stream.close()
+    monkeypatch.setattr(sys, "stdin", None if closed == "none" else stream)
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     assert "stdin is closed" in one_line_error(argv, capsys)
 
@@ -475,3 +480,16 @@ def test_stdin_that_is_not_utf8_is_named_not_quoted_garbled(
                                                        errors="surrogateescape"))
     err = one_line_error(argv, capsys)
     assert wanted in err and "\\udc" not in err, err
+
+
+def test_plays_names_the_line_that_is_not_utf8_whatever_stdin_decoding_the_locale_gives(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # under a UTF-8 locale other than C.UTF-8 (the Pi's en_GB.UTF-8) Python's stdin decodes
+    # strictly: the bad byte stopped the read as "the input is not UTF-8" with an offset into
+    # the chunk the text layer had buffered (not the file's), naming no line
+    raw = b"# x\n" + b"# padding\n" * 1500 + f"{START_ID}\xff 21\n".encode("latin-1")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8",
+                                                       errors="strict"))
+    err = one_line_error(["plays", "-"], capsys)
+    assert "line 1502: not UTF-8 text (byte 0xff at column 15)" in err, err

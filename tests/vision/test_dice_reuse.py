@@ -277,6 +277,28 @@ def test_a_judged_one_pair_throw_lying_untouched_leaves_no_other_die_on_any_fram
             assert after == first
 
 
+def test_a_held_pair_read_whole_again_where_it_lay_is_still_held(camera: DemoCamera) -> None:
+    """BG-EQ-2: a frame read whole while the judged pair lies (the light changed, here) reads
+    its two dice again where they lay: they are still that throw's, so a later frame's changed
+    part holds no other die. The table tells the same places after every frame, and those
+    were taken only when new: the pair was held no more until the next throw was judged."""
+    g = camera.geometry
+    memory, first, lying = _pair_read(camera, nudged=False)
+    places = [(round(d.centre_mm[0], 1), round(d.centre_mm[1], 1)) for d in first]
+    memory.hold_pair(places)
+    brighter = np.clip(camera.render(Shot(_start(), lying))[0].astype(np.float32) * 1.1,
+                       0, 255).astype(np.uint8)
+    again = memory.read(brighter, _corners(camera), g)
+    assert memory.stats.last == "full" and [
+        (round(d.centre_mm[0], 1), round(d.centre_mm[1], 1)) for d in again] == places
+    memory.hold_pair(places)
+    third = pl.demo_die(g.width_mm * 0.25, g.height_mm / 2, 6)  # a checker's highlight
+    image = np.clip(camera.render(Shot(_start(), (*lying, third)))[0].astype(np.float32)
+                    * 1.1, 0, 255).astype(np.uint8)
+    after = memory.read(image, _corners(camera), g)
+    assert memory.stats.last == "partial" and after == again
+
+
 def test_a_held_pair_s_frames_leave_the_raster_stage_to_the_next_throw(
         camera: DemoCamera, monkeypatch: pytest.MonkeyPatch) -> None:
     """BG-EQ-2: while the held pair lies untouched, a frame whose checkers moved ranks no

@@ -182,11 +182,12 @@ class DiceMemory:
         """At a one-pair table (BG-EQ-2's "shared-pair"), where the two dice of the last throw
         the referee judged lay then (``places``: board mm, rounded to 0.1 mm as the referee
         sees a die; empty: none, or dice of another kind of table). The table calls this after
-        every frame; when the places are new, the two dice this memory holds there are taken as
-        that throw's. While both are kept untouched (:meth:`read` drops a die whose square
-        changed), nobody has picked the pair up to throw, so no other die can lie anywhere:
-        the parts that changed (checkers moved, the cube turned) are not read for dice. Dice
-        of the memory that only happen to lie elsewhere as a pair (a phantom) never hold it."""
+        every frame; when the places are new (or the frame before was read whole), the two dice
+        this memory holds there are taken as that throw's. While both are kept untouched
+        (:meth:`read` drops a die whose square changed), nobody has picked the pair up to
+        throw, so no other die can lie anywhere: the parts that changed (checkers moved, the
+        cube turned) are not read for dice. Dice of the memory that only happen to lie
+        elsewhere as a pair (a phantom) never hold it."""
         at = tuple(sorted((float(x), float(y)) for x, y in places))
         if at == self._pair_at:
             return
@@ -378,6 +379,11 @@ class DiceMemory:
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
         self._stale = None
+        # the dice just read are new readings: the places of the throw judged (hold_pair),
+        # told again after this frame, are taken as new, so the two read there are held (the
+        # same dice, where they lay: a light change or a hand over the case read them whole,
+        # and the pair was else held no more until the next throw was judged)
+        self._pair_at, self._pair = (), []
         self._reference = now
         return list(self._dice)
 
