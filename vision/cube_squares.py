@@ -242,43 +242,94 @@ def light_squares_fast(mask: np.ndarray, px_per_mm: float, size_mm: float
 
 INK_CONTRAST_MIN = 70  # black-hat response of a cube's number on the 0.7 px/mm raster
 INK_CONTRAST_STRONG = 130  # ... of its darkest strokes (a number run into dark seams)
+# ... of its faintest strokes, taken only where joined to strokes of INK_CONTRAST_MIN: at the
+# raster's scale a thin font's digit (the 4 of a 64) or a number on a dimly lit part of the
+# board responds at 35-70, so the number's blob held one digit alone, or no stroke at all
+# that was long enough, and its centre and turn were read off that (synthetic throws
+# 20630, 20670, 20809: a cube on a checker at the bar, at the bar's end, offered, not found)
+INK_CONTRAST_FAINT = 35
 
 
-def ink_centres(gray: np.ndarray, px_per_mm: float, size_mm: float
+def ink_centres(gray: np.ndarray, px_per_mm: float, size_mm: float, *, faint: bool = False
                  ) -> list[tuple[float, float, float]]:
     """Where the cube's number may be: thin dark strokes on lighter ground (a black-hat
     filter), strokes and digits joined, in a blob the size of a number on a cube face. Finds a
     cube whose light face runs into a light point, field or checker beside it, where no
     square of light stands apart (on the bar the cube overlaps the points of both halves and
-    the checkers there; on a cream field it is hardly lighter than the board)."""
+    the checkers there; on a cream field it is hardly lighter than the board). ``faint``:
+    instead, the numbers whole with their fainter strokes (:data:`INK_CONTRAST_FAINT`), where
+    that moves them from the strong strokes' own blobs (:func:`_same_read`)."""
     side = size_mm * px_per_mm
     k = max(3, round(0.18 * side) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     hat = cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
-    strokes = cv2.threshold(hat, INK_CONTRAST_MIN, 255, cv2.THRESH_BINARY)[1]
-    strokes = cv2.morphologyEx(strokes, cv2.MORPH_CLOSE, kernel)
-    found, _ = cv2.findContours(strokes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    strong = cv2.threshold(hat, INK_CONTRAST_MIN, 255, cv2.THRESH_BINARY)[1]
+    strokes = cv2.morphologyEx(strong, cv2.MORPH_CLOSE, kernel)
     out: list[tuple[float, float, float]] = []
-    for contour in found:
-        if len(contour) < 4:
-            continue
-        (cx, cy), (rw, rh), ang = cv2.minAreaRect(contour)
-        long, short = max(rw, rh), min(rw, rh)
-        if 0.35 * side < long < 1.0 * side and 0.2 * side < short < 0.8 * side:
+    for ((cx, cy), (rw, rh), ang), contour in _blob_boxes(strokes):
+        if _number_sized(rw, rh, side):
             out.append((cx, cy, ang))
-        elif long >= 1.0 * side:
+        elif max(rw, rh) >= 1.0 * side:
             # the number run into the dark seams about the cube (between it and a checker, a
             # point's edge): only the darkest strokes, within that blob
             x, y, w, h = cv2.boundingRect(contour)
             part = cv2.threshold(hat[y:y + h, x:x + w], INK_CONTRAST_STRONG, 255,
                                  cv2.THRESH_BINARY)[1]
             part = cv2.morphologyEx(part, cv2.MORPH_CLOSE, kernel)
-            inner, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            for c in inner:
-                if len(c) < 4:
-                    continue
-                (ix, iy), (iw, ih), ia = cv2.minAreaRect(c)
-                if (0.35 * side < max(iw, ih) < 1.0 * side
-                        and 0.2 * side < min(iw, ih) < 0.8 * side):
+            for ((ix, iy), (iw, ih), ia), _ in _blob_boxes(part):
+                if _number_sized(iw, ih, side):
                     out.append((ix + x, iy + y, ia))
-    return out
+    if not faint:
+        return out
+    return [c for c in _whole_numbers(hat, strong, kernel, side)
+            if not any(_same_read(c, d, side) for d in out)]
+
+
+# a number's centre this near another's (in cube sides), its box turned this near (modulo a
+# quarter): one step of the faces read about a number (``vision.cube_strips``: a tenth of a
+# side aside, 7 degrees turned), read about it already
+SAME_PLACE_SIDES = 0.1
+SAME_TURN_DEG = 7.0
+
+
+def _same_read(a: tuple[float, float, float], b: tuple[float, float, float], side: float
+               ) -> bool:
+    """Whether two number candidates (centre pixels, turn degrees) read about the same face
+    (:data:`SAME_PLACE_SIDES`, :data:`SAME_TURN_DEG`)."""
+    turn = abs(a[2] - b[2]) % 90.0
+    return (math.hypot(a[0] - b[0], a[1] - b[1]) <= SAME_PLACE_SIDES * side
+            and min(turn, 90.0 - turn) <= SAME_TURN_DEG)
+
+
+def _whole_numbers(hat: np.ndarray, strong: np.ndarray, kernel: np.ndarray, side: float
+                   ) -> list[tuple[float, float, float]]:
+    """Number-sized blobs of strokes down to :data:`INK_CONTRAST_FAINT` joined (within the
+    closing ``kernel``) to a stroke of :data:`INK_CONTRAST_MIN` (``strong``: 255 there): the
+    whole number where its fainter digit or strokes fell under the strong strokes' level.
+    Centre (pixels) and turn (degrees) of each blob's box."""
+    faint = cv2.threshold(hat, INK_CONTRAST_FAINT, 255, cv2.THRESH_BINARY)[1]
+    faint = cv2.morphologyEx(faint, cv2.MORPH_CLOSE, kernel)
+    count, labels = cv2.connectedComponents(faint, connectivity=8)
+    joined = np.zeros(count, np.uint8)
+    joined[labels[strong > 0]] = 255
+    joined[0] = 0
+    return [(cx, cy, ang) for ((cx, cy), (rw, rh), ang), _ in _blob_boxes(joined[labels])
+            if _number_sized(rw, rh, side)]
+
+
+BlobBox = tuple[Sequence[float], Sequence[float], float]  # cv2.minAreaRect's box
+
+
+def _blob_boxes(mask: np.ndarray) -> Iterator[tuple[BlobBox, np.ndarray]]:
+    """The turned box (``cv2.minAreaRect``: centre, size, degrees) and the outline of each
+    outer blob of a mask (0 or 255) outlined by four points or more."""
+    found, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in found:
+        if len(contour) >= 4:
+            yield cv2.minAreaRect(contour), np.asarray(contour)
+
+
+def _number_sized(w: float, h: float, side: float) -> bool:
+    """Whether a blob's box (``w`` by ``h``) is the size of the number on a cube face of
+    ``side`` (the same units)."""
+    return 0.35 * side < max(w, h) < 1.0 * side and 0.2 * side < min(w, h) < 0.8 * side

@@ -77,7 +77,8 @@ def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_m
     rasters (see :func:`light_square_candidates`; each raster sets its own light levels),
     then squares about a number's strokes (:func:`ink_centres`), each face warped from the
     frame alone and read (:func:`face_match`). The rasters are searched in turn and the
-    search stops at a face read surely (there is one cube).
+    search stops at a face read surely (there is one cube); with none, the rasters' numbers
+    are read once more, whole with their fainter strokes (``ink_centres(faint=True)``).
     Squares centred on an ArUco marker (a white square with a black pattern, at each tray's
     ends) are not taken for the cube."""
     markers = geometry.marker_centres_mm().astype(np.float64)
@@ -151,19 +152,31 @@ def find_cube_on_strips(strips: Iterable[RasterStrip], image: np.ndarray, from_m
                 return at(cx + dx, cy + dy, INK_TURNS[3:])
         return False
 
-    for strip in strips:
+    def numbers_read(strip: RasterStrip, faint: bool) -> bool:
+        """Whether a face read about one of a raster's numbers (:func:`ink_centres`) was
+        read surely."""
         side = geometry.cube_size_mm * strip.px_per_mm
+        return strip.numbers and any(
+            read_number(strip, cx, cy, ang, side) for cx, cy, ang in
+            ink_centres(strip.gray(), strip.px_per_mm, geometry.cube_size_mm, faint=faint))
+
+    searched: list[RasterStrip] = []
+    for strip in strips:
+        searched.append(strip)
         masks, _ = light_masks(strip.bgr)
         squares: list[np.ndarray] = []
         for light in masks:
             squares += light_squares_fast(light, strip.px_per_mm, geometry.cube_size_mm)
         if max((read_square(strip, q, 0.88) for q in squares), default=-1.0) >= SURE_CONFIDENCE:
             break  # there is one cube
-        if not strip.numbers:
-            continue
-        if any(read_number(strip, cx, cy, ang, side) for cx, cy, ang in
-               ink_centres(strip.gray(), strip.px_per_mm, geometry.cube_size_mm)):
+        if numbers_read(strip, False):
             break
+    else:
+        # no face read surely: the numbers again, made whole by their fainter strokes (a thin
+        # font's digit, a dimly lit cube), in the same order
+        for strip in searched:
+            if numbers_read(strip, True):
+                break
     if best is None or best[0] < MIN_STRIP_CONFIDENCE:
         return None
     confidence, read, centre, quad_mm = best

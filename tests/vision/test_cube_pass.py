@@ -148,3 +148,17 @@ def test_an_owned_cube_half_on_the_frame_at_the_bars_end_is_read() -> None:
                 cube = read_frame_cube(frame, reuse=False)
                 assert cube is not None, f"camera {seed}: the {value} at {place} not found"
                 assert (cube.value, cube.place) == (value, place)
+
+
+@pytest.mark.parametrize(("seed", "value", "place"), [
+    (20630, 64, "centre"), (20670, 64, "bottom-side"), (20809, 2, "offered")])
+def test_a_number_with_faint_strokes_is_read_whole(seed: int, value: int, place: str) -> None:
+    """tests.eval.dice throws whose cube stands apart as no light square (on a checker at the
+    bar, at the bar's end between dark seams, offered on a dimly lit field) and whose number
+    responds faintly on the search raster (a thin font's 4, a dim 2): its strong strokes alone
+    made a blob of one digit or none, read at the wrong centre and turn, and the cube went
+    unfound. Its fainter strokes joined to the strong ones make the whole number."""
+    scene = random_dice_scene(seed)
+    cube = read_frame_cube(_frame(scene), reuse=False)
+    assert scene.cube is not None and cube is not None, f"seed {seed}: the cube not found"
+    assert (cube.value, cube.place) == (scene.cube.value, scene.cube.place) == (value, place)

@@ -333,14 +333,20 @@ def test_a_confirmed_four_is_not_read_as_one_of_its_pips(
     where a one at its left pip, outlined by the point's edge, outranked it (as it still does
     with the rule off)."""
     monkeypatch.setattr(face_fit, "LAYOUT_KEPT_PIPS", kept)
-    scene = random_dice_scene(17_474)
+    assert _read_at_raster_place(17_474, 4, (162.1, 490.7), 5.0) == value
+
+
+def _read_at_raster_place(seed: int, pips: int, place: tuple[float, float], near: float
+                          ) -> int | None:
+    """The face read at the raster's place (board mm) of the die of ``pips`` on a synthetic
+    throw (a place less than ``near`` mm off it), or None."""
+    scene = random_dice_scene(seed)
     g = scene.geometry
-    truth = next(t for t in scene.dice if t.pips == 4)
-    place = (162.1, 490.7)  # the raster's place (board mm)
-    assert math.dist(place, (truth.x_mm, truth.y_mm)) < 5.0
+    truth = next(t for t in scene.dice if t.pips == pips)
+    assert math.dist(place, (truth.x_mm, truth.y_mm)) < near
     from_mm = np.linalg.inv(image_to_mm(scene.corners, g))
     read = read_candidate(to_gray(scene.image), from_mm, *place, g.die_size_mm)
-    assert read is not None and read.value == value
+    return None if read is None else read.value
 
 
 @pytest.mark.parametrize(("value", "squash"), [(5, 0.6), (3, 0.7), (4, 0.7), (5, 0.7)])
@@ -354,3 +360,15 @@ def test_a_foreshortened_face_is_no_one(value: int, squash: float) -> None:
     value_read, score, _ = grid_read(patch_dog(patch, DIE, FACE_PPM), 0.0, 0.0, 0.0, DIE, FACE_PPM)
     assert patch.shape == (n, n)
     assert value_read != 1 or score <= 0.0
+
+
+@pytest.mark.parametrize(("alike", "value"), [(face_fit.PAIR_KEPT_ALIKE, 2), (99.0, 1)])
+def test_a_confirmed_two_of_alike_pips_is_not_read_as_one_of_them(
+        monkeypatch: pytest.MonkeyPatch, alike: float, value: int) -> None:
+    """Evaluation throw 20421: a black die's two on a black point, outline faint (step ~1),
+    the raster's place on its right pip: its layout of two pips as strong as each other,
+    confirmed on the pip grid on a face of one colour, is kept, where the candidate's own
+    centre read as a one, outlined by the point's edge, outranked it (as it still does with
+    the rule off)."""
+    monkeypatch.setattr(face_fit, "PAIR_KEPT_ALIKE", alike)
+    assert _read_at_raster_place(20_421, 2, (551.3, 425.9), 7.0) == value

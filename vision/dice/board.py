@@ -131,15 +131,14 @@ BESIDE_WEAK_DIES = (0.75, 1.25)
 def cocked_pips(colour: np.ndarray, gray: Callable[[], np.ndarray], from_mm: np.ndarray,
                 face: FaceFinding, aligned: Callable[[], np.ndarray], g: BoardGeometry) -> int:
     """The upward face of a die read cocked (BG-ROLL-2: thrown again, but recorded as it
-    landed). At the rail, the face nearer the rail
-    (:func:`upward_at_rail`) when the upward-face network, shown that face, names it too and
-    clears its bar; else the face read, overruled by the network shown the face read
+    landed). At the rail, the first face nearer the rail (:func:`upward_at_rail`, most likely
+    first) that the upward-face network, shown that face, names too, clearing its bar; else
+    the face read, overruled by the network shown the face read
     (``vision.dice.upward_net``). Shown only the face read, the network names that face's own
     value where the rail read found another: on synthetic throws 16000-18399 it overruled 6
     cocked dice at the rail read right that way, and set 3 right."""
     model = upward_model()
-    rail = upward_at_rail(gray, from_mm, face, g)
-    if rail is not None:
+    for rail in upward_at_rail(gray, from_mm, face, g):
         if model is None:
             return rail.pips
         shown = warp_patch(colour, from_mm, rail.x_mm, rail.y_mm, ALIGNED_MM,

@@ -71,11 +71,18 @@ EDGE_WEIGHT = 0.05  # pip evidence per unit of log outline edge step (see read_c
 FAINT_ONE_EDGE = 0.45
 DECISIVE_SCORE = 0.1  # pip evidence at which a fitted layout the grid confirms ends the search
 # a fitted layout of this many pips or more that the grid read confirms (DECISIVE_SCORE, the
-# patch's pips bearing it out) is not read as a one at its strongest pip: three or more spots
+# patch's pips bearing it out) is not read as a one at any of its pips (its strongest, or the
+# candidate's own place when that lies on one of them): three or more spots
 # in a face's very pattern are no coincidence, while a two may be a pip and a spot beside it.
 # Where the layout's own outline is faint (a black die on a black point) a one there, outlined
 # by the point's edge, outranked it
 LAYOUT_KEPT_PIPS = 3
+# ... nor is a fitted layout of two pips the grid read confirms so, whose weaker pip has at least
+# this share of the stronger's contrast (one pip colour on one body; the spot beside a one that
+# makes a two with it, its outline's corner, a shadow, a side face's pip, is seldom as strong) on
+# a face of one colour (DECISIVE_SPREAD): a black die's two on a black point, outline faint,
+# read as a one at its stronger pip, outlined by the point's edge (synthetic throw 20421)
+PAIR_KEPT_ALIKE = 0.8
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,12 @@ def pips_agree(pips: list[PatchPip], read: FaceRead, die_mm: float) -> bool:
         if not extra:
             return True
     return False
+
+
+def _at_pip(read: FaceRead, pips: list[PatchPip], die_mm: float) -> bool:
+    """Whether a read's centre lies on one of ``pips`` (as near as :func:`pips_agree` takes a
+    pip to be at its pattern's place)."""
+    return any(math.hypot(read.dx - p.x, read.dy - p.y) < 0.12 * die_mm for p in pips)
 
 
 def face_spread(patch: np.ndarray, read: FaceRead, die_mm: float, ppm: float) -> float:
@@ -313,14 +326,18 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     rank = -math.inf
     residual, contrast = 0.16 * die_mm, 0.0
     fitted = 0
+    alike = False  # a fitted layout of two pips as strong as each other (PAIR_KEPT_ALIKE)
     starts: list[tuple[float, float, float, float]] = []
     if face is not None:
         members, residual, fx, fy, a0 = face
         fitted = len(members)
-        contrast = mean_of([p.contrast for p in members])
+        strengths = [p.contrast for p in members]
+        contrast = mean_of(strengths)
+        alike = fitted == 2 and min(strengths) >= PAIR_KEPT_ALIKE * max(strengths)
         starts.append((fx, fy, a0, 45.0 if fitted < 2 else 9.0))
     starts.append((0.0, 0.0, 0.0, 45.0))
     lone = None  # a fitted layout's strongest pip, as a one's centre (the layout may be wrong)
+    confirmed: list[PatchPip] = []  # a confirmed layout's pips: no one is read at them
     if fitted >= 2 and face is not None:
         top = max(face[0], key=lambda p: p.contrast)
         if math.hypot(top.x, top.y) >= 1.0:  # else the candidate's own hypothesis is it
@@ -366,9 +383,15 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
         else:
             spread = math.nan  # not yet measured
         agree = pips_agree(pips, read, die_mm)
-        if (k == 1 and fitted >= LAYOUT_KEPT_PIPS and read.value == fitted and agree
+        if (k == 1 and (fitted >= LAYOUT_KEPT_PIPS or alike) and read.value == fitted and agree
                 and read.score >= DECISIVE_SCORE):
-            lone = None  # a layout of three or more pips, confirmed: not one of them alone
+            if math.isnan(spread):  # (measured below anyway: the first read is ranked)
+                spread = face_spread(patch, read, die_mm, ppm)
+            if face is not None and (fitted >= LAYOUT_KEPT_PIPS or spread <= DECISIVE_SPREAD):
+                lone = None  # a layout confirmed: not one of its pips alone
+                confirmed = face[0]
+        if read.value == 1 and _at_pip(read, confirmed, die_mm):
+            continue  # (the candidate's own centre may be one of those pips)
         if best is not None and _rank(read, agree, 0.0) <= rank:
             continue  # (a face's spread only lowers its rank)
         if math.isnan(spread):
@@ -387,6 +410,7 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
                                 in zip(moved, outlines, strict=True)],
                           die_mm, ppm, residual, contrast):
         if (read.score < MIN_GRID_SCORE or _rank(read, True, 0.0) <= rank
+                or (read.value == 1 and _at_pip(read, confirmed, die_mm))
                 or not pips_agree(pips, read, die_mm)):
             continue  # (a face's spread only lowers its rank)
         spread = face_spread(patch, read, die_mm, ppm)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.dice.board_die import PLAYING
-from vision.dice.face_fit import FaceFinding
-from vision.dice.tilted import tilted_reads
+from vision.dice.face_fit import ONE_WEIGHT, FaceFinding
+from vision.dice.tilted import TiltedRead, tilted_reads
 from vision.geometry import BoardGeometry
 
 # A die cocked against the top or bottom rail tips its top towards the rail: the upward face
@@ -29,6 +29,17 @@ RAIL_REACH_SIDES = 1.375
 RAIL_LOOK_SIDES = 0.5
 RAIL_NEARER_SIDES = 0.2
 RAIL_FACE_MIN_SIDES = 0.34
+# The faces nearer the rail are ranked by pip evidence weighed as the face read ranks it
+# (face_fit._rank: a one's less ONE_WEIGHT, since any lone pip reads as a one), each value once,
+# and must show more pip evidence than the face read, a one read weighed so too; the first the
+# upward-face network names too gives the pips (board.cocked_pips). Synthetic throws: 20397, a
+# two leaning on the bottom rail at 37 degrees read as a one at one of its pips, the two nearer
+# the rail reading with a hair less evidence (0.0685 against 0.0690) was not taken, and the
+# network, shown the one, named the side face's four; 20660 and 20472, twos at the rail at 38-40
+# degrees: one of the two's pips alone read best nearer the rail (0.14, 0.107) and the network,
+# shown it, refused it (20660) or named a one (20472), while the two itself (0.065, 0.078),
+# which it names at 0.998, was never shown; 20382, a one at the rail read as its side face's
+# two: the one nearer the rail is still taken (its evidence, 0.132, beats the two's)
 
 
 def way_to_rail(face: FaceFinding, g: BoardGeometry) -> float | None:
@@ -55,22 +66,35 @@ class RailFace:
 
 
 def upward_at_rail(gray: Callable[[], np.ndarray], from_mm: np.ndarray, face: FaceFinding,
-                   g: BoardGeometry) -> RailFace | None:
-    """The upward face of a die read cocked at the rail, when a face nearer the rail reads
-    with more pip evidence than ``face`` (see :data:`RAIL_REACH_SIDES`); else None. ``gray``
-    gives the frame in grey, asked for only at the rail."""
+                   g: BoardGeometry) -> list[RailFace]:
+    """The faces nearer the rail that may be the upward face of a die read cocked there, most
+    likely first (see :data:`RAIL_REACH_SIDES` and the ranking under it): none when the best
+    of them lies too near the rail to be an upward face (a row of the face read's pips) or none
+    shows more pip evidence than ``face``. ``gray`` gives the frame in grey, asked for only at
+    the rail."""
     way = way_to_rail(face, g)
     if way is None:
-        return None
+        return []
     die = g.die_size_mm
     cy = face.y_mm + way * RAIL_LOOK_SIDES * die
-    nearer = [r for r in tilted_reads(gray(), from_mm, face.x_mm, cy, die)
-              if way * (cy + r.dy - face.y_mm) >= RAIL_NEARER_SIDES * die]
-    if not nearer:
-        return None
-    best = max(nearer, key=lambda r: r.score)
-    y = cy + best.dy
-    from_rail = y if way < 0 else g.height_mm - y
-    if from_rail < RAIL_FACE_MIN_SIDES * die or best.score <= face.score:
-        return None  # the best evidence there is a row of the face read's pips, or weaker
-    return RailFace(best.value, face.x_mm + best.dx, y)
+    nearer = sorted((r for r in tilted_reads(gray(), from_mm, face.x_mm, cy, die)
+                     if way * (cy + r.dy - face.y_mm) >= RAIL_NEARER_SIDES * die),
+                    key=lambda r: -_weighed(r.score, r.value))
+
+    def clear(r: TiltedRead) -> bool:  # far enough from the rail for an upward face
+        y = cy + r.dy
+        return (y if way < 0 else g.height_mm - y) >= RAIL_FACE_MIN_SIDES * die
+
+    if not nearer or not clear(nearer[0]):
+        return []  # the best evidence there is a row of the face read's pips, or none
+    out: list[RailFace] = []
+    for r in nearer:
+        if (clear(r) and r.score > _weighed(face.score, face.pips)
+                and all(f.pips != r.value for f in out)):
+            out.append(RailFace(r.value, face.x_mm + r.dx, cy + r.dy))
+    return out
+
+
+def _weighed(score: float, pips: int) -> float:
+    """A face's pip evidence as the face read ranks it: a one's less ``ONE_WEIGHT``."""
+    return score - ONE_WEIGHT * (pips == 1)
