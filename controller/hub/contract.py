@@ -344,6 +344,11 @@ def _game_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     elif winner is not None and points is not None:
         s.score[winner] += points
     game = _int(e.get("game")) if e.get("rescored") else None
+    if game:
+        # the game scored again is the card's game once more: the next game's start journalled
+        # before the correction is void until journalled again (or the match ends here), and
+        # a Crawford game has no cube to put right, so this one was none (BG-MATCH-2)
+        s.game_number, s.crawford = game, False
     ended = {"game": game or s.game_number, "winner": winner, "points": points,
              "score": list(s.score)}
     # a game scored again (BG-CUBE-5) replaces its first end

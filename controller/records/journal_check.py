@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeGuard
 
 from controller.records.journal import CONTRACT_TYPES
+from engine.backgammon.cube import CUBE_FACES
 from engine.backgammon.mat_play import NotAPlay, find_play
 from engine.backgammon.mat_reader import MatMove, parse_move
 from engine.backgammon.match_id import MAX_MATCH_LENGTH
@@ -29,6 +30,10 @@ REFEREE_TYPES: Final = frozenset(
 KNOWN_TYPES: Final = CONTRACT_TYPES | REFEREE_TYPES
 MATCH_ID_RE: Final = re.compile(r"[A-Za-z0-9+/]{12}")
 PLAYER_TYPES: Final = frozenset({"roll", "move", "double", "take", "drop", "turn_passed"})
+CUBE_TOP: Final = max(CUBE_FACES)  # the highest value a physical cube shows (BG-EQ-1)
+# the entries of a throw: a game's first one starts it, after which the game before stands
+# as scored (BG-CUBE-5: its cube is put right only until then)
+THROW_TYPES: Final = frozenset({"opening_roll", "roll", "invalid_throw", "early_throw"})
 
 
 def where(source: str, index: int, entry: Mapping[str, Any]) -> str:
@@ -53,6 +58,32 @@ def check_player(entry: Mapping[str, Any], at: str, *, key: str = "player",
         return
     if value not in (0, 1) or not is_int(value):
         raise RecordFormatError(f"{at}: {key} must be 0 or 1, got {value!r}")
+
+
+def check_cube_set(args: object, at: str) -> None:
+    """A director's ``set_cube`` (BG-CUBE-5) is a cube a table can hold: a power of two up to
+    a cube's highest face, centred at 1 and owned above (BG-CUBE-1, BG-CUBE-4), as the referee
+    takes it; one edited otherwise would stop the table's restart, or export a cube no match
+    had."""
+    if not isinstance(args, Mapping):
+        raise RecordFormatError(f"{at}: args must be an object (value, owner), got {args!r}")
+    value, owner = args.get("value"), args.get("owner")
+    if not is_int(value) or value < 1 or value & (value - 1):
+        raise RecordFormatError(f"{at}: value must be a power of two, got {value!r}")
+    if value > CUBE_TOP:
+        raise RecordFormatError(f"{at}: value must be {CUBE_TOP} or less (a cube's highest"
+                                f" face), got {value!r}")
+    if value == 1 and owner is not None:
+        raise RecordFormatError(f"{at}: a cube at 1 is centred (BG-CUBE-1, BG-CUBE-4): its owner"
+                                f" must be null, got {owner!r}")
+    if value > 1:
+        if owner is None:
+            raise RecordFormatError(f"{at}: a cube at {value} is owned (BG-CUBE-1, BG-CUBE-4):"
+                                    " its owner must be 0 or 1, got None")
+        check_player(args, at, key="owner")
+    game = args.get("game")
+    if game is not None and (not is_int(game) or game < 1):
+        raise RecordFormatError(f"{at}: game must be a game number 1 or more, got {game!r}")
 
 
 def check_score(value: object, at: str, *, key: str = "score") -> tuple[int, int]:
@@ -151,6 +182,12 @@ class JournalCheck:
     # the score at the start of the game that ended last: a game scored again after the
     # director put its cube right (a ``rescored`` game_end, BG-CUBE-5) adds its points to it
     ended_from: tuple[int, int] | None = None
+    number: int = 0  # the game started last
+    ended_number: int = 0  # ... and the game that ended last
+    thrown: bool = False  # a throw since the last game_end: the game that ended stands as scored
+    # the director put the cube right after the last game's end, before the next game's first
+    # throw: that game's end is journalled again (``rescored``) next
+    rescore_due: bool = False
     on_roll: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -168,6 +205,8 @@ class JournalCheck:
         if kind not in KNOWN_TYPES:
             self.notes.append(f"{at}: entry type {kind!r} is not one export knows; skipped")
             return
+        if kind in THROW_TYPES:
+            self.thrown, self.rescore_due = True, False
         if kind in PLAYER_TYPES:
             check_player(entry, at)
         elif "player" in entry:
@@ -189,6 +228,7 @@ class JournalCheck:
             raise RecordFormatError(
                 f"{at}: score {list(score)} is not the {list(self.ended)} the last game ended at")
         self.score, self.board, self.on_roll = score, _Board(Position.initial()), 0
+        self.number = number
 
     def _opening_roll(self, entry: Mapping[str, Any], at: str, index: int) -> None:
         check_dice(entry, at)
@@ -254,13 +294,9 @@ class JournalCheck:
 
     def _director(self, entry: Mapping[str, Any], at: str, index: int) -> None:
         args = entry.get("args")
-        if entry.get("action") == "set_cube" and isinstance(args, dict):
-            value, owner = args.get("value"), args.get("owner")
-            if not is_int(value) or value < 1 or value & (value - 1):
-                raise RecordFormatError(f"{at} set_cube: value must be a power of two, got"
-                                        f" {value!r}")
-            if owner is not None:
-                check_player(args, f"{at} set_cube", key="owner")
+        if entry.get("action") == "set_cube":
+            check_cube_set(args, f"{at} set_cube")
+            self.rescore_due = self.ended is not None and not self.thrown
             return
         if entry.get("action") != "set_position" or not isinstance(args, dict):
             return
@@ -282,6 +318,11 @@ class JournalCheck:
         if not is_int(points) or points < 1:
             raise RecordFormatError(f"{at}: points must be 1 or more, got {points!r}")
         after = check_score(entry.get("score") or [0, 0], at)
+        if entry.get("rescored"):
+            self._rescored(entry, at)
+        else:
+            self.ended_number = self.number
+        self.thrown, self.rescore_due = False, False
         start = self.ended_from if entry.get("rescored") else self.score
         before = list(start or (0, 0))
         before[int(entry["winner"])] += int(points)
@@ -290,6 +331,20 @@ class JournalCheck:
                 f"{at}: score {list(after)} is not the game's start {list(start)} plus"
                 f" {points} point(s) to player {entry['winner']}")
         self.ended, self.ended_from = after, start
+
+    def _rescored(self, entry: Mapping[str, Any], at: str) -> None:
+        """A game scored again follows the director's cube put right after that game's end,
+        before the next game's first throw (BG-CUBE-5), as a table journals it: another one
+        would give the record points no correction gave, and a table restarted from it would
+        take it for the end of the game under way."""
+        ended = self.ended_number
+        if not self.rescore_due:
+            raise RecordFormatError(
+                f"{at}: game {entry.get('game')!r} is scored again with no set_cube after game"
+                f" {ended}'s end and before game {ended + 1}'s first throw (BG-CUBE-5)")
+        if entry.get("game") != ended:
+            raise RecordFormatError(f"{at}: game {entry.get('game')!r} is scored again, but the"
+                                    f" game that ended last is game {ended}")
 
     def _match_end(self, entry: Mapping[str, Any], at: str, index: int) -> None:
         check_player(entry, at, key="winner", optional=True)

@@ -11,7 +11,8 @@ its first move (BG-OPEN-1), and the cube's double and answer after the cut where
 can hold them (else a note), so its result is the journal's. A game scored again after the
 director put its cube right (a ``rescored`` ``game_end``, BG-CUBE-5) has its new points on its
 ``Wins`` line, with a note when the record's cube is not the one counted (GNU Backgammon
-counts a game's end from the record's cube).
+counts a game's end from the record's cube), and another when that game won the match and
+the record's count leaves it unfinished.
 A move the director rejects (TTB-4.9) leaves the record, with its notes and any cube action
 after it; a flagged move that stands (TTB-4.8) is kept as played, though
 ``hakem mat check`` calls it illegal. What the record cannot say (a position set, a move that
@@ -35,6 +36,7 @@ from engine.backgammon.mat_reader import (
     MatMove,
     parse_move,
 )
+from engine.backgammon.mat_replay import replay
 from engine.backgammon.mat_writer import action_text, format_mat, move_numbers
 from engine.errors import RecordFormatError
 
@@ -278,6 +280,9 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
     if match_end is not None and mat_games:  # with no game, no .mat is written at all
         notes.extend(_unrecorded_end(match_end, games, players, length))
     record = MatMatch(length=length, players=players, games=mat_games)
+    if match_end is not None and mat_games and (games[-1].result or {}).get("rescored"):
+        notes.extend(_uncounted_end(record, games[-1], _final_score(games, match_end),
+                                    match_end.get("winner"), players))
     summary = {
         "players": list(players),
         "length": length,
@@ -457,6 +462,24 @@ def _unrecorded_end(match_end: Mapping[str, Any], games: list[_Game],
         where = f" in game {last.number}, which the .mat leaves unfinished"
     return [f"the match ended by {how}{where}, {players[winner]} the winner at "
             f"{score[0]}-{score[1]}: a .mat record cannot say so (its score shows no winner)"]
+
+
+def _uncounted_end(record: MatMatch, game: _Game, score: list[int], winner: Any,
+                   players: tuple[str, str]) -> list[str]:
+    """A note when the game scored again (BG-CUBE-5) that won the match is counted short by
+    the .mat: a reader counts a game's end from the record's cube, which a .mat cannot set (a
+    drop wins the cube before the double; a resignation at most a backgammon), so the record
+    may leave the match unfinished though the journal's is won."""
+    if winner not in (0, 1):
+        return []
+    counted = replay(record)
+    if not counted.legal or counted.complete:
+        return []
+    short = counted.final_score
+    return [f"the match ended when game {game.number} was scored again (BG-CUBE-5),"
+            f" {players[winner]} the winner at {score[0]}-{score[1]}: the .mat counts"
+            " that game from its record's cube (as GNU Backgammon and hakem mat check do), which"
+            f" leaves the match unfinished at {short[0]}-{short[1]}"]
 
 
 def _summary_move(entry: Mapping[str, Any], *, in_mat: bool = True) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 from controller.referee.api import CubeSeen
 from controller.referee.config import RefereeConfig
 from engine.backgammon.cube import Cube
-from engine.backgammon.match import CorrectCube, MatchState, Phase, apply
+from engine.backgammon.match import CorrectCube, EndHow, MatchState, Phase, apply
 from engine.errors import InvalidInputError, RuleViolationError
 
 # the values a director may set: those a physical cube shows (BG-EQ-1; 1 is the centred
@@ -40,7 +40,8 @@ def corrected(m: MatchState, ended: MatchState | None, args: dict[str, Any],
     """The match once the cube is put right: in the game under way, or the game that ended
     (``ended``, while the next has had no throw), then scored again. Raises why it cannot
     be: the match is over, the game it names (``args["game"]``) is not the one it can be
-    for, a double waits for its answer, or the engine's refusal (the Crawford game, a table
+    for, a double waits for its answer, a dropped game's cube on the dropper's side (only
+    its owner doubled it, BG-CUBE-4), or the engine's refusal (the Crawford game, a table
     without the cube, the cube limit, a money game settled); a correction that changes
     nothing is refused too, so that a journalled one always put something right."""
     fix = correction(args)
@@ -55,6 +56,14 @@ def corrected(m: MatchState, ended: MatchState | None, args: dict[str, Any],
     if base.phase is Phase.DOUBLED:
         raise RuleViolationError("a double waits for its answer: the cube is put right after the"
                                  " take (BG-CUBE-4, BG-CUBE-5)")
+    last = base.results[-1] if ended is not None and base.results else None
+    if last is not None and last.how is EndHow.DROPPED and fix.owner == 1 - last.winner:
+        # the game is scored again from the cube before the dropped double, which only its
+        # owner (or either player, centred) could turn: the doubler's
+        raise RuleViolationError(
+            f"game {base.game} ended in player {fix.owner}'s drop: the cube before that double"
+            " was not on their side, as only its owner doubles (BG-CUBE-4); the cube at"
+            f" {fix.value} lies on player {last.winner}'s side")
     fixed = apply(base, fix)
     if (fixed.cube.value, fixed.cube.owner) == (base.cube.value, base.cube.owner):
         if base.crawford_game:

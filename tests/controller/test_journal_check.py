@@ -275,3 +275,43 @@ def test_a_game_scored_again_is_checked_from_its_own_start() -> None:
     with pytest.raises(RecordFormatError, match=r"line 9 .*set_cube: value must be a power of"
                        " two, got 3"):
         export_match(wrong, "j.jsonl")
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    ({"value": 128, "owner": 1}, r"value must be 64 or less \(a cube's highest face\), got 128"),
+    ({"value": 2, "owner": None}, r"a cube at 2 is owned \(BG-CUBE-1, BG-CUBE-4\): its owner"
+     r" must be 0 or 1, got None"),
+    ({"value": 1, "owner": 0}, r"a cube at 1 is centred \(BG-CUBE-1, BG-CUBE-4\): its owner"
+     r" must be null, got 0"),
+    ({"value": 2, "owner": 1, "game": "1"}, r"game must be a game number 1 or more, got '1'"),
+    ([2, 1], r"args must be an object \(value, owner\), got \[2, 1\]"),
+    (None, r"args must be an object \(value, owner\), got None"),
+])
+def test_a_cube_set_no_table_journals_is_refused(args: object, said: str) -> None:
+    """A hand-edited set_cube the referee itself would refuse on a restart (a cube above 64, an
+    owned cube at 1, a cube at 2 in the centre, args that are no object) is named, not turned
+    into a record (before, only a value that is no power of two was)."""
+    wrong = _rescored()
+    wrong[8]["args"] = args
+    with pytest.raises(RecordFormatError, match=r"line 9 .*set_cube: " + said):
+        export_match(wrong, "j.jsonl")
+
+
+def test_a_game_is_scored_again_only_after_a_cube_put_right_before_the_next_throw() -> None:
+    """A ``rescored`` game_end with no set_cube before it, one after the next game's first
+    throw, or one naming another game is no correction a table journals: refused (before, the
+    export took the new points, and a table restarted from it folded that end into game 2,
+    which then never ended)."""
+    orphan = _rescored()
+    del orphan[8]  # no set_cube
+    with pytest.raises(RecordFormatError, match=r"line 9 .*scored again with no set_cube after"
+                       r" game 1's end and before game 2's first throw"):
+        export_match(orphan, "j.jsonl")
+    late = _rescored()
+    late.insert(8, {"seq": 20, "type": "opening_roll", "dice": [4, 1], "player": 0})
+    with pytest.raises(RecordFormatError, match=r"line 11 .*scored again with no set_cube after"
+                       r" game 1's end and before game 2's first throw"):
+        export_match(late, "j.jsonl")
+    with pytest.raises(RecordFormatError, match=r"line 10 .*game 2 is scored again, but the"
+                       r" game that ended last is game 1"):
+        export_match(_rescored(game=2), "j.jsonl")

@@ -15,7 +15,12 @@ from controller.records.journal import Journal
 from controller.records.mat_export import export_match
 from engine.backgammon.mat_reader import ActionKind, parse_mat
 from engine.backgammon.mat_replay import replay
-from tests.controller.referee.interventions import SCRIPTS, journal_of
+from tests.controller.referee.interventions import (
+    SCRIPTS,
+    Script,
+    dropped_cube_set_decides_the_match,
+    journal_of,
+)
 
 
 def _moves(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -211,3 +216,24 @@ def test_a_cube_put_right_in_play_ends_the_games_record_with_a_note() -> None:
         " game's end",
         "game 1, after move 2: the director put the cube right (at 2, Mehmet's), which a .mat"
         " game cannot do: its .mat record stops there and gives its result")
+
+
+def test_a_game_scored_again_to_win_the_match_that_the_mat_cannot_count_says_so() -> None:
+    """BG-CUBE-5: a dropped double put right to 4 wins the 3-point match 4-0 in the journal,
+    but a .mat counts a drop from its record's cube, still 1 (hakem mat check and GNU
+    Backgammon alike): the record ends unfinished at 1-0, and a note says so (before, only
+    that the record's cube stayed at 1)."""
+    entries = dropped_cube_set_decides_the_match(Script(1, 3))
+    assert [e["type"] for e in entries[-2:]] == ["game_end", "match_end"]
+    exported = export_match(entries)
+    assert exported.summary["final_score"] == [4, 0] and exported.summary["finished"]
+    counted = replay(parse_mat(exported.mat_text))
+    assert counted.legal and not counted.complete and counted.final_score == (1, 0)
+    assert exported.notes[-1] == (
+        "the match ended when game 1 was scored again (BG-CUBE-5), Ayse the winner at 4-0: the"
+        " .mat counts that game from its record's cube (as GNU Backgammon and hakem mat check"
+        " do), which leaves the match unfinished at 1-0")
+    # a game scored again that the record's cube can count (4 points at 2, a gammon's worth)
+    # draws no such note
+    assert not any("unfinished" in n for n in export_match(
+        journal_of("cube_set_decides_the_match")).notes)

@@ -253,3 +253,22 @@ def test_a_cube_the_director_put_right_and_a_game_scored_again_reach_the_dashboa
     assert s["score"] == [0, 1] and s["crawford"] is False and s["game_number"] == 2
     assert s["cube"] == {"value": 1, "owner": None, "offered_by": None}
     assert state.games == [{"game": 1, "winner": 1, "points": 1, "score": [0, 1]}]
+
+
+def test_a_game_scored_again_that_decides_the_match_leaves_the_card_on_that_game() -> None:
+    """The next game's start journalled before the correction is void when the new points end
+    the match: the finished card names the game that decided it, not a Crawford game that was
+    never played (before: "game 2 ... Crawford" on a match won in game 1)."""
+    state = fold(entries(
+        ("match_start", {"players": ["a", "b"], "length": 3}),
+        ("game_start", {"number": 1, "score": [0, 0]}),
+        ("game_end", {"winner": 1, "points": 2, "score": [0, 2], "game": 1}),
+        ("game_start", {"number": 2, "score": [0, 2], "crawford": True}),
+        ("director", {"action": "set_cube", "args": {"value": 4, "owner": 1}}),
+        ("game_end", {"winner": 1, "points": 4, "score": [0, 4], "game": 1, "rescored": True}),
+        ("match_end", {"winner": 1, "score": [0, 4], "how": "played"}),
+    ))
+    s = state.summary()
+    assert s["finished"] is True and s["winner"] == 1 and s["score"] == [0, 4]
+    assert s["game_number"] == 1 and s["crawford"] is False
+    assert state.games == [{"game": 1, "winner": 1, "points": 4, "score": [0, 4]}]

@@ -236,3 +236,22 @@ def test_a_table_restarted_anywhere_after_a_correction_goes_on_the_same(name: st
             journal += entries_of(referee.handle(event))
         assert journal == entries, f"{name}: cut after entry {cut} ({entries[cut - 1]['type']})"
         assert referee.match == table.referee.match, name
+
+
+def test_a_dropped_game_is_not_scored_again_from_a_cube_the_doubler_could_not_turn() -> None:
+    """BG-CUBE-4: only the cube's owner doubles, so the cube before a dropped double was the
+    doubler's (or centred): put right on the dropper's side it is refused, naming the side
+    it can be on (before, the doubler won the game again at a cube they could not have
+    doubled); on the doubler's side it scores the game again."""
+    s = _played()
+    doubler = s.on_roll
+    s.table.offer(doubler)
+    s.table.drop()
+    said = _refused(s, value=2, owner=1 - doubler)
+    assert said.endswith(
+        f"game 1 ended in player {1 - doubler}'s drop: the cube before that double was not on"
+        f" their side, as only its owner doubles (BG-CUBE-4); the cube at 2 lies on player"
+        f" {doubler}'s side")
+    out = s.table.director("set_cube", value=2, owner=doubler)
+    [end] = Table.entries(out, "game_end")
+    assert end["rescored"] and (end["winner"], end["points"]) == (doubler, 2)

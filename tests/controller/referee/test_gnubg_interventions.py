@@ -14,7 +14,12 @@ from controller.records.mat_export import export_match
 from engine.backgammon.mat_reader import parse_mat
 from engine.backgammon.mat_replay import replay
 from tests.controller.referee.gnubg_compare import facts, gnubg_imports
-from tests.controller.referee.interventions import SCRIPTS, journal_of
+from tests.controller.referee.interventions import (
+    SCRIPTS,
+    Script,
+    dropped_cube_set_decides_the_match,
+    journal_of,
+)
 
 pytestmark = [pytest.mark.gnubg]
 
@@ -93,3 +98,18 @@ def test_gnubg_scores_a_game_the_director_put_right_as_the_table_did(
     assert final == exported.summary["final_score"]
     if exported.summary["finished"]:
         assert max(final) >= exported.summary["length"]
+
+
+def test_gnubg_counts_a_dropped_game_scored_again_as_the_exports_note_says(
+        tmp_path: Path, gnubg: str) -> None:
+    """BG-CUBE-5: the match won 4-0 when the dropped game was put right to 4 cannot be counted
+    so from a .mat (its cube stays at 1): GNU Backgammon gives the drop 1 point and the match
+    stays unfinished, which the export's note says, so that nobody takes the record's score
+    for the match's."""
+    exported = export_match(dropped_cube_set_decides_the_match(Script(1, 3)))
+    path = tmp_path / "dropped.mat"
+    path.write_text(exported.mat_text, encoding="utf-8")
+    [game] = gnubg_imports([path], timeout=300)[str(path)]["games"]
+    info = game["info"]
+    assert (SIDE[info["winner"]], info["points-won"]) == (0, 1)
+    assert "leaves the match unfinished at 1-0" in exported.notes[-1]
