@@ -235,6 +235,30 @@ def _folder(args: argparse.Namespace) -> Path:
     return Path(load_table_config(args.config).journal.directory)
 
 
+def _over(folder: Path, kind: str) -> str | None:
+    """The refusal when the folder's journal holds its match's end: the table stopped there
+    and is not started on it again (table-service.md, "The next match"), so no table would
+    take the request; waiting for one only to say that none answered misled the director.
+    None while the match goes on, or when the journal cannot be read (the table says why)."""
+    from controller.records.journal import JOURNAL_NAME, read_journal
+    from controller.referee.api import director_command
+    from controller.runtime.resume_check import match_end, outcome
+
+    try:
+        entries = read_journal(folder / JOURNAL_NAME).entries
+    except (OSError, ValueError):
+        return None
+    end = match_end(entries)
+    if end is None:
+        return None
+    noun = "round" if entries[0].get("game") == "mangala" else "match"
+    said = outcome(entries)
+    return (f"director {director_command(kind)} refused: the {noun} in {folder} is over "
+            f"({f'{said}; ' if said else ''}journal entry {end.get('seq')}): no table referees "
+            f"it any more, and its result stands; the next {noun} has a journal folder of its "
+            "own")
+
+
 def _send(args: argparse.Namespace) -> int:
     from controller.runtime.director_inbox import (
         REQUEST_TTL_S,
@@ -253,6 +277,9 @@ def _send(args: argparse.Namespace) -> int:
     director = args.by.strip() if args.by else getpass.getuser()
     built = args.build(args)
     folder = _folder(args)
+    over = _over(folder, args.kind)
+    if over is not None:
+        raise CommandError(over)
     request = post_request(folder, args.kind, built, director)
     deadline = time.monotonic() + args.wait
     answer = read_answer(folder, request.id)
@@ -272,7 +299,8 @@ def _send(args: argparse.Namespace) -> int:
         answer = withdraw(folder, request.id, f"no table answered within {args.wait:g} s")
         if str(answer.get("text", "")).startswith(WITHDRAWN):
             raise CommandError(f"no answer from a table in {folder} within {args.wait:g} s: is "
-                               "hakem run running with it? The request was withdrawn; a table "
+                               f"one running on it (hakem run, or hakem demo --out {folder})? "
+                               "The request was withdrawn; a table "
                                "down mid-step may have taken it: check for it in its journal "
                                "(a director entry) or live log before sending it again")
     if wants_json(args):

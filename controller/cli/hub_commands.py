@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from controller.hub.server import HubApp
 
 MAX_SESSION_HOURS = 24 * 366  # a year: a session lasting longer is a mistake
+EVERY_INTERFACE = ("0.0.0.0", "", "::")  # --bind values that listen on every interface
 
 _EPILOG = """\
 examples:
@@ -108,7 +109,7 @@ def run_hub(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     app = _start_app(args, link)
     broker = shown_url(args.broker)  # said and logged: never with the password
-    message = f"hakem hub: dashboard on {app.url}/ (broker {broker})"
+    message = f"hakem hub: dashboard on {dashboard_words(app.url, args.bind)} (broker {broker})"
     if wants_json(args):
         emit_json({"url": app.url, "broker": broker})
     else:
@@ -184,6 +185,21 @@ def _check_https_files(args: argparse.Namespace) -> None:
     except (OSError, ValueError) as exc:
         raise CommandError(f"hub: --https-cert {args.https_cert} --https-key {args.https_key}:"
                            f" not a usable certificate and key ({ssl_reason(exc)})") from None
+
+
+def dashboard_words(url: str, bind: str) -> str:
+    """Where the dashboard is, as the start line says it: ``url`` (the loopback address when
+    the hub listens on every interface, which no other device can open) and then, on every
+    interface, the machine's mDNS name, which the hub answers to (``hosts.default_names``)."""
+    from urllib.parse import urlsplit
+
+    from controller.hub.hosts import mdns_name
+
+    if bind not in EVERY_INTERFACE:
+        return f"{url}/"
+    parts = urlsplit(url)
+    return (f"{url}/ (every interface: from another device, "
+            f"{parts.scheme}://{mdns_name()}:{parts.port}/ or this machine's address)")
 
 
 def _start_app(args: argparse.Namespace, link: LinkConfig) -> HubApp:

@@ -98,7 +98,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from controller.config.table import load_table_config
-    from controller.runtime.table import JOURNAL_NAME, StopFlag, publisher_for, run_table
+    from controller.records.journal import JOURNAL_NAME
+    from controller.runtime.table import StopFlag, publisher_for, run_table
 
     config = load_table_config(args.config)
     check_out_folder(config.journal.directory, "the journal folder (journal.directory)")

@@ -84,18 +84,40 @@ def turn_so_far(entries: Sequence[dict[str, Any]], mover: object) -> TurnSoFar:
     return TurnSoFar(judged=bool(judged), pressed=pressed)
 
 
-# a director's requests (``hakem director``, the hub) the simulated players can follow: the
-# others change the match under them (a position set, a move accepted or rejected, a
-# resignation), and they play the recorded match, which no longer fits
+# a director's requests (``hakem director``, the hub) the simulated players can follow (dice
+# only for a throw they made, :func:`_dice_followed`): the others change the match under them
+# (a position set, a move accepted or rejected, a resignation), and they play the recorded
+# match, which no longer fits
 FOLLOWED_ACTIONS = frozenset({"note", "warn", "set_dice", "end_match"})
+
+
+# entries that neither make a throw nor end one: what lies between a throw and dice entered
+# for it does not tell which throw they are
+BESIDE_THROWS = frozenset({"clock", "director"})
 
 
 def script_left(entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The first director's request in the journal that the simulated players cannot follow
-    (:data:`FOLLOWED_ACTIONS`), or None. The demo's own director (misread dice, a scripted
-    resignation) sends no request."""
-    return next((e for e in entries if e["type"] == "director" and e.get("request")
-                 and e.get("action") not in FOLLOWED_ACTIONS), None)
+    (:data:`FOLLOWED_ACTIONS`, :func:`_dice_followed`), or None. The demo's own director
+    (misread dice, a scripted resignation) sends no request."""
+    return next((e for i, e in enumerate(entries)
+                 if e["type"] == "director" and e.get("request")
+                 and (e.get("action") not in FOLLOWED_ACTIONS
+                      or (e.get("action") == "set_dice" and not _dice_followed(entries[:i])))),
+                None)
+
+
+def _dice_followed(before: Sequence[dict[str, Any]]) -> bool:
+    """Whether dice a director entered after ``before`` are a throw the players made: the one
+    the referee called the director for (it cannot judge it, or read no throw at a press), a
+    roll it misread, put right, or the opening throw. Entered at any other moment (a player
+    about to double) they are a throw nobody made: the recorded match no longer fits, and the
+    demo died waiting for the double (end-to-end QA)."""
+    last: dict[str, Any] = next(
+        (e for e in reversed(before) if e["type"] not in BESIDE_THROWS), {})
+    kind = last.get("type")
+    return (kind in ("roll", "game_start") or (kind == "opening_roll" and bool(last.get("tie")))
+            or (kind == "cannot_read" and last.get("about") in ("throw", "press")))
 
 
 def script_left_text(entry: dict[str, Any], what: str) -> str:

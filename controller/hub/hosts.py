@@ -59,12 +59,22 @@ def host_of(header: str) -> str | None:
     return name.removesuffix(".")
 
 
+def _machine_names() -> tuple[str, str]:
+    """The machine's host name, full and short, as a ``Host`` header would give it."""
+    full = socket.gethostname().lower().removesuffix(".")
+    return full, full.split(".")[0]
+
+
+def mdns_name() -> str:
+    """The machine's mDNS name, ``NAME.local``: how a phone in the hall reaches a Pi."""
+    return f"{_machine_names()[1]}.local"
+
+
 def default_names(bound: str) -> frozenset[str]:
     """What the hub answers to unasked: ``localhost``, the machine's name (short and full) and
     its mDNS ``NAME.local``, and ``bound`` (``--bind``) when it is a name."""
-    full = socket.gethostname().lower().removesuffix(".")
-    short = full.split(".")[0]
-    names = {"localhost", full, short, f"{short}.local"}
+    full, short = _machine_names()
+    names = {"localhost", full, short, mdns_name()}
     if bound and not is_address(bound):
         names.add(bound.lower().removesuffix("."))
     return frozenset(name for name in names if name)

@@ -827,11 +827,26 @@ def _check_action(state: MatchState, kind: str, data: dict[str, Any]) -> None:
     elif kind == "end":
         if data.get("winner") not in (0, 1, None):
             raise InvalidInputError(f"winner must be 0, 1 or null, got {data.get('winner')!r}")
+        if state.finished:
+            # the page offers no end for a finished match; one posted all the same (a page
+            # not updated yet, a card taken for another) put the director's winner beside the
+            # table's score on the card and in the results
+            raise InvalidInputError(f"the match is over ({_result_words(state)}): its result "
+                                    "stands, and there is nothing to end")
     else:
         raise InvalidInputError(f"no such director action: {kind!r}")
     note = data.get("note", "")
     if not isinstance(note, str) or len(note) > 500:
         raise InvalidInputError("note must be text of at most 500 characters")
+
+
+def _result_words(state: MatchState) -> str:
+    """A finished match's result in a refusal's words: who won (or nobody), the score, and
+    the director who ended it, when one did."""
+    winner = state.winner
+    who = f"won by {state.players[winner]}" if winner in (0, 1) else "no winner"
+    score = "-".join(f"{points:g}" for points in state.score)
+    return f"{who}, score {score}{f', ended by {state.ended_by}' if state.ended_by else ''}"
 
 
 def _apply_action(state: MatchState, kind: str, user: str, data: dict[str, Any]) -> None:

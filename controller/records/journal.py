@@ -19,6 +19,9 @@ from controller.closing import ClosedOnExit
 from controller.records.files import naming, sync_folder
 from engine.errors import RecordFormatError
 
+# The journal's file name in a table's journal folder (hakem run, hakem director).
+JOURNAL_NAME: Final = "journal.jsonl"
+
 # The contract types of DESIGN.md; tables may add their own, but these are the ones others read.
 CONTRACT_TYPES: Final = frozenset(
     {

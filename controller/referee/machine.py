@@ -33,12 +33,13 @@ from controller.referee.api import (
     RefereeProtocol,
     lost_snapshot,
 )
+from controller.referee.cube_set import cube_words
 from controller.referee.dice_places import sig_json, signature
 from controller.referee.director import RefereeDirector
 from controller.referee.flags import diff_text
 from controller.referee.unseen_turns import RefereeUnseen
 from controller.referee.verdicts import RefereeVerdicts
-from engine.backgammon.match import NextGame, Phase, apply, result_words
+from engine.backgammon.match import MatchState, NextGame, Phase, apply, result_words
 from engine.backgammon.moves import closed_out
 from engine.errors import InvalidInputError
 
@@ -294,6 +295,9 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
         self._advance(0)  # decisions due first: a game's end puts the clock on hold
         if restore_clock:
             self._out.extend(self._clock_times())
+        if not self._over:  # a finished match is said to be over by the table or the demo
+            self._say("The match stands at "
+                      f"{_standing_words(self.match, self.config.players, self.flagged)}")
         held = self._clock_run.held
         if held is not None and not self._over:
             names = self.config.players
@@ -307,6 +311,31 @@ class Referee(RefereeDirector, RefereeVerdicts, RefereeUnseen):
 
 
 __all__ = ["Referee", "closed_out", "diff_text", "signature"]
+
+
+def _standing_words(m: MatchState, names: tuple[str, str], flagged: bool) -> str:
+    """Where a resumed match stands, for the live log: the game and the score, the cube when
+    it is not centred at 1 (or the Crawford game's none), and who is to act and how (a move
+    ``flagged`` waits for its correction), so that a director sees at a glance that a restart
+    lost nothing."""
+    parts = [f"game {m.game}: {names[0]} {m.score[0]}, {names[1]} {m.score[1]}"]
+    if m.crawford_game:
+        parts.append("the Crawford game (no cube, BG-MATCH-2)")
+    elif m.cube.value > 1 or m.cube.owner is not None:
+        parts.append(f"the cube {cube_words(m.cube, names)}")
+    if m.phase is Phase.OPENING:
+        parts.append("the opening throw")
+    elif m.phase is Phase.DOUBLED and m.cube.offered_by is not None:
+        doubler = m.cube.offered_by
+        parts.append(f"{names[1 - doubler]} to take or drop {names[doubler]}'s double to "
+                     f"{m.cube.value * 2}")
+    elif m.phase is Phase.MOVE and m.on_roll is not None and m.dice is not None:
+        dice = f"{m.dice[0]}{m.dice[1]}"
+        parts.append(f"{names[m.on_roll]} to correct the flagged move with {dice} (TTB-4.8)"
+                     if flagged else f"{names[m.on_roll]} to play {dice}")
+    elif m.phase is Phase.DECIDE and m.on_roll is not None:
+        parts.append(f"{names[m.on_roll]} to throw")
+    return "; ".join(parts)
 
 
 def _conforms(referee: Referee) -> RefereeProtocol:

@@ -78,14 +78,25 @@ def finished(entries: Sequence[Mapping[str, Any]], journal: Path, folder: Path,
     """The live log's lines for a journal whose match (``noun``: a Mangala table plays a
     round) is over: who won, and how to start the next one (the table has nothing to
     referee)."""
-    end: Mapping[str, Any] = next(
-        (e for e in reversed(entries) if e.get("type") == "match_end"), {})
-    first = entries[0] if entries else {}
-    names = first.get("players")
-    outcome = _outcome(end, names if isinstance(names, list) and len(names) == 2 else None)
-    return [f"The {noun} in {journal} is over{f' ({outcome})' if outcome else ''}: there is "
+    said = outcome(entries)
+    return [f"The {noun} in {journal} is over{f' ({said})' if said else ''}: there is "
             "nothing to referee, and the table stops",
             f"To start the next {noun}: {new_match_steps(folder)}"]
+
+
+def match_end(entries: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The journal's ``match_end`` entry (the last, should a hand-edited journal hold two), or
+    None while its match goes on."""
+    return next((e for e in reversed(entries) if e.get("type") == "match_end"), None)
+
+
+def outcome(entries: Sequence[Mapping[str, Any]]) -> str:
+    """Who won the match a journal holds, in words (:func:`_outcome`); empty when it has not
+    ended or its end names no winner."""
+    first = entries[0] if entries else {}
+    names = first.get("players")
+    return _outcome(match_end(entries) or {},
+                    names if isinstance(names, list) and len(names) == 2 else None)
 
 
 def _outcome(end: Mapping[str, Any], names: list[Any] | None) -> str:
@@ -115,4 +126,5 @@ def tell(live: LiveLog, lines: Sequence[str]) -> None:
         print(f"hakem: {line[:1].lower()}{line[1:]}", file=sys.stderr)
 
 
-__all__ = ["check_game", "differences", "finished", "new_match_steps", "tell"]
+__all__ = ["check_game", "differences", "finished", "match_end", "new_match_steps", "outcome",
+           "tell"]

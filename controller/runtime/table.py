@@ -22,7 +22,7 @@ from controller.clock.timebase import MonotonicTime, TimeSource
 from controller.clock.transport import SerialTransport
 from controller.config.table import CameraSection, TableConfig
 from controller.records.folder_lock import folder_lock
-from controller.records.journal import Journal, torn_tail_note
+from controller.records.journal import JOURNAL_NAME, Journal, torn_tail_note
 from controller.referee.api import Command, PressesUnseen
 from controller.runtime import resume_check
 from controller.runtime.clock_restart import ClockKeeper, ClockRestart, restart_clock, settle
@@ -36,8 +36,6 @@ from controller.runtime.session import build_pipeline, colours_store, referee_co
 from controller.signals import Signals
 from engine.errors import DeviceError
 from vision.sources import FrameSource, PiCameraSource, VideoCaptureSource, open_source
-
-JOURNAL_NAME = "journal.jsonl"
 
 
 def open_camera(camera: CameraSection) -> FrameSource:

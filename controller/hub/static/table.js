@@ -21,9 +21,12 @@ async function whoami() {
   offerEnd();
   document.getElementById("who").textContent = user ? "director: " + user : "";
 }
-// A director may end a match still being played; a finished one offers nothing to end.
+// A director may end a match still being played; a finished one offers nothing to end. The
+// winner is offered by name ("first player" left the director to work out who that was).
 function offerEnd() {
-  document.getElementById("end").hidden = !user || !shown || shown.finished;
+  const form = document.getElementById("end");
+  form.hidden = !user || !shown || shown.finished;
+  if (shown) for (const p of [0, 1]) form.winner.options[p + 1].textContent = (shown.players[p] || "?") + " wins";
 }
 function flagItem(t, f) {
   const who = f.player === null ? "" : (t.players[f.player] || "?") + ": ";

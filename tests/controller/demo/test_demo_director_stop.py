@@ -53,8 +53,9 @@ def test_the_players_stop_at_a_position_the_director_set(
     assert (out / "match.mat").is_file()
     # resumed: nothing is played, and the command says why
     assert main(["demo", "--match", str(MATCH), "--seed", "3", "--out", str(out)]) == 0
-    said = capsys.readouterr().out
-    assert said.strip() == stats.players_stopped
+    said = capsys.readouterr().out.strip().splitlines()
+    assert said[0].startswith("The match stands at game 1: ")  # where it stopped (restored)
+    assert said[1:] == [stats.players_stopped]
     assert read_journal(out / "journal.jsonl").entries == entries
 
 
@@ -88,3 +89,24 @@ def test_the_mangala_players_stop_at_a_sowing_the_director_accepted(tmp_path: Pa
     third = run_mangala(out, 2, 3)
     assert third.stats.frames == 0 and third.stats.players_stopped == second.stats.players_stopped
     assert read_journal(out / "journal.jsonl").entries == entries
+
+
+def test_the_players_stop_at_dice_the_director_entered_for_no_throw_they_waited_on(
+        tmp_path: Path) -> None:
+    """End-to-end QA: ``hakem director set-dice 5 3`` while a player was about to double (no
+    throw the referee could not judge) made the referee count 53 as that player's roll; the
+    players, who play the recorded match, went on as recorded and the demo died ("hakem: the
+    referee did not journal lasse's double"), writing no records. Dice entered for a throw the
+    referee did not call the director for change the match under them: they stop there."""
+    out = tmp_path / "demo"
+    posted: list[str] = []
+    with open(os.devnull, "w") as quiet, DemoTable(DemoOptions(match=MATCH, out=out, seed=3),
+                                                   log=quiet) as table:
+        table.before_frame = _post_after_moves(out, 7, "set_dice", {"dice": [5, 3]}, posted)
+        stats = table.run()
+    entries = read_journal(out / "journal.jsonl").entries
+    [directed] = [e for e in entries if e["type"] == "director" and e.get("request")]
+    assert directed["request"] == posted[0] and directed["action"] == "set_dice"
+    assert stats.players_stopped is not None
+    assert f"director's set-dice (journal entry {directed['seq']})" in stats.players_stopped
+    assert (out / "match.mat").is_file()

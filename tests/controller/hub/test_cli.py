@@ -228,3 +228,17 @@ def test_a_database_in_a_folder_that_does_not_exist_is_refused(
     assert isinstance(info.value, HakemError) and isinstance(info.value, FileNotFoundError)
     HubStore(tmp_path / "hub.db").close()
     assert (tmp_path / "hub.db").is_file()
+
+
+def test_the_start_line_says_how_the_hall_reaches_a_hub_on_every_interface() -> None:
+    """End-to-end QA: on every interface (the default --bind) the hub said only "dashboard on
+    http://127.0.0.1:8080/", which a director's phone cannot open; it names the machine's
+    mDNS name too (an address the hub answers to, hub.md), and says nothing more when bound
+    to one address."""
+    from controller.cli.hub_commands import dashboard_words
+    from controller.hub.hosts import mdns_name
+
+    assert dashboard_words("http://127.0.0.1:8080", "0.0.0.0") == (
+        f"http://127.0.0.1:8080/ (every interface: from another device, "
+        f"http://{mdns_name()}:8080/ or this machine's address)")
+    assert dashboard_words("https://10.0.0.5:8443", "10.0.0.5") == "https://10.0.0.5:8443/"

@@ -149,6 +149,27 @@ def test_the_table_page_names_the_table_and_offers_the_end_only_while_it_can_be_
     assert "dice" not in browser.run(TEXT, "info")
 
 
+WINNERS = ("return [...document.getElementById('end').winner.options]"
+           ".map(o => o.textContent.trim());")
+
+
+def test_the_end_form_names_the_players_it_can_make_the_winner(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """End-to-end QA: the end form's winner read "first player wins" / "second player wins",
+    so a director ending a match for a forfeit had to work out which name was "first" (the
+    page lists the players under other words), and a wrong guess gave the match to the
+    other player. It names them, as the page shows them."""
+    hub = make_hub()
+    hub.service.add_user("td", "correct horse battery")
+    _ingest(hub, "events", _events("m", simulated_match(9, seed=2)[:8]))
+    browser.get(hub.url + "/tables/cup/9")
+    browser.run("const f = document.getElementById('login'); f.user.value = 'td';"
+                "f.password.value = 'correct horse battery'; f.requestSubmit();")
+    wait_for(lambda: browser.run(DISPLAY, "end") != "none", 30, "the end form for a director")
+    assert browser.run(WINNERS) == ["no winner", "Ayse 9 wins", "Mehmet 9 wins"]
+
+
 def test_a_mangala_table_on_the_dashboard_and_its_page(
     browser: Browser, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher],
     tmp_path: Path,

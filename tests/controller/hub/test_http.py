@@ -139,9 +139,10 @@ def test_a_director_acknowledges_overrides_and_ends_and_it_survives_a_restart(
     assert status == 400 and "verdict" in body["error"]
     assert call(f"{hub.url}/api/tables/cup/3/flags/{seq}/override",
                 {"verdict": "overturned", "note": "misread"}, token)[0] == 200
-    ended = call(f"{hub.url}/api/tables/cup/3/end", {"winner": 1, "note": "forfeit"}, token)
+    feed(hub.service, "9", simulated_match(9, seed=4, length=5)[:30])  # a match under way
+    ended = call(f"{hub.url}/api/tables/cup/9/end", {"winner": 1, "note": "forfeit"}, token)
     assert ended[0] == 200
-    status, body = call(f"{hub.url}/api/tables/cup/3/end", {"winner": 1}, token, "text/plain")
+    status, body = call(f"{hub.url}/api/tables/cup/9/end", {"winner": 1}, token, "text/plain")
     assert status == 400 and "application/json" in body["error"]  # no cross-site form posts
     flag = hub.service.table("cup", "3")["flags"][0]
     assert flag["acknowledged_by"] == "td"
@@ -151,7 +152,8 @@ def test_a_director_acknowledges_overrides_and_ends_and_it_survives_a_restart(
     try:
         detail = again.service.table("cup", "3")
         assert detail["flags"][0]["override"]["verdict"] == "overturned"
-        assert detail["winner"] == 1 and detail["ended_by"] == "td: forfeit"
+        ended_detail = again.service.table("cup", "9")
+        assert ended_detail["winner"] == 1 and ended_detail["ended_by"] == "td: forfeit"
         assert call(again.url + "/api/session", token=token)[1] == {"user": "td"}
         assert call(again.url + "/api/logout", {}, token)[0] == 200
         assert call(again.url + "/api/session", token=token)[1] == {"user": None}
@@ -401,3 +403,38 @@ def test_pages_name_an_icon_and_the_browsers_favicon_request_gets_it(hub: HubApp
             assert response.status == 200
             assert response.headers["Content-Type"] == "image/svg+xml"
             assert response.read().startswith(b"<svg")
+
+
+def test_a_match_that_is_over_is_not_ended_again_and_its_result_stands(tmp_path: Path) -> None:
+    """End-to-end QA: an end posted for a match already over (the table played it out, or a
+    director had ended it; a page opened before, a card mistaken for another) was taken: the
+    card and /api/results then gave the director's winner beside the table's score (lasse won
+    3-0, the card said richbkgm1 won, "ended by td: oops"). The page offers no end for a
+    finished match; the API refuses it too, naming the result, which stands."""
+    app = HubApp(str(tmp_path / "hub.db"), None).start()
+    try:
+        app.service.add_user("td", PASSWORD)
+        played = simulated_match(3, seed=6, length=5)
+        feed(app.service, "3", played)
+        token = login(app)
+        card = app.service.table("cup", "3")
+        loser = 1 - card["winner"]
+        status, body = call(f"{app.url}/api/tables/cup/3/end", {"winner": loser, "note": "oops"},
+                            token)
+        score = "-".join(str(p) for p in card["score"])
+        assert status == 400 and body["error"] == (
+            f"the match is over (won by {card['players'][card['winner']]}, score {score}): its"
+            " result stands, and there is nothing to end")
+        after = app.service.table("cup", "3")
+        assert (after["winner"], after["ended_by"]) == (card["winner"], None)
+        assert [r["winner"] for r in call(app.url + "/api/results")[1]] == [card["winner"]]
+        ended = simulated_match(9, seed=4, length=5)
+        feed(app.service, "9", ended[:30])
+        assert call(f"{app.url}/api/tables/cup/9/end", {"winner": 1, "note": "forfeit"},
+                    token)[0] == 200
+        status, body = call(f"{app.url}/api/tables/cup/9/end", {"winner": 0}, token)
+        assert status == 400 and body["error"].endswith(
+            ", ended by td: forfeit): its result stands, and there is nothing to end")
+        assert app.service.table("cup", "9")["winner"] == 1
+    finally:
+        app.stop()

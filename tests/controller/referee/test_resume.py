@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from controller.records.mat_export import export_match
-from controller.referee.api import ClockCommand, JournalEntry, SetSignal
+from controller.referee.api import ClockCommand, JournalEntry, Say, SetSignal
 from controller.referee.resume import config_from_journal, resume
 from engine.errors import RecordFormatError
 from tests.conftest import SHARED_DATA
@@ -153,3 +153,42 @@ def test_a_double_an_older_table_lost_is_not_judged_turns_later(cut: int) -> Non
     referee, commands = resume(entries)
     assert entries_of(commands) == []
     assert referee.match.cube.offered_by is None
+
+
+def test_a_resumed_table_says_where_the_match_stands() -> None:
+    """End-to-end QA: a backgammon table restarted mid-match said only "Resumed the match from
+    FILE (N entries)", so a director checking that nothing was lost read the journal for the
+    score, the cube and whose turn it was (a Mangala table says its sets and warnings). The
+    restored referee says them, once the decisions due on restart are made."""
+    def said(entries: list[dict[str, Any]]) -> list[str]:
+        return [c.text for c in resume(entries)[1] if isinstance(c, Say)]
+
+    table = Table()
+    table.opening(3, 5)
+    table.press(0)
+    assert said(table.journal()) == ["The match stands at game 1: Ayse 0, Mehmet 0; Mehmet to "
+                                     "play 53"]
+    table.play_first_legal()
+    table.offer(0)
+    assert said(table.journal()) == ["The match stands at game 1: Ayse 0, Mehmet 0; Mehmet to "
+                                     "take or drop Ayse's double to 2"]
+    table.take(1)
+    assert said(table.journal()) == ["The match stands at game 1: Ayse 0, Mehmet 0; the cube at "
+                                     "2, Mehmet's; Ayse to throw"]
+    table.throw(0, 6, 5)
+    table.play_first_legal()
+    table.offer(1)
+    table.drop()  # Ayse drops Mehmet's double to 4: the next game's opening is due
+    assert said(table.journal()) == ["The match stands at game 2: Ayse 0, Mehmet 2; the opening "
+                                     "throw"]
+
+
+def test_a_resumed_table_says_a_flagged_move_waits_for_its_correction() -> None:
+    table = Table()
+    table.opening(3, 5)
+    table.press(0)
+    table.place(table.referee.match.position.apply_steps([(13, 7), (8, 6)]), 1)
+    table.press(1)  # 13/7 8/6 does not match 53: flagged
+    said = [c.text for c in resume(table.journal())[1] if isinstance(c, Say)]
+    assert said == ["The match stands at game 1: Ayse 0, Mehmet 0; Mehmet to correct the "
+                    "flagged move with 53 (TTB-4.8)"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from controller.cli import main
 from controller.clock.timebase import FakeTime
 from controller.config.table import CameraSection, ClockSection, JournalSection, TableConfig
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
-from controller.records.journal import read_journal
+from controller.records.journal import Journal, read_journal
 from controller.referee.api import Command, DirectorAction, JournalEntry, Say
 from controller.runtime.director_inbox import (
     ANSWERS_NAME,
@@ -365,6 +366,8 @@ def test_a_request_nobody_answered_in_time_is_withdrawn(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "The request was withdrawn; " in err
     assert "may have taken it: check for it in its journal" in err  # and how to tell
+    # which program that is: a demo takes requests too (it asked only after hakem run)
+    assert f"is one running on it (hakem run, or hakem demo --out {tmp_path})? " in err
     [request] = reading.poll()  # read before the withdrawal reached it ...
     assert not reading.still_open(request.id)  # ... and checked before it is carried out
     assert DirectorInbox(tmp_path).poll() == []  # a table started later: nothing to take
@@ -443,3 +446,44 @@ def test_the_live_log_names_a_refused_director_action_as_the_director_typed_it(
         answer = read_answer(tmp_path, rid)
         assert answer is not None and not answer["ok"] and answer["text"] == text
     assert "end_match" not in log.getvalue() and "set_position" not in log.getvalue()
+
+
+@pytest.mark.parametrize(("game", "end", "said"), [
+    ("backgammon", {"winner": 0, "score": [3, 0], "how": "played"},
+     "the match in {folder} is over (won by lasse, score 3-0; journal entry 3): no table "
+     "referees it any more"),
+    ("mangala", {"winner": "b", "points": {"a": 0.0, "b": 1.0}, "how": "played"},
+     "the round in {folder} is over (won by Mehmet (b), points a 0, b 1; journal entry 3): no "
+     "table referees it any more"),
+])
+def test_a_finished_match_is_said_at_once_and_nothing_is_posted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str, end: dict[str, object],
+        said: str) -> None:
+    """End-to-end QA: a director's command at a table whose match had ended (the table has
+    stopped) waited the whole --wait and then asked whether hakem run was running, as if the
+    table were down; the journal says the match is over, which the command now says at once,
+    posting nothing (no table will ever take it)."""
+    players = ["lasse", "richbkgm1"] if game == "backgammon" else ["Ayşe", "Mehmet"]
+    with Journal(tmp_path / "journal.jsonl") as journal:
+        journal.append("match_start", players=players, length=3, game=game)
+        journal.append("note", text="played")
+        journal.append("match_end", **end)
+    start = time.monotonic()
+    assert main(["director", "note", "late", "--folder", str(tmp_path), "--wait", "5"]) == 2
+    assert time.monotonic() - start < 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("hakem: director note refused: " + said.format(folder=tmp_path))
+    assert not (tmp_path / INBOX_NAME).exists()
+
+
+def test_a_match_under_way_or_a_journal_not_read_is_still_asked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only a journal that holds the match's end is refused before posting: one under way, or
+    one the command cannot read (the table says what is wrong with it), is posted as before."""
+    with Journal(tmp_path / "journal.jsonl") as journal:
+        journal.append("match_start", players=["lasse", "richbkgm1"], length=3)
+    assert main(["director", "note", "x", "--folder", str(tmp_path), "--wait", "0"]) == 0
+    (tmp_path / "journal.jsonl").write_text("not json\n")
+    assert main(["director", "note", "y", "--folder", str(tmp_path), "--wait", "0"]) == 0
+    assert len((tmp_path / INBOX_NAME).read_text().splitlines()) == 2
