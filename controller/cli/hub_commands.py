@@ -190,16 +190,17 @@ def _check_https_files(args: argparse.Namespace) -> None:
 def dashboard_words(url: str, bind: str) -> str:
     """Where the dashboard is, as the start line says it: ``url`` (the loopback address when
     the hub listens on every interface, which no other device can open) and then, on every
-    interface, the machine's mDNS name, which the hub answers to (``hosts.default_names``)."""
+    interface, the machine's mDNS name, which the hub answers to (``hosts.default_names``),
+    when it has one."""
     from urllib.parse import urlsplit
 
     from controller.hub.hosts import mdns_name
 
     if bind not in EVERY_INTERFACE:
         return f"{url}/"
-    parts = urlsplit(url)
-    return (f"{url}/ (every interface: from another device, "
-            f"{parts.scheme}://{mdns_name()}:{parts.port}/ or this machine's address)")
+    parts, name = urlsplit(url), mdns_name()
+    named = f"{parts.scheme}://{name}:{parts.port}/ or " if name else ""
+    return f"{url}/ (every interface: from another device, {named}this machine's address)"
 
 
 def _start_app(args: argparse.Namespace, link: LinkConfig) -> HubApp:

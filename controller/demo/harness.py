@@ -95,6 +95,12 @@ FOLLOWED_ACTIONS = frozenset({"note", "warn", "set_dice", "end_match"})
 # for it does not tell which throw they are
 BESIDE_THROWS = frozenset({"clock", "director"})
 
+# the last entries after which dice entered are a throw the players made: a roll or an opening
+# throw whose move waits (misread, put right; a tie is thrown again), a move flagged with it
+# (a misread often shows only so: the move made with the real dice does not match), and a
+# game's start (the opening throw the camera could not read)
+THROW_WAITING = frozenset({"roll", "opening_roll", "illegal_move", "game_start"})
+
 
 def script_left(entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The first director's request in the journal that the simulated players cannot follow
@@ -110,13 +116,14 @@ def script_left(entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
 def _dice_followed(before: Sequence[dict[str, Any]]) -> bool:
     """Whether dice a director entered after ``before`` are a throw the players made: the one
     the referee called the director for (it cannot judge it, or read no throw at a press), a
-    roll it misread, put right, or the opening throw. Entered at any other moment (a player
-    about to double) they are a throw nobody made: the recorded match no longer fits, and the
-    demo died waiting for the double (end-to-end QA)."""
+    roll or opening throw it misread, put right (also once the move made with it is flagged),
+    or the opening throw (:data:`THROW_WAITING`). Entered at any other moment (a player about
+    to double) they are a throw nobody made: the recorded match no longer fits, and the demo
+    died waiting for the double (end-to-end QA)."""
     last: dict[str, Any] = next(
         (e for e in reversed(before) if e["type"] not in BESIDE_THROWS), {})
     kind = last.get("type")
-    return (kind in ("roll", "game_start") or (kind == "opening_roll" and bool(last.get("tie")))
+    return (kind in THROW_WAITING
             or (kind == "cannot_read" and last.get("about") in ("throw", "press")))
 
 

@@ -111,6 +111,7 @@ class MatchState:
     flags: list[dict[str, Any]] = field(default_factory=list)
     games: list[dict[str, Any]] = field(default_factory=list)
     finished: bool = False
+    table_ended: bool = False  # the table journalled the match's end (not only the hub's)
     winner: int | None = None
     ended_by: str | None = None
     # a director's end on the hub (winner, user, reason): the round record's director line
@@ -388,6 +389,7 @@ def _match_end(s: MatchState, e: dict[str, Any], who: int | None) -> None:
     if score is not None:
         s.score = [*score]
     s.winner = _player(e.get("winner"))
+    s.table_ended = True
     _finish(s)
 
 

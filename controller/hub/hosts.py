@@ -65,16 +65,19 @@ def _machine_names() -> tuple[str, str]:
     return full, full.split(".")[0]
 
 
-def mdns_name() -> str:
-    """The machine's mDNS name, ``NAME.local``: how a phone in the hall reaches a Pi."""
-    return f"{_machine_names()[1]}.local"
+def mdns_name() -> str | None:
+    """The machine's mDNS name, ``NAME.local``: how a phone in the hall reaches a Pi. None for
+    a machine without a name of its own (none, or ``localhost``), which mDNS does not publish
+    under that name."""
+    short = _machine_names()[1]
+    return f"{short}.local" if short and short != "localhost" else None
 
 
 def default_names(bound: str) -> frozenset[str]:
     """What the hub answers to unasked: ``localhost``, the machine's name (short and full) and
     its mDNS ``NAME.local``, and ``bound`` (``--bind``) when it is a name."""
     full, short = _machine_names()
-    names = {"localhost", full, short, mdns_name()}
+    names = {"localhost", full, short, mdns_name() or ""}
     if bound and not is_address(bound):
         names.add(bound.lower().removesuffix("."))
     return frozenset(name for name in names if name)

@@ -827,11 +827,14 @@ def _check_action(state: MatchState, kind: str, data: dict[str, Any]) -> None:
     elif kind == "end":
         if data.get("winner") not in (0, 1, None):
             raise InvalidInputError(f"winner must be 0, 1 or null, got {data.get('winner')!r}")
-        if state.finished:
+        if state.finished and (state.table_ended or state.hub_end is None):
             # the page offers no end for a finished match; one posted all the same (a page
             # not updated yet, a card taken for another) put the director's winner beside the
-            # table's score on the card and in the results
-            raise InvalidInputError(f"the match is over ({_result_words(state)}): its result "
+            # table's score on the card and in the results. A director's own end on the hub
+            # that the table has not carried out yet (it is down) may still be replaced: a
+            # wrong winner put right, sent to the table in its place
+            noun = "round" if state.mangala is not None else "match"
+            raise InvalidInputError(f"the {noun} is over ({_result_words(state)}): its result "
                                     "stands, and there is nothing to end")
     else:
         raise InvalidInputError(f"no such director action: {kind!r}")
@@ -841,10 +844,13 @@ def _check_action(state: MatchState, kind: str, data: dict[str, Any]) -> None:
 
 
 def _result_words(state: MatchState) -> str:
-    """A finished match's result in a refusal's words: who won (or nobody), the score, and
-    the director who ended it, when one did."""
+    """A finished match's result in a refusal's words: who won (or nobody; a drawn Mangala
+    round is said drawn, as its card and results tell it apart), the score, and the director
+    who ended it, when one did."""
     winner = state.winner
-    who = f"won by {state.players[winner]}" if winner in (0, 1) else "no winner"
+    drawn = state.mangala is not None and state.mangala.result == "draw"
+    who = (f"won by {state.players[winner]}" if winner in (0, 1)
+           else "drawn" if drawn else "no winner")
     score = "-".join(f"{points:g}" for points in state.score)
     return f"{who}, score {score}{f', ended by {state.ended_by}' if state.ended_by else ''}"
 

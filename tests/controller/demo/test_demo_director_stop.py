@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from controller.cli import main
+from controller.demo.harness import script_left
 from controller.demo.table import DemoOptions, DemoTable
 from controller.mangala.records import RECORD_NAME
 from controller.records.journal import read_journal
@@ -110,3 +111,56 @@ def test_the_players_stop_at_dice_the_director_entered_for_no_throw_they_waited_
     assert stats.players_stopped is not None
     assert f"director's set-dice (journal entry {directed['seq']})" in stats.players_stopped
     assert (out / "match.mat").is_file()
+
+
+def _set_dice_after(*before: dict[str, Any]) -> list[dict[str, Any]]:
+    """A journal's entries: ``before``, a clock press, then a director's set-dice request."""
+    return [*before, {"type": "clock", "event": "press", "player": 1},
+            {"type": "director", "action": "set_dice", "args": {"dice": [6, 4]},
+             "request": "r1"}]
+
+
+def test_the_players_follow_dice_put_right_for_a_misread_opening_throw() -> None:
+    """Review of the stop at dice for no throw: the opening throw read as 42 and put right to 64
+    by the director is a throw the players made (its move waits), not one nobody made; the
+    players stopped there as if the director had thrown for them."""
+    entries = _set_dice_after({"type": "game_start", "number": 1},
+                              {"type": "opening_roll", "dice": [4, 2], "player": 1})
+    assert script_left(entries) is None
+
+
+def test_the_players_follow_dice_put_right_after_a_move_flagged_for_them() -> None:
+    """A misread roll often shows only when the move made with the real dice is flagged as not
+    matching them: the director then sets the dice thrown, the move waiting (TTB-4.8); that is
+    the throw the players made too."""
+    entries = _set_dice_after({"type": "roll", "player": 1, "dice": [4, 2]},
+                              {"type": "illegal_move", "player": 1, "dice": [4, 2]})
+    assert script_left(entries) is None
+
+
+def test_the_players_stop_at_dice_entered_after_a_move() -> None:
+    """Dice entered once a move is made are a throw nobody made: the players stop there."""
+    entries = _set_dice_after({"type": "roll", "player": 1, "dice": [4, 2]},
+                              {"type": "move", "player": 1, "dice": [4, 2]})
+    assert script_left(entries) is entries[-1]
+
+
+def test_a_demo_plays_on_after_the_director_enters_the_opening_throw_again(
+        tmp_path: Path) -> None:
+    """End to end: ``hakem director set-dice`` with the opening throw, its move waiting (a
+    director putting a misread right), and the players play the match to its end."""
+    out = tmp_path / "demo"
+    posted: list[str] = []
+
+    def hook(entries: Sequence[dict[str, Any]]) -> None:
+        thrown = [e for e in entries if e["type"] != "clock"]
+        if not posted and thrown and thrown[-1]["type"] == "opening_roll":
+            posted.append(post_request(out, "set_dice", {"dice": thrown[-1]["dice"]}, "td").id)
+
+    with open(os.devnull, "w") as quiet, DemoTable(DemoOptions(match=MATCH, out=out, seed=3),
+                                                   log=quiet) as table:
+        table.before_frame = hook
+        stats = table.run()
+    entries = read_journal(out / "journal.jsonl").entries
+    assert [e["request"] for e in entries if e["type"] == "director"] == posted
+    assert stats.players_stopped is None and entries[-1]["type"] == "match_end"

@@ -242,3 +242,20 @@ def test_the_start_line_says_how_the_hall_reaches_a_hub_on_every_interface() -> 
         f"http://127.0.0.1:8080/ (every interface: from another device, "
         f"http://{mdns_name()}:8080/ or this machine's address)")
     assert dashboard_words("https://10.0.0.5:8443", "10.0.0.5") == "https://10.0.0.5:8443/"
+
+
+@pytest.mark.parametrize("host", ["", "localhost", "localhost.localdomain"])
+def test_the_start_line_names_no_mdns_name_a_machine_without_a_name_lacks(
+        host: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review of the start line's .local address: a machine with no host name of its own (none,
+    or ``localhost``, which mDNS does not publish) was said to be ``http://.local:8080/`` or
+    ``http://localhost.local:8080/``, which no device can open; the line then says to use the
+    machine's address only."""
+    import socket
+
+    from controller.cli.hub_commands import dashboard_words
+
+    monkeypatch.setattr(socket, "gethostname", lambda: host)
+    assert dashboard_words("http://127.0.0.1:8080", "0.0.0.0") == (
+        "http://127.0.0.1:8080/ (every interface: from another device, this machine's "
+        "address)")

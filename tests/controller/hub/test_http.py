@@ -432,9 +432,17 @@ def test_a_match_that_is_over_is_not_ended_again_and_its_result_stands(tmp_path:
         feed(app.service, "9", ended[:30])
         assert call(f"{app.url}/api/tables/cup/9/end", {"winner": 1, "note": "forfeit"},
                     token)[0] == 200
-        status, body = call(f"{app.url}/api/tables/cup/9/end", {"winner": 0}, token)
+        # the director's own end, not carried out by the table yet (it is down), may be put
+        # right: a wrong winner replaced, sent to the table in its place
+        assert call(f"{app.url}/api/tables/cup/9/end", {"winner": 0, "note": "wrong player"},
+                    token)[0] == 200
+        assert app.service.table("cup", "9")["winner"] == 0
+        end = {"seq": 31, "time": ended[30]["time"], "type": "match_end", "winner": 0,
+               "score": [5, 0], "how": "director"}
+        feed(app.service, "9", [end], ended[0]["match_id"])
+        status, body = call(f"{app.url}/api/tables/cup/9/end", {"winner": 1}, token)
         assert status == 400 and body["error"].endswith(
-            ", ended by td: forfeit): its result stands, and there is nothing to end")
-        assert app.service.table("cup", "9")["winner"] == 1
+            ", ended by td: wrong player): its result stands, and there is nothing to end")
+        assert app.service.table("cup", "9")["winner"] == 0
     finally:
         app.stop()

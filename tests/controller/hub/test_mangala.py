@@ -22,6 +22,7 @@ from controller.mangala.records import round_text
 from controller.mangala.referee import MangalaConfig, start_referee
 from controller.referee.api import DirectorAction, JournalEntry
 from controller.runtime.director_inbox import DirectorInbox
+from engine.errors import InvalidInputError
 from engine.mangala.record_check import check_record
 from engine.mangala.record_reader import parse_record
 from engine.mangala.sowing import play
@@ -441,3 +442,19 @@ def test_a_flag_falling_after_a_hub_end_leaves_the_finished_round_without_a_pend
         assert shown["running"] is None and shown["to_move"] is None
     hub.service.rebuild()
     assert hub.service.tables()[0]["mangala"]["flag_pending"] is None
+
+
+def test_a_drawn_round_is_not_ended_again_and_the_refusal_says_it_was_drawn(
+    hub: HubApp, tmp_path: Path,
+) -> None:
+    """Review of the refusal to end a match already over: at a drawn Mangala round it said
+    "the match is over (no winner, score 1.5-1.5)", which reads like a round a director ended
+    without a winner; the card and results tell a draw apart (hub.md), and so does the
+    refusal, in a round's words."""
+    drawn = drawn_round(tmp_path / "drawn")
+    feed(hub, drawn, drawn, table="6")
+    token = hub.service.login("td", PASSWORD, "test")
+    with pytest.raises(InvalidInputError) as refused:
+        hub.service.act(token, "test", "cup", "6", "end", {"winner": 0, "note": "oops"})
+    assert str(refused.value) == ("the round is over (drawn, score 1.5-1.5): its result stands, "
+                                  "and there is nothing to end")
