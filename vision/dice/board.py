@@ -54,15 +54,19 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
    flat is read flat but in doubt (:data:`PATCH_VETO`). A die called cocked at the top or bottom
    rail takes the pips of a face nearer the rail that reads better (:func:`upward_at_rail`: its
    top tips towards the rail, and the side face read instead looks nearly as large) when the
-   upward-face network, shown that face, names it too; any other die read cocked takes the
-   network's face where it clears its bar (:func:`cocked_pips`).
+   upward-face network, shown that face, names it too; a die called cocked against a checker
+   (``vision.dice.checker_face``: a checker's rim within a cocked die's reach) likewise takes
+   the pips of a face nearer that checker, the one the network names with the most
+   probability, else the one with the most pip evidence if it beats the face read's; any
+   other die read cocked takes the network's face where it clears its bar
+   (:func:`cocked_pips`).
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 
 This module holds the reader's steps in order and the cocked opinion; the rest is split by what
 it holds: the die read (``vision.dice.board_die``), the face check and the frame's memo
 (``vision.dice.face_check``), the second chances (``vision.dice.second_chance``) and the face
-nearer the rail (``vision.dice.rail_face``).
+nearer the rail (``vision.dice.rail_face``) or the checker (``vision.dice.checker_face``).
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ import numpy as np
 
 from vision.dice.board_die import BoardDie, pip_evidence, pose_factor
 from vision.dice.candidates import apply, hybrid_candidates, spot_candidates
+from vision.dice.checker_face import upward_at_checker
 from vision.dice.face_check import FaceMemo, die_face
 from vision.dice.face_fit import (
     ALIGNED_MM,
@@ -89,7 +94,7 @@ from vision.dice.face_fit import (
 from vision.dice.on_checker import on_checker
 from vision.dice.patch_net import joint_logit, patch_logit, patch_model, with_patch
 from vision.dice.pose import cocked_threshold, p_cocked
-from vision.dice.rail_face import upward_at_rail, way_to_rail
+from vision.dice.rail_face import RailFace, upward_at_rail, way_to_rail
 from vision.dice.second_chance import give_second_chance, may_be_cocked, tilt_allowed
 from vision.dice.upward_net import overruled, upward_face, upward_model
 from vision.geometry import BoardGeometry
@@ -132,20 +137,35 @@ def cocked_pips(colour: np.ndarray, gray: Callable[[], np.ndarray], from_mm: np.
                 face: FaceFinding, aligned: Callable[[], np.ndarray], g: BoardGeometry) -> int:
     """The upward face of a die read cocked (BG-ROLL-2: thrown again, but recorded as it
     landed). At the rail, the first face nearer the rail (:func:`upward_at_rail`, most likely
-    first) that the upward-face network, shown that face, names too, clearing its bar; else
-    the face read, overruled by the network shown the face read
-    (``vision.dice.upward_net``). Shown only the face read, the network names that face's own
-    value where the rail read found another: on synthetic throws 16000-18399 it overruled 6
-    cocked dice at the rail read right that way, and set 3 right."""
+    first) that the upward-face network, shown that face, names too, clearing its bar; against
+    a checker, of the faces nearer the checker (:func:`upward_at_checker`) the one the network
+    names with the most probability, else the most likely of them when its pip evidence beats
+    the face read's own (see ``vision.dice.checker_face``); else the face read, overruled by
+    the network shown the face read (``vision.dice.upward_net``). Shown only the face read,
+    the network names that face's own value where the rail read found another: on synthetic
+    throws 16000-18399 it overruled 6 cocked dice at the rail read right that way, and set 3
+    right."""
     model = upward_model()
-    for rail in upward_at_rail(gray, from_mm, face, g):
-        if model is None:
-            return rail.pips
-        shown = warp_patch(colour, from_mm, rail.x_mm, rail.y_mm, ALIGNED_MM,
+
+    def named(nearer: RailFace) -> float | None:  # the network's probability, if it names it
+        assert model is not None
+        shown = warp_patch(colour, from_mm, nearer.x_mm, nearer.y_mm, ALIGNED_MM,
                            ALIGNED_PX_PER_MM, face.angle)
-        named, p = upward_face(shown, model)
-        if named == rail.pips and p >= model.bar:
+        value, p = upward_face(shown, model)
+        return p if value == nearer.pips and p >= model.bar else None
+
+    for rail in upward_at_rail(gray, from_mm, face, g):
+        if model is None or named(rail) is not None:
             return rail.pips
+    nearer = upward_at_checker(gray, from_mm, face, g)
+    if nearer:
+        if model is None:
+            return nearer[0].pips
+        confirmed = [(p, f.pips) for f in nearer if (p := named(f)) is not None]
+        if confirmed:
+            return max(confirmed)[1]
+        if nearer[0].score > face.score:
+            return nearer[0].pips
     return overruled(face.pips, aligned(), model)
 
 

@@ -1,6 +1,7 @@
 """The upward face of a die read cocked against the top or bottom rail (BG-ROLL-2): its top tips
 towards the rail, so a face nearer the rail that reads better is taken for it
-(:func:`upward_at_rail`).
+(:func:`upward_at_rail`). The search along a way on the board (:func:`faces_towards`) serves a
+die leaning on a checker too (``vision.dice.checker_face``).
 """
 
 from __future__ import annotations
@@ -57,12 +58,14 @@ def way_to_rail(face: FaceFinding, g: BoardGeometry) -> float | None:
 
 @dataclass(frozen=True)
 class RailFace:
-    """The face nearer the rail that a die read cocked there shows (:func:`upward_at_rail`):
-    its pips and its centre (board mm)."""
+    """The face nearer the rail that a die read cocked there shows (:func:`upward_at_rail`),
+    or nearer the checker it leans on (``vision.dice.checker_face``): its pips, its centre
+    (board mm) and its pip evidence."""
 
     pips: int
     x_mm: float
     y_mm: float
+    score: float = 0.0  # its pip evidence (vision.dice.tilted's score)
 
 
 def upward_at_rail(gray: Callable[[], np.ndarray], from_mm: np.ndarray, face: FaceFinding,
@@ -75,15 +78,29 @@ def upward_at_rail(gray: Callable[[], np.ndarray], from_mm: np.ndarray, face: Fa
     way = way_to_rail(face, g)
     if way is None:
         return []
+    height = g.height_mm
+    return faces_towards(gray(), from_mm, face, g, (0.0, way),
+                         lambda _x, y: y if way < 0 else height - y)
+
+
+def faces_towards(gray: np.ndarray, from_mm: np.ndarray, face: FaceFinding, g: BoardGeometry,
+                  way: tuple[float, float], room: Callable[[float, float], float]
+                  ) -> list[RailFace]:
+    """The faces lying at least :data:`RAIL_NEARER_SIDES` farther along ``way`` (a unit
+    vector on the board: towards what the die leans on) than ``face``, looked for
+    :data:`RAIL_LOOK_SIDES` that way, ranked as :func:`upward_at_rail` says; ``room`` gives a
+    place's distance (mm) from what the die leans on, which an upward face keeps
+    (:data:`RAIL_FACE_MIN_SIDES`)."""
     die = g.die_size_mm
-    cy = face.y_mm + way * RAIL_LOOK_SIDES * die
-    nearer = sorted((r for r in tilted_reads(gray(), from_mm, face.x_mm, cy, die)
-                     if way * (cy + r.dy - face.y_mm) >= RAIL_NEARER_SIDES * die),
+    cx = face.x_mm + way[0] * RAIL_LOOK_SIDES * die
+    cy = face.y_mm + way[1] * RAIL_LOOK_SIDES * die
+    nearer = sorted((r for r in tilted_reads(gray, from_mm, cx, cy, die)
+                     if (way[0] * (cx + r.dx - face.x_mm) + way[1] * (cy + r.dy - face.y_mm)
+                         >= RAIL_NEARER_SIDES * die)),
                     key=lambda r: -_weighed(r.score, r.value))
 
-    def clear(r: TiltedRead) -> bool:  # far enough from the rail for an upward face
-        y = cy + r.dy
-        return (y if way < 0 else g.height_mm - y) >= RAIL_FACE_MIN_SIDES * die
+    def clear(r: TiltedRead) -> bool:  # far enough from the support for an upward face
+        return room(cx + r.dx, cy + r.dy) >= RAIL_FACE_MIN_SIDES * die
 
     if not nearer or not clear(nearer[0]):
         return []  # the best evidence there is a row of the face read's pips, or none
@@ -91,7 +108,7 @@ def upward_at_rail(gray: Callable[[], np.ndarray], from_mm: np.ndarray, face: Fa
     for r in nearer:
         if (clear(r) and r.score > _weighed(face.score, face.pips)
                 and all(f.pips != r.value for f in out)):
-            out.append(RailFace(r.value, face.x_mm + r.dx, cy + r.dy))
+            out.append(RailFace(r.value, cx + r.dx, cy + r.dy, r.score))
     return out
 
 

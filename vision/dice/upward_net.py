@@ -9,8 +9,8 @@ both faces and the die's outline at once. The reader (``vision.dice.board``) tak
 a die it reads cocked by the die's own look (the board's supports, weighed later by
 ``vision.dice.support``, may still call it flat) when it differs from the grid's and its
 probability clears the model file's bar, chosen so that it costs hardly any face the grid read
-had right; at the rail, where a face nearer the rail may give the pips instead, the network is
-shown that face too (``board.cocked_pips``). Numpy only, about 0.5 ms a die.
+had right; at the rail or against a checker, where a face nearer it may give the pips instead, the
+network is shown that face too (``board.cocked_pips``). Numpy only, about 0.5 ms a die.
 """
 
 from __future__ import annotations
