@@ -21,6 +21,10 @@ from engine.errors import RecordFormatError
 
 # The journal's file name in a table's journal folder (hakem run, hakem director).
 JOURNAL_NAME: Final = "journal.jsonl"
+# The entries of a throw: a game's first one starts it, after which the game before stands as
+# scored (BG-CUBE-5: its cube is put right only until then); the referee and the journal check
+# both go by it.
+THROW_TYPES: Final = frozenset({"opening_roll", "roll", "invalid_throw", "early_throw"})
 
 # The contract types of DESIGN.md; tables may add their own, but these are the ones others read.
 CONTRACT_TYPES: Final = frozenset(

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeGuard
 
-from controller.records.journal import CONTRACT_TYPES
+from controller.records.journal import CONTRACT_TYPES, THROW_TYPES
 from engine.backgammon.cube import CUBE_FACES
 from engine.backgammon.mat_play import NotAPlay, find_play
 from engine.backgammon.mat_reader import MatMove, parse_move
@@ -31,9 +31,6 @@ KNOWN_TYPES: Final = CONTRACT_TYPES | REFEREE_TYPES
 MATCH_ID_RE: Final = re.compile(r"[A-Za-z0-9+/]{12}")
 PLAYER_TYPES: Final = frozenset({"roll", "move", "double", "take", "drop", "turn_passed"})
 CUBE_TOP: Final = max(CUBE_FACES)  # the highest value a physical cube shows (BG-EQ-1)
-# the entries of a throw: a game's first one starts it, after which the game before stands
-# as scored (BG-CUBE-5: its cube is put right only until then)
-THROW_TYPES: Final = frozenset({"opening_roll", "roll", "invalid_throw", "early_throw"})
 
 
 def where(source: str, index: int, entry: Mapping[str, Any]) -> str:

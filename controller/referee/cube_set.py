@@ -15,13 +15,13 @@ from typing import Any
 
 from controller.referee.api import CubeSeen
 from controller.referee.config import RefereeConfig
-from engine.backgammon.cube import Cube
+from engine.backgammon.cube import CUBE_FACES, Cube
 from engine.backgammon.match import CorrectCube, EndHow, MatchState, Phase, apply
 from engine.errors import InvalidInputError, RuleViolationError
 
 # the values a director may set: those a physical cube shows (BG-EQ-1; 1 is the centred
 # cube, its face 64 up)
-CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
+CUBE_VALUES = (1, *sorted(CUBE_FACES))
 
 
 def correction(args: dict[str, Any]) -> CorrectCube:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from controller.records.journal import THROW_TYPES
 from controller.referee.api import BoardView, Command, CubeSeen, DieSeen
 from controller.referee.clock_run import ClockRun
 from controller.referee.config import RefereeConfig
@@ -33,9 +34,6 @@ from engine.backgammon.position import Position
 from engine.backgammon.scoring import WinKind
 
 SETUP_MOVES = 5  # BG-EQ-4: a set-up error is corrected only before the 5th move
-# the entries of a throw: the first one of a game starts it, after which the game before
-# stands as scored (BG-CUBE-5: a cube is put right only until the next game starts)
-_THROWS = frozenset({"opening_roll", "roll", "invalid_throw", "early_throw"})
 
 
 class RefereeState(Outputs):
@@ -155,7 +153,7 @@ class RefereeState(Outputs):
         m = self.match
         self._director_due = None  # any entry after a director's action is what it decided
         self._clock_run.fold(kind, f)
-        if kind in _THROWS:
+        if kind in THROW_TYPES:
             self._last_over = None  # the next game has started: the last one stands as scored
         if kind == "match_start":
             self._started = True

@@ -14,6 +14,7 @@ import numpy as np
 from vision.dice.face_fit import FaceFinding, warp_patch
 from vision.dice.on_checker import RIM_SUPPORT_MIN, rim_support
 from vision.dice.rail_face import RailFace, faces_towards, way_to_rail
+from vision.dice.support import checker_places
 from vision.geometry import BoardGeometry
 
 # A die leaning on a checker rests with its centre half a side and a bit (its reach, 0.6 to
@@ -52,9 +53,8 @@ def leaned_checker(gray: np.ndarray, from_mm: np.ndarray, face: FaceFinding,
     r = g.checker_diameter_mm / 2
     die = g.die_size_mm
     near, far = r + LEAN_NEAR_SIDES * die, r + LEAN_FAR_SIDES * die
-    places = sorted((math.hypot(x - face.x_mm, y - face.y_mm), x, y)
-                    for slot in range(24) for x, y in (
-                        g.checker_centre_mm(slot, i) for i in range(g.column_capacity())))
+    places = sorted((math.hypot(x - face.x_mm, y - face.y_mm), float(x), float(y))
+                    for x, y in checker_places((None,) * 24, g))  # every place of every slot
     places = [p for p in places if near <= p[0] <= far]
     if not places:
         return None
