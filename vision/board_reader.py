@@ -469,24 +469,48 @@ def read_prepared(frame: PreparedFrame, name: str | None = None, *,
     when any lies in a column), but for a die read less surely than the table's camera floors
     keep (``vision.dice.reading.kept_die``: a reflection)."""
     given = clear_places(frame, clear_at, cube_at)
-    reading = _read_checkers(frame, name, given)
+    reading = _read_checkers(frame, name, given, cube_at)
     if dice:
         from vision.dice.reading import kept_die  # late: the dice pass imports this module
 
         found = dice_and_cube(frame, reading.slot_counts())
+        cube = cube_at if found.cube is None else found.cube.centre_mm
         clear = clear_places(frame, [*clear_at, *(d.centre_mm for d in found.dice
                                                   if not d.on_checker
-                                                  and kept_die(d.flat, d.confidence))],
-                             cube_at if found.cube is None else found.cube.centre_mm)
-        if clear is not None and (given is None or (clear != given).any()):
-            reading = _read_checkers(frame, name, clear)  # only when the dice clear more
+                                                  and kept_die(d.flat, d.confidence))], cube)
+        if ((clear is not None and (given is None or (clear != given).any()))
+                or (cube != cube_at and _on_bar(frame, cube))):
+            # only when the dice clear more, or the cube lies on the bar (where the bar's
+            # checker search may have taken it for a checker, or its light for theirs)
+            reading = _read_checkers(frame, name, clear, cube)
         reading.dice, reading.cube = found.dice_json(), found.cube_json()
     return reading
 
 
-def _read_checkers(frame: PreparedFrame, name: str | None, clear: np.ndarray | None
-                   ) -> BoardReading:
-    """:func:`read_prepared` without the dice and the cube."""
+def _under_cube(frame: PreparedFrame, centres: Sequence[tuple[float, float]],
+                cube_mm: tuple[float, float] | None) -> list[bool]:
+    """For each bar checker centre (reading raster px), whether it lies within
+    :data:`CUBE_CLEAR_REACH_MM` of the cube at ``cube_mm`` (board mm; None: no cube): the cube
+    itself, centred on the bar (BG-CUBE-1's place), shows a disc's four rims there."""
+    if cube_mm is None:
+        return [False] * len(centres)
+    u, v = frame.canonical.mm_to_px(*cube_mm)
+    reach = CUBE_CLEAR_REACH_MM * frame.canonical.px_per_mm
+    return [bool(np.hypot(x - u, y - v) < reach) for x, y in centres]
+
+
+def _on_bar(frame: PreparedFrame, cube_mm: tuple[float, float] | None) -> bool:
+    """Whether a cube at ``cube_mm`` (board mm; None: no cube) lies on the bar."""
+    if cube_mm is None:
+        return False
+    g = frame.calibration.geometry
+    return g.bar.x0 <= cube_mm[0] <= g.bar.x1 and 0.0 <= cube_mm[1] <= g.height_mm
+
+
+def _read_checkers(frame: PreparedFrame, name: str | None, clear: np.ndarray | None,
+                   cube_mm: tuple[float, float] | None = None) -> BoardReading:
+    """:func:`read_prepared` without the dice and the cube (``cube_mm``: where the cube lies,
+    board mm: no bar checker is read under it)."""
     config = frame.config
     cfg = config.checkers
     lay: Layout = layout_for(frame.canonical)
@@ -505,6 +529,8 @@ def _read_checkers(frame: PreparedFrame, name: str | None, clear: np.ndarray | N
     slot_colour = _masked_row_median(colours_at, show)
     slot_present = 1.0 - dists[:, 0]
     cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg, frame.gradients)
+    under = _under_cube(frame, [(c.x, c.y) for c in cands], cube_mm)
+    cands = [c for c, hidden in zip(cands, under, strict=True) if not hidden]
     bar_bgr = (
         disc_colours(frame.bgr, np.array([[c.x, c.y] for c in cands]), lay)
         if cands

@@ -112,20 +112,9 @@ class DemoCamera:
         if cached is not None:
             self._checkers.move_to_end(key)
             return cached
-        digest = hashlib.sha1(repr(key).encode("utf-8")).digest()
-        seed = int.from_bytes(digest[:8], "big") ^ self.seed
         canvas = self._board.copy()
         draw_off(canvas, self.canonical, self.scheme, contents, darker_at_bottom=True)
-        # a checker on the bar is put where there is room: not under the cube, and clear of
-        # the bar's hinges (which the board reader can take for a checker beside a checker)
-        # a checker lies where it lay, looking as it looked, while others move: each point's
-        # spacing and jitter, and each checker's grain, come from generators of their own
-        for attempt in range(100):
-            rng = np.random.default_rng(seed + attempt)
-            layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True,
-                                    slot_rng=self._slot_rng)
-            if not self._bar_blocked(layout, cube):
-                break
+        layout, _ = self._layout(contents, cube)
         for layer in (0, 1, 2):
             for x, y, colour, lay in layout:
                 if lay != layer:
@@ -145,6 +134,28 @@ class DemoCamera:
         while len(self._checkers) > self.cache_size:
             self._checkers.popitem(last=False)
         return canvas
+
+    def _layout(self, contents: BoardContents, cube: CubeProp | None
+                ) -> tuple[list[tuple[float, float, int, int]], bool]:
+        """Where the checkers lie (x, y mm, colour, layer), and whether the bar's were laid
+        where there is room: not under the cube, and clear of the bar's hinges (which the
+        board reader can take for a checker beside a checker). A checker lies where it lay,
+        looking as it looked, while others move: each point's spacing and jitter come from
+        generators of their own."""
+        digest = hashlib.sha1(repr((contents, cube)).encode("utf-8")).digest()
+        seed = int.from_bytes(digest[:8], "big") ^ self.seed
+        for attempt in range(100):
+            rng = np.random.default_rng(seed + attempt)
+            layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True,
+                                    slot_rng=self._slot_rng)
+            if not self._bar_blocked(layout, cube):
+                return layout, True
+        return layout, False
+
+    def bar_clear(self, contents: BoardContents, cube: CubeProp | None) -> bool:
+        """Whether this camera lays the checkers on the bar clear of the cube and the hinges
+        (else it draws them as its last try laid them, which may be under the cube)."""
+        return self._layout(contents, cube)[1]
 
     def column_end(self, slot: int, n: int) -> tuple[float, float]:
         """Where this camera draws the outermost column checker of ``slot`` holding ``n``
