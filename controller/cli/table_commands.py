@@ -84,7 +84,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     add_broker_options(demo)
     demo.add_argument("--quiet", action="store_true",
                       help="no live log on stdout, only the summary (the progress line still "
-                      "goes to stderr; --json has neither)")
+                      "goes to stderr, as does a hub's broker that cannot be reached; --json "
+                      "has no progress line)")
     demo.set_defaults(func=_demo)
 
     rep = add_command(subparsers, "replay", parents,

@@ -234,6 +234,7 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         # called before each frame with the journal's entries (a test acts at a chosen moment)
         self.before_frame: Callable[[Sequence[dict[str, Any]]], None] | None = None
         self.publisher: TablePublisher | None = None
+        self._link_trouble = False  # a quiet demo said on stderr that the hub cannot hear it
         if publish is not None:
             self._publish(publish)
 
@@ -245,7 +246,21 @@ class SimulatedTable(ClosedOnExit, Generic[P]):
         publisher = TablePublisher.of_folder(link, self.out)
         self.publisher = publisher
         self._closers.insert(1, publisher.close)  # after everything but the folder's lock
-        self.executor.publish_to(publisher)
+        quiet = self.log.stream is None
+        self.executor.publish_to(publisher, say=self._say_link if quiet else None)
+
+    def _say_link(self, text: str) -> None:
+        """A quiet demo's words of its link to the hub (no live log on stdout): in the live log
+        file, and on stderr too while the hub cannot hear the table (and once it can again),
+        so a director learns it then, not from the outbox line at the end."""
+        self.log.say(text)
+        publisher = self.publisher
+        trouble = publisher is not None and publisher.link_state != "connected"
+        if trouble or self._link_trouble:
+            progress = self.progress
+            LiveLog(stream=sys.stderr, clear_line=bool(progress is not None
+                                                       and progress.isatty())).say(text)
+        self._link_trouble = trouble
 
     def _hub_delivered(self, timeout_s: float | None = None) -> None:
         """Wait until the broker holds every entry published, up to ``timeout_s`` (default

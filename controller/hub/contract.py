@@ -189,6 +189,12 @@ class MatchState:
             end_result(self.mangala, winner)
         _finish(self)
 
+    @property
+    def end_pending(self) -> bool:
+        """A director's end on the hub ended the match and the table has not carried it out
+        (journalled its end) yet, being down: that end may still be replaced."""
+        return self.finished and not self.table_ended and self.hub_end is not None
+
     def open_flags(self) -> int:
         """Flags nobody has acknowledged yet."""
         return sum(1 for f in self.flags if f["acknowledged_by"] is None)
@@ -237,6 +243,7 @@ class MatchState:
         out["games"] = copy.deepcopy(self.games)
         out["position"] = copy.deepcopy(self.position)
         out["started"] = self.started
+        out["end_pending"] = self.end_pending  # the page offers to replace it
         return out
 
 

@@ -440,6 +440,9 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         parts = [unquote(p) for p in url.path.split("/") if p]
         hub = self.server.hub
         try:
+            if parts[:2] == ["api", "tables"] and len(parts) >= 5:
+                self._act(parts[2], parts[3], parts[4:])
+                return
             body = self._body()
             if parts == ["api", "login"]:
                 name, password = body.get("user"), body.get("password")
@@ -457,8 +460,6 @@ class HubRequestHandler(BaseHTTPRequestHandler):
                     hub.logout(old)
                 clear = f"{COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"
                 self._json(200, {"user": None}, {"Set-Cookie": clear})
-            elif parts[:2] == ["api", "tables"] and len(parts) >= 5:
-                self._act(parts[2], parts[3], parts[4:], body)
             else:
                 self._error(404, f"no such action: {url.path}")
         except ActionRefusedError as exc:
@@ -470,21 +471,45 @@ class HubRequestHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def _act(self, tournament: str, table: str, rest: list[str], body: dict[str, Any]) -> None:
+    def _act(self, tournament: str, table: str, rest: list[str]) -> None:
+        """A director action at a table; one refused here, before the hub takes it (its body or
+        address bad), is audited as the hub's own refusals are."""
         hub = self.server.hub
-        if len(rest) == 3 and rest[0] == "flags" and rest[2] in ("ack", "override"):
-            if not rest[1].isdigit():
+        kind = _action_name(rest)
+        asked: dict[str, Any] | None = None
+        try:
+            body = self._body()
+            if kind not in ("acknowledge", "override", "end"):
+                raise NotFoundError(f"no such action: {'/'.join(rest)}")
+            asked = _action_asked(kind, rest[1] if len(rest) > 1 else "", body)
+            if not isinstance(asked.get("seq", 0), int):
                 raise NotFoundError(f"no flag {rest[1]!r}")
-            kind = "acknowledge" if rest[2] == "ack" else "override"
-            data: dict[str, Any] = {"seq": int(rest[1]), "note": body.get("note", "")}
-            if kind == "override":
-                data["verdict"] = body.get("verdict")
-        elif rest == ["end"]:
-            kind, data = "end", {"winner": body.get("winner"), "note": body.get("note", "")}
-        else:
-            raise NotFoundError(f"no such action: {'/'.join(rest)}")
-        result = hub.act(self._token(), self._remote(), tournament, table, kind, data)
+        except HakemError as exc:
+            hub.refused(self._token(), self._remote(), f"{kind} {tournament}/{table}", asked,
+                        str(exc))
+            raise
+        result = hub.act(self._token(), self._remote(), tournament, table, kind, asked)
         self._json(200, result)
+
+
+def _action_name(rest: list[str]) -> str:
+    """What a POST under a table's address asks for, by its address: ``acknowledge``,
+    ``override``, ``end``, or the address itself when it names no action."""
+    if len(rest) == 3 and rest[0] == "flags" and rest[2] in ("ack", "override"):
+        return "acknowledge" if rest[2] == "ack" else "override"
+    return "end" if rest == ["end"] else "/".join(rest)
+
+
+def _action_asked(kind: str, seq: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The data of action ``kind`` as asked, unchecked: a flag's ``seq`` from its address (text
+    when it is no number), the rest from the body."""
+    if kind == "end":
+        return {"winner": body.get("winner"), "note": body.get("note", "")}
+    data: dict[str, Any] = {"seq": int(seq) if seq.isascii() and seq.isdigit() else seq,
+                            "note": body.get("note", "")}
+    if kind == "override":
+        data["verdict"] = body.get("verdict")
+    return data
 
 
 def bound_stream(sock: socket.socket, stall_s: float) -> None:

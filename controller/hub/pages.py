@@ -76,10 +76,11 @@ def table_page(tournament: str, table: str) -> str:
 <div class="cols"><div><img id="board" class="board" alt="the board" hidden>
 <p><a id="download" download hidden>Download the match record</a></p></div>
 <div><h2>Flags</h2><p id="noflags">No flags.</p><ul class="flags" id="flags"></ul>
-<form id="end" hidden><strong>End the match:</strong>
+<form id="end" hidden><strong id="end-what">End the match:</strong>
 <select name="winner"><option value="">no winner</option><option value="0">first player wins
 </option><option value="1">second player wins</option></select>
-<input name="note" placeholder="reason" maxlength="500"><button>End match</button></form>
+<input name="note" placeholder="reason" maxlength="500"><button id="end-go">End match</button>
+</form>
 </div></div>
 <h2>Moves</h2><table class="moves"><thead><tr><th id="moves-game">game</th><th>player</th>
 <th id="moves-dice">dice</th><th>move</th></tr></thead><tbody id="moves"></tbody></table>

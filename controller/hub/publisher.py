@@ -166,6 +166,12 @@ class TablePublisher:
         return self._connected
 
     @property
+    def link_state(self) -> str:
+        """How the link to the broker went when last said: ``connected``, ``unreachable``,
+        ``refused``, ``lost``, ``tls: ...`` ("" before the first word, ``closed`` once closing)."""
+        return self._link_said
+
+    @property
     def match_id(self) -> str | None:
         """The match the next entry belongs to."""
         return self.outbox.get("match")

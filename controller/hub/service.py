@@ -774,9 +774,21 @@ class HubService:
         return self.store.session_user(token_hash(token), self.clock())
 
     def _refuse(self, remote: str, user: str | None, action: str, why: str) -> None:
-        self.store.audit(utc_now_iso(), remote, user, action, False, why)
-        audit_log.warning("refused %s from %s (user %s): %s", action, remote, user or "-", why)
+        self._audit_refusal(remote, user, action, why)
         raise ActionRefusedError(f"{action} refused: {why}")
+
+    def _audit_refusal(self, remote: str, user: str | None, action: str, why: str,
+                       asked: Any = None) -> None:
+        """Keep a refused attempt in the audit, marked refused (``ok`` false) with why, and
+        what it asked for when given (never a password)."""
+        self.store.audit(utc_now_iso(), remote, user, action, False, why, asked)
+        audit_log.warning("refused %s from %s (user %s): %s", action, remote, user or "-", why)
+
+    def refused(self, token: str | None, remote: str, action: str, asked: Any, why: str) -> None:
+        """Audit a director action the web layer refused before :meth:`act` (a body or an
+        address it cannot take): what it asked for is kept only from a live session."""
+        user = self.session_user(token)
+        self._audit_refusal(remote, user, action, why, asked if user is not None else None)
 
     # -- director actions -----------------------------------------------------------------------
     def act(
@@ -793,15 +805,19 @@ class HubService:
         with self.store.lock, self.views_lock:
             view = self.views.get((tournament, table))
             state = view.current if view is not None else None
-            if view is None or state is None:
-                raise NotFoundError(f"no match at table {tournament}/{table}")
-            _check_action(state, kind, data)
+            try:
+                if view is None or state is None:
+                    raise NotFoundError(f"no match at table {tournament}/{table}")
+                _check_action(state, kind, data)
+            except HakemError as exc:  # a director reviewing a dispute sees the attempt too
+                self._audit_refusal(remote, user, action, str(exc), data)
+                raise
             self.store.add_action(utc_now_iso(), user, tournament, table, state.match, kind, data,
                                   view.applied.get(state.match, 0))
             before = _result(state)
             _apply_action(state, kind, user, data)
             self._keep_result(view, state, before, utc_now_iso())
-            self.store.audit(utc_now_iso(), remote, user, action, True, json.dumps(data))
+            self.store.audit(utc_now_iso(), remote, user, action, True, json.dumps(data), data)
             self._stamp(view)
             summary = json.dumps(view.summary())
         audit_log.info("%s by %s: %s", action, user, data)
@@ -827,12 +843,12 @@ def _check_action(state: MatchState, kind: str, data: dict[str, Any]) -> None:
     elif kind == "end":
         if data.get("winner") not in (0, 1, None):
             raise InvalidInputError(f"winner must be 0, 1 or null, got {data.get('winner')!r}")
-        if state.finished and (state.table_ended or state.hub_end is None):
-            # the page offers no end for a finished match; one posted all the same (a page
-            # not updated yet, a card taken for another) put the director's winner beside the
-            # table's score on the card and in the results. A director's own end on the hub
-            # that the table has not carried out yet (it is down) may still be replaced: a
-            # wrong winner put right, sent to the table in its place
+        if state.finished and not state.end_pending:
+            # the page offers no end for a match the table ended; one posted all the same (a
+            # page not updated yet, a card taken for another) put the director's winner beside
+            # the table's score on the card and in the results. A director's own end on the hub
+            # that the table has not carried out yet (it is down) may still be replaced, and the
+            # page offers that: a wrong winner put right, sent to the table in its place
             noun = "round" if state.mangala is not None else "match"
             raise InvalidInputError(f"the {noun} is over ({_result_words(state)}): its result "
                                     "stands, and there is nothing to end")

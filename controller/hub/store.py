@@ -20,6 +20,8 @@ from typing import Any
 from controller.hub.auth import PasswordHash
 from engine.errors import HakemError
 
+AUDIT_ASKED_CHARS = 1000  # what a request asked for is kept up to this many characters of JSON
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -68,7 +70,7 @@ CREATE TABLE IF NOT EXISTS actions (
 );
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, remote TEXT NOT NULL,
-    user TEXT, action TEXT NOT NULL, ok INTEGER NOT NULL, detail TEXT NOT NULL
+    user TEXT, action TEXT NOT NULL, ok INTEGER NOT NULL, detail TEXT NOT NULL, asked TEXT
 );
 """
 
@@ -106,6 +108,9 @@ class HubStore:
         columns = {str(row[1]) for row in self.db.execute("PRAGMA table_info(actions)")}
         if "after_seq" not in columns:  # a database from before actions knew their place
             self.db.execute("ALTER TABLE actions ADD COLUMN after_seq INTEGER")
+        columns = {str(row[1]) for row in self.db.execute("PRAGMA table_info(audit)")}
+        if "asked" not in columns:  # a database from before the audit kept what was asked
+            self.db.execute("ALTER TABLE audit ADD COLUMN asked TEXT")
 
     def close(self) -> None:
         """Close the connection."""
@@ -328,23 +333,35 @@ class HubStore:
         ]
 
     def audit(self, time: str, remote: str, user: str | None, action: str, ok: bool,
-              detail: str) -> None:
-        """Log an attempted action, allowed or refused."""
+              detail: str, asked: Any = None) -> None:
+        """Log an attempted action, allowed or refused; ``asked``: what it asked for (JSON),
+        None when that is not kept (a request without a session, or with no readable body)."""
+        kept = None if asked is None else _asked_text(asked)
         with self.lock:
             self.db.execute(
-                "INSERT INTO audit (time, remote, user, action, ok, detail) VALUES (?,?,?,?,?,?)",
-                (time, remote, user, action, int(ok), detail),
+                "INSERT INTO audit (time, remote, user, action, ok, detail, asked) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (time, remote, user, action, int(ok), detail, kept),
             )
 
     def audit_log(self, limit: int = 200) -> list[dict[str, Any]]:
         """The latest audit lines, newest first."""
         with self.lock:
             rows = self.db.execute(
-                "SELECT time, remote, user, action, ok, detail FROM audit ORDER BY id DESC LIMIT ?",
-                (limit,),
+                "SELECT time, remote, user, action, ok, detail, asked FROM audit "
+                "ORDER BY id DESC LIMIT ?", (limit,),
             ).fetchall()
         return [
             {"time": r[0], "remote": r[1], "user": r[2], "action": r[3], "ok": bool(r[4]),
-             "detail": r[5]}
+             "detail": r[5], "asked": None if r[6] is None else json.loads(r[6])}
             for r in rows
         ]
+
+
+def _asked_text(asked: Any) -> str:
+    """``asked`` as the JSON the audit keeps: whole when short, else the start of its JSON text
+    as one string (a refused body may be up to 64 KiB)."""
+    text = json.dumps(asked)
+    if len(text) <= AUDIT_ASKED_CHARS:
+        return text
+    return json.dumps(text[:AUDIT_ASKED_CHARS] + "...")

@@ -122,14 +122,14 @@ class Executor:
         elif isinstance(command, Say):
             self.log.say(command.text)
 
-    def publish_to(self, publisher: Any) -> None:
+    def publish_to(self, publisher: Any, say: Callable[[str], None] | None = None) -> None:
         """Have ``publisher`` (the hub's, ``hakem run`` and the demos alike) follow the journal:
-        its words of its link into the live log, started, the journal so far given to its
-        ``resume`` (the hub's state rebuilt, and what a crash mid-step journalled but never
-        handed on queued), then each new entry. A test's stand-in may lack all but
-        ``publish``."""
+        its words of its link into the live log (or to ``say``, set before it starts), started,
+        the journal so far given to its ``resume`` (the hub's state rebuilt, and what a crash
+        mid-step journalled but never handed on queued), then each new entry. A test's
+        stand-in may lack all but ``publish``."""
         if hasattr(publisher, "say"):
-            publisher.say = self.log.say
+            publisher.say = say or self.log.say
         if hasattr(publisher, "start"):
             publisher.start()
         if self.journal.entries and hasattr(publisher, "resume"):

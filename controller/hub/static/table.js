@@ -21,11 +21,17 @@ async function whoami() {
   offerEnd();
   document.getElementById("who").textContent = user ? "director: " + user : "";
 }
-// A director may end a match still being played; a finished one offers nothing to end. The
-// winner is offered by name ("first player" left the director to work out who that was).
+// A director may end a match still being played; a finished one offers nothing to end, but
+// for a director's end on the hub the table has not carried out yet (it is down): that one may
+// be replaced, and the form says so. The winner is offered by name ("first player" left the
+// director to work out who that was).
 function offerEnd() {
   const form = document.getElementById("end");
-  form.hidden = !user || !shown || shown.finished;
+  const pending = !!shown && shown.finished && !!shown.end_pending;
+  form.hidden = !user || !shown || (shown.finished && !pending);
+  document.getElementById("end-what").textContent = pending
+    ? "Replace the pending end (the table has not carried it out yet):" : "End the match:";
+  document.getElementById("end-go").textContent = pending ? "Replace the end" : "End match";
   if (shown) for (const p of [0, 1]) form.winner.options[p + 1].textContent = (shown.players[p] || "?") + " wins";
 }
 function flagItem(t, f) {

@@ -482,7 +482,7 @@ def test_a_demo_table_says_what_its_hub_link_says(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     link = hub_link(build_parser().parse_args(  # nobody there
         ["demo", "--publish", "mqtt://127.0.0.1:1", "--table", "7", "--out", str(out)]))
-    with SimulatedTable(out, publish=link) as table:
+    with SimulatedTable(out, publish=link, log=io.StringIO()) as table:  # quiet: below
         publisher = table.publisher
         assert publisher is not None and publisher.say == table.log.say
         assert publisher.director_folder == out

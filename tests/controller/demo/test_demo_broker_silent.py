@@ -45,15 +45,21 @@ def silent_broker() -> Iterator[int]:
     server.close()
 
 
-@pytest.mark.parametrize("game", ["backgammon", "mangala"])
-def test_a_demo_whose_broker_never_answers_exits_2_naming_the_outbox(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-        silent_broker: int, game: str) -> None:
+@pytest.fixture
+def short_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Either demo stopped after 6 journal entries, and its wait for the broker at the end cut
+    to 1.5 s."""
     monkeypatch.setattr("controller.demo.harness.HUB_WAIT_S", 1.5)
     monkeypatch.setattr("controller.demo.table.DemoOptions",
                         functools.partial(DemoOptions, record=False, stop_after=6))
     monkeypatch.setattr("controller.mangala.cli.MangalaDemoOptions",
                         functools.partial(MangalaDemoOptions, stop_after=6))
+
+
+@pytest.mark.parametrize("game", ["backgammon", "mangala"])
+def test_a_demo_whose_broker_never_answers_exits_2_naming_the_outbox(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], short_demo: None,
+        silent_broker: int, game: str) -> None:
     out = tmp_path / "demo"
     code = main(["demo", "--game", game, "--out", str(out), "--quiet",
                  "--publish", f"mqtt://127.0.0.1:{silent_broker}", "--table", "7"])
@@ -63,3 +69,34 @@ def test_a_demo_whose_broker_never_answers_exits_2_naming_the_outbox(
     assert last.startswith("hakem") and "not confirmed by the broker within" in last
     assert f"they wait in {out / 'hub-outbox.sqlite'}" in last
     assert (out / "journal.jsonl").exists()
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A local port nothing listens on (bound for a moment, then let go)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("game", ["backgammon", "mangala"])
+def test_a_quiet_demo_whose_broker_cannot_be_reached_says_so_on_stderr_and_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], short_demo: None,
+        closed_port: int, game: str) -> None:
+    """QA as a tournament director: ``--quiet`` kept the live log's line on the broker off the
+    screen, so nothing said the hub would not see the table until the outbox line at the end.
+    The line goes to stderr, naming the broker; the match is played on, as without --quiet."""
+    out = tmp_path / "demo"
+    code = main(["demo", "--game", game, "--out", str(out), "--quiet",
+                 "--publish", f"mqtt://127.0.0.1:{closed_port}", "--table", "7"])
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    said = [k for k, line in enumerate(lines) if "cannot be reached" in line]
+    assert len(said) == 1, captured.err
+    assert lines[said[0]].startswith(f"The hub's broker at mqtt://127.0.0.1:{closed_port} "
+                                      "cannot be reached")
+    assert said[0] < next(k for k, line in enumerate(lines) if line.startswith("waiting up to"))
+    assert "cannot be reached" not in captured.out  # quiet: no live log on stdout...
+    assert lines[said[0]] in (out / "live.log").read_text().splitlines()  # ...but its file
+    assert code == 2  # played on, then the entries waiting in the outbox, as without --quiet
+    assert len((out / "journal.jsonl").read_text().splitlines()) >= 6

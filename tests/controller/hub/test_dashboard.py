@@ -170,6 +170,46 @@ def test_the_end_form_names_the_players_it_can_make_the_winner(
     assert browser.run(WINNERS) == ["no winner", "Ayse 9 wins", "Mehmet 9 wins"]
 
 
+def _ended_on_the_hub(hub: HubApp) -> list[dict[str, object]]:
+    """Table 9's match "m", 8 entries in, ended by director td on the hub (winner 1, forfeit)
+    with no word from the table since; its entries, played and not."""
+    hub.service.add_user("td", "correct horse battery")
+    match = simulated_match(9, seed=2)
+    _ingest(hub, "events", _events("m", match[:8]))
+    token = hub.service.login("td", "correct horse battery", "test")
+    hub.service.act(token, "test", "cup", "9", "end", {"winner": 1, "note": "forfeit"})
+    return match
+
+
+def test_a_directors_end_the_table_has_not_carried_out_may_be_replaced_on_the_page(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """QA as a tournament director: a match ended on the hub while its table was down hid the
+    end form, so a wrong winner could be put right only through the API, which takes it until
+    the table carries the end out. The form is offered then, saying it replaces the pending
+    end; once the table has carried it out (its match_end), it is gone."""
+    hub = make_hub()
+    match = _ended_on_the_hub(hub)
+    browser.get(hub.url + "/tables/cup/9")
+    wait_for(lambda: "finished" in browser.run(TEXT, "info"), 30, "the match ended on the hub")
+    assert browser.run(DISPLAY, "end") == "none"  # a visitor: no end form
+    browser.run("const f = document.getElementById('login'); f.user.value = 'td';"
+                "f.password.value = 'correct horse battery'; f.requestSubmit();")
+    wait_for(lambda: browser.run(DISPLAY, "end") != "none", 30, "the form replacing the end")
+    assert browser.run(TEXT, "end-what").startswith("Replace the pending end")
+    assert browser.run(TEXT, "end-go") == "Replace the end"
+    browser.run("const f = document.getElementById('end'); f.winner.value = '0';"
+                "f.note.value = 'wrong player'; f.requestSubmit();")
+    wait_for(lambda: "(ended by td: wrong player)" in browser.run(TEXT, "info"), 30,
+             "the end replaced")
+    assert hub.service.table("cup", "9")["winner"] == 0
+    assert browser.run(DISPLAY, "end") != "none"  # still not carried out: still replaceable
+    end = {"seq": 9, "time": match[8]["time"], "type": "match_end", "winner": 0,
+           "score": [3, 0], "how": "director"}
+    _ingest(hub, "events", _events("m", [end]))  # the table, back, carries the end out
+    wait_for(lambda: browser.run(DISPLAY, "end") == "none", 30, "no end form once carried out")
+
+
 def test_a_mangala_table_on_the_dashboard_and_its_page(
     browser: Browser, make_hub: Callable[..., HubApp], make_table: Callable[..., TablePublisher],
     tmp_path: Path,
@@ -205,11 +245,7 @@ def test_a_card_says_which_director_ended_the_match(
     """The card said "finished" and starred the winner, not that a director ended the match
     nor who (only the table's page did)."""
     hub = make_hub()
-    hub.service.add_user("td", "correct horse battery")
-    match = simulated_match(9, seed=2)
-    _ingest(hub, "events", _events("m", match[:8]))
-    token = hub.service.login("td", "correct horse battery", "test")
-    hub.service.act(token, "test", "cup", "9", "end", {"winner": 1, "note": "forfeit"})
+    _ended_on_the_hub(hub)
     browser.get(hub.url + "/")
     card = "const c = document.getElementById('card-cup-9'); return c ? c.textContent : '';"
     wait_for(lambda: "finished" in browser.run(card), 30, "the finished card")

@@ -92,8 +92,10 @@ def test_a_mangala_demo_publishes_its_round(
         code = main(["demo", "--game", "mangala", "--seed", "3", "--out", str(out),
                      "--publish", broker.url, "--table", "5", "--json"])
         assert code == 0
-        report = json.loads(capsys.readouterr().out)
+        captured = capsys.readouterr()
+        report = json.loads(captured.out)
         assert report["ended_by_director"] is False
+        assert "broker" not in captured.err  # a link that works is not said without a live log
         entries = read_journal(out / "journal.jsonl").entries
         assert entries[-1]["type"] == "match_end"
         wait_for(lambda: len(listener.of("events")) >= len(entries), 30, "every entry")

@@ -446,3 +446,79 @@ def test_a_match_that_is_over_is_not_ended_again_and_its_result_stands(tmp_path:
         assert app.service.table("cup", "9")["winner"] == 0
     finally:
         app.stop()
+
+
+def test_refused_director_actions_are_in_the_audit_with_what_was_asked_and_why(
+        hub: HubApp) -> None:
+    """QA as a tournament director: an action the hub refused from a logged-in director (an
+    end for a match the table ended, a flag that does not exist, a bad verdict, a body it
+    cannot read) left no trace in /api/audit, so a dispute over what was tried could not be
+    looked into. Each is kept, refused (``ok`` false), with who, when, what was asked and
+    the refusal's words; a request without a session keeps no contents, and no password."""
+    token = login(hub)
+    seq = first_flag(hub)
+    tries = [
+        ("end", {"winner": 0, "note": "forfeit"}, 400),
+        ("flags/999999/override", {"verdict": "upheld", "note": "seen"}, 404),
+        (f"flags/{seq}/override", {"verdict": "sideways"}, 400),
+        ("flags/%C2%B2/ack", {}, 404),  # "²": a digit that is no number (it dropped the connection)
+    ]
+    answers = []
+    for path, body, expected in tries:
+        status, answer = call(f"{hub.url}/api/tables/cup/3/{path}", body, token)
+        assert status == expected, (path, answer)
+        answers.append(answer["error"])
+    status, answer = call(f"{hub.url}/api/tables/cup/3/end", {"winner": 1}, token, "text/plain")
+    assert status == 400
+    answers.append(answer["error"])
+    status, _ = call(f"{hub.url}/api/tables/cup/3/end", {"winner": 1, "note": PASSWORD},
+                     None, "text/plain")  # no session: nothing of its body is kept
+    assert status == 400
+    status, audit = call(hub.url + "/api/audit", token=token)
+    assert status == 200
+    refused = [a for a in reversed(audit) if not a["ok"]]
+    assert [a["user"] for a in refused] == ["td"] * 5 + [None]
+    assert [a["action"] for a in refused] == [
+        "end cup/3", "override cup/3", "override cup/3", "acknowledge cup/3", "end cup/3",
+        "end cup/3"]
+    assert [a["detail"] for a in refused[:5]] == answers
+    assert "the match is over" in refused[0]["detail"]
+    assert [a["asked"] for a in refused] == [
+        {"winner": 0, "note": "forfeit"}, {"seq": 999999, "note": "seen", "verdict": "upheld"},
+        {"seq": seq, "note": "", "verdict": "sideways"}, {"seq": "\u00b2", "note": ""}, None,
+        None]
+    assert all(a["time"] and a["remote"] == "127.0.0.1" for a in refused)
+    assert PASSWORD not in json.dumps(audit)
+    assert app_unchanged(hub)
+
+
+def app_unchanged(app: HubApp) -> bool:
+    """Nothing refused changed the table: no end by a director, no flag seen or overridden."""
+    detail = app.service.table("cup", "3")
+    return detail["ended_by"] is None and all(
+        f["acknowledged_by"] is None and f["override"] is None for f in detail["flags"])
+
+
+def test_an_audit_kept_by_an_older_hub_is_read_and_added_to(tmp_path: Path) -> None:
+    """A database whose audit lines have no record of what was asked (an older hub) is
+    opened, its lines read with none, and new lines keep theirs."""
+    import sqlite3
+
+    path = tmp_path / "hub.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL,"
+                   " remote TEXT NOT NULL, user TEXT, action TEXT NOT NULL, ok INTEGER NOT NULL,"
+                   " detail TEXT NOT NULL)")
+        db.execute("INSERT INTO audit (time, remote, user, action, ok, detail) VALUES "
+                   "('2026-11-01T10:00:00Z', '10.0.0.2', 'td', 'end cup/1', 1, '{}')")
+    db.close()
+    service = HubService(str(path))
+    try:
+        service.store.audit("2026-11-02T10:00:00Z", "10.0.0.3", "td", "end cup/2", False,
+                            "no match at table cup/2", {"winner": 1, "note": "x" * 5000})
+        newest, oldest = service.store.audit_log()
+        assert oldest["asked"] is None and oldest["action"] == "end cup/1"
+        assert isinstance(newest["asked"], str) and len(newest["asked"]) < 1100
+        assert newest["asked"].startswith('{"winner": 1, "note": "xxx')
+    finally:
+        service.store.close()
