@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from engine.errors import InvalidInputError
 from vision.cube import CubeProp
 from vision.dice.render import DieProp
 from vision.geometry import BoardGeometry, Canonical
@@ -141,9 +142,21 @@ class DemoCamera:
         where there is room: not under the cube, and clear of the bar's hinges (which the
         board reader can take for a checker beside a checker). A checker lies where it lay,
         looking as it looked, while others move: each point's spacing and jitter come from
-        generators of their own."""
+        generators of their own. With the cube on the bar (centred, BG-CUBE-1) the bar's
+        checkers are laid beside it, clear of the hinges too where there is room for them all;
+        else layouts are drawn until one leaves the hinges (and the cube) clear."""
         digest = hashlib.sha1(repr((contents, cube)).encode("utf-8")).digest()
         seed = int.from_bytes(digest[:8], "big") ^ self.seed
+        if cube is not None and self.geometry.bar.contains(cube.x_mm, cube.y_mm):
+            around = self._cube_reach(cube)
+            beside = (cube.y_mm - around, cube.y_mm + around)
+            for spans, clear in (((beside, *self._hinge_spans()), True), ((beside,), False)):
+                try:
+                    return checker_layout(self.geometry, contents, np.random.default_rng(seed),
+                                          darker_at_bottom=True, slot_rng=self._slot_rng,
+                                          keep_clear=spans), clear
+                except InvalidInputError:  # too many checkers on the bar for that room
+                    continue
         for attempt in range(100):
             rng = np.random.default_rng(seed + attempt)
             layout = checker_layout(self.geometry, contents, rng, darker_at_bottom=True,
@@ -172,18 +185,28 @@ class DemoCamera:
                      cube: CubeProp | None) -> bool:
         """A checker on the bar lies under the cube, or so near a hinge that the hinge looks
         like one more checker beside it."""
-        g = self.geometry
-        bar = g.bar
-        r = g.checker_diameter_mm / 2
+        bar = self.geometry.bar
         on_bar = [(x, y) for x, y, _c, _l in layout if bar.x0 <= x <= bar.x1]
+        hinges = self._hinge_spans()
         for x, y in on_bar:
-            if any(abs(y - h) < HINGE_HALF_MM + 3 * r for h in self._hinges):
+            if any(y0 < y < y1 for y0, y1 in hinges):
                 return True
             if cube is not None:
-                reach = (cube.size_mm or g.cube_size_mm) / 2 * 1.5 + r
+                reach = self._cube_reach(cube)
                 if abs(x - cube.x_mm) < reach and abs(y - cube.y_mm) < reach:
                     return True
         return False
+
+    def _hinge_spans(self) -> tuple[tuple[float, float], ...]:
+        """The spans of the bar (y0, y1 mm) where a checker's centre lies so near a hinge that
+        the hinge looks like one more checker beside it."""
+        reach = HINGE_HALF_MM + 1.5 * self.geometry.checker_diameter_mm
+        return tuple((h - reach, h + reach) for h in self._hinges)
+
+    def _cube_reach(self, cube: CubeProp) -> float:
+        """How near (mm, along either axis) a checker's centre may come to the cube's."""
+        side = cube.size_mm or self.geometry.cube_size_mm
+        return side / 2 * 1.5 + self.geometry.checker_diameter_mm / 2
 
     def render(self, shot: Shot) -> tuple[np.ndarray, bytes]:
         """The camera's picture of ``shot``: the decoded image and its JPEG bytes."""

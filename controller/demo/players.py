@@ -174,15 +174,16 @@ def hand(geometry: BoardGeometry, player: int, target: tuple[float, float],
     return HandSpec((x, y), target, 95.0, SKIN[player], SLEEVE[player])
 
 
-# On the bar the demo's cube is a little smaller than the geometry's nominal one (within what
-# the cube reader accepts) so that it leaves the checkers beside the bar uncovered.
+# The demo's cube is a little smaller than the geometry's nominal one, so that at the ends of
+# the bar it leaves the checkers beside the bar uncovered; the demo's table configuration says
+# so (``cube_size_mm``), as a table's owner measures their own cube.
 CUBE_MM = 33.0
 
 
 def centre_cube(geometry: BoardGeometry) -> CubeProp:
-    """The cube at the start of a game, showing 64 (BG-CUBE-1), beside the board at its middle
-    edge. (On the bar, the board reader takes a white cube for a checker on the bar.)"""
-    return CubeProp(geometry.outer_rect.x0 - 30.0, geometry.height_mm / 2, 64, yaw_deg=3.0,
+    """The cube at the start of a game, showing 64, centred on the bar (BG-CUBE-1): the
+    middle of the bar, where the board reader's geometry has it (``cube_place("centre")``)."""
+    return CubeProp(geometry.bar.centre[0], geometry.height_mm / 2, 64, yaw_deg=3.0,
                     size_mm=CUBE_MM)
 
 

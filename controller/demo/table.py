@@ -65,6 +65,7 @@ from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from vision.cube import CubeProp
 from vision.dice.render import DieProp
+from vision.geometry import BoardGeometry
 from vision.render.scene import BoardContents
 
 if TYPE_CHECKING:
@@ -149,6 +150,11 @@ class Scene:
     cube: CubeProp | None = None
 
 
+def table_camera(seed: int) -> DemoCamera:
+    """The demo table's camera: the default board, with the demo's own cube (``CUBE_MM``)."""
+    return DemoCamera(seed=seed, geometry=BoardGeometry(cube_size_mm=pl.CUBE_MM))
+
+
 def demo_table_config(script: MatchScript, camera: DemoCamera, out: Path) -> TableConfig:
     """The table configuration the demo runs with (the record's players, its length)."""
     crawford = (script.record.tag("Crawford") or "On").lower() != "off"
@@ -160,6 +166,8 @@ def demo_table_config(script: MatchScript, camera: DemoCamera, out: Path) -> Tab
                              height=camera.spec.image_size[1],
                              corners=tuple(camera.corners_flat())),
         clock=ClockSection(port="sim"),
+        # the camera's cube, as a table's owner gives theirs (hardware_docs/bill-of-materials.md)
+        vision={"geometry": {"cube_size_mm": camera.geometry.cube_size_mm}},
     )
 
 
@@ -172,7 +180,7 @@ class DemoTable(SimulatedTable[Pipeline]):
         self.script = build_script(options.match, illegal=options.illegal,
                                    invalid_throws=options.invalid_throws, seed=options.seed,
                                    invalid_kinds=options.invalid_kinds)
-        self.camera = DemoCamera(seed=options.seed)
+        self.camera = table_camera(options.seed)
         self.geometry = self.camera.geometry
         self.config = demo_table_config(self.script, self.camera, options.out)
         super().__init__(options.out, pins=self.config.signals, log=log, progress=progress,

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
+from engine.errors import InvalidInputError
 from vision.geometry import BoardGeometry, Canonical
 from vision.render import (
     BoardContents,
@@ -98,3 +101,21 @@ def test_checkers_can_be_laid_off_their_points_axis_alternately_left_and_right()
     assert [a[1:] for a in on_axis] == [b[1:] for b in aside]
     spec = SceneSpec(contents, seed=3)
     assert render_scene(spec).jpeg != render_scene(replace(spec, off_axis_mm=4.0)).jpeg
+
+
+def test_bar_checkers_are_laid_clear_of_the_spans_kept_clear_or_refused() -> None:
+    g = BoardGeometry()
+    d = g.checker_diameter_mm
+    contents = BoardContents(tuple([(0, 0)] * 24), (2, 1), (13, 14))
+    spans = ((200.0, 320.0), (30.0, 90.0))
+    for seed in range(20):
+        laid = checker_layout(g, contents, np.random.default_rng(seed), darker_at_bottom=True,
+                              keep_clear=spans)
+        ys = sorted(y for _x, y, _c, _l in laid)
+        assert len(ys) == 3
+        assert not any(y0 < y < y1 for y in ys for y0, y1 in spans)
+        assert all(b - a >= d + 1.5 for a, b in itertools.pairwise(ys))
+    # no room for three checkers beside spans leaving two places: refused, naming the spans
+    with pytest.raises(InvalidInputError, match="no room on the bar for 3 checkers"):
+        checker_layout(g, contents, np.random.default_rng(0), darker_at_bottom=True,
+                       keep_clear=((0.0, 180.0), (205.0, 300.0), (325.0, 515.0)))

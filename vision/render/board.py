@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
 
+from engine.errors import InvalidInputError
 from vision.geometry import BoardGeometry, Canonical
 from vision.render.scene import BGR, BoardContents, ColourScheme
 
@@ -156,7 +157,9 @@ def slot_layout(g: BoardGeometry, slot: int, n: int, colour: int, rng: np.random
 def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Generator,
                    *, darker_at_bottom: bool,
                    slot_rng: Callable[[int], np.random.Generator] | None = None,
-                   off_axis_mm: float = 0.0) -> list[tuple[float, float, int, int]]:
+                   off_axis_mm: float = 0.0,
+                   keep_clear: Sequence[tuple[float, float]] = ()
+                   ) -> list[tuple[float, float, int, int]]:
     """Where every checker on the board goes: (x mm, y mm, colour 0 darker/1 lighter, layer).
 
     A slot's first ``column_capacity()`` checkers form a touching column from the edge; the
@@ -167,6 +170,10 @@ def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Gen
     (a scene played move by move, as at a real table), and one added to a slot goes on top.
     ``off_axis_mm``: every point's checkers laid that far off its axis, to +x on odd slots
     and to -x on even ones (a hurried hand; the bar's are not moved).
+    ``keep_clear``: spans of the bar (y0, y1 mm) where no bar checker's centre may lie, such
+    as about the cube centred there (BG-CUBE-1) and its hinges; each checker is then drawn
+    only where there is room for it, beside those laid before it (none given: the bar is
+    laid as it always was).
     """
     out: list[tuple[float, float, int, int]] = []
     for slot, (a, b) in enumerate(contents.slots):
@@ -181,12 +188,20 @@ def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Gen
     bar_x = g.bar.centre[0]
     column = [(x, y) for x, y, _c, _l in out]
     on_bar: list[tuple[float, float]] = []
+    whole = (d / 2 + 4, g.height_mm - d / 2 - 4)
     for colour, n in enumerate(contents.bar):
         for _ in range(n):
+            room = [whole]
+            if keep_clear:  # only where a checker fits: in no span, on no checker laid
+                room = free_spans(whole, [*keep_clear,
+                                          *((ty - d - 1.5, ty + d + 1.5) for _tx, ty in on_bar)])
+                if not room:
+                    raise InvalidInputError(f"no room on the bar for {sum(contents.bar)} "
+                                            f"checkers clear of {list(keep_clear)!r}")
             best: tuple[float, float, float] | None = None
             for _attempt in range(300):
                 x = bar_x + float(rng.uniform(-3, 3))
-                y = float(rng.uniform(d / 2 + 4, g.height_mm - d / 2 - 4))
+                y = draw_in(rng, room)
                 if any(np.hypot(x - tx, y - ty) < d + 1.5 for tx, ty in on_bar):
                     continue
                 clear = min((np.hypot(x - tx, y - ty) for tx, ty in column), default=1e9)
@@ -195,10 +210,36 @@ def checker_layout(g: BoardGeometry, contents: BoardContents, rng: np.random.Gen
                 if clear > d + 1.5:
                     break
             if best is None:
-                raise ValueError("no room on the bar to draw its checkers")
+                raise InvalidInputError(f"no room on the bar to draw its {sum(contents.bar)} "
+                                        "checkers")
             on_bar.append((best[0], best[1]))
             out.append((best[0], best[1], colour, 0))
     return out
+
+
+def free_spans(whole: tuple[float, float], taken: Sequence[tuple[float, float]]
+               ) -> list[tuple[float, float]]:
+    """What is left of the span ``whole`` (lo, hi) once the ``taken`` spans are cut out, in
+    order (a bare point between two taken spans is no room)."""
+    spans = [whole]
+    for t0, t1 in taken:
+        spans = [part for lo, hi in spans
+                 for part in ((lo, min(hi, t0)), (max(lo, t1), hi)) if part[1] > part[0]]
+    return spans
+
+
+def draw_in(rng: np.random.Generator, spans: Sequence[tuple[float, float]]) -> float:
+    """A value drawn evenly over the ``spans`` (lo, hi) with one draw of ``rng`` (one span:
+    ``rng.uniform(lo, hi)`` itself, so that a bar laid without spans to keep clear of is laid
+    as before)."""
+    if len(spans) == 1:
+        return float(rng.uniform(*spans[0]))
+    t = float(rng.uniform(0.0, sum(hi - lo for lo, hi in spans)))
+    for lo, hi in spans:
+        if t <= hi - lo:
+            return lo + t
+        t -= hi - lo
+    return spans[-1][1]
 
 
 def draw_off(canvas: np.ndarray, canonical: Canonical, scheme: ColourScheme,

@@ -317,7 +317,7 @@ def test_a_cube_offered_where_a_die_lay_is_found_by_searching_where_it_changed()
              (0, 0), (0, 0), (0, 0), (0, 2))
     contents = BoardContents(slots=slots)
     dice = (demo_die(412.27, 248.53, 4, yaw_deg=22.6), demo_die(149.53, 260.22, 3, yaw_deg=61.0))
-    beside = CubeProp(-125.0, 257.5, 64, yaw_deg=3.0)  # the centred cube, off the case
+    beside = CubeProp(-125.0, 257.5, 64, yaw_deg=3.0)  # a cube off the case, its 64 up
     offered = CubeProp(135.0, 257.5, 2, yaw_deg=5.0)
     reader = FrameReader(corners=camera.corners_flat())
     fresh = FrameReader(corners=camera.corners_flat(), reuse=False)
