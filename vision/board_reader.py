@@ -487,16 +487,15 @@ def read_prepared(frame: PreparedFrame, name: str | None = None, *,
     return reading
 
 
-def _under_cube(frame: PreparedFrame, centres: Sequence[tuple[float, float]],
-                cube_mm: tuple[float, float] | None) -> list[bool]:
-    """For each bar checker centre (reading raster px), whether it lies within
-    :data:`CUBE_CLEAR_REACH_MM` of the cube at ``cube_mm`` (board mm; None: no cube): the cube
-    itself, centred on the bar (BG-CUBE-1's place), shows a disc's four rims there."""
+def _cube_reach(frame: PreparedFrame, cube_mm: tuple[float, float] | None
+                ) -> tuple[float, float, float] | None:
+    """Where the cube lies (reading raster px) and :data:`CUBE_CLEAR_REACH_MM` in px: no bar
+    checker is read that near it (the cube itself, centred on the bar, BG-CUBE-1's place,
+    shows a disc's four rims there); None for no cube."""
     if cube_mm is None:
-        return [False] * len(centres)
+        return None
     u, v = frame.canonical.mm_to_px(*cube_mm)
-    reach = CUBE_CLEAR_REACH_MM * frame.canonical.px_per_mm
-    return [bool(np.hypot(x - u, y - v) < reach) for x, y in centres]
+    return float(u), float(v), CUBE_CLEAR_REACH_MM * frame.canonical.px_per_mm
 
 
 def _on_bar(frame: PreparedFrame, cube_mm: tuple[float, float] | None) -> bool:
@@ -528,9 +527,8 @@ def _read_checkers(frame: PreparedFrame, name: str | None, clear: np.ndarray | N
     colours_at = colours_at.reshape(24, m_count, 3)
     slot_colour = _masked_row_median(colours_at, show)
     slot_present = 1.0 - dists[:, 0]
-    cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg, frame.gradients)
-    under = _under_cube(frame, [(c.x, c.y) for c in cands], cube_mm)
-    cands = [c for c, hidden in zip(cands, under, strict=True) if not hidden]
+    cands = bar_candidates(frame.bgr, frame.edges, frame.side_edges, lay, cfg, frame.gradients,
+                           _cube_reach(frame, cube_mm))
     bar_bgr = (
         disc_colours(frame.bgr, np.array([[c.x, c.y] for c in cands]), lay)
         if cands

@@ -29,11 +29,14 @@ class BarCandidate:
 def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, layout: Layout,
                    config: CheckerConfig,
                    gradients: tuple[np.ndarray, np.ndarray] | None = None,
+                   clear_of: tuple[float, float, float] | None = None,
                    ) -> list[BarCandidate]:
     """Discs along the bar (any height, a little either side of its axis), strongest first,
     no two closer than 0.8 checker diameters. A checker is wider than the bar, so its left and
     right rims must show too (the bar's hinges, as tall as a checker, are narrower).
-    ``gradients``: the raster's Sobel gradients (:func:`edge_maps_and_gradients`), if at hand."""
+    ``gradients``: the raster's Sobel gradients (:func:`edge_maps_and_gradients`), if at hand.
+    ``clear_of``: (x, y, reach) px, where the cube lies on the bar: no disc is taken within
+    ``reach`` of it (its square shows a disc's four rims), nor keeps a checker beside it out."""
     ys = layout.bar_ts
     xs = layout.bar_x
     n_arc = layout.bar_flat.shape[-1]
@@ -72,9 +75,11 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
     # they cannot keep another from being taken either
     for k in np.flatnonzero(p_all >= 0.05).tolist():
         y = float(ys[cand[k]])
+        x = float(cx[k])
+        if clear_of is not None and math.hypot(x - clear_of[0], y - clear_of[1]) < clear_of[2]:
+            continue
         if any(abs(y - t) < 0.92 * layout.d for t in taken):
             continue
-        x = float(cx[k])
         p = float(p_all[k])
         # round: a disc's rim shows on its diagonals too, a hinge's or a fitting's corners
         # do not

@@ -44,3 +44,22 @@ def test_a_cube_centred_on_the_bar_is_no_checker_there(seed: int, bar: tuple[int
     seen = FrameReader(corners=[float(v) for v in corners.reshape(-1)]).read(image, 0)
     assert seen.cube is not None and (seen.cube.value, seen.cube.zone) == (value, "centre")
     assert seen.board.reading.bar.counts == bar
+
+
+def test_a_checker_beside_the_cube_on_the_bar_is_counted() -> None:
+    """``tests.eval.cube_on_bar`` seed 74: two black checkers on the bar, one touching the
+    cube's corner. The disc the cube's square showed was the strongest near it and kept the
+    checker out (no two bar discs within 0.92 checker diameters) before it was itself left
+    out: now no disc is taken near the cube at all."""
+    from tests.eval.cube_on_bar import scene
+
+    made = scene(74, 40.0)
+    assert made is not None
+    image, camera, slots, bar, value = made
+    assert bar == (2, 0)
+    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
+    reading = read_board(image, corners=corners)
+    assert reading.cube is not None and reading.cube["value"] == value
+    assert reading.bar.counts == bar
+    seen = FrameReader(corners=[float(v) for v in corners.reshape(-1)]).read(image, 0)
+    assert seen.board.reading.bar.counts == bar
