@@ -8,6 +8,7 @@ every POST must be ``application/json``, which a cross-site form cannot send.
 Routes::
 
     GET  /                                      dashboard        GET /tables/T/N   a table's page
+    GET  /audit                                 the audit's page (its data: /api/audit)
     GET  /api/tables                            every table: [{"table", "tournament", "players",
                                                 "score", "finished", "cube", "clocks_ms", ...}]
     GET  /api/tables/T/N[?match=M]              one table: moves, flags, games
@@ -45,6 +46,7 @@ from controller.hub.hosts import HostCheck
 from controller.hub.mangala_svg import mangala_svg
 from controller.hub.pages import (
     STATIC_TYPES,
+    audit_page,
     dashboard_page,
     not_found_page,
     static_file,
@@ -302,6 +304,8 @@ class HubRequestHandler(BaseHTTPRequestHandler):
                 # browsers ask for it whatever the page names: the page's own icon, not the
                 # person's "no such page" (which a browser would log as an error on every page)
                 self._send(200, static_file("icon.svg") or b"", STATIC_TYPES["icon.svg"])
+            elif parts == ["audit"]:
+                self._send(200, audit_page().encode(), "text/html; charset=utf-8")
             elif parts[0] == "tables" and len(parts) == 3:
                 self._send(200, table_page(parts[1], parts[2]).encode(), "text/html; charset=utf-8")
             elif parts == ["api", "tables"]:

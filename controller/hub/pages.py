@@ -1,4 +1,5 @@
-"""The pages for people: the dashboard and a table's page (HTML shells; data comes from /api/).
+"""The pages for people: the dashboard, a table's page and the directors' audit (HTML shells;
+data comes from /api/).
 
 Scripts and styles are files in ``static/`` served from ``/static/`` so the pages run under a
 strict Content-Security-Policy with no inline script.
@@ -14,7 +15,9 @@ STATIC_TYPES: Final = {
     "hub.css": "text/css; charset=utf-8",
     "common.js": "text/javascript; charset=utf-8",
     "dashboard.js": "text/javascript; charset=utf-8",
+    "director.js": "text/javascript; charset=utf-8",
     "table.js": "text/javascript; charset=utf-8",
+    "audit.js": "text/javascript; charset=utf-8",
     "icon.svg": "image/svg+xml",
 }
 
@@ -24,6 +27,16 @@ _HEAD = """<!doctype html>
 <title>{title}</title><link rel="stylesheet" href="/static/hub.css">
 <link rel="icon" href="/static/icon.svg" type="image/svg+xml"></head>
 """
+
+# Who is logged in, and the log-in folded in the header (open where the page is for directors
+# only); director.js drives it.
+_DIRECTOR = """<span id="who"></span>
+<button id="logout" type="button" hidden>Log out</button>
+<details id="director"{open}><summary>Director log in</summary>
+<form id="login"><input name="user" placeholder="director" autocomplete="username"
+ aria-label="director" required>
+<input name="password" type="password" placeholder="password" autocomplete="current-password"
+ aria-label="password" required><button>Log in</button></form></details>"""
 
 
 def static_file(name: str) -> bytes | None:
@@ -54,13 +67,8 @@ def table_page(tournament: str, table: str) -> str:
     return (
         _HEAD.format(title=f"hakem: table {n}")
         + f"""<body data-tournament="{t}" data-table="{n}">
-<header><h1 id="title" tabindex="-1">Table {n}</h1><a href="/">all tables</a><span id="who"></span>
-<button id="logout" type="button" hidden>Log out</button>
-<details id="director"><summary>Director log in</summary>
-<form id="login"><input name="user" placeholder="director" autocomplete="username"
- aria-label="director" required>
-<input name="password" type="password" placeholder="password" autocomplete="current-password"
- aria-label="password" required><button>Log in</button></form></details></header>
+<header><h1 id="title" tabindex="-1">Table {n}</h1><a href="/">all tables</a>
+<a id="audit-link" href="/audit" hidden>audit</a>{_DIRECTOR.format(open="")}</header>
 <main>
 <p id="connection" class="lost" role="alert" hidden></p>
 <p id="message" role="status"></p>
@@ -85,7 +93,29 @@ def table_page(tournament: str, table: str) -> str:
 <h2>Moves</h2><table class="moves"><thead><tr><th id="moves-game">game</th><th>player</th>
 <th id="moves-dice">dice</th><th>move</th></tr></thead><tbody id="moves"></tbody></table>
 </main>
-<script src="/static/common.js"></script><script src="/static/table.js"></script>
+<script src="/static/common.js"></script><script src="/static/director.js"></script>
+<script src="/static/table.js"></script>
+</body></html>
+"""
+    )
+
+
+def audit_page() -> str:
+    """The audit of director actions and refusals, newest first, for a director reviewing a
+    dispute (its data, /api/audit, needs a director's session)."""
+    return (
+        _HEAD.format(title="hakem: audit")
+        + f"""<body><header><h1 id="title" tabindex="-1">Audit: directors' actions</h1>
+<a href="/">all tables</a>{_DIRECTOR.format(open=" open")}</header>
+<main><p id="message" role="status"></p>
+<p id="need-login" hidden>Directors only: log in to see who did what at which table, and what
+the hub refused.</p>
+<div id="audit-view" hidden><p><button id="reload" type="button">Refresh</button>
+<span id="count" class="meta"></span></p>
+<p id="noaudit" hidden>Nothing audited yet.</p>
+<ol class="audit" id="audit"></ol></div></main>
+<script src="/static/common.js"></script><script src="/static/director.js"></script>
+<script src="/static/audit.js"></script>
 </body></html>
 """
     )

@@ -55,7 +55,7 @@ def test_a_checker_beside_the_cube_on_the_bar_is_counted() -> None:
 
     made = scene(74, 40.0)
     assert made is not None
-    image, camera, slots, bar, value = made
+    image, camera, _slots, bar, value = made
     assert bar == (2, 0)
     corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
     reading = read_board(image, corners=corners)

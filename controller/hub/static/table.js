@@ -2,25 +2,7 @@
 "use strict";
 const page = document.body.dataset;
 const api = "/api/tables/" + encodeURIComponent(page.tournament) + "/" + encodeURIComponent(page.table);
-let lastSeq = -1, user = null, busy = false, again = false, shown = null;
-function say(text) { document.getElementById("message").textContent = text; }
-async function post(path, body) {
-  const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
-                               body: JSON.stringify(body), credentials: "same-origin"});
-  const data = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(data.error || ("HTTP " + r.status));
-  return data;
-}
-async function whoami() {
-  const r = await fetch("/api/session", {credentials: "same-origin"});
-  user = (await r.json()).user;
-  // the log-in sits folded in the header ("Director log in"), not above the match
-  document.getElementById("director").hidden = !!user;
-  document.getElementById("login").hidden = !!user;
-  document.getElementById("logout").hidden = !user;
-  offerEnd();
-  document.getElementById("who").textContent = user ? "director: " + user : "";
-}
+let lastSeq = -1, busy = false, again = false, shown = null;
 // A director may end a match still being played; a finished one offers nothing to end, but
 // for a director's end on the hub the table has not carried out yet (it is down): that one may
 // be replaced, and the form says so. The winner is offered by name ("first player" left the
@@ -29,9 +11,12 @@ function offerEnd() {
   const form = document.getElementById("end");
   const pending = !!shown && shown.finished && !!shown.end_pending;
   form.hidden = !user || !shown || (shown.finished && !pending);
+  // a Mangala table plays a round, as its card and record say, not a match
+  const noun = shown && shown.game === "mangala" ? "round" : "match";
   document.getElementById("end-what").textContent = pending
-    ? "Replace the pending end (the table has not carried it out yet):" : "End the match:";
-  document.getElementById("end-go").textContent = pending ? "Replace the end" : "End match";
+    ? "Replace the pending end of the " + noun + " (the table has not carried it out yet):"
+    : "End the " + noun + ":";
+  document.getElementById("end-go").textContent = pending ? "Replace the end" : "End " + noun;
   if (shown) for (const p of [0, 1]) form.winner.options[p + 1].textContent = (shown.players[p] || "?") + " wins";
 }
 function flagItem(t, f) {
@@ -122,18 +107,6 @@ async function refresh() {
     if (again) { again = false; refresh(); }
   }
 }
-document.getElementById("login").onsubmit = e => {
-  e.preventDefault();
-  const f = e.target;
-  post("/api/login", {user: f.user.value, password: f.password.value})
-    .then(() => { f.password.value = ""; say(""); return whoami(); }, err => say(err.message))
-    .then(() => {
-      // the folded log-in is hidden once in, which left keyboard focus on the page's body
-      if (user) document.getElementById("title").focus();
-      return refresh();
-    });
-};
-document.getElementById("logout").onclick = () => post("/api/logout", {}).then(whoami).then(refresh);
 document.getElementById("end").onsubmit = e => {
   e.preventDefault();
   const f = e.target;
@@ -142,4 +115,4 @@ document.getElementById("end").onsubmit = e => {
 };
 liveUpdates(t => { if (t.tournament === page.tournament && t.table === page.table) refresh(); },
             () => refresh());
-whoami().then(refresh);
+directorSession(() => { offerEnd(); return refresh(); });

@@ -9,7 +9,7 @@ from pathlib import Path
 from controller.hub.publisher import TablePublisher
 from controller.hub.server import HubApp
 from tests.controller.hub.broker import wait_for
-from tests.controller.hub.mangala_rounds import demo_round, flag_waiting_round
+from tests.controller.hub.mangala_rounds import demo_round, events, flag_waiting_round
 from tests.controller.hub.matches import simulated_match
 from tests.controller.hub.webdriver import Browser
 
@@ -237,6 +237,34 @@ def test_a_mangala_table_on_the_dashboard_and_its_page(
         "const b = document.getElementById('board'); return b.complete && b.naturalWidth;") > 0,
         30, "the SVG board to load")
     assert browser.run("return document.documentElement.scrollWidth <= window.innerWidth;")
+
+
+def test_a_mangala_tables_end_form_speaks_of_the_round(
+    browser: Browser, make_hub: Callable[..., HubApp], tmp_path: Path,
+) -> None:
+    """A director at a Mangala table read "End the match:" and "End match", as at a
+    backgammon table, though the page, its card and its record speak of a round: the form says
+    round, for a round under way and for a pending end of one."""
+    entries = demo_round(tmp_path / "round")
+    under_way = entries[: next(i for i, e in enumerate(entries) if e["type"] == "move") + 3]
+    hub = make_hub()
+    hub.service.add_user("td", "correct horse battery")
+    for body in events(entries, under_way):
+        hub.service.ingest("hakem/cup/8/events", body)
+    assert hub.service.wait_idle(30)
+    browser.get(hub.url + "/tables/cup/8")
+    wait_for(lambda: "Mangala round" in browser.run(TEXT, "info"), 30, "the round")
+    browser.run("const f = document.getElementById('login'); f.user.value = 'td';"
+                "f.password.value = 'correct horse battery'; f.requestSubmit();")
+    wait_for(lambda: browser.run(DISPLAY, "end") != "none", 30, "the end form for a director")
+    assert browser.run(TEXT, "end-what") == "End the round:"
+    assert browser.run(TEXT, "end-go") == "End round"
+    token = hub.service.login("td", "correct horse battery", "test")
+    hub.service.act(token, "test", "cup", "8", "end", {"winner": 0, "note": "b no-show"})
+    wait_for(lambda: browser.run(TEXT, "end-what").startswith("Replace"), 30, "the pending end")
+    assert browser.run(TEXT, "end-what") == ("Replace the pending end of the round (the table "
+                                             "has not carried it out yet):")
+    assert "match" not in browser.run(TEXT, "end")
 
 
 def test_a_card_says_which_director_ended_the_match(

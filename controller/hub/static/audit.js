@@ -1,0 +1,57 @@
+// The audit page: every director action and refusal the hub kept, newest first, for a
+// director reviewing a dispute. Its words (names, notes, what was asked) come from anyone who
+// posted to the hub: written as text, never as markup.
+"use strict";
+// A time as this device reads it (the hub keeps UTC); the hub's own words when unreadable.
+function localTime(iso) {
+  const when = new Date(iso);
+  return isNaN(when) ? String(iso) : when.toLocaleString(undefined, {dateStyle: "medium", timeStyle: "medium"});
+}
+// What an action asked, on one line: "winner: 1, note: "forfeit""; a request cut at the hub's
+// limit is kept as the start of its JSON, shown as it is.
+function askedText(asked) {
+  if (asked === null || asked === undefined) return null;
+  if (typeof asked !== "object" || Array.isArray(asked)) return JSON.stringify(asked);
+  return Object.entries(asked).map(([k, v]) => k + ": " + JSON.stringify(v)).join(", ");
+}
+// Who: the director, no session, or for a refused log-in the name tried (anyone's words).
+function who(a) {
+  if (a.user === null) return "no session";
+  return (a.action === "login" && !a.ok ? "name tried: " : "by ") + a.user;
+}
+// One line of the audit: allowed or refused in a sign and a word (not a colour alone), what,
+// when, who and from where, the refusal's words, and what was asked. An allowed action's
+// detail is the data it asked, said once.
+function auditItem(a) {
+  const asked = askedText(a.asked);
+  const li = el("li", {class: a.ok ? "allowed" : "refused"},
+    el("strong", {class: "verdict"}, a.ok ? "✓ allowed" : "✗ refused"), " " + a.action,
+    el("div", {class: "meta"}, el("time", {datetime: a.time}, localTime(a.time)),
+      " · " + who(a) + " · from " + a.remote));
+  if (a.detail && (!a.ok || asked === null)) {
+    li.append(el("div", {class: "why"}, (a.ok ? "" : "why: ") + a.detail));
+  }
+  if (asked !== null) li.append(el("div", {class: "asked"}, "asked: " + asked));
+  return li;
+}
+async function load() {
+  const r = await fetch("/api/audit", {credentials: "same-origin"});
+  if (!r.ok) {
+    if (r.status === 401 && user) await whoami();  // the session ran out: the log-in again
+    document.getElementById("need-login").hidden = r.status !== 401;
+    document.getElementById("audit-view").hidden = true;
+    if (r.status !== 401) say("the hub did not give the audit (HTTP " + r.status + ")");
+    return;
+  }
+  const lines = await r.json();
+  say("");
+  document.getElementById("audit").replaceChildren(...lines.map(auditItem));
+  document.getElementById("noaudit").hidden = lines.length > 0;
+  const refused = lines.filter(a => !a.ok).length;
+  document.getElementById("count").textContent = lines.length + (lines.length === 1 ? " line" : " lines")
+    + ", " + refused + " refused · newest first";
+  document.getElementById("need-login").hidden = true;
+  document.getElementById("audit-view").hidden = false;
+}
+document.getElementById("reload").onclick = () => load().catch(() => say("no connection to the hub"));
+directorSession(() => load().catch(() => say("no connection to the hub")));
