@@ -32,7 +32,7 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
                    clear_of: tuple[float, float, float] | None = None,
                    ) -> list[BarCandidate]:
     """Discs along the bar (any height, a little either side of its axis), strongest first,
-    no two closer than 0.8 checker diameters. A checker is wider than the bar, so its left and
+    no two closer than 0.92 checker diameters. A checker is wider than the bar, so its left and
     right rims must show too (the bar's hinges, as tall as a checker, are narrower).
     ``gradients``: the raster's Sobel gradients (:func:`edge_maps_and_gradients`), if at hand.
     ``clear_of``: (x, y, reach) px, where the cube lies on the bar: no disc is taken within
@@ -60,16 +60,8 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
         return out
     cx = xs[best_x[cand]]
     cy = ys[cand]
-    reach = 0.8 * layout.d / 2
-    # a checker is one colour across its width; a hinge or the bar's edge is not
-    sides = disc_colours(bgr, np.stack([np.stack([cx - reach, cy], axis=1),
-                                        np.stack([cx, cy], axis=1),
-                                        np.stack([cx + reach, cy], axis=1)], axis=1)
-                         .reshape(-1, 2), layout, small=True).reshape(-1, 3, 3)
-    # wider than the bar: on at least one side the checker's own colour continues past it
-    spread = np.minimum(np.abs(sides[:, 0] - sides[:, 1]).max(axis=1),
-                        np.abs(sides[:, 1] - sides[:, 2]).max(axis=1)).astype(np.float64)
-    p_all = p_disc * sigmoid((config.bar_side_colour_max - spread) / 8.0)
+    p_all = p_disc * sigmoid((config.bar_side_colour_max - _side_spread(bgr, cx, cy, layout))
+                             / 8.0)
     taken: list[float] = []
     # those under 0.05 already are never taken (roundness can only lower it further), so
     # they cannot keep another from being taken either
@@ -89,6 +81,31 @@ def bar_candidates(bgr: np.ndarray, edges: np.ndarray, side_edges: np.ndarray, l
             continue
         taken.append(y)
         out.append(BarCandidate(x, y, p))
+    return out
+
+
+def _side_spread(bgr: np.ndarray, cx: np.ndarray, cy: np.ndarray, layout: Layout
+                 ) -> np.ndarray:
+    """How far the colour on the bar at each centre (``cx``, ``cy``: px) is from the nearer
+    of the colours either side of the bar (largest BGR channel difference). A checker is one
+    colour across, wider than the bar; a hinge or the bar's edge is not. On the bar, the
+    colour is taken at the centre and a fifth of a checker above and below it, and the darker
+    two of those three count: a marbled checker's streak or a pearl's lustre over its middle
+    is lighter than its face (a red checker streaked there was missed), and a hinge reached
+    by one of them is lighter than the bar around it (a place beside one passed for a
+    checker and kept two real ones out)."""
+    reach = 0.8 * layout.d / 2
+    lift = 0.2 * layout.d
+    at = [(cx - reach, cy), (cx, cy - lift), (cx, cy), (cx, cy + lift), (cx + reach, cy)]
+    samples = disc_colours(bgr, np.stack([np.stack(p, axis=1) for p in at], axis=1)
+                           .reshape(-1, 2), layout, small=True).reshape(len(cx), len(at), 3)
+    sides = samples[:, [0, -1]]  # (N, 2, 3)
+    middle = samples[:, 1:-1]  # (N, 3, 3)
+    darker = np.take_along_axis(middle, np.argsort(middle.sum(axis=-1), axis=1,
+                                                   kind="stable")[:, :2, None], axis=1)
+    # wider than the bar: on at least one side the checker's own colour continues past it
+    gap = np.abs(sides[:, :, None, :] - darker[:, None, :, :]).max(axis=-1)
+    out: np.ndarray = gap.min(axis=(1, 2)).astype(np.float64)
     return out
 
 

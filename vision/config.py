@@ -180,7 +180,8 @@ class CheckerConfig:
     overlay_one_arc: float = 0.5
     # Prior odds of each checker laid over a full column (the sixth or later checker).
     overlay_prior: float = 0.3
-    # A bar checker's colour left and right of its centre may differ by at most this much.
+    # A bar checker's colour to one side of the bar may differ from its middle's (the darker
+    # two of three heights: a lighter streak may cross one) by at most this much.
     bar_side_colour_max: float = 40.0
     # A bar candidate of the bar's own colour is the bar (its end against the frame): its
     # presence is lowered by the logistic of (distance to the bar's colour - the nearer of
