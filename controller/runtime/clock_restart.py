@@ -3,13 +3,13 @@ the Pi is down, so what it shows stands, unless it lost its state too (power: a 
 or before any press settings that are not the match's): then it gets the match's settings, the
 journal's times and whose time runs (the referee's ``clock_restore``). A clock that does not
 answer at the restart gets nothing that would reset it (it may have run on); the same choice
-is made once it answers (:meth:`ClockRestart.check`)."""
+is made once it answers with the presses it counted (:meth:`ClockRestart.check`)."""
 
 from __future__ import annotations
 
 import time as systime
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from controller.clock.host import HostClock
@@ -17,7 +17,13 @@ from controller.clock.messages import ClockEvent, Hello, PressEvent, Side
 from controller.clock.timebase import FakeTime, TimeSource
 from controller.referee.api import ClockCommand, Command
 from controller.runtime.effects import LiveLog
-from controller.runtime.presses import Recovery, journalled_press, recover
+from controller.runtime.presses import (
+    RESEND_WAIT_MS,
+    Recovery,
+    awaited,
+    journalled_press,
+    recover,
+)
 
 SETTLE_MS = 1000  # how long a table that stops waits for the clock to take its last commands
 
@@ -46,21 +52,40 @@ class ClockKeeper(Protocol):
 @dataclass
 class ClockRestart:
     """What a restarted table still has to tell its clock once it answers: ``last`` is the
-    journal's last press at the restart, whose boot tells a clock that restarted itself."""
+    journal's last press at the restart, whose boot tells a clock that restarted itself;
+    ``held``, the clock's events kept back until then; ``heard_ms``, when it answered."""
 
     clock: HostClock
     referee: ClockKeeper
     live: LiveLog
     last: tuple[int, int] | None
+    held: list[ClockEvent] = field(default_factory=list)
+    heard_ms: int | None = None
 
     @property
     def answered(self) -> bool:
         """Whether the clock has said who it is and how it stands (hello and status)."""
         return self.clock.hello is not None and self.clock.status is not None
 
-    def check(self) -> list[Command] | None:
-        """The commands for the clock once it has answered, None until then."""
-        return self.decide() if self.answered else None
+    def check(self, events: Sequence[ClockEvent] = ()) -> list[Command] | None:
+        """The commands for the clock once it has answered and the presses its status counts
+        beyond the journal have come, None until then; ``events`` (the clock's since the last
+        call) are kept in :attr:`held` meanwhile. Its hello and status may come down the line
+        before a press made before its hello: the press needs what is decided (a clock that
+        lost its state is configured first). One a host acknowledged before the table went
+        down never comes: the wait ends :data:`RESEND_WAIT_MS` after the clock answered."""
+        self.held += events
+        if not self.answered:
+            return None
+        hello, status = self.clock.hello, self.clock.status
+        assert hello is not None and status is not None
+        now = self.clock.time.now_ms()
+        if self.heard_ms is None:
+            self.heard_ms = now
+        if (now - self.heard_ms < RESEND_WAIT_MS
+                and awaited(self.last, hello.boot, status.presses, self.held)):
+            return None
+        return self.decide()
 
     def lost_state(self, hello: Hello) -> bool:
         """Whether the clock lost its state: restarted since the journal's last press (a new

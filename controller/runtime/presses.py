@@ -134,19 +134,26 @@ def recover(clock: HostClock, entries: Sequence[dict[str, Any]], timer: TimeSour
     # little for those the status counts beyond the journal, rather than call them lost
     last = journalled_press(entries)
     settle = timer.now_ms() + RESEND_WAIT_MS
-    # the presses after the journal's last, or all of a clock that restarted since
-    since = last
-    if last is not None and clock.hello is not None and clock.hello.boot != last[0]:
-        since = (clock.hello.boot, 0)
     for _ in range(RESEND_WAIT_MS):  # bounded also where time stands still (a test's)
-        if (since is None or clock.status is None or timer.now_ms() >= settle
-                or not _missing(since, clock.status.presses, received)):
+        if (last is None or clock.status is None or clock.hello is None
+                or timer.now_ms() >= settle
+                or not awaited(last, clock.hello.boot, clock.status.presses, received)):
             break
         received += clock.poll()
         if sleep:
             systime.sleep(0.01)
     boot = clock.hello.boot if clock.hello is not None else None
     return reconcile(entries, clock.status, boot, received)
+
+
+def awaited(last: tuple[int, int] | None, boot: int, counted: int,
+            received: Sequence[ClockEvent]) -> list[int]:
+    """The numbers of the presses the clock (of boot ``boot``) counted, ``counted``, beyond
+    the journal's ``last`` (all of its boot's when it restarted since, or none is journalled)
+    that have not arrived among ``received``: it resends them unless a host acknowledged them
+    before the table went down."""
+    since = last if last is not None and last[0] == boot else (boot, 0)
+    return _missing(since, counted, received)
 
 
 def _arrived(received: Sequence[ClockEvent], boot: int) -> set[int]:

@@ -173,11 +173,11 @@ def drive(table: TableDevices, pipeline: FrameSink, over: Callable[[], bool],
         if inbox is not None and director is not None:
             inbox.take(director, table.time.now_ms(), table.live.say)
         events = table.clock.poll()
-        late = restart.check() if restart is not None else None
-        if restart is not None and late is not None:  # the answer the restart waited for
-            # the clock's settings and times first, then its presses (they need them)
+        late = restart.check(events) if restart is not None else None
+        if restart is not None:  # the clock's events wait in ``restart`` for its answer
+            events = [] if late is None else restart.retimed(restart.held, late)
+        if late is not None:  # the answer: its settings and times first, then its presses
             table.executor.run(late)
-            events = restart.retimed(events, late)
         for event in events:
             pipeline.on_clock(event)
         if restart is not None and late is not None:

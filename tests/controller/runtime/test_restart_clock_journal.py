@@ -92,13 +92,17 @@ def test_a_clock_that_took_the_matchs_settings_before_any_press_is_left_alone(
     assert "The clock kept time" in log and "settings" not in log
 
 
+@pytest.mark.parametrize("line", [False, True])
 def test_presses_that_come_with_a_late_clocks_hello_follow_its_configuration(
-        tmp_path: Path) -> None:
+        tmp_path: Path, line: bool) -> None:
     """A power cut reset the clock, and a player pressed it (on hold, with the firmware's
     times) before it answered, 6.5 s after the restart: the press arrives with its hello. The
     match's settings and the journal's times reach the clock first, then the referee takes the
     press, with those times, and the side it started runs (was: the press was taken first, its
-    firmware times journalled and then set on the clock as the journal's)."""
+    firmware times journalled and then set on the clock as the journal's). ``line``: at the
+    serial line's speed, the clock's hello and status reach the table a frame before the press
+    (its status counts it): the table waits for the press (was: the clock was set up without
+    it, and the side the press started never ran)."""
     time = FakeTime(0)
     entries = _first_life(tmp_path, time, presses=7, judged=True)
     last = [e for e in entries if e["type"] == "clock"][-1]
@@ -107,7 +111,8 @@ def test_presses_that_come_with_a_late_clocks_hello_follow_its_configuration(
     times = dict(zip(entries[0]["clock_sides"], last["times_ms"], strict=True))
     fresh = SimulatedClock(Wire().clock_end, time, boot_id=8)
     fresh.press(runs)  # on hold: it starts the other side's time, from the firmware's times
-    sim, log = _restart(tmp_path, time, entries, kept=fresh, silent_ms=6500, frames=22)
+    sim, log = _restart(tmp_path, time, entries, kept=fresh, silent_ms=6500, frames=22,
+                        line=line)
     core = sim.device.core
     assert "The clock does not answer yet" in log
     assert (core.delay_ms, core.start_ms) == (DELAY_MS, [RESERVE_MS, RESERVE_MS])

@@ -20,7 +20,7 @@ from controller.clock.host import HostClock
 from controller.clock.messages import ClockEvent, PressEvent
 from controller.clock.sim import SimulatedClock
 from controller.clock.timebase import FakeTime
-from controller.clock.transport import PtyPair, SerialTransport
+from controller.clock.transport import BAUDRATE, PtyPair, SerialTransport, Transport
 from controller.clock.wire import Wire
 from controller.config.table import (
     CameraSection,
@@ -40,6 +40,7 @@ from controller.runtime.table import JOURNAL_NAME, run_table
 from firmware import clock_core
 from tests.controller.referee.harness import config_for, read_mat
 from tests.controller.referee.tablesim import TableSim
+from tests.controller.test_clock_framing import Tampered
 from vision.sources import Frame
 
 MATCH = Path(__file__).parents[2] / "data" / "matches" / "match10058734.txt"
@@ -67,6 +68,30 @@ class SteppedHost(HostClock):
             self.sim.step()
         self.fake.advance(5)
         return events
+
+
+class SerialLine(Tampered):
+    """The host's end of a serial line at the clock's baud rate (8N1: ten bits a byte) in
+    simulated time: a read gets only the bytes that have come down the line by now, so what
+    the clock wrote at once (its answers to a pile of hellos, then a press) comes in pieces."""
+
+    BYTES_PER_MS = BAUDRATE / 10 / 1000
+
+    def __init__(self, port: Transport, time: FakeTime) -> None:
+        super().__init__(port, lambda data: data)
+        self.time = time
+        self.queued = b""
+        self.sent_ms = 0.0  # when the line began sending the first queued byte
+
+    def read(self) -> bytes:
+        now = self.time.now_ms()
+        if not self.queued:
+            self.sent_ms = now  # an idle line starts sending what comes now
+        self.queued += self.inner.read()
+        count = min(len(self.queued), int((now - self.sent_ms) * self.BYTES_PER_MS))
+        self.sent_ms += count / self.BYTES_PER_MS
+        data, self.queued = self.queued[:count], self.queued[count:]
+        return data
 
 
 class Camera:
@@ -129,10 +154,12 @@ def _first_life(folder: Path, time: FakeTime, presses: int, *, hold: bool = Fals
 
 def _restart(folder: Path, time: FakeTime, entries: list[dict[str, Any]],
              kept: SimulatedClock | None = None, *, silent_ms: int = 0,
-             frames: int = 6) -> tuple[SimulatedClock, str]:
+             frames: int = 6, line: bool = False) -> tuple[SimulatedClock, str]:
     """The table starts again on the journal with a clock that lost its state (power), or
     with the clock ``kept`` that ran on (plugged into the new port); the clock answers only
-    ``silent_ms`` after the restart, and the camera gives ``frames`` frames."""
+    ``silent_ms`` after the restart, and the camera gives ``frames`` frames. ``line``: the
+    clock's bytes reach the table at the serial line's speed (:class:`SerialLine`), else as
+    soon as the pty delivers them."""
     config = TableConfig(players=PlayersSection(left="A", right="B", bottom="left"),
                          camera=CameraSection(source="test", corners=CORNERS),
                          clock=ClockSection(port="pty"),
@@ -141,7 +168,8 @@ def _restart(folder: Path, time: FakeTime, entries: list[dict[str, Any]],
     try:
         sim = kept if kept is not None else SimulatedClock(pair.clock_side, time, boot_id=8)
         sim.transport = pair.clock_side
-        host = SteppedHost(SerialTransport(pair.port_name), time, sim,
+        port: Transport = SerialTransport(pair.port_name)
+        host = SteppedHost(SerialLine(port, time) if line else port, time, sim,
                            last_press=journalled_press(entries),
                            awake_ms=time.now_ms() + silent_ms)
         log = io.StringIO()

@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller.clock.host import HostClock
-from controller.clock.messages import ClockEvent, Side
+from controller.clock.messages import ClockEvent, PressEvent, Side
 from controller.clock.sim import SimulatedClock
 from controller.clock.timebase import FakeTime
 from controller.clock.wire import Wire
 from controller.referee.api import ClockCommand, Command, SetSignal
 from controller.runtime.clock_restart import ClockRestart, restart_clock
 from controller.runtime.effects import LiveLog
+from controller.runtime.presses import RESEND_WAIT_MS
 
 
 class SteppedHost(HostClock):
@@ -102,4 +103,44 @@ def test_a_clock_that_restarted_itself_gets_the_journals_times() -> None:
     log = LiveLog(keep=5)
     kept, late = _restart(host, time, log)
     assert kept == [*STARTUP, *RESTORE] and late is None
+    assert "restarted since the journal's last press" in log.lines[-1]
+
+
+def test_a_late_clock_is_decided_on_once_a_press_it_counted_no_longer_may_come() -> None:
+    """A clock that restarted itself counted a press the table acknowledged but never
+    journalled before it went down: the clock will not send it again. Answering late, it gets
+    nothing while the press might still come down the line, and what it gets is decided
+    ``RESEND_WAIT_MS`` after its answer (was: at once, so a press coming in the next read
+    was taken after the clock was set up without it)."""
+    time = FakeTime(0)
+    wire = Wire()
+    sim = SimulatedClock(wire.clock_end, time, boot_id=8)
+    sim.press("left")
+    dying = SteppedHost(wire, time, sim)
+    got: list[ClockEvent] = []
+    for _ in range(100):
+        got += dying.poll()
+        if got:
+            break
+    assert [e.number for e in got if isinstance(e, PressEvent)] == [1]
+    assert sim.device.link.backlog() == 0  # acknowledged: never sent again
+    dying.close()
+    host = SteppedHost(wire, time, None)
+    log = LiveLog(keep=5)
+    _, late = _restart(host, time, log)
+    assert late is not None
+    host.sim = sim  # the clock answers
+    answered_ms = decided_ms = None
+    for _ in range(1000):
+        host.poll()
+        if answered_ms is None and late.answered:
+            answered_ms = time.now_ms()
+        decided = late.check()
+        if decided is not None:
+            decided_ms = time.now_ms()
+            break
+    assert answered_ms is not None and decided_ms is not None
+    assert decided == RESTORE
+    assert decided_ms - answered_ms >= RESEND_WAIT_MS
+    assert host.status is not None and host.status.presses == 1
     assert "restarted since the journal's last press" in log.lines[-1]
