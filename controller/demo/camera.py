@@ -166,8 +166,10 @@ class DemoCamera:
         return layout, False
 
     def bar_clear(self, contents: BoardContents, cube: CubeProp | None) -> bool:
-        """Whether this camera lays the checkers on the bar clear of the cube and the hinges
-        (else it draws them as its last try laid them, which may be under the cube)."""
+        """Whether this camera lays the checkers on the bar clear of the cube and the hinges.
+        When not: with the cube on the bar, they are laid clear of the cube but not of the
+        hinges (too many for the room); else as its last try laid them, which may be under
+        the cube."""
         return self._layout(contents, cube)[1]
 
     def column_end(self, slot: int, n: int) -> tuple[float, float]:

@@ -509,7 +509,8 @@ def _action_asked(kind: str, seq: str, body: dict[str, Any]) -> dict[str, Any]:
     when it is no number), the rest from the body."""
     if kind == "end":
         return {"winner": body.get("winner"), "note": body.get("note", "")}
-    data: dict[str, Any] = {"seq": int(seq) if seq.isascii() and seq.isdigit() else seq,
+    number = seq.isascii() and seq.isdigit() and len(seq) <= 18  # int() refuses 4300 digits
+    data: dict[str, Any] = {"seq": int(seq) if number else seq,
                             "note": body.get("note", "")}
     if kind == "override":
         data["verdict"] = body.get("verdict")

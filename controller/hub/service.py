@@ -64,6 +64,12 @@ ACCOUNT_DELAY_S = 10.0  # the first hold; it doubles with each further wrong pas
 ACCOUNT_DELAY_CAP_S = 240.0  # ...up to this, so guessing at it shuts a director out 4 min at most
 ACCOUNT_QUIET_S = 900.0  # an account with no wrong password for this long starts counting anew
 ACCOUNTS_TRACKED = 1000  # names counted at once (any name counts); beyond, the stalest is dropped
+# refusals without a session (wrong passwords, actions not logged in, bodies the hub cannot
+# read) audited per address within UNSIGNED_WINDOW_S, at most: anyone on the hall's Wi-Fi can
+# send them, and beyond these they are counted in the log, not written, so that they cannot
+# push a director's own actions out of the audit's latest lines
+UNSIGNED_ROWS = 30
+UNSIGNED_WINDOW_S = 60.0
 ACKED_MATCHES = 8  # matches per table named in each ack
 MAX_SEQ = 2**63 - 1  # SQLite's largest integer: a larger seq cannot be stored
 INBOX_MESSAGES = 50_000  # messages received and not yet stored, at most
@@ -209,6 +215,8 @@ class HubService:
         # by name: failures and the last one's time, the least recent first
         self._account_failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
         self._trusted: dict[str, dict[str, float]] = {}  # by name: address -> last login there
+        # by address: times of the refusals without a session audited lately, the stalest first
+        self._unsigned: OrderedDict[str, list[float]] = OrderedDict()
         self._failures_lock = threading.Lock()
         self._idle = threading.Condition()
         self._received = 0
@@ -774,8 +782,28 @@ class HubService:
         return self.store.session_user(token_hash(token), self.clock())
 
     def _refuse(self, remote: str, user: str | None, action: str, why: str) -> None:
-        self._audit_refusal(remote, user, action, why)
+        """Refuse an attempt made without a session (a log-in, an action not logged in):
+        audited (:meth:`_unsigned_kept`), then raised."""
+        if self._unsigned_kept(remote):
+            self._audit_refusal(remote, user, action, why)
         raise ActionRefusedError(f"{action} refused: {why}")
+
+    def _unsigned_kept(self, remote: str) -> bool:
+        """Whether one more refusal without a session from ``remote`` is audited: at most
+        :data:`UNSIGNED_ROWS` within :data:`UNSIGNED_WINDOW_S` (the log counts the rest)."""
+        now = self.clock()
+        with self._failures_lock:
+            recent = [t for t in self._unsigned.pop(remote, []) if now - t < UNSIGNED_WINDOW_S]
+            kept = len(recent) < UNSIGNED_ROWS
+            if kept:
+                recent.append(now)
+            self._unsigned[remote] = recent
+            while len(self._unsigned) > ACCOUNTS_TRACKED:
+                self._unsigned.popitem(last=False)
+        if not kept:
+            audit_log.warning("refused again from %s without a session: not audited (more "
+                              "than %d within %g s)", remote, UNSIGNED_ROWS, UNSIGNED_WINDOW_S)
+        return kept
 
     def _audit_refusal(self, remote: str, user: str | None, action: str, why: str,
                        asked: Any = None) -> None:
@@ -788,7 +816,8 @@ class HubService:
         """Audit a director action the web layer refused before :meth:`act` (a body or an
         address it cannot take): what it asked for is kept only from a live session."""
         user = self.session_user(token)
-        self._audit_refusal(remote, user, action, why, asked if user is not None else None)
+        if user is not None or self._unsigned_kept(remote):
+            self._audit_refusal(remote, user, action, why, asked if user is not None else None)
 
     # -- director actions -----------------------------------------------------------------------
     def act(

@@ -21,6 +21,7 @@ from controller.hub.auth import PasswordHash
 from engine.errors import HakemError
 
 AUDIT_ASKED_CHARS = 1000  # what a request asked for is kept up to this many characters of JSON
+AUDIT_TEXT_CHARS = 300  # a line's user, action and detail are kept up to this many characters
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -341,7 +342,8 @@ class HubStore:
             self.db.execute(
                 "INSERT INTO audit (time, remote, user, action, ok, detail, asked) "
                 "VALUES (?,?,?,?,?,?,?)",
-                (time, remote, user, action, int(ok), detail, kept),
+                (time, remote, None if user is None else _cut(user), _cut(action), int(ok),
+                 _cut(detail), kept),
             )
 
     def audit_log(self, limit: int = 200) -> list[dict[str, Any]]:
@@ -356,6 +358,12 @@ class HubStore:
              "detail": r[5], "asked": None if r[6] is None else json.loads(r[6])}
             for r in rows
         ]
+
+
+def _cut(text: str) -> str:
+    """``text`` as the audit keeps it: whole up to :data:`AUDIT_TEXT_CHARS`, else its start
+    and "..." (a name tried or an address posted to may be 64 KiB long)."""
+    return text if len(text) <= AUDIT_TEXT_CHARS else text[:AUDIT_TEXT_CHARS] + "..."
 
 
 def _asked_text(asked: Any) -> str:

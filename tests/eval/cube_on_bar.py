@@ -33,6 +33,13 @@ START = {0: (2, 0), 5: (0, 5), 7: (0, 3), 11: (5, 0), 12: (0, 5), 16: (3, 0), 18
 BARS = ((0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2))
 
 
+def start_with_bar(bar: tuple[int, int]) -> list[tuple[int, int]]:
+    """The starting points (image slot order) less the checkers put on the ``bar`` (darker,
+    lighter): each taken from the outermost point holding that colour's checkers."""
+    return [(a - (bar[0] if i == 0 else 0), b - (bar[1] if i == 5 else 0))
+            for i, (a, b) in ((i, START.get(i, (0, 0))) for i in range(24))]
+
+
 def scene(seed: int, size_mm: float) -> tuple[np.ndarray, DemoCamera, list[tuple[int, int]],
                                               tuple[int, int], int] | None:
     """A seed's picture, its camera, points, bar and cube value (None: skipped)."""
@@ -40,8 +47,7 @@ def scene(seed: int, size_mm: float) -> tuple[np.ndarray, DemoCamera, list[tuple
     camera = DemoCamera(seed=seed % 7, scheme=SCHEMES[seed % len(SCHEMES)])
     g = camera.geometry
     bar = rnd.choice(BARS)
-    slots = [(a - (bar[0] if i == 0 else 0), b - (bar[1] if i == 5 else 0))
-             for i, (a, b) in ((i, START.get(i, (0, 0))) for i in range(24))]
+    slots = start_with_bar(bar)
     value = rnd.choice(CUBE_VALUES)
     cube = CubeProp(g.bar.centre[0] + rnd.uniform(-3, 3), g.height_mm / 2 + rnd.uniform(-55, 55),
                     value, yaw_deg=rnd.uniform(-20, 20), size_mm=size_mm)

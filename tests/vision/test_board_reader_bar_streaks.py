@@ -9,12 +9,9 @@ import numpy as np
 import pytest
 
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
+from tests.eval.cube_on_bar import start_with_bar
 from vision.board_reader import read_board
 from vision.render import SCHEMES, random_scene, render_scene
-
-# each side's checkers as they start, in image slot order (BG-EQ-3)
-START = {0: (2, 0), 5: (0, 5), 7: (0, 3), 11: (5, 0), 12: (0, 5), 16: (3, 0), 18: (5, 0),
-         23: (0, 2)}
 
 
 def _scheme_index(name: str) -> int:
@@ -30,9 +27,7 @@ def _scheme_index(name: str) -> int:
 def test_a_streaked_checker_on_the_bar_is_counted(camera_seed: int, scheme: str,
                                                   bar: tuple[int, int]) -> None:
     camera = DemoCamera(seed=camera_seed, scheme=SCHEMES[_scheme_index(scheme)])
-    # the checkers on the bar come from the starting points' outermost ones
-    slots = [(a - (bar[0] if i == 0 else 0), b - (bar[1] if i == 5 else 0))
-             for i, (a, b) in ((i, START.get(i, (0, 0))) for i in range(24))]
+    slots = start_with_bar(bar)  # the checkers on the bar taken from the starting points
     contents = contents_from_counts(slots, bar, (0, 0))
     assert camera.bar_clear(contents, None)  # laid clear of the hinges, in plain sight
     image, _ = camera.render(Shot(contents))

@@ -10,13 +10,10 @@ import pytest
 
 from controller.demo.camera import DemoCamera, Shot, contents_from_counts
 from controller.runtime.view import FrameReader
+from tests.eval.cube_on_bar import start_with_bar
 from vision.board_reader import read_board
 from vision.cube import CubeProp
 from vision.render import SCHEMES
-
-# each side's checkers as they start, in image slot order (BG-EQ-3)
-START = {0: (2, 0), 5: (0, 5), 7: (0, 3), 11: (5, 0), 12: (0, 5), 16: (3, 0), 18: (5, 0),
-         23: (0, 2)}
 
 
 @pytest.mark.parametrize(("seed", "bar", "value", "dy_mm"), [
@@ -29,9 +26,7 @@ def test_a_cube_centred_on_the_bar_is_no_checker_there(seed: int, bar: tuple[int
                                                         value: int, dy_mm: float) -> None:
     camera = DemoCamera(seed=seed % 7, scheme=SCHEMES[seed % len(SCHEMES)])
     g = camera.geometry
-    # the checkers on the bar come from the starting points' outermost ones
-    slots = [(a - (bar[0] if i == 0 else 0), b - (bar[1] if i == 5 else 0))
-             for i, (a, b) in ((i, START.get(i, (0, 0))) for i in range(24))]
+    slots = start_with_bar(bar)  # the checkers on the bar taken from the starting points
     cube = CubeProp(g.bar.centre[0], g.height_mm / 2 + dy_mm, value, yaw_deg=8.0)
     image, _ = camera.render(Shot(contents_from_counts(slots, bar, (0, 0)), cube=cube))
     corners = np.asarray(camera.corners, np.float32).reshape(4, 2)

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from controller.hub.server import HubApp
-from controller.hub.service import ActionRefusedError, HubService
+from controller.hub.service import UNSIGNED_ROWS, ActionRefusedError, HubService
+from controller.hub.store import AUDIT_TEXT_CHARS
 from engine.backgammon.mat_reader import parse_mat
 from tests.controller.hub.matches import simulated_match
 
@@ -489,6 +490,31 @@ def test_refused_director_actions_are_in_the_audit_with_what_was_asked_and_why(
         None]
     assert all(a["time"] and a["remote"] == "127.0.0.1" for a in refused)
     assert PASSWORD not in json.dumps(audit)
+    assert app_unchanged(hub)
+
+
+def test_refusals_anyone_can_send_cannot_crowd_the_audit(hub: HubApp) -> None:
+    """Review of the audit: a flag number of 5000 digits (Python's int() refuses it) dropped
+    the connection unanswered; a refusal without a session kept an address of any length
+    (40,000 characters a line), and anyone on the hall's Wi-Fi could write such lines without
+    end, pushing a director's own actions out of the audit's latest 200. A long number is no
+    flag (404, audited); a line's texts are cut; refusals without a session are audited up
+    to UNSIGNED_ROWS a minute from one address."""
+    token = login(hub)
+    status, answer = call(f"{hub.url}/api/tables/cup/3/flags/{'9' * 5000}/ack", {}, token)
+    assert status == 404 and answer["error"].startswith("no flag '99")
+    long_table = "a" * 20_000
+    for _ in range(UNSIGNED_ROWS + 10):
+        status, _ = call(f"{hub.url}/api/tables/{long_table}/{long_table}/x", {}, None)
+        assert status == 404
+    status, audit = call(hub.url + "/api/audit", token=token)
+    assert status == 200
+    unsigned = [a for a in audit if a["user"] is None]
+    assert len(unsigned) == UNSIGNED_ROWS
+    assert max(len(a["action"]) for a in audit) <= AUDIT_TEXT_CHARS + 3
+    assert audit[-1]["action"] == "login" and audit[-1]["ok"]  # the director's log-in kept
+    assert audit[-2]["action"] == "acknowledge cup/3" and audit[-2]["user"] == "td"
+    assert audit[-2]["asked"].startswith('{"seq": "999')  # cut: its JSON text's start
     assert app_unchanged(hub)
 
 
