@@ -318,7 +318,7 @@ class HubRequestHandler(BaseHTTPRequestHandler):
                 if hub.session_user(self._token()) is None:
                     self._error(401, "log in to read the audit log")
                 else:
-                    self._json(200, hub.store.audit_log())
+                    self._json(200, hub.store.audit_log(before=_audit_page(query.get("before"))))
             elif parts == ["api", "stream"]:
                 self._stream()
             elif parts[:2] == ["api", "tables"] and len(parts) >= 4:
@@ -494,6 +494,16 @@ class HubRequestHandler(BaseHTTPRequestHandler):
             raise
         result = hub.act(self._token(), self._remote(), tournament, table, kind, asked)
         self._json(200, result)
+
+
+def _audit_page(before: str | None) -> int | None:
+    """The ``before`` of ``GET /api/audit?before=ID`` (the next page: lines older than that
+    one), or None for the latest; InvalidInputError (400) naming anything else."""
+    if before is None:
+        return None
+    if not (before.isascii() and before.isdigit() and len(before) <= 18):
+        raise InvalidInputError(f"before must be an audit line's id, not {before[:40]!r}")
+    return int(before)
 
 
 def _action_name(rest: list[str]) -> str:

@@ -113,7 +113,8 @@ the hub refused.</p>
 <div id="audit-view" hidden><p><button id="reload" type="button">Refresh</button>
 <span id="count" class="meta"></span></p>
 <p id="noaudit" hidden>Nothing audited yet.</p>
-<ol class="audit" id="audit"></ol></div></main>
+<ol class="audit" id="audit"></ol>
+<p><button id="older" type="button" hidden>Older lines</button></p></div></main>
 <script src="/static/common.js"></script><script src="/static/director.js"></script>
 <script src="/static/audit.js"></script>
 </body></html>

@@ -21,6 +21,7 @@ from controller.hub.auth import PasswordHash
 from engine.errors import HakemError
 
 AUDIT_ASKED_CHARS = 1000  # what a request asked for is kept up to this many characters of JSON
+MAX_ROW_ID = 2**63 - 1  # SQLite's largest integer: every row's id is below it
 AUDIT_TEXT_CHARS = 300  # a line's user, action and detail are kept up to this many characters
 
 _SCHEMA = """
@@ -346,16 +347,18 @@ class HubStore:
                  _cut(detail), kept),
             )
 
-    def audit_log(self, limit: int = 200) -> list[dict[str, Any]]:
-        """The latest audit lines, newest first."""
+    def audit_log(self, limit: int = 200, before: int | None = None) -> list[dict[str, Any]]:
+        """The latest audit lines, newest first (``before``: those older than the line of that
+        ``id``, the next page), at most ``limit``."""
         with self.lock:
             rows = self.db.execute(
-                "SELECT time, remote, user, action, ok, detail, asked FROM audit "
-                "ORDER BY id DESC LIMIT ?", (limit,),
+                "SELECT id, time, remote, user, action, ok, detail, asked FROM audit "
+                "WHERE id < ? ORDER BY id DESC LIMIT ?",
+                (MAX_ROW_ID if before is None else before, limit),
             ).fetchall()
         return [
-            {"time": r[0], "remote": r[1], "user": r[2], "action": r[3], "ok": bool(r[4]),
-             "detail": r[5], "asked": None if r[6] is None else json.loads(r[6])}
+            {"id": r[0], "time": r[1], "remote": r[2], "user": r[3], "action": r[4],
+             "ok": bool(r[5]), "detail": r[6], "asked": None if r[7] is None else json.loads(r[7])}
             for r in rows
         ]
 

@@ -34,8 +34,14 @@ function auditItem(a) {
   if (asked !== null) li.append(el("div", {class: "asked"}, "asked: " + asked));
   return li;
 }
-async function load() {
-  const r = await fetch("/api/audit", {credentials: "same-origin"});
+// The lines shown so far (the latest page, then each older one asked for).
+let shownLines = [];
+const PAGE = 200;  // the hub's lines a page
+// The latest lines, or with ``older`` the page before the oldest shown, added below them.
+async function load(older) {
+  const last = shownLines.length ? shownLines[shownLines.length - 1].id : null;
+  const r = await fetch("/api/audit" + (older && last !== null ? "?before=" + last : ""),
+                        {credentials: "same-origin"});
   if (!r.ok) {
     if (r.status === 401 && user) await whoami();  // the session ran out: the log-in again
     document.getElementById("need-login").hidden = r.status !== 401;
@@ -43,9 +49,13 @@ async function load() {
     if (r.status !== 401) say("the hub did not give the audit (HTTP " + r.status + ")");
     return;
   }
-  const lines = await r.json();
+  const page = await r.json();
   say("");
-  document.getElementById("audit").replaceChildren(...lines.map(auditItem));
+  const list = document.getElementById("audit");
+  if (older) list.append(...page.map(auditItem));
+  else list.replaceChildren(...page.map(auditItem));
+  const lines = shownLines = older ? shownLines.concat(page) : page;
+  document.getElementById("older").hidden = page.length < PAGE;
   document.getElementById("noaudit").hidden = lines.length > 0;
   const refused = lines.filter(a => !a.ok).length;
   document.getElementById("count").textContent = lines.length + (lines.length === 1 ? " line" : " lines")
@@ -53,5 +63,6 @@ async function load() {
   document.getElementById("need-login").hidden = true;
   document.getElementById("audit-view").hidden = false;
 }
-document.getElementById("reload").onclick = () => load().catch(() => say("no connection to the hub"));
-directorSession(() => load().catch(() => say("no connection to the hub")));
+document.getElementById("reload").onclick = () => load(false).catch(() => say("no connection to the hub"));
+document.getElementById("older").onclick = () => load(true).catch(() => say("no connection to the hub"));
+directorSession(() => load(false).catch(() => say("no connection to the hub")));

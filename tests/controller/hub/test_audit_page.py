@@ -14,6 +14,7 @@ from controller.hub.service import ActionRefusedError
 from engine.errors import HakemError
 from tests.controller.hub.broker import wait_for
 from tests.controller.hub.matches import simulated_match
+from tests.controller.hub.test_http import call
 from tests.controller.hub.webdriver import Browser
 
 PASSWORD = "correct horse battery"
@@ -139,3 +140,36 @@ def test_names_and_notes_in_the_audit_are_shown_as_text_not_run(
     assert browser.run("return document.querySelectorAll('#audit script, #audit img').length;") == 0
     assert browser.run("return window.pwned === undefined;")
     assert browser.run(NO_SIDEWAYS)
+
+
+def test_older_audit_lines_are_a_page_away(browser: Browser,
+                                           make_hub: Callable[..., HubApp]) -> None:
+    """The audit gave its latest 200 lines and nothing older: a dispute from the morning was
+    out of reach by the afternoon. ``/api/audit?before=ID`` gives the lines before that one
+    (a bad ``before`` is named, 400), and the page's "Older lines" adds them below."""
+    hub = make_hub()
+    _table_nine(hub)
+    for k in range(205):
+        hub.service.store.audit(f"2026-11-26T09:{k // 60:02d}:{k % 60:02d}Z", "192.168.4.23",
+                                "td", f"acknowledge cup/{k}", True, "")
+    latest = hub.service.store.audit_log()
+    assert len(latest) == 200 and latest[0]["id"] > latest[-1]["id"]
+    older = hub.service.store.audit_log(before=latest[-1]["id"])
+    assert [a["action"] for a in older] == [f"acknowledge cup/{k}" for k in (4, 3, 2, 1, 0)]
+    token = hub.service.login("td", PASSWORD, "192.168.4.23")
+    status, answer = call(hub.url + "/api/audit?before=" + str(latest[-1]["id"]), token=token)
+    assert status == 200 and [a["id"] for a in answer][:5] == [a["id"] for a in older][:5]
+    status, answer = call(hub.url + "/api/audit?before=yesterday", token=token)
+    assert status == 400 and "'yesterday'" in answer["error"]
+    browser.get(hub.url + "/audit")
+    wait_for(lambda: browser.run(SHOWN, "need-login"), 30, "the page to ask for a log-in")
+    browser.run(LOG_IN, "td", PASSWORD)
+    wait_for(lambda: browser.run(SHOWN, "audit-view"), 30, "the audit once logged in")
+    assert len(browser.run(ITEMS)) == 200
+    assert browser.run(SHOWN, "older")
+    browser.run("document.getElementById('older').click();")
+    every = len(hub.service.store.audit_log(limit=1000))  # the log-ins too
+    assert every > 205
+    wait_for(lambda: len(browser.run(ITEMS)) == every, 30, "the older lines below")
+    assert "acknowledge cup/0" in browser.run(ITEMS)[-1]["text"]
+    assert not browser.run(SHOWN, "older")  # nothing older left
