@@ -500,10 +500,7 @@ def _cube_reach(frame: PreparedFrame, cube_mm: tuple[float, float] | None
 
 def _on_bar(frame: PreparedFrame, cube_mm: tuple[float, float] | None) -> bool:
     """Whether a cube at ``cube_mm`` (board mm; None: no cube) lies on the bar."""
-    if cube_mm is None:
-        return False
-    g = frame.calibration.geometry
-    return g.bar.x0 <= cube_mm[0] <= g.bar.x1 and 0.0 <= cube_mm[1] <= g.height_mm
+    return cube_mm is not None and frame.calibration.geometry.bar.contains(*cube_mm)
 
 
 def _read_checkers(frame: PreparedFrame, name: str | None, clear: np.ndarray | None,

@@ -501,9 +501,16 @@ def _audit_page(before: str | None) -> int | None:
     one), or None for the latest; InvalidInputError (400) naming anything else."""
     if before is None:
         return None
-    if not (before.isascii() and before.isdigit() and len(before) <= 18):
+    number = _small_number(before)
+    if number is None:
         raise InvalidInputError(f"before must be an audit line's id, not {before[:40]!r}")
-    return int(before)
+    return number
+
+
+def _small_number(text: str) -> int | None:
+    """``text`` as a whole number of at most 18 ASCII digits (a row id, a flag's seq), else
+    None: ``int()`` takes other digits ("²" is no number) and refuses 4300 of them."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
 def _action_name(rest: list[str]) -> str:
@@ -519,8 +526,8 @@ def _action_asked(kind: str, seq: str, body: dict[str, Any]) -> dict[str, Any]:
     when it is no number), the rest from the body."""
     if kind == "end":
         return {"winner": body.get("winner"), "note": body.get("note", "")}
-    number = seq.isascii() and seq.isdigit() and len(seq) <= 18  # int() refuses 4300 digits
-    data: dict[str, Any] = {"seq": int(seq) if number else seq,
+    number = _small_number(seq)
+    data: dict[str, Any] = {"seq": seq if number is None else number,
                             "note": body.get("note", "")}
     if kind == "override":
         data["verdict"] = body.get("verdict")
