@@ -73,7 +73,8 @@ class ClockRestart:
         call) are kept in :attr:`held` meanwhile. Its hello and status may come down the line
         before a press made before its hello: the press needs what is decided (a clock that
         lost its state is configured first). One a host acknowledged before the table went
-        down never comes: the wait ends :data:`RESEND_WAIT_MS` after the clock answered."""
+        down never comes: the wait ends :data:`RESEND_WAIT_MS` after the clock answered.
+        (Taken without them, a press ran the side the journal had running: TTB-CLOCK-2.)"""
         self.held += events
         if not self.answered:
             return None

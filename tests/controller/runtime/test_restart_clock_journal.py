@@ -102,7 +102,8 @@ def test_presses_that_come_with_a_late_clocks_hello_follow_its_configuration(
     firmware times journalled and then set on the clock as the journal's). ``line``: at the
     serial line's speed, the clock's hello and status reach the table a frame before the press
     (its status counts it): the table waits for the press (was: the clock was set up without
-    it, and the side the press started never ran)."""
+    it, and the side the press started never ran: the press ends a move and starts the
+    opponent's time, TTB-CLOCK-2)."""
     time = FakeTime(0)
     entries = _first_life(tmp_path, time, presses=7, judged=True)
     last = [e for e in entries if e["type"] == "clock"][-1]
