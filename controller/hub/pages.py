@@ -47,11 +47,13 @@ def static_file(name: str) -> bytes | None:
 
 
 def dashboard_page() -> str:
-    """Every table as a card, updated live."""
+    """Every table as a card, updated live; the directors' audit a click away (the audit page
+    asks a director to log in: a director refereeing many tables starts here)."""
     return (
         _HEAD.format(title="hakem: tournament")
         + """<body><header><h1>hakem: every table</h1>
-<a href="/api/tables">JSON</a></header>
+<a href="/api/tables">JSON</a>
+<a id="audit-link" href="/audit">directors' audit</a></header>
 <main><p id="connection" class="lost" role="alert" hidden></p>
 <p id="empty" hidden>No tables yet: a table appears here as soon as it connects to the hub.</p>
 <div id="tables" aria-live="polite"></div></main>

@@ -173,3 +173,20 @@ def test_older_audit_lines_are_a_page_away(browser: Browser,
     wait_for(lambda: len(browser.run(ITEMS)) == every, 30, "the older lines below")
     assert "acknowledge cup/0" in browser.run(ITEMS)[-1]["text"]
     assert not browser.run(SHOWN, "older")  # nothing older left
+
+
+def test_the_dashboard_leads_a_director_to_the_audit_log_in(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """A director refereeing many tables starts on the dashboard: its header links the audit,
+    which asks for a director's log-in before it shows anything."""
+    hub = make_hub()
+    _table_nine(hub)
+    browser.get(hub.url + "/")
+    wait_for(lambda: browser.run(SHOWN, "audit-link"), 30, "the dashboard's audit link")
+    browser.run("document.getElementById('audit-link').click();")
+    wait_for(lambda: browser.run("return location.pathname;") == "/audit", 30, "the audit page")
+    wait_for(lambda: browser.run(SHOWN, "need-login"), 30, "asked to log in")
+    assert not browser.run(SHOWN, "audit-view")
+    browser.run(LOG_IN, "td", PASSWORD)
+    wait_for(lambda: browser.run(SHOWN, "audit-view"), 30, "the audit once logged in")
