@@ -23,6 +23,7 @@ engine's :mod:`engine.backgammon.mat_writer`, so GNU Backgammon imports it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,12 +175,13 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
             _cut(game)
             notes.append(f"game {game.number}: turns were played unseen at entry seq "
                          f"{entry.get('seq', '?')} (TTB-6.1): the .mat record of that game "
-                         "stops there and gives its result")
+                         f"stops there and {_gives(game.number)}")
         if kind == "setup_error" and entry.get("position_id") and not game.gap:
             # BG-EQ-4: played from the set-up as it lay, which a .mat game cannot start from
             _cut(game)
             notes.append(f"game {game.number} was played from a wrong set-up (BG-EQ-3, entry "
-                         f"seq {entry.get('seq', '?')}): its .mat record gives only its result")
+                         f"seq {entry.get('seq', '?')}): its .mat record "
+                         f"{_gives(game.number, only=True)}")
         if (kind == "director" and entry.get("action") == "set_position"
                 and isinstance(entry.get("args"), Mapping) and not game.gap):
             # the director put the checkers where they should be (or a position of their
@@ -187,7 +189,7 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
             _cut(game)
             game.marks.append((len(game.actions) - 1, True, (
                 f"the director set the position{_seq(entry)}, which a .mat game cannot do: its"
-                " .mat record stops there and gives its result")))
+                f" .mat record stops there and {_gives(game.number)}")))
         if (kind == "director" and entry.get("action") == "set_cube"
                 and isinstance(entry.get("args"), Mapping) and game.result is None
                 and (game.actions or game.rolled is not None or game.gap)):
@@ -302,7 +304,28 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
         "ended_by": match_end.get("how") if match_end else None,
         "flags": flags,
     }
-    return MatchExport(record, summary, tuple(notes))
+    return MatchExport(record, summary, tuple(_results_said(notes, games)))
+
+
+_GIVES = re.compile("\x00(\\d+)(!?)\x00")
+
+
+def _gives(number: int, only: bool = False) -> str:
+    """A note's word for what the record of game ``number`` gives, settled once the journal's
+    whole read (:func:`_results_said`): the game may still be under way."""
+    return f"\x00{number}{'!' if only else ''}\x00"
+
+
+def _results_said(notes: list[str], games: list[_Game]) -> list[str]:
+    """The notes with each game's record said to give its result, or, for a game still under
+    way at the export, to give it once the game ends (there is none yet to give)."""
+    over = {g.number for g in games if g.result is not None}
+
+    def said(m: re.Match[str]) -> str:
+        only = "only " if m.group(2) else ""
+        return (f"gives {only}its result" if int(m.group(1)) in over
+                else f"will give {only}its result once the game ends")
+    return [_GIVES.sub(said, note) for note in notes]
 
 
 def _seq(entry: Mapping[str, Any]) -> str:
@@ -324,7 +347,7 @@ def _cube_set(game: _Game, entry: Mapping[str, Any], players: tuple[str, str]) -
     _cut(game)
     game.marks.append((len(game.actions) - 1, True, (
         f"the director put the cube right ({said}){_seq(entry)}, which a .mat game cannot do:"
-        " its .mat record stops there and gives its result")))
+        f" its .mat record stops there and {_gives(game.number)}")))
 
 
 def _rescored(games: list[_Game], entry: Mapping[str, Any], players: tuple[str, str],

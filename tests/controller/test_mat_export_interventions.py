@@ -237,3 +237,17 @@ def test_a_game_scored_again_to_win_the_match_that_the_mat_cannot_count_says_so(
     # draws no such note
     assert not any("unfinished" in n for n in export_match(
         journal_of("cube_set_decides_the_match")).notes)
+
+
+def test_a_note_on_a_game_still_under_way_says_its_result_is_still_to_come() -> None:
+    """Exported mid-game (a player's copy at a break), the game cut by a director's set
+    position has no result yet: its note says the record will give it once the game ends,
+    not that it gives one; the same journal read to the game's end says it gives it."""
+    whole = journal_of("set_position")
+    end = next(i for i, e in enumerate(whole) if e["type"] == "game_end")
+    exported = export_match(whole[:end])
+    assert exported.summary["games"][0]["result"] is None
+    assert exported.notes == ("game 1, after move 2: the director set the position, which a "
+                              ".mat game cannot do: its .mat record stops there and will give "
+                              "its result once the game ends",)
+    assert export_match(whole[:end + 1]).notes[0].endswith("stops there and gives its result")
