@@ -31,7 +31,7 @@ from vision.config import DEFAULT_CONFIG, VisionConfig
 from vision.cube import CubeReading
 from vision.cube_search import find_cube, find_cube_in_parts, whole_raster_levels
 from vision.dice.board_die import BoardDie
-from vision.dice.change_map import Halvings, change_raster, frame_key
+from vision.dice.change_map import Halvings, LazyRaster, frame_key
 from vision.dice.cube_memory import CubeMemory
 from vision.dice.reading import kept_die, settle_dice_and_cube
 from vision.dice.reuse import DiceMemory
@@ -170,12 +170,16 @@ class FrameReader:
         self._corners = None if not corners else np.array(corners, np.float32).reshape(4, 2)
         self.calibration: Calibration | None = None
         self._to_mm: np.ndarray | None = None
+        self._from_mm = np.eye(3)  # its inverse (board mm to image px), once calibrated
         self.dice_face_px: float | None = None  # once calibrated (vision.dice.scale)
         # the cube is read on its own raster of the whole case (trays and frame: the Crawford
         # game's cube lies off the board), finer than the checkers' (its digits are small)
         self._cube_canonical = Canonical.whole_board(config.geometry, CUBE_PX_PER_MM)
         self._cube_h = np.eye(3)
         self.costs = ReadCosts()
+        # the last frame's table_dice: its dice (the very readings), the rest of what it
+        # depends on (geometry, floors, slot counts, cube place), and what it kept
+        self._kept: tuple[tuple[BoardDie, ...], tuple[object, ...], list[BoardDie]] | None = None
 
     def _calibrate(self, image: np.ndarray) -> Calibration:
         if self.calibration is None:
@@ -187,7 +191,8 @@ class FrameReader:
             unit = Canonical(geometry, 1.0, (0.0, 0.0))
             self._to_mm = unit.homography_from_image(self.calibration.corners)
             # how large the dice are in the picture (the table warns when too small to read)
-            self.dice_face_px = face_px(np.linalg.inv(self._to_mm), geometry)
+            self._from_mm = np.linalg.inv(self._to_mm)
+            self.dice_face_px = face_px(self._from_mm, geometry)
             self._cube_h = self._cube_canonical.homography_from_image(self.calibration.corners)
             self._warm_up(image, self.calibration)
         return self.calibration
@@ -216,10 +221,11 @@ class FrameReader:
             read = self.dice_memory.read(image, calibration.corners, self.config.geometry,
                                          halvings)
         t2 = time.thread_time()
-        raster = self.dice_memory.raster if with_dice else None
+        known = self.dice_memory.raster if with_dice else None
+        raster = None if known is None else LazyRaster.known(known)
         if raster is None and self.reuse and self._to_mm is not None:
-            raster = change_raster(image, np.linalg.inv(self._to_mm), self.config.geometry,
-                                   halvings)
+            # a frame whose dice are not read: its change raster only when the cube needs it
+            raster = LazyRaster(image, self._from_mm, self.config.geometry)
         found = self._cube(image, calibration, raster)
         # the cube's number read as a die's pips (a thorough read's spots find it): one of
         # the two readings of its face stays, as ``hakem vision read`` settles it
@@ -238,9 +244,8 @@ class FrameReader:
                 if self._colours_file is not None:
                     _save_colours(self._colours_file, learned)
         t4 = time.thread_time()
-        read = table_dice(read, self.config.geometry, reading.slot_counts(),
-                          None if found is None else found.centre_mm, self.die_floor,
-                          self.cocked_floor)
+        read = self._table_dice(read, reading.slot_counts(),
+                                None if found is None else found.centre_mm)
         cube = None if found is None else CubeSeen(found.value, _zone(found.zone),
                                                    found.confidence)
         dice = tuple(DieSeen(pips=d.pips, half=_half(d.half), flat=d.flat,
@@ -259,25 +264,46 @@ class FrameReader:
         costs.cube_ms += 1000.0 * ((t3 - t2) + (t5 - t4))
         return FrameSeen(t_ms=t_ms, board=ReadingView(reading), dice=dice, cube=cube)
 
+    def _table_dice(self, read: list[BoardDie], slots: list[tuple[int, int] | None],
+                    cube_mm: tuple[float, float] | None) -> list[BoardDie]:
+        """:func:`table_dice` of this frame, taken from the last frame when that had the very
+        same dice readings (the dice memory's, nothing changed), slot counts and cube place
+        (a tenth of a millisecond a frame, the frames whose dice lie as they lay)."""
+        if not read:  # no die read (a frame whose dice are not wanted): none kept
+            return []
+        g = self.config.geometry
+        given = (g, self.die_floor, self.cocked_floor, slots, cube_mm)
+        last = self._kept
+        if (last is not None and len(last[0]) == len(read)
+                and all(a is b for a, b in zip(last[0], read, strict=True)) and last[1] == given):
+            return list(last[2])
+        out = table_dice(read, g, slots, cube_mm, self.die_floor, self.cocked_floor)
+        self._kept = (tuple(read), given, out)
+        return list(out)
+
     def _cube(self, image: np.ndarray, calibration: Calibration,
-              raster: tuple[Canonical, np.ndarray] | None = None) -> CubeReading | None:
+              given: tuple[Canonical, np.ndarray] | LazyRaster | None = None
+              ) -> CubeReading | None:
         """The cube (BG-CUBE-*) on its own raster; the last one found is taken again while
         its patch has not changed (between throws the cube lies still), and once it has, is
         looked for where it lay and where the picture changed since it was seen (the whole
         case when it is not there: gone, or under a hand); after a search that found none,
-        only where the picture changed is searched (``raster``: this frame's
-        ``vision.dice.change_map.change_raster``, which the dice memory has worked out)."""
+        only where the picture changed is searched (``given``: this frame's
+        ``vision.dice.change_map.change_raster``, which the dice memory has worked out, or a
+        :class:`LazyRaster` of it, worked out only when needed)."""
         g = self.config.geometry
+        lazy = given if given is None or isinstance(given, LazyRaster) else LazyRaster.known(given)
         key = frame_key(calibration.corners, g)
-        from_mm = np.linalg.inv(self._to_mm) if self._to_mm is not None else np.eye(3)
+        from_mm = self._from_mm
         memory = self.cube_memory
         memory.stats.frames += 1
         if self.reuse:
-            before = memory.reuse(key, image, from_mm, g.cube_size_mm,
-                                  None if raster is None else raster[1])
+            before = memory.reuse(key, image, from_mm, g.cube_size_mm, lazy)
             if before is not None:
                 memory.stats.still += 1
                 return before
+        raster = None if lazy is None else lazy.get()
+        if self.reuse:
             moved = None if raster is None else memory.moved_parts(key, *raster)
             if moved is not None and raster is not None:
                 # the cube found has moved or turned (it lies where it lay or where the

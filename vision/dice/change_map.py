@@ -41,9 +41,6 @@ GAIN_FLOOR = 40.0  # grey levels: darker change-map pixels do not measure the ga
 # the change map) will not carry it over CHANGE_LEVEL on a later frame
 ABSORB_LEVEL = 0.5 * CHANGE_LEVEL
 GAIN_STEADY = 0.005  # a gain closer to 1 than this is no flicker (the reference is not scaled)
-# the camera frame is halved first (its pixels averaged: less noise) while still this many
-# times finer than the change map (halving a 1280 x 720 frame costs more than the rest)
-HALVE_ABOVE = 4.0
 MAX_CHANGED_SHARE = 0.35  # more of the case changed than this: the frame is read whole
 
 
@@ -62,29 +59,26 @@ def frame_key(corners: np.ndarray, geometry: BoardGeometry) -> bytes:
 
 
 @functools.lru_cache(maxsize=4)
-def _change_warp(from_mm: tuple[float, ...], geometry: BoardGeometry, shape: tuple[int, int]
+def _change_warp(from_mm: tuple[float, ...], geometry: BoardGeometry
                  ) -> tuple[Canonical, int, np.ndarray, np.ndarray]:
-    """The change map's raster of the whole case, how many times the camera frame is halved
-    first (so each raster pixel averages the pixels it covers: less noise) and the remap
-    tables from the halved frame; kept per camera set-up."""
+    """The change map's raster of the whole case, the stride the camera frame is read at (the
+    most pixels that leaves it at least as fine as the change map about the board's centre)
+    and the remap tables from the frame so read; kept per camera set-up."""
     canonical = Canonical.whole_board(geometry, CHANGE_PPM)
     h = np.array(from_mm, np.float64).reshape(3, 3)
     scale = local_scale(h, geometry.width_mm / 2, geometry.height_mm / 2)
-    halvings = 0
-    size = min(shape)
-    while scale / 2 >= CHANGE_PPM * HALVE_ABOVE and size >= 128:
-        scale, size, halvings = scale / 2, size // 2, halvings + 1
-    h = np.diag([0.5 ** halvings, 0.5 ** halvings, 1.0]) @ h
+    stride = max(1, math.floor(scale / CHANGE_PPM))
+    h = np.diag([1.0 / stride, 1.0 / stride, 1.0]) @ h
     m1, m2 = topdown_maps(h, -canonical.margin_mm[0], -canonical.margin_mm[1], canonical.size,
                           CHANGE_PPM)
-    return canonical, halvings, np.asarray(m1), np.asarray(m2)
+    return canonical, stride, np.asarray(m1), np.asarray(m2)
 
 
 class Halvings:
-    """A camera frame and its halvings (``cv2.pyrDown``), each worked out once: a read
-    needs the first for the change map and again for the candidate raster (about a
-    millisecond each time on a 1280 x 720 frame). ``halved``: the frame's first halving
-    when another reader made it already (the board reader's ``PreparedFrame.halved``)."""
+    """A camera frame and its halvings (``cv2.pyrDown``), each worked out once: the
+    candidate raster of a frame much finer than it starts from the first (about a
+    millisecond on a 1280 x 720 frame), for each part read. ``halved``: the frame's first
+    halving when another reader made it already (the board reader's ``PreparedFrame.halved``)."""
 
     def __init__(self, image: np.ndarray, halved: np.ndarray | None = None) -> None:
         self.levels = [image] if halved is None else [image, halved]
@@ -96,15 +90,55 @@ class Halvings:
         return self.levels[k]
 
 
-def change_raster(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
-                  halvings: Halvings | None = None) -> tuple[Canonical, np.ndarray]:
+def change_raster(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
+                  ) -> tuple[Canonical, np.ndarray]:
     """The whole case top-down at :data:`CHANGE_PPM`, grey, blurred (float32): what the
-    change map compares from frame to frame (``halvings``: the frame's, shared)."""
+    change map compares from frame to frame. Its grey is the frame's green (of a colour
+    frame), read every few pixels each way (:func:`_change_warp`) before the warp: a
+    strided copy of one channel draws in a third of the rows of a frame not in the cache,
+    where a warp of the whole frame drew in most of it (the demo's 1280 x 720 frames: 0.37 ms
+    a raster, 0.55 so); ``tests.bench.digest``'s readings are those of the whole frame's grey."""
     key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
-    canonical, times, m1, m2 = _change_warp(key, geometry, image.shape[:2])
-    src = (halvings or Halvings(image)).level(times)
-    gray = to_gray(cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
-    return canonical, cv2.GaussianBlur(gray.astype(np.float32), (0, 0), CHANGE_BLUR)
+    canonical, stride, m1, m2 = _change_warp(key, geometry)
+    grey = image[::stride, ::stride, 1] if image.ndim == 3 else image[::stride, ::stride]
+    src = np.ascontiguousarray(grey)
+    warped = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return canonical, cv2.GaussianBlur(to_gray(warped).astype(np.float32), (0, 0), CHANGE_BLUR)
+
+
+class LazyRaster:
+    """A frame's :func:`change_raster`, worked out when first asked for (then kept): a frame
+    whose dice are not read needs it for the cube only when the cube's patch changed, and a
+    cube lying still needs it only once it moves (:class:`~vision.dice.cube_memory.CubeMemory`
+    keeps this, not the raster, as the picture it was last seen on). Holds the frame: a
+    frame read is not written to afterwards (each camera frame is an array of its own)."""
+
+    def __init__(self, image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
+                 ) -> None:
+        self._args: tuple[np.ndarray, np.ndarray, BoardGeometry] | None = (
+            image, from_mm, geometry)
+        self._raster: tuple[Canonical, np.ndarray] | None = None
+
+    @classmethod
+    def known(cls, raster: tuple[Canonical, np.ndarray]) -> LazyRaster:
+        """A raster already worked out (the dice memory's)."""
+        out = cls.__new__(cls)
+        out._args, out._raster = None, raster
+        return out
+
+    @property
+    def ready(self) -> bool:
+        """Whether the raster is worked out already (then it may be another's array, which
+        changes later: the dice memory's reference)."""
+        return self._raster is not None
+
+    def get(self) -> tuple[Canonical, np.ndarray]:
+        """The raster (worked out on the first call)."""
+        if self._raster is None:
+            assert self._args is not None
+            self._raster = change_raster(*self._args)
+            self._args = None  # the frame is let go once its raster is known
+        return self._raster
 
 
 def exposure_gain(now: np.ndarray, ref: np.ndarray) -> float:

@@ -20,7 +20,13 @@ import numpy as np
 
 from vision.cube import CubeReading
 from vision.cube_search import cube_patch
-from vision.dice.change_map import MAX_CHANGED_SHARE, absorb, change_mask, component_boxes
+from vision.dice.change_map import (
+    MAX_CHANGED_SHARE,
+    LazyRaster,
+    absorb,
+    change_mask,
+    component_boxes,
+)
 from vision.geometry import Canonical
 
 STILL_DIFF = 25.0  # the cube's patch (6 x 6 means) changed by less: it has not moved
@@ -101,6 +107,9 @@ class CubeMemory:
     rounds: int = 0
     seen_raster: np.ndarray | None = None  # the change raster the cube was last seen on
     seen_levels: tuple[float, float] | None = None  # ... and its search's light levels
+    # a later frame the cube lay still on, whose raster is not worked out yet: the picture it
+    # was last seen on (:meth:`_seen`), taken into seen_raster only when it is needed
+    seen_later: LazyRaster | None = None
     lost_from: np.ndarray | None = None  # that raster, when the cube has just been lost
     # where the cube found may lie now (board mm: this frame's :meth:`moved_parts`) and, when
     # it is lost on such a frame, where it could have gone then
@@ -118,6 +127,7 @@ class CubeMemory:
         self.none_levels = None
         self.seen_raster = None
         self.seen_levels = None
+        self.seen_later = None
         self.lost_from = None
         self.moved, self.lost_to = None, None
         self.pending = []
@@ -193,6 +203,7 @@ class CubeMemory:
         changed). Kept (:attr:`moved`) until the frame's search is kept: where a cube lost
         on this frame could have gone."""
         self.moved = None
+        self._seen()
         if (self.still is None or self.still[0] != key or self.seen_raster is None
                 or self.seen_levels is None or self.seen_raster.shape != now.shape):
             return None
@@ -204,12 +215,22 @@ class CubeMemory:
         self.moved = [(x - half, y - half, x + half, y + half), *_cube_boxes(changed, canonical)]
         return self.moved
 
+    def _seen(self) -> None:
+        """The raster of the last frame the cube lay still on (:attr:`seen_later`) worked out
+        and taken as the picture it was last seen on."""
+        later, self.seen_later = self.seen_later, None
+        if later is not None and self.seen_raster is not None:
+            now = later.get()[1]
+            if now.shape == self.seen_raster.shape:
+                self.seen_raster[...] = now
+
     def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
-              raster: np.ndarray | None = None) -> CubeReading | None:
+              raster: np.ndarray | LazyRaster | None = None) -> CubeReading | None:
         """The cube found before, when its patch has not changed (the same face at the same
         place); None when it must be searched for. ``raster``: this frame's change raster,
         kept as the picture the cube was last seen on when it has not (a cube moved later
-        lies where it lay or where the picture changed since: :meth:`moved_parts`)."""
+        lies where it lay or where the picture changed since: :meth:`moved_parts`); a
+        :class:`LazyRaster` is worked out only when a later frame needs it."""
         if self.still is None or self.still[0] != key:
             return None
         before = self.still[2]
@@ -218,8 +239,15 @@ class CubeMemory:
                             interpolation=cv2.INTER_AREA)
         if float(change.max()) >= STILL_DIFF:
             return None
+        if isinstance(raster, LazyRaster) and not raster.ready:
+            if self.seen_raster is not None:
+                self.seen_later = raster
+            return before
+        if isinstance(raster, LazyRaster):
+            raster = raster.get()[1]
         if raster is not None and self.seen_raster is not None \
                 and raster.shape == self.seen_raster.shape:
+            self.seen_later = None
             self.seen_raster[...] = raster
         return before
 
@@ -240,10 +268,12 @@ class CubeMemory:
         by a search with the whole raster's light ``levels`` (for :meth:`none_parts` and
         :meth:`moved_parts`)."""
         if found is not None:
+            self.seen_later = None
             self.seen_raster = None if raster is None else raster.copy()
             self.seen_levels = levels
             self.lost_from, self.pending = None, []
         elif self.still is not None:  # the cube found before is lost: where has it gone?
+            self._seen()
             self.lost_from, self.seen_raster, self.seen_levels = self.seen_raster, None, None
             self.lost_to = self.moved
         self.moved = None

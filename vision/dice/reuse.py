@@ -246,7 +246,7 @@ class DiceMemory:
         self.stats.frames += 1
         key = frame_key(corners, geometry)
         from_mm = inverse(to_mm.tobytes())
-        canonical, now = change_raster(image, from_mm, geometry, halvings)
+        canonical, now = change_raster(image, from_mm, geometry)
         self.raster = (canonical, now)
         ref, known = self._reference, self._peaks
         if (not self.enabled or key != self._key or ref is None or known is None

@@ -328,3 +328,39 @@ def test_a_cube_offered_where_a_die_lay_is_found_by_searching_where_it_changed()
     assert stats.whole == 1 and stats.parts == 1
     assert seen is not None and seen == fresh.read(image, 1000).cube
     assert (seen.value, seen.zone) == (2, "offered")
+
+
+def test_a_still_cube_needs_no_change_raster_on_frames_without_dice(
+        camera: DemoCamera, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On frames whose dice are not read, a cube lying still costs no change raster (only its
+    patch is compared); when it moves, the raster of the last frame it lay still on is worked
+    out then, and the cube is found in parts where it went, as a reader reading every frame's
+    dice (whose memory works out each raster at once) finds it."""
+    from controller.demo import players as pl
+    from vision.dice import change_map
+
+    calls = []
+    real = change_map.change_raster
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(change_map, "change_raster", counted)
+    monkeypatch.setattr("controller.runtime.view.change_raster", counted, raising=False)
+    centred = _shot(camera, 5, pl.offered_cube(camera.geometry, 1, 4))
+    owned = _shot(camera, 5, pl.owned_cube(camera.geometry, 0, 4))
+    lazy = FrameReader(corners=camera.corners_flat())
+    eager = FrameReader(corners=camera.corners_flat())
+    assert lazy.read(centred, 0).cube is not None
+    eager.read(centred, 0)
+    calls.clear()
+    for t in range(1, 4):
+        assert lazy.read(centred, t * 1000, with_dice=False).cube is not None
+    assert calls == []  # the cube lay still: no raster worked out
+    for t in range(1, 4):
+        eager.read(centred, t * 1000)
+    moved = lazy.read(owned, 4000, with_dice=False).cube
+    assert moved is not None and moved == eager.read(owned, 4000).cube
+    assert lazy.cube_memory.stats.parts == eager.cube_memory.stats.parts == 1
+    assert lazy.cube_memory.stats.whole == eager.cube_memory.stats.whole == 1
