@@ -34,6 +34,9 @@ from vision.dice.raster import (
 from vision.geometry import BoardGeometry, Canonical
 
 PEAK_PAD = 11  # raster px about a peak its response and ray features depend on (3 + 5 + 3)
+# two parts to update are warped as one when their common box has at most this many raster
+# px more than they have together (0: when warping it costs no more pixels)
+MERGE_SLACK_PX = 0
 
 
 @dataclass
@@ -53,20 +56,6 @@ class RasterPeaks:
 _PEAK_KERNEL = np.ones((PEAK_WINDOW, PEAK_WINDOW), np.uint8)  # a peak's neighbourhood
 
 
-def _local_peaks(gray: np.ndarray, inner: tuple[int, int, int, int]
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Local maxima of the corner response of a raster crop (``raster.peaks``' stage without
-    its cut), inside ``inner`` (crop px): (N, 2) u, v and their strength."""
-    corner = cv2.cornerMinEigenVal(gray, EIGEN_BLOCK, ksize=3)
-    resp = cv2.boxFilter(corner, -1, (SUM_BOX, SUM_BOX))
-    grown = cv2.dilate(resp, _PEAK_KERNEL)
-    a0, b0, a1, b1 = inner
-    at = resp[b0:b1, a0:a1]  # only the inner part's peaks are kept: only it is compared
-    ys, xs = nonzero_2d((at >= grown[b0:b1, a0:a1]) & (at > 1e-4))
-    ys, xs = ys + b0, xs + a0
-    return np.stack([xs, ys], axis=1), resp[ys, xs]
-
-
 # a crop of the candidate raster, the peaks (whole-raster px) to place in it, and its origin
 PeakCrop = tuple[np.ndarray, np.ndarray, tuple[int, int]]
 
@@ -80,8 +69,8 @@ def _places(parts: list[PeakCrop], size: tuple[int, int]
     if not parts:
         return []
     w, h = size
-    centres = [np.clip((peaks[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2), 0,
-                       [w - 1, h - 1]) for _bgr, peaks, _origin in parts]
+    centres = [np.minimum(np.maximum((peaks[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2),
+                                     0), [w - 1, h - 1]) for _bgr, peaks, _origin in parts]
     rays = [ray_samples(bgr, at - np.array(origin))
             for (bgr, _peaks, origin), at in zip(parts, centres, strict=True)]
     features = ray_features(np.concatenate(rays))
@@ -148,7 +137,8 @@ def _evaluate(uv: np.ndarray, strength: np.ndarray, known: RasterPeaks | None,
     # the crop read for them): ranked_places keeps that order among equal probabilities
     order_of: list[tuple[tuple[int, int], list[tuple[float, float, float]]] | int] = []
     reads: list[PeakCrop] = []
-    for (u, v), inside in zip(top.tolist(), _first_inside(top, crops).tolist(), strict=True):
+    inners = np.array([inner for _box, inner, _bgr in crops], int).reshape(-1, 4)
+    for (u, v), inside in zip(top.tolist(), _first_inside(top, inners).tolist(), strict=True):
         if inside < len(crops):
             batches[inside].append((u, v))
         elif known is not None and (u, v) in known.places:
@@ -171,21 +161,16 @@ def _evaluate(uv: np.ndarray, strength: np.ndarray, known: RasterPeaks | None,
     return RasterPeaks(uv, strength, places)
 
 
-def _first_inside(uv: np.ndarray, crops: list[tuple[tuple[int, int, int, int],
-                                                    tuple[int, int, int, int], np.ndarray]]
-                  ) -> np.ndarray:
-    """For each peak (raster px) the first crop whose inner part holds it (``len(crops)``:
-    none), for all peaks at once rather than peak by peak."""
-    out = np.full(len(uv), len(crops))
-    for n in range(len(crops) - 1, -1, -1):  # the last written is the first crop
-        out[_inside(uv, crops[n][1])] = n
-    return out
-
-
-def _inside(uv: np.ndarray, inner: tuple[int, int, int, int]) -> np.ndarray:
-    """Which peaks (raster px) lie in a crop's inner part (a0, b0, a1, b1; end exclusive)."""
-    return ((uv[:, 0] >= inner[0]) & (uv[:, 0] < inner[2])
-            & (uv[:, 1] >= inner[1]) & (uv[:, 1] < inner[3]))
+def _first_inside(uv: np.ndarray, inners: np.ndarray) -> np.ndarray:
+    """For each peak (raster px) the first of the crops' inner parts (rows a0, b0, a1, b1;
+    end exclusive) that holds it (``len(inners)``: none), for all peaks and parts at once."""
+    if len(inners) == 0:
+        return np.zeros(len(uv), int)
+    u, v = uv[:, 0, None], uv[:, 1, None]
+    inside = ((u >= inners[None, :, 0]) & (u < inners[None, :, 2])
+              & (v >= inners[None, :, 1]) & (v < inners[None, :, 3]))
+    first: np.ndarray = np.where(inside.any(axis=1), inside.argmax(axis=1), len(inners))
+    return first
 
 
 def raster_peaks(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
@@ -194,8 +179,8 @@ def raster_peaks(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
     raster, m1, m2, src = _warp_for(image, from_mm, geometry, halvings)
     w, h = raster.size
     box = (0, 0, w, h)
-    bgr = _remap(src, m1, m2, box)
-    uv, strength = _local_peaks(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), box)
+    bgr, resp, local = _group_peaks(src, m1, m2, box)
+    uv, strength = _peaks_inside(resp, local, box, box)
     return _evaluate(uv, strength, None, [(box, box, bgr)], src, m1, m2, (w, h))
 
 
@@ -207,9 +192,7 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
     w, h = raster.size
     mask = np.ascontiguousarray(search, np.uint8)
     pad = 2 * PEAK_PAD + 2
-    crops: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int], np.ndarray]] = []
-    drop = np.zeros(len(known.uv), bool)
-    new_uv, new_strength = [], []
+    parts: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = []
     for x, y, bw, bh in sorted(component_boxes(mask), key=lambda b: (b[1], b[0])):
         x0, y0 = canonical.px_to_mm(float(x), float(y))
         x1, y1 = canonical.px_to_mm(float(x + bw), float(y + bh))
@@ -221,27 +204,82 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
                  box[1] + (PEAK_PAD if box[1] > 0 else 0),
                  box[2] - (PEAK_PAD if box[2] < w else 0),
                  box[3] - (PEAK_PAD if box[3] < h else 0))
-        bgr, uv, strength = _crop_peaks(src, m1, m2, box, inner)
+        parts.append((box, inner))
+    # overlapping parts (and those close enough that their common box costs no more to
+    # work out) are warped and searched for peaks once, as one
+    of_part: dict[int, tuple[tuple[int, int, int, int], tuple[np.ndarray, ...]]] = {}
+    for group, members in _merged([box for box, _inner in parts]):
+        worked = _group_peaks(src, m1, m2, group)
+        for n in members:
+            of_part[n] = (group, worked)
+    crops: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int], np.ndarray]] = []
+    inners = np.array([inner for _box, inner in parts], int).reshape(-1, 4)
+    new_uv, new_strength = [], []
+    for n, (box, inner) in enumerate(parts):
+        group, (bgr, resp, local) = of_part[n]
+        uv, strength = _peaks_inside(resp, local, group, inner)
         # a peak of an overlapping crop's inner part is found there already
-        fresh = _first_inside(uv, crops) == len(crops)
-        new_uv.append(uv[fresh])
-        new_strength.append(strength[fresh])
-        drop |= _inside(known.uv, inner)
-        crops.append((box, inner, bgr))
-    uv = np.concatenate([known.uv[~drop], *new_uv]).reshape(-1, 2).astype(int)
-    strength = np.concatenate([known.strength[~drop], *new_strength]).astype(np.float32)
+        if _overlaps(inner, inners[:n]):
+            fresh = _first_inside(uv, inners[:n]) == n
+            uv, strength = uv[fresh], strength[fresh]
+        new_uv.append(uv)
+        new_strength.append(strength)
+        crops.append((box, inner, bgr[box[1] - group[1]:box[3] - group[1],
+                                      box[0] - group[0]:box[2] - group[0]]))
+    keep = _first_inside(known.uv, inners) == len(parts)  # the known peaks no part holds
+    uv = np.concatenate([known.uv[keep], *new_uv]).reshape(-1, 2).astype(int)
+    strength = np.concatenate([known.strength[keep], *new_strength]).astype(np.float32)
     return _evaluate(uv, strength, known, crops, src, m1, m2, (w, h))
 
 
-def _crop_peaks(src: np.ndarray, m1: np.ndarray, m2: np.ndarray,
-                box: tuple[int, int, int, int], inner: tuple[int, int, int, int]
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A part of the candidate raster warped (``box``) and the peaks inside its ``inner``
-    part (whole-raster px) with their strength."""
+def _overlaps(inner: tuple[int, int, int, int], others: np.ndarray) -> bool:
+    """Whether a crop's inner part (a0, b0, a1, b1) shares a pixel with any of ``others``."""
+    return any(a0 < inner[2] and inner[0] < a1 and b0 < inner[3] and inner[1] < b1
+               for a0, b0, a1, b1 in others.tolist())
+
+
+def _merged(boxes: list[tuple[int, int, int, int]]
+            ) -> list[tuple[tuple[int, int, int, int], list[int]]]:
+    """The boxes (u0, v0, u1, v1) gathered into groups, each with its common box and the
+    indices of its boxes: two groups are one while their common box has no more pixels than
+    theirs together (and :data:`MERGE_SLACK_PX`)."""
+    groups: list[tuple[tuple[int, int, int, int], list[int]]] = []
+    for n, box in enumerate(boxes):
+        (a0, b0, a1, b1), members = box, [n]
+        k = 0
+        while k < len(groups):
+            (c0, d0, c1, d1), theirs = groups[k]
+            u0, v0, u1, v1 = min(a0, c0), min(b0, d0), max(a1, c1), max(b1, d1)
+            if ((u1 - u0) * (v1 - v0) <= (a1 - a0) * (b1 - b0) + (c1 - c0) * (d1 - d0)
+                    + MERGE_SLACK_PX):
+                (a0, b0, a1, b1), members = (u0, v0, u1, v1), theirs + members
+                del groups[k]
+                k = 0  # the box grown may now join one passed over
+            else:
+                k += 1
+        groups.append(((a0, b0, a1, b1), members))
+    return groups
+
+
+def _group_peaks(src: np.ndarray, m1: np.ndarray, m2: np.ndarray,
+                 box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A part of the candidate raster warped (``box``), its corner response and where that
+    is a local maximum (``raster.peaks``' stage without its cut)."""
     bgr = _remap(src, m1, m2, box)
-    local = (inner[0] - box[0], inner[1] - box[1], inner[2] - box[0], inner[3] - box[1])
-    uv, strength = _local_peaks(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), local)
-    return bgr, uv + np.array([box[0], box[1]]), strength
+    corner = cv2.cornerMinEigenVal(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), EIGEN_BLOCK, ksize=3)
+    resp = cv2.boxFilter(corner, -1, (SUM_BOX, SUM_BOX))
+    local = (resp >= cv2.dilate(resp, _PEAK_KERNEL)) & (resp > 1e-4)
+    return bgr, resp, local
+
+
+def _peaks_inside(resp: np.ndarray, local: np.ndarray, box: tuple[int, int, int, int],
+                  inner: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The local maxima of a warped part (``box``; :func:`_group_peaks`) inside ``inner``
+    (whole-raster px, as are the peaks): (N, 2) u, v and their strength."""
+    a0, b0, a1, b1 = inner[0] - box[0], inner[1] - box[1], inner[2] - box[0], inner[3] - box[1]
+    ys, xs = nonzero_2d(local[b0:b1, a0:a1])
+    ys, xs = ys + b0, xs + a0
+    return np.stack([xs + box[0], ys + box[1]], axis=1), resp[ys, xs]
 
 
 def ranked_places(peaks: RasterPeaks, geometry: BoardGeometry

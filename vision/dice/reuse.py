@@ -143,9 +143,10 @@ class DiceMemory:
     # die lies on the board
     _pair_at: tuple[tuple[float, float], ...] = ()
     _pair: list[BoardDie] = field(default_factory=list)
-    # the change-map parts (uint8 mask) that changed while that pair lay, read for no die and
-    # their raster stage not brought up to date: the next partial read works their peaks out
-    _stale: np.ndarray | None = None
+    # the change-map parts (uint8 masks) searched while that pair lay, read for no die, and
+    # those that changed (the raster stage not brought up to date there): the next partial
+    # read works the changed ones' peaks out
+    _stale: tuple[np.ndarray, np.ndarray] | None = None
 
     def forget(self) -> None:
         """The next frame is read whole."""
@@ -226,6 +227,22 @@ class DiceMemory:
         self._thorough = True
         self._doubt = doubt
 
+    def prime(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry) -> bool:
+        """Read ``image`` (a table's calibration frame) as the picture the next frame is
+        compared with, counted in no stats and leaving a pending press mark for that frame:
+        the first frame of a scene unchanged since is then read as unchanged, not whole
+        again. False (nothing read) when reuse is off or a thorough read is due, which must
+        read the next frame whole."""
+        if not self.enabled or self._thorough:
+            return False
+        stats, mark = self.stats, self._mark_before
+        self.stats, self._mark_before = ReuseStats(), False
+        try:
+            self._read(image, corners, geometry, Halvings(image))
+        finally:
+            self.stats, self._mark_before = stats, mark
+        return True
+
     def read(self, image: np.ndarray, corners: np.ndarray, geometry: BoardGeometry,
              halvings: Halvings | None = None) -> list[BoardDie]:
         """Every die on (or beside) the board in a camera frame, at most four, as
@@ -290,14 +307,18 @@ class DiceMemory:
             # changed parts are read (the pair picked up and thrown), which works their peaks
             # out with its own; the pair stays as it lies, untouched, whatever the moved
             # checkers' peaks would do to its dice's rank
-            self._stale = search if self._stale is None else self._stale | search
+            redo = _redo(changed, dropped, canonical, core)
+            self._stale = (search, redo) if self._stale is None else (
+                self._stale[0] | search, self._stale[1] | redo)
             return self._settle(kept, [], dropped, search)
         # the parts changed while the pair lay are searched for peaks with this frame's, but
         # their places are not read unless this frame changed there too: they were taken as
         # read, holding no die, on the frame they changed (as a place ranked then would be)
-        stale, self._stale = self._stale, None
+        held, self._stale = self._stale, None
+        redo = _redo(changed, dropped, canonical, core)
+        stale = None if held is None else held[0]
         peaks = update_peaks(known, image, from_mm, g, canonical,
-                             search if stale is None else search | stale, halvings)
+                             redo if held is None else redo | held[1], halvings)
         raster = Canonical.whole_board(g, RASTER_PPM)
         ranked = ranked_places(peaks, g)
         # a die kept is one a fresh read still finds: a place it takes lies at it
@@ -440,6 +461,19 @@ def settle_doubt(die: BoardDie, spotted: list[BoardDie], near: float,
         return die
     cocked = [d for d in spotted if not d.flat and _apart_mm(d, die) < near]
     return max(cocked, key=lambda d: d.confidence) if cocked else die
+
+
+def _redo(changed: np.ndarray, dropped: list[BoardDie], canonical: Canonical, core: float
+          ) -> np.ndarray:
+    """Where the raster stage is worked out again (uint8 change-map mask): where the picture
+    changed and about the dice dropped. Not the wider part searched for dice: a peak and its
+    places depend on the raster only a few px about it (``raster_peaks.PEAK_PAD``, which
+    ``update_peaks`` adds), so elsewhere they are as kept."""
+    out = changed.astype(np.uint8)
+    for d in dropped:
+        u0, v0, u1, v1 = change_map_box(canonical, out.shape, *d.centre_mm, core)
+        out[v0:v1, u0:u1] = 1
+    return out
 
 
 def _rounded(centre_mm: tuple[float, float]) -> tuple[float, float]:

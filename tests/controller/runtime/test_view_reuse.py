@@ -41,7 +41,8 @@ def test_the_referee_is_told_the_same_with_and_without_reuse(camera: DemoCamera)
         kinds.add(reuse.dice_memory.stats.last)
     assert fresh.dice_memory.stats.full == 14  # the reader without memory reads each whole
     assert kinds - {"full"}  # the memory did spare reads
-    assert reuse.dice_memory.stats.full == 1
+    # the first frame is the calibration frame, read whole once at the warm-up (uncounted)
+    assert reuse.dice_memory.stats.full == 0
 
 
 def test_frames_without_dice_leave_the_memory_alone(camera: DemoCamera) -> None:
@@ -72,6 +73,33 @@ def test_the_reader_accounts_each_part_of_its_reading(camera: DemoCamera) -> Non
     assert ratio == pytest.approx((costs.dice_ms + costs.cube_ms) / costs.board_ms)
     assert costs.as_json()["frames"] == 2
     assert sum(int(c) for c, _ms in costs.dice_by_read.values()) == 1  # the one dice frame
+
+
+def test_the_warm_up_s_reading_is_kept_for_the_first_frame(camera: DemoCamera) -> None:
+    """The calibration frame, read at the warm-up, primes the dice and cube memories: the
+    first frame (that very picture) is read as unchanged, not whole again, and is told what a
+    reader without memory tells; the warm-up counts in neither memory's stats."""
+    image = next(image for _kind, image in table_stream(5, 2, camera, noise=0.0))
+    reader = FrameReader(corners=camera.corners_flat(), die_floor=0.5)
+    seen = reader.read(image, 0)
+    stats = reader.dice_memory.stats
+    assert (stats.frames, stats.full, stats.unchanged, stats.last) == (1, 0, 1, "unchanged")
+    cube = reader.cube_memory.stats  # searched whole once, at the warm-up, then kept
+    assert cube.whole == 1 and cube.still + cube.none_kept == 1 and cube.parts == 0
+    fresh = FrameReader(corners=camera.corners_flat(), die_floor=0.5, reuse=False)
+    check = fresh.read(image, 0)
+    assert seen.dice == check.dice and seen.cube == check.cube
+
+
+def test_a_thorough_read_due_at_the_first_frame_is_not_spent_at_the_warm_up(
+        camera: DemoCamera) -> None:
+    """A thorough read asked before the first frame reads that frame whole and thoroughly:
+    the warm-up leaves the dice memory unprimed then."""
+    image = next(image for _kind, image in table_stream(5, 2, camera, noise=0.0))
+    reader = FrameReader(corners=camera.corners_flat())
+    reader.dice_memory.read_thoroughly()
+    reader.read(image, 0)
+    assert reader.dice_memory.stats.thorough == 1
 
 
 def test_the_dice_start_from_the_board_s_halving_of_the_frame(
@@ -139,7 +167,8 @@ def test_no_cube_is_looked_for_again_only_where_the_picture_changed(camera: Demo
         image = _shot(camera, seed)
         assert reader.read(image, t * 1000).cube is None
         assert fresh.read(image, t * 1000).cube is None
-    assert stats.whole == 1 and stats.none_kept == 0 and stats.parts == 2
+    # the whole search is the warm-up's, on the first frame's picture: that frame keeps it
+    assert stats.whole == 1 and stats.none_kept == 1 and stats.parts == 2
     offered = pl.offered_cube(camera.geometry, 1, 2)  # beside the dice thrown
     image = _shot(camera, 3, offered)  # the cube put down (a double, BG-CUBE-3)
     seen = reader.read(image, 4000).cube
@@ -246,7 +275,7 @@ def test_a_search_again_leaves_out_what_changed_back(camera: DemoCamera) -> None
     for t in range(2, 2 + NONE_WHOLE_EVERY):  # ... and picked up: as it was
         assert reader.read(empty, t * 1000).cube is None
     assert stats.whole == 1 and stats.parts == 2
-    assert stats.none_kept == NONE_WHOLE_EVERY - 1
+    assert stats.none_kept == NONE_WHOLE_EVERY  # the first frame's too (the warm-up's search)
 
 
 def test_a_cube_moved_is_looked_for_where_it_lay_and_where_the_picture_changed(
@@ -281,7 +310,7 @@ def test_a_cube_a_part_search_missed_is_found_when_its_part_is_searched_again(
     reader = FrameReader(corners=camera.corners_flat())
     stats = reader.cube_memory.stats
     assert reader.read(_shot(camera, 3), 0).cube is None
-    assert stats.whole == 1
+    assert stats.whole == 1  # the warm-up's: the first frame keeps that none was found
     real = view.find_cube_in_parts
     missed: list[object] = []
 
@@ -293,10 +322,12 @@ def test_a_cube_a_part_search_missed_is_found_when_its_part_is_searched_again(
 
     monkeypatch.setattr(view, "find_cube_in_parts", miss_once)
     image = _shot(camera, 3, pl.offered_cube(camera.geometry, 1, 2))  # the cube put down
-    for t in range(1, NONE_WHOLE_EVERY):
+    # the first frame counts as one without a search: the NONE_WHOLE_EVERY-th is the next
+    # frame's NONE_WHOLE_EVERY - 1-th
+    for t in range(1, NONE_WHOLE_EVERY - 1):
         assert reader.read(image, t * 1000).cube is None, t
     assert missed and stats.parts == 1  # searched where it changed, missed, not again
-    seen = reader.read(image, NONE_WHOLE_EVERY * 1000).cube
+    seen = reader.read(image, (NONE_WHOLE_EVERY - 1) * 1000).cube
     assert seen is not None and (seen.value, seen.zone) == (2, "offered")
     assert stats.parts == 2 and stats.whole == 1
 
