@@ -20,7 +20,8 @@ from vision.dice import board
 
 # stage name -> the functions of ``vision.dice.board`` it holds
 STAGES: dict[str, tuple[str, ...]] = {
-    "candidates": ("hybrid_candidates", "spot_candidates"),
+    "candidates": ("hybrid_candidates", "spot_candidates", "scored_raster_candidates"),
+    "fast read": ("fast_dice", "fast_board_die"),
     "face fit": ("read_candidate",),
     "face check, pose features": ("die_face", "_recentred"),
     "second chances": ("give_second_chance", "_second_chance_around"),

@@ -63,6 +63,11 @@ referee; it also ignores a "die" that lay there before the throw. Stages:
 4. A checker rim circling the die means it lies on a checker; the board geometry gives the
    half (left or right of the bar as seen in the picture) or the bar, tray, frame, off-board.
 
+Before stage 2, a fast first read (``vision.dice.fast_read``: a small network over an unaligned
+patch about each raster place) takes the flat dice it is sure of at once, with their places,
+and leaves out the places it is sure hold no die; every other place goes through the stages
+above as before (not for the spot candidates, a thorough read or ``tilted_near``).
+
 This module holds the reader's steps in order and the cocked opinion; the rest is split by what
 it holds: the die read (``vision.dice.board_die``), the face check and the frame's memo
 (``vision.dice.face_check``), the second chances (``vision.dice.second_chance``) and the face
@@ -79,7 +84,13 @@ import cv2
 import numpy as np
 
 from vision.dice.board_die import BoardDie, pip_evidence, pose_factor
-from vision.dice.candidates import apply, hybrid_candidates, spot_candidates
+from vision.dice.candidates import (
+    READ_THRESHOLD,
+    apply,
+    hybrid_candidates,
+    scored_raster_candidates,
+    spot_candidates,
+)
 from vision.dice.checker_face import upward_at_checker
 from vision.dice.face_check import FaceMemo, die_face
 from vision.dice.face_fit import (
@@ -91,6 +102,7 @@ from vision.dice.face_fit import (
     read_candidate,
     warp_patch,
 )
+from vision.dice.fast_read import FastDie, as_found, fast_board_die, fast_dice
 from vision.dice.on_checker import on_checker
 from vision.dice.patch_net import joint_logit, patch_logit, patch_model, with_patch
 from vision.dice.pose import cocked_threshold, p_cocked
@@ -175,7 +187,8 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
                places: Sequence[tuple[float, float, float]] | None = None,
                thorough: bool = False,
                tilted_near: Sequence[tuple[float, float]] | None = None,
-               memo: FaceMemo | None = None
+               memo: FaceMemo | None = None,
+               known: Sequence[FaceFinding] = ()
                ) -> list[FaceFinding]:
     """Every die face on or beside the board, with its pose features (pose not yet judged).
 
@@ -184,14 +197,16 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
     ``thorough``: more second chances, also around each candidate (several times slower);
     ``tilted_near``: second chances only within :data:`TILTED_NEAR_DIES` of these places (mm;
     where no throw can have landed, a cocked die is only one already there, tipped);
-    ``memo``: a fresh one, to keep this frame's work on faces for the caller."""
+    ``memo``: a fresh one, to keep this frame's work on faces for the caller; ``known``: dice
+    already read (``vision.dice.fast_read``), whose places no candidate or second chance takes
+    and which are not returned again."""
     g = geometry or BoardGeometry()
     colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     memo = memo if memo is not None else FaceMemo()
     gray = memo.gray(colour)
     from_mm = np.linalg.inv(to_mm)
     die = g.die_size_mm
-    found: list[FaceFinding] = []
+    found: list[FaceFinding] = list(known)
     cands = (spot_candidates(gray, to_mm, from_mm, g) if spots
              else hybrid_candidates(colour, gray, to_mm, from_mm, g,
                                     lambda: [(f.x_mm, f.y_mm) for f in found], places=places))
@@ -231,7 +246,7 @@ def find_faces(image: np.ndarray, to_mm: np.ndarray,
                 finding = _second_chance_around(colour, gray, from_mm, cx, cy, g, found, memo)
             if finding is not None:
                 found.append(finding)
-    return found
+    return found[len(known):]
 
 
 def _cocked_beside(colour: np.ndarray, gray: np.ndarray, to_mm: np.ndarray,
@@ -360,7 +375,8 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     the small raster, several times faster, finding more dice and reading more of them right;
     ``spots``: from pip spots over the whole frame instead (slow; for training and comparison;
     see the module docstring's figures); ``places``: raster candidates the caller has already
-    (``vision.dice.reuse`` reads only where the picture changed); ``thorough``: more second
+    (``vision.dice.reuse`` reads only where the picture changed), each looked at first by the
+    fast read (``vision.dice.fast_read``); ``thorough``: more second
     chances for cocked dice, also around the candidates (:func:`find_faces`; slower, for a
     throw the referee could not judge); ``tilted_near``: second chances only about these
     places (:func:`find_faces`; a read where no throw is due).
@@ -372,8 +388,16 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     threshold = cocked_threshold()
     memo = FaceMemo()
     gray = functools.partial(memo.gray, colour)  # (find_faces's, converted once)
+    fast: list[FastDie] = []
+    if not spots and not thorough and tilted_near is None:
+        if places is None:
+            places = scored_raster_candidates(colour, from_mm, g, threshold=READ_THRESHOLD)
+        fast, rest = fast_dice(colour, to_mm, g, [(x, y) for x, y, _ in places], gray=gray)
+        places = [places[n] for n in rest]
+        out += [fast_board_die(from_mm, g, d, threshold) for d in fast]
     for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough,
-                        tilted_near=tilted_near, memo=memo):
+                        tilted_near=tilted_near, memo=memo,
+                        known=[as_found(d) for d in fast]):
         if on_marker(g, f.x_mm, f.y_mm):
             continue
         p, z, aligned = _cocked_opinion(colour, from_mm, f, g, threshold, memo)

@@ -174,30 +174,35 @@ def initial_weights(rng: np.random.Generator, outputs: int = 1) -> Weights:
     return out
 
 
-LossAndGrad = Callable[[np.ndarray, np.ndarray], tuple[float, np.ndarray]]
+LossAndGrad = Callable[[np.ndarray, np.ndarray, int], tuple[float, np.ndarray]]
 
 
 def descend(x: np.ndarray, outputs: int, loss_and_grad: LossAndGrad, epochs: int, seed: int,
-            log: Callable[[str], None] | None = None) -> Weights:
+            log: Callable[[str], None] | None = None, start: Weights | None = None,
+            first_step: float = STEP) -> Weights:
     """A network of ``outputs`` logits fitted on normalised patches ``x`` by Adam: each batch
-    turned or mirrored by one of the eight symmetries, ``loss_and_grad(logits, rows)`` giving
-    the batch's summed loss and d loss / d logits; the step halved from 60% of the epochs and
-    0.4 of that from 85%."""
+    turned or mirrored by one of the eight symmetries, ``loss_and_grad(logits, rows, t)`` giving
+    the batch's summed loss and d loss / d logits (``t``: the batch's symmetry, see
+    :func:`symmetry`, for targets that turn with it); the step (``first_step``) halved from 60%
+    of the epochs and 0.4 of that from 85%; ``start``: weights to go on from (copied)."""
     rng = np.random.default_rng(seed)
     weights = initial_weights(rng, outputs)
+    if start is not None:
+        weights = [w.copy() for w in start]
     m1 = [np.zeros_like(w) for w in weights]
     m2 = [np.zeros_like(w) for w in weights]
     t = 0
     for epoch in range(epochs):
-        step = STEP * (0.5 if epoch >= 0.6 * epochs else 1.0) * (
+        step = first_step * (0.5 if epoch >= 0.6 * epochs else 1.0) * (
             0.4 if epoch >= 0.85 * epochs else 1.0)
         order = rng.permutation(len(x))
         loss = 0.0
         for start in range(0, len(x), BATCH):
             b = order[start:start + BATCH]
-            xb = symmetry(x[b], int(rng.integers(0, 8)))
+            turn = int(rng.integers(0, 8))
+            xb = symmetry(x[b], turn)
             trace = Trace([], np.empty(0), np.empty(0))
-            part, g = loss_and_grad(forward(weights, xb, trace), b)
+            part, g = loss_and_grad(forward(weights, xb, trace), b, turn)
             loss += part
             grads = backward(weights, trace, g.astype(np.float32))
             t += 1
@@ -216,7 +221,7 @@ def fit(x: np.ndarray, y: np.ndarray, epochs: int = EPOCHS, seed: int = FIT_SEED
     w_pos = len(y) / (2 * max(float(yf.sum()), 1.0))
     w_neg = len(y) / (2 * max(float((1 - yf).sum()), 1.0))
 
-    def loss_and_grad(logit: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+    def loss_and_grad(logit: np.ndarray, b: np.ndarray, _turn: int) -> tuple[float, np.ndarray]:
         p = 1.0 / (1.0 + np.exp(-np.clip(logit, -30, 30)))
         w = np.where(yf[b] > 0, w_pos, w_neg).astype(np.float32)
         loss = -float((w * (yf[b] * np.log(p + 1e-7)

@@ -97,7 +97,7 @@ def fit(x: np.ndarray, pips: np.ndarray, weight: np.ndarray, epochs: int = EPOCH
     onehot = np.eye(FACES, dtype=np.float32)[pips - 1]
     wn = (weight / weight.mean()).astype(np.float32)
 
-    def loss_and_grad(logits: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+    def loss_and_grad(logits: np.ndarray, b: np.ndarray, _turn: int) -> tuple[float, np.ndarray]:
         p = probabilities(logits)
         loss = -float((wn[b] * np.log((p * onehot[b]).sum(axis=1) + 1e-7)).sum())
         return loss, (p - onehot[b]) * wn[b, None] / len(b)

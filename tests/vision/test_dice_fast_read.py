@@ -1,0 +1,157 @@
+"""The fast first read of each raster place (issue 5: dice must cost little beside a board
+reading; ``vision.dice.fast_read``): a flat die in the open is read at once with its pips and
+centre, a cocked die, the bare board and a checker are not, and every place it is unsure of
+goes to the full reader (``vision.dice.board.read_board_dice``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.dice import board, fast_read
+from vision.dice.board import read_board_dice
+from vision.dice.candidates import READ_THRESHOLD, scored_raster_candidates
+from vision.dice.fast_read import (
+    NOT_DIE,
+    FastModel,
+    fast_dice,
+    fast_model,
+    look,
+    near_a_line,
+    within_lean_of_rail,
+)
+from vision.dice.leaning import beside_checker_scene
+from vision.dice.reading import image_to_mm
+from vision.dice.synth import DiceScene, checker_spots, random_dice_scene
+from vision.dice.train_cocked import LOW_TILT
+from vision.dice.train_fast import turned_offsets
+from vision.dice.train_patch import symmetry
+from vision.geometry import BoardGeometry
+
+CENTRE_MM = 2.5  # a fast die's centre lies this close to the die's
+
+
+def _model() -> FastModel:
+    model = fast_model()
+    assert model is not None, "fast_model.npz is shipped and fits the network"
+    return model
+
+
+def _places(scene: DiceScene) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
+    to_mm = image_to_mm(scene.corners, scene.geometry)
+    return to_mm, scored_raster_candidates(scene.image, np.linalg.inv(to_mm), scene.geometry,
+                                           threshold=READ_THRESHOLD)
+
+
+def test_shipped_model_has_a_strict_bar() -> None:
+    assert 0.9 <= _model().bar < 1.0
+
+
+@pytest.mark.parametrize("seed", [8_950_001, 8_950_004, 8_950_008, 8_950_009])
+def test_a_flat_die_in_the_open_is_read_fast_with_its_pips_and_centre(seed: int) -> None:
+    # beside_checker_scene puts one flat die in the middle of a half, clear of every line
+    scene = beside_checker_scene(seed, cocked=True, tilt_range=LOW_TILT)
+    flat = [d for d in scene.dice if d.flat]
+    assert flat
+    truth = flat[0]
+    to_mm, places = _places(scene)
+    dice, rest = fast_dice(scene.image, to_mm, scene.geometry, [(x, y) for x, y, _ in places])
+    near = [d for d in dice if math.hypot(d.x_mm - truth.x_mm, d.y_mm - truth.y_mm) < 8]
+    assert len(near) == 1
+    assert near[0].pips == truth.pips
+    assert math.hypot(near[0].x_mm - truth.x_mm, near[0].y_mm - truth.y_mm) < CENTRE_MM
+    assert near[0].p >= _model().bar
+    # the places about it are not read again
+    for n in rest:
+        x, y, _ = places[n]
+        assert math.hypot(x - near[0].x_mm, y - near[0].y_mm) >= 0.7 * scene.geometry.die_size_mm
+
+
+@pytest.mark.parametrize("seed", [8_950_000, 8_950_001, 8_950_002, 8_950_003, 8_950_004])
+def test_a_low_tilt_cocked_die_is_not_read_fast(seed: int) -> None:
+    scene = beside_checker_scene(seed, cocked=True, tilt_range=LOW_TILT)
+    cocked = [d for d in scene.dice if not d.flat]
+    assert cocked
+    to_mm = image_to_mm(scene.corners, scene.geometry)
+    g = scene.geometry
+    # looked at from anywhere within the raster's reach of it
+    centres = [(cocked[0].x_mm + r * math.cos(a), cocked[0].y_mm + r * math.sin(a))
+               for r in (0.0, 2.0, 4.0, 6.0) for a in np.linspace(0, 2 * math.pi, 6,
+                                                                   endpoint=False)]
+    dice, rest = fast_dice(scene.image, to_mm, g, centres)
+    assert not [d for d in dice
+                if math.hypot(d.x_mm - cocked[0].x_mm, d.y_mm - cocked[0].y_mm) < g.die_size_mm]
+    assert rest == list(range(len(centres)))
+
+
+def test_the_bare_board_and_a_checker_are_not_a_die() -> None:
+    scene = random_dice_scene(8_950_100)
+    g = scene.geometry
+    to_mm = image_to_mm(scene.corners, g)
+    clear = [(x, y) for x, y in ((60.0, 150.0), (200.0, 380.0), (350.0, 120.0), (480.0, 300.0))
+             if all(math.hypot(x - d.x_mm, y - d.y_mm) > 30 for d in scene.dice)]
+    assert scene.frame is not None
+    checkers = [(x, y) for x, y, slot in checker_spots(g, scene.frame.contents)
+                if slot >= 0 and all(math.hypot(x - d.x_mm, y - d.y_mm) > 30
+                                     for d in scene.dice)][:6]
+    assert checkers
+    looks = look(_model(), scene.image, to_mm, clear + checkers)
+    assert all(int(np.argmax(f.probs)) == NOT_DIE for f in looks)
+    assert fast_dice(scene.image, to_mm, g, clear + checkers)[0] == []
+
+
+def test_an_unsure_place_reaches_the_full_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a bar no probability clears: every place goes to find_faces as before
+    scene = beside_checker_scene(8_950_000, cocked=True, tilt_range=LOW_TILT)
+    to_mm, places = _places(scene)
+    strict = FastModel(_model().weights, 1.01)
+    monkeypatch.setattr(fast_read, "fast_model", lambda: strict)
+    seen: list[list[tuple[float, float, float]]] = []
+    inner = board.find_faces
+
+    def recorded(*args: object, **kwargs: object) -> list[board.FaceFinding]:
+        seen.append(list(kwargs["places"]))  # type: ignore[call-overload]
+        return inner(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(board, "find_faces", recorded)
+    dice = read_board_dice(scene.image, to_mm, scene.geometry)
+    assert seen == [places]
+    assert len(dice) == 2
+
+
+def test_a_die_read_fast_is_one_the_board_reader_gives() -> None:
+    scene = beside_checker_scene(8_950_001, cocked=True, tilt_range=LOW_TILT)
+    truth = next(d for d in scene.dice if d.flat)
+    to_mm = image_to_mm(scene.corners, scene.geometry)
+    dice = read_board_dice(scene.image, to_mm, scene.geometry)
+    near = [d for d in dice
+            if math.hypot(d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 8]
+    assert len(near) == 1
+    die = near[0]
+    assert die.flat and die.pips == truth.pips and die.half == truth.half
+    assert not die.on_checker
+    fast, _ = fast_dice(scene.image, to_mm, scene.geometry,
+                        [(x, y) for x, y, _ in _places(scene)[1]])
+    assert [(f.x_mm, f.y_mm) for f in fast] == [die.centre_mm]  # the fast path's die
+    assert die.patch_logit is None and die.pip_score == fast[0].score
+    assert 0.9 <= die.confidence <= 1.0 and 0.0 <= die.p_cocked < 0.1
+
+
+def test_centres_near_a_line_or_the_rail_go_to_the_full_reader() -> None:
+    g = BoardGeometry()
+    bar = g.bar
+    assert near_a_line(g, bar.x0 - 2.0, 250.0)
+    assert within_lean_of_rail(g, 10.0, 250.0)
+    assert within_lean_of_rail(g, bar.x1 + 12.0, 250.0)
+    assert not within_lean_of_rail(g, 130.0, 250.0)
+    assert not near_a_line(g, 130.0, 250.0)
+
+
+@pytest.mark.parametrize("turn", range(8))
+def test_offsets_turn_with_their_patches(turn: int) -> None:
+    patch = np.zeros((1, 65, 65, 1), np.uint8)
+    patch[0, 32 + 9, 32 + 5] = 255  # a die 5 px right of and 9 below the centre
+    r, c = np.argwhere(symmetry(patch, turn)[0, :, :, 0])[0]
+    assert turned_offsets(np.array([[5.0, 9.0]]), turn).tolist() == [[c - 32, r - 32]]

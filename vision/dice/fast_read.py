@@ -1,0 +1,258 @@
+"""A fast first read of each raster place (issue 5: reading dice must cost little beside a
+board reading): an unaligned top-down patch about the place, the patch network's layers
+(``vision.dice.patch_net``) with a head of :data:`CLASSES` classes (not a die, cocked or
+unsure, a flat die showing 1..6) and the die centre's offset from the patch centre
+(``fast_model.npz``, fitted by ``vision.dice.train_fast``).
+
+The reader (``vision.dice.board.read_board_dice``) looks at each place once where the raster
+put it, and again where that look put the die's centre when it called a flat die past the
+model's bar. A die both looks call the same flat face past the bar, with centres within
+:data:`AGREE_MM`, whose face fit at the place (``face_fit.read_candidate``, the full reader's
+first step) reads the same pips with its centre within :data:`FACE_AGREE_MM`, clear of the
+lines where the centre decides the half or the region (:data:`LINE_MARGIN_MM`), out of a
+cocked die's reach of the rail and the bar (``support``'s rail bar needs the full reader's
+models) and not on a checker by the reader's rim test, is that die at once, at the face's
+centre; the places within its reach are not read again. A place the first look calls not a
+die with at least the model's ``drop`` is not read at all; every other place goes to the full
+reader. Thorough reads, ``tilted_near`` reads and the spot candidates do not use it.
+
+Figures (bar 0.98, drop 0.999). Check patches (580 throws of ``train_cocked``'s kinds 0 and
+3-6, seeds from 8,050,000; 9,352 patches), one look: 450 of 667 flat dice at the raster's
+places called flat past the bar, none misread; none of 3,416 cocked-die patches nor of 3,256
+places with no die; 92% of those places dropped, and no die's patch called not a die above
+0.47. Random throws 8,700,000-8,700,499 (board reader alone): 261 of 697 flat dice read
+fast, none with wrong pips, pose or on-checker. ``tests.eval.dice --synthetic 600 --seed0
+43000`` (held out): 290 of 842 flat dice read fast (board reader alone), none wrong; every
+figure as without it (pips 99.49%, cocked caught 99.71%, flat called cocked 0.12%, half and
+on-checker 100%, cubes 99.81%, beside-a-checker throws alike) but the extra dice, 45 -> 3
+over the 600 throws (the places dropped), and the pass's time, 69.8 -> 36.5 ms a frame
+(under different machine load). The demo (``controller.cli demo --illegal 2 --invalid-throws
+2``): 66 dice read fast, 64 faces left to the full reader; dice 3.53 -> 2.93 ms a still
+frame (partial reads 6.75 -> 5.55 ms each); ``tests.bench.dice`` on its recording: the die
+reader's stages 5.31 -> 3.08 ms a frame (mean), fresh frames 20.7 -> 18.3 ms. A look costs
+about 0.3 ms a place (one batch), the face fit about 0.5 ms a die read fast. Numpy only.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dice.board_die import BoardDie, pip_evidence, pose_factor
+from vision.dice.candidates import apply
+from vision.dice.face_fit import MIN_GRID_SCORE, FaceFinding, read_candidate
+from vision.dice.on_checker import on_checker
+from vision.dice.patch_net import PATCH_PX, PATCH_PX_PER_MM, Weights, forward, normalise, shapes
+from vision.dice.support import LEAN_REACH_SIDES, rail_gap_mm
+from vision.dice.upward_net import probabilities
+from vision.geometry import BoardGeometry
+
+FAST_MODEL = Path(__file__).with_name("fast_model.npz")
+NOT_DIE, COCKED = 0, 1  # classes; 2..7: a flat die showing 1..6
+CLASSES = 8
+OFFSETS = 2  # the die centre less the patch centre (x, y), in units of OFFSET_MM
+OFFSET_MM = 8.0
+# a fast die's two looks must put its centre within this of each other (a die whose first look
+# was far off, or two dice in one patch, goes to the full reader)
+AGREE_MM = 1.5
+# ... and the face fit's centre within this of the second look's (a die on a checker shows
+# its face a few mm from its foot, where the network puts it)
+FACE_AGREE_MM = 4.0
+# a fast die this close to a line where its centre decides its half or region (the bar, the
+# trays, the frame, the middle of a half's field) goes to the full reader, whose centre is the
+# face's own
+LINE_MARGIN_MM = 4.0
+
+
+@dataclass(frozen=True)
+class FastModel:
+    """The fitted weights and the bar a flat die's probability must clear to be read fast."""
+
+    weights: Weights
+    bar: float
+    # a place whose first look calls it not a die with at least this probability is not read
+    # at all (above 1: every such place goes to the full reader)
+    drop: float = 2.0
+
+
+@lru_cache(maxsize=1)
+def fast_model() -> FastModel | None:
+    """The shipped model (``fast_model.npz``); None when there is none or it does not fit
+    the network's shapes (every place then goes to the full reader)."""
+    if not FAST_MODEL.exists():
+        return None
+    want = shapes(CLASSES + OFFSETS)
+    with np.load(FAST_MODEL) as data:
+        weights = [data[f"w{i}"].astype(np.float32) for i in range(len(want)) if f"w{i}" in data]
+        bar = float(data["bar"])
+        drop = float(data["drop"]) if "drop" in data else 2.0
+    if [w.shape for w in weights] != want:
+        return None
+    return FastModel(weights, bar, drop)
+
+
+@dataclass(frozen=True)
+class FastLook:
+    """One place looked at: the class probabilities and where the die's centre lies (mm)."""
+
+    probs: np.ndarray
+    x_mm: float
+    y_mm: float
+
+    @property
+    def flat_pips(self) -> int:
+        """The most probable flat face (1..6) or 0 when the most probable class is not one."""
+        k = int(np.argmax(self.probs))
+        return k - 1 if k >= 2 else 0
+
+    @property
+    def p_flat(self) -> float:
+        """The probability of the most probable class when that is a flat die, else 0."""
+        return float(self.probs.max()) if self.flat_pips else 0.0
+
+
+def place_patches(image: np.ndarray, to_mm: np.ndarray,
+                  centres: Sequence[tuple[float, float]]) -> np.ndarray:
+    """Top-down colour patches (N x :data:`PATCH_PX` square, uint8, x along columns) centred
+    on board places (mm), at the patch network's scale, unaligned."""
+    half = PATCH_PX / (2.0 * PATCH_PX_PER_MM)
+    out = np.empty((len(centres), PATCH_PX, PATCH_PX, 3), np.uint8)
+    for n, (x, y) in enumerate(centres):
+        shift = np.array([[PATCH_PX_PER_MM, 0.0, -(x - half) * PATCH_PX_PER_MM],
+                          [0.0, PATCH_PX_PER_MM, -(y - half) * PATCH_PX_PER_MM],
+                          [0.0, 0.0, 1.0]])
+        out[n] = cv2.warpPerspective(image, shift @ to_mm, (PATCH_PX, PATCH_PX),
+                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def look(model: FastModel, image: np.ndarray, to_mm: np.ndarray,
+         centres: Sequence[tuple[float, float]]) -> list[FastLook]:
+    """The network's look at each place (one batch)."""
+    if not centres:
+        return []
+    out = forward(model.weights, normalise(place_patches(image, to_mm, centres)))
+    probs = probabilities(out[:, :CLASSES])
+    return [FastLook(probs[n], x + float(out[n, CLASSES]) * OFFSET_MM,
+                     y + float(out[n, CLASSES + 1]) * OFFSET_MM)
+            for n, (x, y) in enumerate(centres)]
+
+
+def near_a_line(g: BoardGeometry, x: float, y: float, margin: float = LINE_MARGIN_MM) -> bool:
+    """Whether a centre this far from (x, y) might lie in another half or region: the fast
+    centre is good to a mm or two, not to the face's own."""
+    here = (g.half_at(x, y), g.region_at(x, y).kind)
+    return any((g.half_at(x + dx, y + dy), g.region_at(x + dx, y + dy).kind) != here
+               for dx, dy in ((margin, 0.0), (-margin, 0.0), (0.0, margin), (0.0, -margin),
+                              (margin, margin), (-margin, -margin), (margin, -margin),
+                              (-margin, margin)))
+
+
+def within_lean_of_rail(g: BoardGeometry, x: float, y: float) -> bool:
+    """Whether a die here could lean on the rail or the bar's edge (``vision.dice.support``'s
+    reach): there a die read flat may still be called cocked by the rail's lower bar, which
+    needs the full reader's profile model and patch network."""
+    bar = g.bar
+    gap = min(rail_gap_mm((x, y), g), abs(x - bar.x0), abs(x - bar.x1))
+    return gap <= LEAN_REACH_SIDES * g.die_size_mm
+
+
+@dataclass(frozen=True)
+class FastDie:
+    """A flat die read fast: pips, centre (mm), the network's probability of that face and
+    of a cocked die."""
+
+    pips: int
+    x_mm: float
+    y_mm: float
+    p: float
+    p_cocked: float
+    score: float  # the face fit's pip evidence (``FaceFinding.score``) and pip contrast
+    contrast: float
+
+
+def as_found(d: FastDie) -> FaceFinding:
+    """A fast die as a face already found (``board.find_faces``'s ``known``): only its place
+    and pips count there."""
+    return FaceFinding(d.pips, d.x_mm, d.y_mm, 0.0, 0.0, d.contrast, np.zeros(0, np.float32),
+                       d.score)
+
+
+def fast_board_die(from_mm: np.ndarray, g: BoardGeometry, d: FastDie,
+                   threshold: float) -> BoardDie:
+    """The die as ``board.read_board_dice`` gives it: flat, not on a checker (:func:`fast_dice`
+    leaves a die the reader's rim test puts on one to the full reader), its half and region
+    from the fast centre; its cocked probability the network's
+    (under the pose threshold: the supports and the referee's doubt read it so), its confidence
+    the network's probability of the face times the shares of the face fit's pip evidence
+    and of the pose (``board_die.pip_evidence``, ``pose_factor``), as the reader's; no
+    patch-network logit (it did not look); the face fit's pip score."""
+    centre_px = apply(from_mm, np.array([[d.x_mm, d.y_mm]]))[0]
+    p_cocked = min(d.p_cocked, threshold / 2)
+    return BoardDie(
+        pips=d.pips,
+        centre_px=(float(centre_px[0]), float(centre_px[1])),
+        centre_mm=(d.x_mm, d.y_mm),
+        flat=True,
+        on_checker=False,
+        half=g.half_at(d.x_mm, d.y_mm),
+        region=g.region_at(d.x_mm, d.y_mm).kind,
+        confidence=d.p * pip_evidence(as_found(d)) * pose_factor(p_cocked, threshold),
+        p_cocked=p_cocked,
+        patch_logit=None,
+        pip_score=d.score,
+    )
+
+
+def fast_dice(image: np.ndarray, to_mm: np.ndarray, g: BoardGeometry,
+              places: Sequence[tuple[float, float]], model: FastModel | None = None,
+              gray: Callable[[], np.ndarray] | None = None
+              ) -> tuple[list[FastDie], list[int]]:
+    """The flat dice read fast among ``places`` (most probable first; never one the reader's
+    rim test, ``on_checker``, puts on a checker: that test was set for the face's own centre,
+    which a die on a checker's height shows some mm from the fast one), and the indices of
+    the places left to the full reader: those not within a die's reach of a fast die's centre
+    (as ``board.find_faces`` skips them) and not sure not to be a die (``FastModel.drop``)."""
+    model = model or fast_model()
+    if model is None or not places:
+        return [], list(range(len(places)))
+    first = look(model, image, to_mm, places)
+    # only a place the first look calls a flat die past the bar is looked at again, centred
+    # on it
+    again = [n for n, f in enumerate(first) if f.p_flat >= model.bar]
+    second = look(model, image, to_mm, [(first[n].x_mm, first[n].y_mm) for n in again])
+    die = g.die_size_mm
+    from_mm = np.linalg.inv(to_mm)
+    dice: list[FastDie] = []
+    grey = gray or functools.cache(lambda: cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    for n, s in zip(again, second, strict=True):
+        f = first[n]
+        if (s.p_flat < model.bar or s.flat_pips != f.flat_pips
+                or math.hypot(s.x_mm - f.x_mm, s.y_mm - f.y_mm) > AGREE_MM):
+            continue
+        # the face fit at the place, as the full reader reads it first (the raster's place
+        # is a raster pixel's: the same die read again gives the same face): the same pips,
+        # the face's own centre, near the fast one
+        px, py = places[n]
+        read = read_candidate(grey(), from_mm, px, py, die)
+        if read is None or read.score < MIN_GRID_SCORE or read.value != s.flat_pips:
+            continue
+        x, y = px + read.dx, py + read.dy
+        if (math.hypot(x - s.x_mm, y - s.y_mm) > FACE_AGREE_MM
+                or near_a_line(g, x, y) or within_lean_of_rail(g, x, y)
+                or any(math.hypot(x - d.x_mm, y - d.y_mm) < die for d in dice)
+                or on_checker(image, from_mm, x, y, g)):
+            continue
+        dice.append(FastDie(s.flat_pips, x, y, s.p_flat, float(s.probs[COCKED]), read.score,
+                            read.contrast))
+    rest = [n for n, (x, y) in enumerate(places)
+            if first[n].probs[NOT_DIE] < model.drop
+            and all(math.hypot(x - d.x_mm, y - d.y_mm) >= die * 0.7 for d in dice)]
+    return dice, rest
