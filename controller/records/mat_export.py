@@ -304,7 +304,8 @@ def export_match(entries: Sequence[Mapping[str, Any]], source: str = "journal") 
         "ended_by": match_end.get("how") if match_end else None,
         "flags": flags,
     }
-    return MatchExport(record, summary, tuple(_results_said(notes, games)))
+    return MatchExport(record, summary,
+                       tuple(_results_said(notes, games, ended=match_end is not None)))
 
 
 _GIVES = re.compile("\x00(\\d+)(!?)\x00")
@@ -316,15 +317,20 @@ def _gives(number: int, only: bool = False) -> str:
     return f"\x00{number}{'!' if only else ''}\x00"
 
 
-def _results_said(notes: list[str], games: list[_Game]) -> list[str]:
+def _results_said(notes: list[str], games: list[_Game], ended: bool) -> list[str]:
     """The notes with each game's record said to give its result, or, for a game still under
-    way at the export, to give it once the game ends (there is none yet to give)."""
+    way at the export, to give it once the game ends (there is none yet to give); a game
+    without one in a match that has ended (a time-out, the director's end_match) never ends,
+    so its record gives none."""
     over = {g.number for g in games if g.result is not None}
 
     def said(m: re.Match[str]) -> str:
         only = "only " if m.group(2) else ""
-        return (f"gives {only}its result" if int(m.group(1)) in over
-                else f"will give {only}its result once the game ends")
+        if int(m.group(1)) in over:
+            return f"gives {only}its result"
+        if ended:
+            return "gives no result (the match ended before the game did)"
+        return f"will give {only}its result once the game ends"
     return [_GIVES.sub(said, note) for note in notes]
 
 

@@ -202,9 +202,9 @@ class FrameReader:
         out once (the dice and cube models and templates, this camera's warp tables) is ready
         before the first throw: its verdict does not wait for them, and the reading costs
         (:class:`ReadCosts`) count each frame's own work. With reuse, the dice and cube
-        memories keep that reading (uncounted in their stats): the first frame is then read
-        only where it changed since, not whole a second time (a whole dice read and a whole
-        cube search a session)."""
+        memories keep that reading: the first frame is then read only where it changed since,
+        not whole a second time (a whole dice read and a whole cube search a session). The
+        dice memory's stats leave it out; the cube memory's count it, a frame searched whole."""
         g = self.config.geometry
         if not self.dice_memory.prime(image, calibration.corners, g):
             DiceMemory(enabled=False).read(image, calibration.corners, g)

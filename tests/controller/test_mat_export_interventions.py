@@ -251,3 +251,19 @@ def test_a_note_on_a_game_still_under_way_says_its_result_is_still_to_come() -> 
                               ".mat game cannot do: its .mat record stops there and will give "
                               "its result once the game ends",)
     assert export_match(whole[:end + 1]).notes[0].endswith("stops there and gives its result")
+
+
+def test_a_note_on_a_game_the_match_ended_in_promises_no_result() -> None:
+    """The match ended by a time-out (or the director's end_match) in the game the director
+    cut by a set position: that game never ends, so its note says its record gives no result,
+    not that it will give one once the game ends (the next note says the .mat leaves it
+    unfinished)."""
+    whole = journal_of("set_position")
+    end = next(i for i, e in enumerate(whole) if e["type"] == "game_end")
+    for how in ("time_out", "director"):
+        ended = [*whole[:end], {"type": "match_end", "winner": 0, "how": how, "game": 1}]
+        notes = export_match(ended).notes
+        assert notes[0] == ("game 1, after move 2: the director set the position, which a "
+                            ".mat game cannot do: its .mat record stops there and gives no "
+                            "result (the match ended before the game did)"), how
+        assert "leaves unfinished" in notes[1] and not any("will give" in n for n in notes)

@@ -155,3 +155,13 @@ def test_offsets_turn_with_their_patches(turn: int) -> None:
     patch[0, 32 + 9, 32 + 5] = 255  # a die 5 px right of and 9 below the centre
     r, c = np.argwhere(symmetry(patch, turn)[0, :, :, 0])[0]
     assert turned_offsets(np.array([[5.0, 9.0]]), turn).tolist() == [[c - 32, r - 32]]
+
+
+def test_collecting_from_an_evaluation_seed_is_refused_by_the_project_s_error() -> None:
+    """Training patches from the evaluation's seeds would leak held-out throws into the fit:
+    refused before any throw is rendered, as the project's own error naming the seed."""
+    from engine.errors import InvalidInputError
+    from vision.dice.train_fast import SEED_FLOOR, collect
+
+    with pytest.raises(InvalidInputError, match=f"seed0 {SEED_FLOOR - 1} "):
+        collect(0, SEED_FLOOR - 1, 1, log=False)

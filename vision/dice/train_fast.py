@@ -38,6 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from engine.errors import InvalidInputError
 from vision.dice.candidates import scored_raster_candidates
 from vision.dice.fast_read import CLASSES, COCKED, NOT_DIE, OFFSET_MM, OFFSETS, place_patches
 from vision.dice.patch_net import Weights, forward, normalise, shapes
@@ -65,7 +66,7 @@ EPOCHS = 8
 def collect(kind: int, seed0: int, count: int, log: bool = True) -> dict[str, np.ndarray]:
     """The patches of ``count`` training throws of ``kind`` from ``seed0`` (module docstring)."""
     if seed0 < SEED_FLOOR:
-        raise ValueError(f"seed0 {seed0} lies below {SEED_FLOOR}: the evaluation's seeds")
+        raise InvalidInputError(f"seed0 {seed0} lies below {SEED_FLOOR}: the evaluation's seeds")
     rng = np.random.default_rng(seed0)
     patches, labels, offsets, kinds = [], [], [], []
     t0 = time.time()

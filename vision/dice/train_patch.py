@@ -197,8 +197,8 @@ def descend(x: np.ndarray, outputs: int, loss_and_grad: LossAndGrad, epochs: int
             0.4 if epoch >= 0.85 * epochs else 1.0)
         order = rng.permutation(len(x))
         loss = 0.0
-        for start in range(0, len(x), BATCH):
-            b = order[start:start + BATCH]
+        for first in range(0, len(x), BATCH):  # (not ``start``: the weights gone on from)
+            b = order[first:first + BATCH]
             turn = int(rng.integers(0, 8))
             xb = symmetry(x[b], turn)
             trace = Trace([], np.empty(0), np.empty(0))

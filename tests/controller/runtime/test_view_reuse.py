@@ -78,7 +78,8 @@ def test_the_reader_accounts_each_part_of_its_reading(camera: DemoCamera) -> Non
 def test_the_warm_up_s_reading_is_kept_for_the_first_frame(camera: DemoCamera) -> None:
     """The calibration frame, read at the warm-up, primes the dice and cube memories: the
     first frame (that very picture) is read as unchanged, not whole again, and is told what a
-    reader without memory tells; the warm-up counts in neither memory's stats."""
+    reader without memory tells; the dice memory's stats leave the warm-up out, the cube
+    memory's count its whole search as a frame."""
     image = next(image for _kind, image in table_stream(5, 2, camera, noise=0.0))
     reader = FrameReader(corners=camera.corners_flat(), die_floor=0.5)
     seen = reader.read(image, 0)
@@ -86,6 +87,7 @@ def test_the_warm_up_s_reading_is_kept_for_the_first_frame(camera: DemoCamera) -
     assert (stats.frames, stats.full, stats.unchanged, stats.last) == (1, 0, 1, "unchanged")
     cube = reader.cube_memory.stats  # searched whole once, at the warm-up, then kept
     assert cube.whole == 1 and cube.still + cube.none_kept == 1 and cube.parts == 0
+    assert cube.frames == 2  # the warm-up's and the first frame's
     fresh = FrameReader(corners=camera.corners_flat(), die_floor=0.5, reuse=False)
     check = fresh.read(image, 0)
     assert seen.dice == check.dice and seen.cube == check.cube
