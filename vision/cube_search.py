@@ -7,6 +7,7 @@ place the cube memory compares from frame to frame (:func:`cube_patch`).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 
@@ -232,17 +233,27 @@ def cube_patch(image: np.ndarray, from_mm: np.ndarray, centre_mm: tuple[float, f
                size_mm: float) -> np.ndarray:
     """The frame about a cube's place, top-down (1.3 cube sides square, ``FACE_PX`` pixels,
     grey): compared from frame to frame to tell whether the cube has stayed put."""
+    m = _patch_warp(np.asarray(from_mm, np.float64).tobytes(), centre_mm, size_mm)
+    patch = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
+    out: np.ndarray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _patch_warp(from_mm: bytes, centre_mm: tuple[float, float], size_mm: float) -> np.ndarray:
+    """The warp from the frame to :func:`cube_patch`'s patch (``from_mm``: float64 bytes),
+    worked out once per camera set-up and cube place: a cube lies still for many frames."""
     half = 0.65 * size_mm
     x, y = centre_mm
     quad = np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half],
                      [x - half, y + half]])
-    quad_img = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), from_mm).reshape(-1, 2)
+    h = np.frombuffer(from_mm, np.float64).reshape(3, 3)
+    quad_img = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), h).reshape(-1, 2)
     dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
                    np.float32)
-    m = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
-    patch = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
-    out: np.ndarray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
-    return out
+    m: np.ndarray = cv2.getPerspectiveTransform(quad_img.astype(np.float32), dst)
+    m.flags.writeable = False
+    return m
 
 
 def order(quad: np.ndarray) -> np.ndarray:

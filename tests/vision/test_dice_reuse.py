@@ -417,3 +417,31 @@ def test_a_frame_is_halved_once_for_the_candidates(camera: DemoCamera) -> None:
     first = halvings.level(1)
     assert halvings.level(1) is first and halvings.level(0) is image
     assert np.array_equal(halvings.level(2), cv2.pyrDown(cv2.pyrDown(image)))
+
+
+def test_the_change_raster_reads_the_frame_it_warps_whole(camera: DemoCamera) -> None:
+    """The change raster copies only the rows and columns of the frame its warp reads: the
+    very raster a warp of the whole strided frame gives, the case inside the frame, reaching
+    past its far edges (a smaller frame) or past its first row and column."""
+    from vision.dice.candidates import local_scale
+    from vision.dice.change_map import CHANGE_BLUR, CHANGE_PPM
+    from vision.dice.raster import topdown_maps
+    from vision.geometry import Canonical
+
+    g = camera.geometry
+    image = camera.render(Shot(_start(), ()))[0]
+    for frame, shift in ((image, 0.0), (image[:300, :520], 0.0), (image, -200.0),
+                         (image[:, :, 1], 150.0)):
+        # the raster's homography is kept to 9 decimals (its cache key)
+        from_mm = np.round(np.linalg.inv(image_to_mm(_corners(camera) + np.float32(shift), g)), 9)
+        canonical = Canonical.whole_board(g, CHANGE_PPM)
+        stride = max(1, math.floor(local_scale(from_mm, g.width_mm / 2, g.height_mm / 2)
+                                   / CHANGE_PPM))
+        m1, m2 = topdown_maps(np.diag([1.0 / stride, 1.0 / stride, 1.0]) @ from_mm,
+                              -canonical.margin_mm[0], -canonical.margin_mm[1], canonical.size,
+                              CHANGE_PPM)
+        grey = frame[::stride, ::stride, 1] if frame.ndim == 3 else frame[::stride, ::stride]
+        whole = cv2.remap(np.ascontiguousarray(grey), m1, m2, cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+        want = cv2.GaussianBlur(whole.astype(np.float32), (0, 0), CHANGE_BLUR)
+        assert np.array_equal(change_raster(frame, from_mm, g)[1], want), (frame.shape, shift)

@@ -136,8 +136,9 @@ class DiceMemory:
     _before: tuple[bytes, np.ndarray] | None = None
     # the change raster of the last frame read (the cube memory's word on where it changed)
     raster: tuple[Canonical, np.ndarray] | None = None
-    # the last frame's change raster and its change map since the board before the throw
-    _since: tuple[np.ndarray, np.ndarray | None] | None = None
+    # the last frame's change raster, the picture of the board before the throw it was
+    # compared with, and its change map since then
+    _since: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
     # at a one-pair table, the places of the last throw judged as last told (hold_pair) and
     # the dice of this memory read there when told: while both are kept untouched, no other
     # die lies on the board
@@ -405,7 +406,8 @@ class DiceMemory:
         # same dice, where they lay: a light change or a hand over the case read them whole,
         # and the pair was else held no more until the next throw was judged)
         self._pair_at, self._pair = (), []
-        self._reference = now
+        # a copy: the reference moves on (absorb) while the raster stays this frame's
+        self._reference = now.copy()
         return list(self._dice)
 
     def changed_since_press(self, centre_mm: tuple[float, float]) -> bool | None:
@@ -419,11 +421,11 @@ class DiceMemory:
             return None
         canonical, now = self.raster
         before = self._before[1]
-        if self._since is None or self._since[0] is not now:
+        if self._since is None or self._since[0] is not now or self._since[1] is not before:
             changed = None if before.shape != now.shape else change_mask(
                 now, before, np.ones(now.shape, bool))
-            self._since = (now, changed)
-        changed = self._since[1]
+            self._since = (now, before, changed)
+        changed = self._since[2]
         if changed is None:
             return None
         half = THROWN_REACH_DIES * canonical.geometry.die_size_mm

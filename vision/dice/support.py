@@ -24,6 +24,7 @@ rail is the case's wood, so a die against it alone is called cocked from
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 
@@ -77,7 +78,8 @@ def checker_places(slot_counts: Sequence[tuple[int, int] | None],
     per slot with checkers, the counted ones and (``one_more``) one more, capped at a column's
     first layer; every place of a hidden slot (``None``); none of an empty slot."""
     cap = geometry.column_capacity()
-    places: list[tuple[float, float]] = []
+    columns = _column_places(geometry, len(slot_counts))
+    places: list[np.ndarray] = []
     for slot, counts in enumerate(slot_counts):
         if counts is None:
             n = cap
@@ -85,8 +87,21 @@ def checker_places(slot_counts: Sequence[tuple[int, int] | None],
             n = min(cap, sum(counts) + one_more)
         else:
             continue
-        places.extend(geometry.checker_centre_mm(slot, i) for i in range(n))
-    return np.asarray(places, np.float64).reshape(-1, 2)
+        places.append(columns[slot][:n])
+    return np.concatenate(places) if places else np.zeros((0, 2), np.float64)
+
+
+@functools.lru_cache(maxsize=4)
+def _column_places(geometry: BoardGeometry, slots: int) -> tuple[np.ndarray, ...]:
+    """Each of ``slots`` slots' first-layer checker places (capacity x 2, board mm), worked
+    out once per geometry: every frame whose dice are read weighs them against these (place
+    by place, a third of the table's dice filter); not to be written to."""
+    cap = geometry.column_capacity()
+    out = tuple(np.asarray([geometry.checker_centre_mm(slot, i) for i in range(cap)],
+                           np.float64).reshape(-1, 2) for slot in range(slots))
+    for column in out:
+        column.flags.writeable = False
+    return out
 
 
 def places_for(die: BoardDie, counted: np.ndarray, one_more: np.ndarray,
@@ -129,8 +144,8 @@ def _one_more(slot_counts: Sequence[tuple[int, int] | None], geometry: BoardGeom
               ) -> np.ndarray:
     """Each counted slot's next place (the one :func:`checker_places` adds)."""
     cap = geometry.column_capacity()
-    places = [geometry.checker_centre_mm(slot, sum(counts))
-              for slot, counts in enumerate(slot_counts)
+    columns = _column_places(geometry, len(slot_counts))
+    places = [columns[slot][sum(counts)] for slot, counts in enumerate(slot_counts)
               if counts is not None and 0 < sum(counts) < cap]
     return np.asarray(places, np.float64).reshape(-1, 2)
 
