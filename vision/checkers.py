@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.errors import ImageError
 from vision.checker_layout import Layout, window_max
 from vision.column_hypotheses import Hypothesis, hypotheses, terms
 from vision.config import CheckerConfig
@@ -96,7 +97,7 @@ def read_columns(edges: np.ndarray, layout: Layout, config: CheckerConfig,
     misread; the cube's square can show one)."""
     flat = edges.reshape(-1)
     if edges.shape[1] != layout.width:
-        raise ValueError("edge map does not match the reading layout")
+        raise ImageError("edge map does not match the reading layout")
     n_arc = layout.up_flat.shape[-1]
     up, dn = flat[layout.updn_flat].sum(axis=-1, dtype=np.float64) / n_arc  # one gather
     prof = np.minimum(up, dn)  # (24, T)
@@ -213,7 +214,7 @@ def slot_disc_colours(bgr: np.ndarray, layout: Layout,
     or only at those of them ``which`` lists (indices into the 24 * M), from the sample
     positions worked out once per raster."""
     if bgr.shape[1] != layout.width:
-        raise ValueError("raster does not match the reading layout")
+        raise ImageError("raster does not match the reading layout")
     index = layout.disc_flat if which is None else layout.disc_flat[which]
     vals = bgr.reshape(-1, 3)[index].astype(np.float32)  # (N, P, 3)
     n = vals.shape[1]

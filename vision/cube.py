@@ -17,6 +17,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from engine.errors import InvalidInputError
 from vision.cube_face import CUBE_VALUES, number_glyph
 from vision.geometry import BoardGeometry, Canonical
 
@@ -39,7 +40,7 @@ class CubeProp:
 
     def __post_init__(self) -> None:
         if self.value not in CUBE_VALUES:
-            raise ValueError(f"cube value {self.value} is not one of {CUBE_VALUES}")
+            raise InvalidInputError(f"cube value {self.value} is not one of {CUBE_VALUES}")
 
     def draw(self, canvas: np.ndarray, canonical: Canonical, rng: np.random.Generator
              ) -> np.ndarray | None:

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from engine.errors import ConfigError
+from engine.errors import ConfigError, InvalidInputError
 from vision.bounds import Bound, check_fields
 
 # What a canonical point can fall in (see :meth:`BoardGeometry.region_at`).
@@ -260,7 +260,7 @@ class BoardGeometry:
             return Rect(bar.x0 - c / 2, h - 2.0 * c, bar.x1 + c / 2, h + self.frame_mm)
         if place == "offered":
             return self.playing_area
-        raise ValueError(f"unknown cube place {place!r}")
+        raise InvalidInputError(f"unknown cube place {place!r}")
 
     def marker_centres_mm(self) -> np.ndarray:
         """Centres of the four ArUco markers (ids 0..3: top-left, top-right, bottom-right,
@@ -319,7 +319,7 @@ class BoardGeometry:
 
 def _check_slot(slot: int) -> None:
     if not 0 <= slot < SLOT_COUNT:
-        raise ValueError(f"slot {slot} is not in 0..23")
+        raise InvalidInputError(f"slot {slot} is not in 0..23")
 
 
 @dataclass(frozen=True)
@@ -392,7 +392,7 @@ def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     try:
         h = np.linalg.solve(np.array(a), np.array(b))
     except np.linalg.LinAlgError as exc:
-        raise ValueError("the four corners are degenerate (three in a line)") from exc
+        raise InvalidInputError("the four corners are degenerate (three in a line)") from exc
     return np.append(h, 1.0).reshape(3, 3)
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from engine.errors import ImageError
 from vision.config import OcclusionConfig
 from vision.foreign_pixels import (
     beyond,
@@ -242,7 +243,7 @@ def _missing_point_edges(side_edges: np.ndarray, lay: StripLayout, counts: np.nd
                          config: OcclusionConfig) -> set[int]:
     """Slots whose painted point shows a long stretch without its edge where no checker is."""
     if side_edges.shape[:2] != (lay.full_size[1], lay.full_size[0]):
-        raise ValueError(f"edge map of {side_edges.shape[:2]} does not fit the reading raster")
+        raise ImageError(f"edge map of {side_edges.shape[:2]} does not fit the reading raster")
     seen = side_edges.reshape(-1)[lay.tri_flat].any(axis=0)  # (24, 2, S)
     free = lay.tri_t[None, :] > counts[:, None] + 0.1  # (24, S): not under the column
     missing = ~seen & free[:, None, :]

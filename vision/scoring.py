@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.errors import PositionError
 from vision.board_reader import BoardReading
 
 FLOOR = 1e-12
@@ -41,7 +42,7 @@ def hypothesis_log_likelihood(
     ``controller.table_layout`` for turning a position into them).
     """
     if len(slots) != 24:
-        raise ValueError(f"a hypothesis needs 24 slots, not {len(slots)}")
+        raise PositionError(f"a hypothesis needs 24 slots, not {len(slots)}")
     total = 0.0
     worst: tuple[float, int | None] = (0.0, None)
     compared = 0

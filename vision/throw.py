@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.errors import ConfigError
+
 EventKind = Literal["settled", "picked-up", "nudged"]
 Half = Literal["left", "right"]
 
@@ -78,9 +80,9 @@ class ThrowTracker:
     def __init__(self, *, dice_expected: int = 2, settle_frames: int = 3,
                  still_mm: float = 2.5, nudge_mm: float = 5.0) -> None:
         if dice_expected not in (1, 2):
-            raise ValueError(f"dice_expected {dice_expected} is not 1 or 2")
+            raise ConfigError(f"dice_expected {dice_expected} is not 1 or 2")
         if settle_frames < 1:
-            raise ValueError(f"settle_frames {settle_frames} must be at least 1")
+            raise ConfigError(f"settle_frames {settle_frames} must be at least 1")
         self.dice_expected = dice_expected
         self.settle_frames = settle_frames
         self.still_mm = still_mm

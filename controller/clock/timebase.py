@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
+from engine.errors import InvalidInputError
+
 
 class TimeSource(Protocol):
     """Anything that tells the time in milliseconds, never going backwards."""
@@ -31,6 +33,6 @@ class FakeTime:
     def advance(self, ms: int) -> int:
         """Move forward ``ms`` milliseconds and return the new time."""
         if ms < 0:
-            raise ValueError(f"time cannot go backwards: {ms} ms")
+            raise InvalidInputError(f"time cannot go backwards: {ms} ms")
         self._now += ms
         return self._now

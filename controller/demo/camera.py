@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from engine.errors import InvalidInputError
+from engine.errors import ImageError, InvalidInputError
 from vision.cube import CubeProp
 from vision.dice.render import DieProp
 from vision.geometry import BoardGeometry, Canonical
@@ -229,7 +229,7 @@ class DemoCamera:
         noisy = np.clip(img.astype(np.float32) + self._noise, 0, 255).astype(np.uint8)
         ok, buf = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         if not ok:  # pragma: no cover - OpenCV always encodes a uint8 BGR array
-            raise ValueError("jpeg encoding failed")
+            raise ImageError("jpeg encoding failed")
         data = buf.tobytes()
         image = decode_jpeg(data)
         self._frames[key] = (image, data)
@@ -246,7 +246,7 @@ def decode_jpeg(data: bytes) -> np.ndarray:
     """JPEG bytes to a BGR picture."""
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
-        raise ValueError("not a JPEG picture")
+        raise ImageError("not a jpeg picture")
     return np.asarray(image)
 
 

@@ -426,7 +426,7 @@ def _load_colours(path: Path) -> Colours:
         darker, lighter = (tuple(int(v) for v in data[k]) for k in ("darker", "lighter"))
         if len(darker) != 3 or len(lighter) != 3 or not all(
                 0 <= v <= 255 for v in (*darker, *lighter)):
-            raise ValueError("not two BGR triples")
+            raise ConfigError("not two bgr triples")
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         raise ConfigError(f"learned checker colours in {path} unreadable: {exc}") from exc
     return (darker[0], darker[1], darker[2]), (lighter[0], lighter[1], lighter[2])

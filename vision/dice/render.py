@@ -16,6 +16,8 @@ from typing import Literal, Protocol
 import cv2
 import numpy as np
 
+from engine.errors import DiceError
+
 Material = Literal["opaque", "translucent"]
 
 # Face normals of a die in its own frame and the value printed on each (opposite faces sum 7).
@@ -99,7 +101,7 @@ class DieProp:
 
     def __post_init__(self) -> None:
         if self.value not in FACE_NORMALS:
-            raise ValueError(f"die value {self.value} is not 1..6")
+            raise DiceError(f"die value {self.value} is not 1..6")
 
     @property
     def flat(self) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from engine.errors import InvalidInputError
 from vision.cube import CubeProp, cube_place
 from vision.cube_face import CUBE_VALUES
 from vision.dice.render import DieProp, Material, leaning_reach
@@ -78,7 +79,7 @@ def _free_spot(rng: np.random.Generator, g: BoardGeometry, half: str,
         y = float(rng.uniform(rect.y0 + radius + 2, rect.y1 - radius - 2))
         if all(math.hypot(x - bx, y - by) > radius + br + 1.5 for bx, by, br in blockers):
             return x, y
-    raise RuntimeError("no free spot for a die")
+    raise InvalidInputError(f"no free spot for a die in the {half} half: the scene is too crowded")
 
 
 def _leaning_spot(rng: np.random.Generator, g: BoardGeometry, half: str,

@@ -58,6 +58,7 @@ from typing import Any, TypeVar
 import cv2
 import numpy as np
 
+from engine.errors import InvalidInputError
 from vision.dice import board, face_check, second_chance
 from vision.dice.board import find_faces
 from vision.dice.face_fit import ALIGNED_PX_PER_MM, FaceFinding
@@ -155,7 +156,7 @@ def training_scene(kind: int, seed: int) -> DiceScene:
                                     tilt_range=LOW_TILT if seed % 2 else (12.0, 40.0), rail=True)
     if kind == 7:
         return facing_lean_scene(seed)
-    raise ValueError(f"training throw kind {kind} is not 0..7")
+    raise InvalidInputError(f"training throw kind {kind} is not 0..7")
 
 
 def scenes(*counts: int) -> Iterator[tuple[int, DiceScene]]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from engine.errors import ImageError
+from engine.errors import ImageError, InvalidInputError
 
 CELL_COUNT = 14
 A_STORE = 6
@@ -87,7 +87,7 @@ class MangalaGeometry:
     def cell(self, index: int) -> Cell:
         """One cell by its contract index (0..13)."""
         if not 0 <= index < CELL_COUNT:
-            raise ValueError(f"cell {index} is not in 0..13")
+            raise InvalidInputError(f"cell {index} is not in 0..13")
         return self.cells()[index]
 
 

@@ -277,5 +277,5 @@ def draw_markers(canvas: np.ndarray, canonical: Canonical) -> None:
         y0 = round(v - img.shape[0] / 2)
         h, w = img.shape
         if x0 < 0 or y0 < 0 or y0 + h > canvas.shape[0] or x0 + w > canvas.shape[1]:
-            raise ValueError("marker falls outside the canvas")
+            raise InvalidInputError("marker falls outside the canvas")
         canvas[y0 : y0 + h, x0 : x0 + w] = img[..., None]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from engine.errors import ImageError
 from vision.geometry import Canonical
 from vision.render.scene import CameraSpec
 
@@ -118,9 +119,9 @@ def jpeg_round_trip(img: np.ndarray, quality: int) -> tuple[np.ndarray, bytes]:
     """Compress as a camera would; returns the decoded picture and the JPEG bytes."""
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:  # pragma: no cover - OpenCV always encodes a valid uint8 BGR array
-        raise ValueError("jpeg encoding failed")
+        raise ImageError("jpeg encoding failed")
     data = buf.tobytes()
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     if decoded is None:  # pragma: no cover - a fresh encoding always decodes
-        raise ValueError("jpeg decoding failed")
+        raise ImageError("jpeg decoding failed")
     return np.asarray(decoded), data

@@ -11,6 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from engine.errors import PositionError
 from vision.geometry import BoardGeometry, Canonical
 
 BGR = tuple[int, int, int]
@@ -27,12 +28,12 @@ class BoardContents:
 
     def __post_init__(self) -> None:
         if len(self.slots) != 24:
-            raise ValueError(f"board contents need 24 slots, not {len(self.slots)}")
+            raise PositionError(f"board contents need 24 slots, not {len(self.slots)}")
         for i, (a, b) in enumerate(self.slots):
             if a < 0 or b < 0:
-                raise ValueError(f"slot {i} has a negative count")
+                raise PositionError(f"slot {i} has a negative count")
             if a and b:
-                raise ValueError(f"slot {i} holds both colours")
+                raise PositionError(f"slot {i} holds both colours")
 
     @classmethod
     def empty(cls) -> BoardContents:
