@@ -13,6 +13,7 @@ import pytest
 from vision.dice import board, fast_read
 from vision.dice.board import read_board_dice
 from vision.dice.candidates import READ_THRESHOLD, scored_raster_candidates
+from vision.dice.face_fit import CandidatePatches
 from vision.dice.fast_read import (
     NOT_DIE,
     FastModel,
@@ -165,3 +166,36 @@ def test_collecting_from_an_evaluation_seed_is_refused_by_the_project_s_error() 
 
     with pytest.raises(InvalidInputError, match=f"seed0 {SEED_FLOOR - 1} "):
         collect(0, SEED_FLOOR - 1, 1, log=False)
+
+
+@pytest.mark.parametrize("seed", [8_700_500, 8_700_626, 8_700_681])
+def test_a_second_look_less_sure_than_the_bar_still_reads_the_die(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # random throws whose flat die in the open the first look calls past the bar and the
+    # second, centred on it, calls the same face at 0.9 to the bar
+    scene = random_dice_scene(seed)
+    to_mm, places = _places(scene)
+    xy = [(x, y) for x, y, _ in places]
+
+    def read() -> list[fast_read.FastDie]:
+        return fast_dice(scene.image, to_mm, scene.geometry, xy)[0]
+
+    dice = read()
+    assert dice
+    for d in dice:
+        truth = min(scene.dice, key=lambda t: math.hypot(t.x_mm - d.x_mm, t.y_mm - d.y_mm))
+        assert truth.flat and not truth.on_checker and truth.pips == d.pips
+        assert math.hypot(truth.x_mm - d.x_mm, truth.y_mm - d.y_mm) < CENTRE_MM
+    monkeypatch.setattr(fast_read, "SECOND_BAR", 1.0)  # both looks past the model's bar
+    assert len(read()) < len(dice)
+
+
+def test_a_place_the_fast_read_fitted_is_read_again_in_the_same_patch() -> None:
+    scene = beside_checker_scene(8_950_001, cocked=True, tilt_range=LOW_TILT)
+    to_mm, places = _places(scene)
+    kept: CandidatePatches = {}
+    dice, _ = fast_dice(scene.image, to_mm, scene.geometry, [(x, y) for x, y, _ in places],
+                        kept=kept)
+    assert dice
+    fitted = {(x, y) for x, y, _, _ in kept}
+    assert fitted and fitted <= {(x, y) for x, y, _ in places}
