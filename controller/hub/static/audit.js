@@ -54,15 +54,38 @@ async function load(older) {
   const list = document.getElementById("audit");
   if (older) list.append(...page.map(auditItem));
   else list.replaceChildren(...page.map(auditItem));
-  const lines = shownLines = older ? shownLines.concat(page) : page;
+  shownLines = older ? shownLines.concat(page) : page;
   document.getElementById("older").hidden = page.length < PAGE;
+  counted();
+  document.getElementById("need-login").hidden = true;
+  document.getElementById("audit-view").hidden = false;
+}
+// The count of the lines shown and of the refusals among them.
+function counted() {
+  const lines = shownLines;
   document.getElementById("noaudit").hidden = lines.length > 0;
   const refused = lines.filter(a => !a.ok).length;
   document.getElementById("count").textContent = lines.length + (lines.length === 1 ? " line" : " lines")
     + ", " + refused + " refused · newest first";
-  document.getElementById("need-login").hidden = true;
-  document.getElementById("audit-view").hidden = false;
 }
+// While a director has the page open and in view, lines the hub audits from now on appear at
+// the top by themselves (a dispute being handled shows up without a click), and the older
+// pages already shown stay below; more new lines than a page reads the latest page afresh.
+async function newer() {
+  if (!user || document.hidden || document.getElementById("audit-view").hidden) return;
+  const r = await fetch("/api/audit", {credentials: "same-origin"});
+  if (!r.ok) return load(false);  // the session ran out: as a load shows it
+  const page = await r.json();
+  const top = shownLines.length ? shownLines[0].id : null;  // as shown now, after the wait
+  const fresh = top === null ? page : page.filter(a => a.id > top);
+  if (!fresh.length) return;
+  if (top !== null && fresh.length === page.length) return load(false);  // a gap: start again
+  document.getElementById("audit").prepend(...fresh.map(auditItem));
+  shownLines = fresh.concat(shownLines);
+  counted();
+}
+const LIVE_MS = 5000;  // how often the open page asks the hub for new lines
+setInterval(() => newer().catch(() => say("no connection to the hub")), LIVE_MS);
 document.getElementById("reload").onclick = () => load(false).catch(() => say("no connection to the hub"));
 document.getElementById("older").onclick = () => load(true).catch(() => say("no connection to the hub"));
 directorSession(() => load(false).catch(() => say("no connection to the hub")));

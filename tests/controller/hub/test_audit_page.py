@@ -190,3 +190,25 @@ def test_the_dashboard_leads_a_director_to_the_audit_log_in(
     assert not browser.run(SHOWN, "audit-view")
     browser.run(LOG_IN, "td", PASSWORD)
     wait_for(lambda: browser.run(SHOWN, "audit-view"), 30, "the audit once logged in")
+
+
+def test_new_audit_lines_appear_on_the_open_page_above_the_older_ones(
+    browser: Browser, make_hub: Callable[..., HubApp]
+) -> None:
+    """A director keeps the audit open while handling a dispute: a refusal the hub audits
+    afterwards appears at the top without a click, and the lines already shown stay, once."""
+    hub = make_hub()
+    _table_nine(hub)
+    browser.get(hub.url + "/audit")
+    wait_for(lambda: browser.run(SHOWN, "need-login"), 30, "the page to ask for a log-in")
+    browser.run(LOG_IN, "td", PASSWORD)
+    wait_for(lambda: browser.run(SHOWN, "audit-view"), 30, "the audit once logged in")
+    before = [i["text"] for i in browser.run(ITEMS)]
+    assert len(before) == 1  # the log-in
+    _refused(lambda: hub.service.act(None, "192.168.4.77", "cup", "9", "end",
+                                     {"winner": 0, "note": ""}))
+    wait_for(lambda: len(browser.run(ITEMS)) == 2, 30, "the new refusal, unasked")
+    items = browser.run(ITEMS)
+    assert "end cup/9" in items[0]["text"] and items[0]["verdict"] == "✗ refused"
+    assert [i["text"] for i in items[1:]] == before
+    assert "2 lines, 1 refused" in browser.run(TEXT, "count")
