@@ -209,10 +209,7 @@ class FrameReader:
         if not self.dice_memory.prime(image, calibration.corners, g):
             DiceMemory(enabled=False).read(image, calibration.corners, g)
         if self.reuse:
-            known = self.dice_memory.raster
-            raster = (LazyRaster(image, self._from_mm, g) if known is None
-                      else LazyRaster.known(known))
-            self._cube(image, calibration, raster)
+            self._cube(image, calibration, self._change_raster(image, with_dice=True))
         else:
             find_cube(cv2.warpPerspective(image, self._cube_h, self._cube_canonical.size),
                       self._cube_canonical)
@@ -232,12 +229,7 @@ class FrameReader:
             read = self.dice_memory.read(image, calibration.corners, self.config.geometry,
                                          halvings)
         t2 = time.thread_time()
-        known = self.dice_memory.raster if with_dice else None
-        raster = None if known is None else LazyRaster.known(known)
-        if raster is None and self.reuse and self._to_mm is not None:
-            # a frame whose dice are not read: its change raster only when the cube needs it
-            raster = LazyRaster(image, self._from_mm, self.config.geometry)
-        found = self._cube(image, calibration, raster)
+        found = self._cube(image, calibration, self._change_raster(image, with_dice))
         # the cube's number read as a die's pips (a thorough read's spots find it): one of
         # the two readings of its face stays, as ``hakem vision read`` settles it
         read, found = settle_dice_and_cube(read, found, self.config.geometry)
@@ -296,18 +288,25 @@ class FrameReader:
         self._kept = (tuple(read), given, out)
         return list(out)
 
+    def _change_raster(self, image: np.ndarray, with_dice: bool) -> LazyRaster | None:
+        """This frame's change raster for the cube: the dice memory's when it read the
+        frame's dice, else worked out only when the cube needs it; None without reuse."""
+        known = self.dice_memory.raster if with_dice else None
+        if known is not None:
+            return LazyRaster.known(known)
+        if not self.reuse or self._to_mm is None:
+            return None
+        return LazyRaster(image, self._from_mm, self.config.geometry)
+
     def _cube(self, image: np.ndarray, calibration: Calibration,
-              given: tuple[Canonical, np.ndarray] | LazyRaster | None = None
-              ) -> CubeReading | None:
+              lazy: LazyRaster | None = None) -> CubeReading | None:
         """The cube (BG-CUBE-*) on its own raster; the last one found is taken again while
         its patch has not changed (between throws the cube lies still), and once it has, is
         looked for where it lay and where the picture changed since it was seen (the whole
         case when it is not there: gone, or under a hand); after a search that found none,
-        only where the picture changed is searched (``given``: this frame's
-        ``vision.dice.change_map.change_raster``, which the dice memory has worked out, or a
-        :class:`LazyRaster` of it, worked out only when needed)."""
+        only where the picture changed is searched (``lazy``: this frame's change raster,
+        :meth:`_change_raster`)."""
         g = self.config.geometry
-        lazy = given if given is None or isinstance(given, LazyRaster) else LazyRaster.known(given)
         key = frame_key(calibration.corners, g)
         from_mm = self._from_mm
         memory = self.cube_memory

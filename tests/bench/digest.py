@@ -81,7 +81,7 @@ def stream_readings(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarra
     for event, image in frames:
         calibration = reader._calibrate(image)
         dice = reader.dice_memory.read(image, calibration.corners, calibration.geometry)
-        cube = reader._cube(image, calibration, reader.dice_memory.raster)
+        cube = reader._cube(image, calibration, reader._change_raster(image, with_dice=True))
         out.append([event, [rounded(d.as_json()) for d in dice], _cube_json(cube)])
     return out
 

@@ -145,8 +145,8 @@ class LazyRaster:
 
     @property
     def ready(self) -> bool:
-        """Whether the raster is worked out already (then it may be another's array, which
-        changes later: the dice memory's reference)."""
+        """Whether the raster is worked out already (then it may be the dice memory's array:
+        a reader keeping it copies it)."""
         return self._raster is not None
 
     def get(self) -> tuple[Canonical, np.ndarray]:

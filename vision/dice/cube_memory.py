@@ -225,7 +225,7 @@ class CubeMemory:
                 self.seen_raster[...] = now
 
     def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
-              raster: np.ndarray | LazyRaster | None = None) -> CubeReading | None:
+              raster: LazyRaster | None = None) -> CubeReading | None:
         """The cube found before, when its patch has not changed (the same face at the same
         place); None when it must be searched for. ``raster``: this frame's change raster,
         kept as the picture the cube was last seen on when it has not (a cube moved later
@@ -239,16 +239,15 @@ class CubeMemory:
                             interpolation=cv2.INTER_AREA)
         if float(change.max()) >= STILL_DIFF:
             return None
-        if isinstance(raster, LazyRaster) and not raster.ready:
-            if self.seen_raster is not None:
-                self.seen_later = raster
+        if raster is None or self.seen_raster is None:
             return before
-        if isinstance(raster, LazyRaster):
-            raster = raster.get()[1]
-        if raster is not None and self.seen_raster is not None \
-                and raster.shape == self.seen_raster.shape:
+        if not raster.ready:
+            self.seen_later = raster
+            return before
+        now = raster.get()[1]
+        if now.shape == self.seen_raster.shape:
             self.seen_later = None
-            self.seen_raster[...] = raster
+            self.seen_raster[...] = now
         return before
 
     def none_still(self, key: bytes, unchanged: bool) -> bool:

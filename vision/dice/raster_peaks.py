@@ -219,9 +219,8 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
         group, (bgr, resp, local) = of_part[n]
         uv, strength = _peaks_inside(resp, local, group, inner)
         # a peak of an overlapping crop's inner part is found there already
-        if _overlaps(inner, inners[:n]):
-            fresh = _first_inside(uv, inners[:n]) == n
-            uv, strength = uv[fresh], strength[fresh]
+        fresh = _first_inside(uv, inners[:n]) == n
+        uv, strength = uv[fresh], strength[fresh]
         new_uv.append(uv)
         new_strength.append(strength)
         crops.append((box, inner, bgr[box[1] - group[1]:box[3] - group[1],
@@ -230,12 +229,6 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
     uv = np.concatenate([known.uv[keep], *new_uv]).reshape(-1, 2).astype(int)
     strength = np.concatenate([known.strength[keep], *new_strength]).astype(np.float32)
     return _evaluate(uv, strength, known, crops, src, m1, m2, (w, h))
-
-
-def _overlaps(inner: tuple[int, int, int, int], others: np.ndarray) -> bool:
-    """Whether a crop's inner part (a0, b0, a1, b1) shares a pixel with any of ``others``."""
-    return any(a0 < inner[2] and inner[0] < a1 and b0 < inner[3] and inner[1] < b1
-               for a0, b0, a1, b1 in others.tolist())
 
 
 def _merged(boxes: list[tuple[int, int, int, int]]
