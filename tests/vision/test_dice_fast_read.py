@@ -1,7 +1,7 @@
-"""The fast first read of each raster place (issue 5: dice must cost little beside a board
-reading; ``vision.dice.fast_read``): a flat die in the open is read at once with its pips and
-centre, a cocked die, the bare board and a checker are not, and every place it is unsure of
-goes to the full reader (``vision.dice.board.read_board_dice``)."""
+"""The fast first read of each raster place (issue 5: dice must cost little beside a board reading;
+``vision.dice.fast_read``): a flat die in the open is read at once with its pips and centre, a
+cocked die (BG-ROLL-2: the throw is thrown again), the bare board and a checker are not, and
+every place it is unsure of goes to the full reader (``vision.dice.board.read_board_dice``)."""
 
 from __future__ import annotations
 

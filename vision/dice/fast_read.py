@@ -1,8 +1,9 @@
-"""A fast first read of each raster place (issue 5: reading dice must cost little beside a
-board reading): an unaligned top-down patch about the place, the patch network's layers
-(``vision.dice.patch_net``) with a head of :data:`CLASSES` classes (not a die, cocked or
-unsure, a flat die showing 1..6) and the die centre's offset from the patch centre
-(``fast_model.npz``, fitted by ``vision.dice.train_fast``).
+"""A fast first read of each raster place (issue 5: reading dice must cost little beside a board
+reading; only a die resting flat counts, BG-ROLL-2, so only those are taken fast): an unaligned
+top-down patch about the place, the patch network's layers (``vision.dice.patch_net``) with a
+head of :data:`CLASSES` classes (not a die, cocked or unsure, a flat die showing 1..6) and the
+die centre's offset from the patch centre (``fast_model.npz``, fitted by
+``vision.dice.train_fast``).
 
 The reader (``vision.dice.board.read_board_dice``) looks at each place once where the raster
 put it, and again where that look put the die's centre when it called a flat die past the
