@@ -319,7 +319,8 @@ def measure_stream(frames: Iterable[tuple[str, np.ndarray]], corners: np.ndarray
         cubes: list[CubeReading | None] = []
         was = dataclasses.asdict(reader.cube_memory.stats)
         out["cube"].append(_thread_ms(functools.partial(
-            _into, cubes, reader._cube, image, calibration, memory.raster)))
+            _into, cubes, reader._cube, image, calibration,
+            reader._change_raster(image, with_dice=True))))
         out["frames"] += 1
         out["kinds"][memory.stats.last] = out["kinds"].get(memory.stats.last, 0) + 1
         now = dataclasses.asdict(reader.cube_memory.stats)
