@@ -247,12 +247,12 @@ class FrameReader:
                 if self._colours_file is not None:
                     _save_colours(self._colours_file, learned)
         t4 = time.thread_time()
-        read = self._table_dice(read, reading.slot_counts(),
-                                None if found is None else found.centre_mm)
+        slots = reading.slot_counts()
+        read = self._table_dice(read, slots, None if found is None else found.centre_mm)
         cube = None if found is None else CubeSeen(found.value, _zone(found.zone),
                                                    found.confidence)
         dice = tuple(DieSeen(pips=d.pips, half=_half(d.half), flat=d.flat,
-                             on_checker=d.on_checker or self._over_checker(reading, _centre(d)),
+                             on_checker=d.on_checker or self._over_checker(slots, _centre(d)),
                              confidence=d.confidence, centre=_centre(d),
                              touched=self.dice_memory.changed_since_press(d.centre_mm),
                              p_cocked=d.p_cocked)
@@ -373,34 +373,40 @@ class FrameReader:
         self.learned_colours = colours
         self.config = with_colours(self.config, colours)
 
-    def _over_checker(self, reading: BoardReading, centre: tuple[float, float] | None) -> bool:
+    def _over_checker(self, slots: Sequence[tuple[int, int] | None],
+                      centre: tuple[float, float] | None) -> bool:
         """The die's centre lies over a checker the board reading counts (BG-ROLL-2: a die
-        resting on a checker): the dice reader's own on-checker test, seen from the board."""
+        resting on a checker): the dice reader's own on-checker test, seen from the board
+        (``slots``: the reading's ``slot_counts``, None where a slot is hidden)."""
         if centre is None:
             return False
         g = self.config.geometry
         reach = g.checker_diameter_mm / 2 - OVER_CHECKER_MARGIN_MM
-        columns = _column_xs(g, len(reading.slots))
-        for slot, seen in enumerate(reading.slots):
+        cx, cy = centre
+        columns = _column_places(g, len(slots))
+        for (x0, places), counts in zip(columns, slots, strict=True):
             # a column whose x alone is out of reach is passed over (its checkers share that x,
             # and the distance along the column only adds to it): the same answer, sooner
-            if seen.hidden or (columns[slot] - centre[0]) ** 2 >= reach**2:
+            if counts is None or (x0 - cx) ** 2 >= reach**2:
                 continue
-            count = min(sum(seen.counts), g.column_capacity())
             # The outermost counted checker may be the die itself, read as one more checker
             # at the top of the stack: only the dice reader's own test judges that one.
-            for index in range(count - 1):
-                x, y = g.checker_centre_mm(slot, index)
-                if (x - centre[0]) ** 2 + (y - centre[1]) ** 2 < reach**2:
+            for x, y in places[:max(0, min(sum(counts), len(places)) - 1)]:
+                if (x - cx) ** 2 + (y - cy) ** 2 < reach**2:
                     return True
         return False
 
 
 @functools.lru_cache(maxsize=4)
-def _column_xs(geometry: BoardGeometry, slots: int) -> tuple[float, ...]:
-    """The x (mm) of each of ``slots`` slots' columns, worked out once: every die of every frame
-    is tested against them (:meth:`FrameReader._over_checker`)."""
-    return tuple(geometry.slot_centre_x(slot) for slot in range(slots))
+def _column_places(geometry: BoardGeometry, slots: int
+                   ) -> tuple[tuple[float, tuple[tuple[float, float], ...]], ...]:
+    """Each of ``slots`` slots' column x (mm) and first-layer checker centres (board mm, as
+    many as a column holds), worked out once: every die of every frame is tested against them
+    (:meth:`FrameReader._over_checker`)."""
+    cap = geometry.column_capacity()
+    return tuple((geometry.slot_centre_x(slot),
+                  tuple(geometry.checker_centre_mm(slot, i) for i in range(cap)))
+                 for slot in range(slots))
 
 
 def table_dice(dice: Sequence[BoardDie], geometry: BoardGeometry,

@@ -18,7 +18,14 @@ from engine.backgammon.position import Position
 from tests.bench.dice import same_dice, table_stream
 from vision.dice.board import read_board_dice
 from vision.dice.board_die import BoardDie
-from vision.dice.change_map import Halvings, change_mask, change_raster, frame_key
+from vision.dice.change_map import (
+    Halvings,
+    absorb,
+    absorb_if_still,
+    change_mask,
+    change_raster,
+    frame_key,
+)
 from vision.dice.cube_memory import CubeMemory
 from vision.dice.reading import image_to_mm
 from vision.dice.render import DieProp
@@ -105,6 +112,36 @@ def test_a_picture_a_hair_aside_or_in_flickering_light_is_no_change(camera: Demo
     assert memory.stats.last == "unchanged"
     darker = (image.astype(np.int16) * 7 // 10).astype(np.uint8)  # the light itself changed
     assert change_mask(change_raster(darker, from_mm, g)[1], ref) is None
+
+
+def test_strict_boxes_and_a_still_frame_give_what_the_masks_give(camera: DemoCamera
+                                                                  ) -> None:
+    """The dice memory's short cuts (change_mask's strict parts as boxes, absorb_if_still on a
+    frame changed nowhere) leave the change map and the reference as the masks would, and a
+    change raster is read-only (the memories keep it as it is)."""
+    rng = np.random.default_rng(5)
+    ref = cv2.GaussianBlur(rng.uniform(30, 220, (60, 80)).astype(np.float32), (0, 0), 1.5)
+    now = ref.copy()
+    now[10:18, 20:30] += 40.0  # something put down
+    now[40:44, 60:63] -= 30.0  # ... and another, where the dice were read
+    now += rng.uniform(-4.0, 4.0, now.shape).astype(np.float32)  # camera noise
+    boxes = [(58, 38, 66, 47), (0, 0, 5, 5)]
+    mask = np.zeros(ref.shape, bool)
+    for u0, v0, u1, v1 in boxes:
+        mask[v0:v1, u0:u1] = True
+    by_mask = change_mask(now, ref, mask)
+    assert by_mask is not None and by_mask[12, 25] and by_mask[41, 61]
+    assert np.array_equal(change_mask(now, ref, boxes, cv2.absdiff(now, ref)), by_mask)
+    assert not absorb_if_still(ref.copy(), now, cv2.absdiff(now, ref))
+    quiet = ref + rng.uniform(-7.0, 7.0, ref.shape).astype(np.float32)
+    kept, moved = ref.copy(), ref.copy()
+    absorb(kept, quiet, change_mask(quiet, ref))
+    assert absorb_if_still(moved, quiet, cv2.absdiff(quiet, ref))
+    assert np.array_equal(kept, moved) and not np.array_equal(moved, ref)
+    image, _ = camera.render(Shot(_start(), []))
+    g = camera.geometry
+    raster = change_raster(image, np.linalg.inv(image_to_mm(_corners(camera), g)), g)[1]
+    assert not raster.flags.writeable
 
 
 def test_a_nudged_die_is_read_again_where_it_lies(camera: DemoCamera) -> None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
 
 from vision.dice.candidates import local_scale
 from vision.dice.pips import to_gray
-from vision.dice.raster import nonzero_2d, topdown_maps
+from vision.dice.raster import topdown_maps
 from vision.geometry import BoardGeometry, Canonical
 
 CHANGE_PPM = 0.35  # the change map's scale: ~2.9 mm a pixel (a die is ~5.6 px)
@@ -55,7 +56,14 @@ def inverse(to_mm: bytes) -> np.ndarray:
 
 def frame_key(corners: np.ndarray, geometry: BoardGeometry) -> bytes:
     """The camera set-up a memory belongs to (another set-up starts afresh)."""
-    return np.asarray(corners, np.float32).tobytes() + repr(geometry).encode()
+    return np.asarray(corners, np.float32).tobytes() + _geometry_text(geometry)
+
+
+@functools.lru_cache(maxsize=4)
+def _geometry_text(geometry: BoardGeometry) -> bytes:
+    """A board geometry's repr, encoded: written out once, not for every frame's key (the dice
+    and the cube memories each ask for one a frame)."""
+    return repr(geometry).encode()
 
 
 @functools.lru_cache(maxsize=4)
@@ -105,22 +113,42 @@ class Halvings:
         return self.levels[k]
 
 
-def change_raster(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
-                  ) -> tuple[Canonical, np.ndarray]:
-    """The whole case top-down at :data:`CHANGE_PPM`, grey, blurred (float32): what the
-    change map compares from frame to frame. Its grey is the frame's green (of a colour
-    frame), read every few pixels each way (:func:`_change_warp`) before the warp: a
-    strided copy of one channel draws in a third of the rows of a frame not in the cache,
-    where a warp of the whole frame drew in most of it (the demo's 1280 x 720 frames: 0.37 ms
-    a raster, 0.55 so); ``tests.bench.digest``'s readings are those of the whole frame's grey."""
+ChangeWarp = tuple[Canonical, tuple[slice, slice], np.ndarray, np.ndarray]
+
+
+def change_warp(from_mm: np.ndarray, geometry: BoardGeometry, shape: tuple[int, ...]
+                ) -> ChangeWarp:
+    """What :func:`change_raster` warps a camera frame of ``shape`` (rows, columns, ...) with
+    (:func:`_change_warp`'s, kept per camera set-up): a memory keeps it with the set-up, so
+    a frame's raster costs no look-up of it (:func:`warp_raster`)."""
     key = tuple(np.round(from_mm, 9).reshape(-1).tolist())
-    canonical, (rows, cols), m1, m2 = _change_warp(key, geometry, image.shape[:2])
+    return _change_warp(key, geometry, (shape[0], shape[1]))
+
+
+def warp_raster(image: np.ndarray, warp: ChangeWarp) -> tuple[Canonical, np.ndarray]:
+    """:func:`change_raster` of a frame, with its camera set-up's :func:`change_warp`."""
+    canonical, (rows, cols), m1, m2 = warp
     # only the rows and columns the warp reads are copied (two thirds of the strided frame on
     # the demo's 1280 x 720 frames)
     grey = image[rows, cols, 1] if image.ndim == 3 else image[rows, cols]
     src = np.ascontiguousarray(grey)
     warped = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return canonical, cv2.GaussianBlur(to_gray(warped).astype(np.float32), (0, 0), CHANGE_BLUR)
+    out = cv2.GaussianBlur(to_gray(warped).astype(np.float32), (0, 0), CHANGE_BLUR)
+    # read-only: the memories keep a frame's raster as it is, not a copy (a reference that
+    # moves on is copied from it)
+    out.flags.writeable = False
+    return canonical, out
+
+
+def change_raster(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
+                  ) -> tuple[Canonical, np.ndarray]:
+    """The whole case top-down at :data:`CHANGE_PPM`, grey, blurred (float32, read-only):
+    what the change map compares from frame to frame. Its grey is the frame's green (of a
+    colour frame), read every few pixels each way (:func:`_change_warp`) before the warp: a
+    strided copy of one channel draws in a third of the rows of a frame not in the cache,
+    where a warp of the whole frame drew in most of it (the demo's 1280 x 720 frames: 0.37 ms
+    a raster, 0.55 so); ``tests.bench.digest``'s readings are those of the whole frame's grey."""
+    return warp_raster(image, change_warp(from_mm, geometry, image.shape))
 
 
 class LazyRaster:
@@ -145,8 +173,8 @@ class LazyRaster:
 
     @property
     def ready(self) -> bool:
-        """Whether the raster is worked out already (then it may be the dice memory's array:
-        a reader keeping it copies it)."""
+        """Whether the raster is worked out already (then it may be the dice memory's array,
+        read-only like every change raster: a reader may keep it as it is)."""
         return self._raster is not None
 
     def get(self) -> tuple[Canonical, np.ndarray]:
@@ -176,15 +204,20 @@ def _median(values: np.ndarray) -> float:
     return float(ranked[half] if len(ranked) % 2 else (ranked[half - 1] + ranked[half]) / 2)
 
 
-def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | None = None
-                ) -> np.ndarray | None:
+Boxes = Sequence[tuple[int, int, int, int]]
+
+
+def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | Boxes | None = None,
+                diff: np.ndarray | None = None) -> np.ndarray | None:
     """Where ``now`` changed from ``ref`` (two :func:`change_raster` outputs), after the
     reference is scaled to the frame's light; None when the light itself changed by more than
-    :data:`MAX_FLICKER`. Inside ``strict`` (a bool mask: about the dice read) each pixel is
+    :data:`MAX_FLICKER`. Inside ``strict`` (a bool mask, or the boxes (u0, v0, u1, v1;
+    change-map px, end exclusive) whose union it is: about the dice read) each pixel is
     compared with the same pixel; elsewhere with the range of its neighbours within
-    :data:`SHIFT_PX` (see there)."""
+    :data:`SHIFT_PX` (see there). ``diff``: ``cv2.absdiff(now, ref)``, when the caller has it."""
     level = np.float32(CHANGE_LEVEL)
-    diff = cv2.absdiff(now, ref)
+    if diff is None:
+        diff = cv2.absdiff(now, ref)
     same: np.ndarray = diff > level
     if not same.any():  # the usual still frame: nothing moved, the light steady
         return same
@@ -196,7 +229,8 @@ def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | None = No
         scaled = ref * np.float32(gain)
         diff = cv2.absdiff(now, scaled)
         same = diff > level
-    if strict is not None and strict.all():
+    mask = strict.astype(bool, copy=False) if isinstance(strict, np.ndarray) else None
+    if mask is not None and mask.all():
         return same
     # the range test and speck filter only about where the pixels differ (see _range_box):
     # a few dozen change-map px a frame, not the whole case
@@ -205,9 +239,28 @@ def change_mask(now: np.ndarray, ref: np.ndarray, strict: np.ndarray | None = No
     if box is not None:
         v0, v1, u0, u1 = box
         shifted[v0:v1, u0:u1] = _shifted(now[v0:v1, u0:u1], scaled[v0:v1, u0:u1], level)
-    if strict is not None:
-        np.copyto(shifted, same, where=strict.astype(bool, copy=False))
+    if mask is not None:
+        np.copyto(shifted, same, where=mask)
+    elif strict is not None:  # boxes: each pixel against itself there, and nowhere else
+        for u0, v0, u1, v1 in strict:
+            shifted[v0:v1, u0:u1] = same[v0:v1, u0:u1]
     return shifted
+
+
+def pixel_change(now: np.ndarray, ref: np.ndarray) -> np.ndarray | None:
+    """:func:`change_mask` with every pixel compared with the same pixel (``strict``
+    everywhere), without a mask saying so: where a die was put down, picked up or thrown
+    since, even within a hair of where it lay."""
+    level = np.float32(CHANGE_LEVEL)
+    same: np.ndarray = cv2.absdiff(now, ref) > level
+    if not same.any():
+        return same
+    gain = exposure_gain(now, ref)
+    if abs(gain - 1.0) > MAX_FLICKER:
+        return None
+    if abs(gain - 1.0) > GAIN_STEADY:
+        same = cv2.absdiff(now, ref * np.float32(gain)) > level
+    return same
 
 
 def _range_box(diff: np.ndarray, level: np.float32) -> tuple[int, int, int, int] | None:
@@ -216,13 +269,13 @@ def _range_box(diff: np.ndarray, level: np.float32) -> tuple[int, int, int, int]
     The range of a pixel's neighbours holds the pixel itself, so it can be left only where
     ``diff`` passes the level (a grey level less: float rounding); the speck filter's blocks
     reach a pixel beyond such pixels, and telling them needs the range test's neighbours."""
-    rows, cols = nonzero_2d(diff > level - 1.0)
-    if len(rows) == 0:
+    # the box of the pixels past the level, from the mask's bytes (a bool array is 0 or 1)
+    x, y, w, h = cv2.boundingRect((diff > level - 1.0).view(np.uint8))
+    if w == 0:
         return None
     m = max(SHIFT_PX, MIN_BLOCK_PX - 1)
-    h, w = diff.shape
-    return (max(0, int(rows.min()) - m), min(h, int(rows.max()) + 1 + m),
-            max(0, int(cols.min()) - m), min(w, int(cols.max()) + 1 + m))
+    rows, cols = diff.shape
+    return max(0, y - m), min(rows, y + h + m), max(0, x - m), min(cols, x + w + m)
 
 
 def _shifted(now: np.ndarray, scaled: np.ndarray, level: np.float32) -> np.ndarray:
@@ -239,14 +292,33 @@ def _shifted(now: np.ndarray, scaled: np.ndarray, level: np.float32) -> np.ndarr
     return out
 
 
-def absorb(ref: np.ndarray, now: np.ndarray, changed: np.ndarray) -> None:
+def absorb_if_still(ref: np.ndarray, now: np.ndarray, diff: np.ndarray) -> bool:
+    """When no pixel of ``diff`` (``cv2.absdiff(now, ref)``) passes the change level (the
+    usual still frame, where :func:`change_mask` finds nothing): :func:`absorb` with nothing
+    changed, and True; else False, nothing done. One pass over ``diff`` tells both, and a
+    frame differing nowhere by :data:`ABSORB_LEVEL` leaves the reference as it is."""
+    top = float(diff.max(initial=0.0))
+    if top > CHANGE_LEVEL:
+        return False
+    if top > ABSORB_LEVEL:
+        absorb(ref, now, None, diff)
+    return True
+
+
+def absorb(ref: np.ndarray, now: np.ndarray, changed: np.ndarray | None,
+           diff: np.ndarray | None = None) -> None:
     """The reference takes the frame's picture where the two differ by more than
     :data:`ABSORB_LEVEL` but by what :func:`change_mask` counts as no change (a shift of a
     hair, a speck, the exposure), so the next still frame compares with what the camera now
     sees (and, nothing moving, costs no more than one difference). About the dice every
     difference over :data:`CHANGE_LEVEL` counts as a change, so drift there still adds up
-    frame after frame."""
-    quiet = (cv2.absdiff(now, ref) > np.float32(ABSORB_LEVEL)) & ~changed
+    frame after frame. ``changed`` None: nothing did; ``diff``: ``cv2.absdiff(now, ref)``,
+    when the caller has it."""
+    if diff is None:
+        diff = cv2.absdiff(now, ref)
+    quiet = diff > np.float32(ABSORB_LEVEL)
+    if changed is not None:
+        quiet &= ~changed
     np.copyto(ref, now, where=quiet)
 
 

@@ -26,6 +26,7 @@ from vision.dice.change_map import (
     absorb,
     change_mask,
     component_boxes,
+    pixel_change,
 )
 from vision.geometry import Canonical
 
@@ -105,7 +106,9 @@ class CubeMemory:
     since: np.ndarray | None = None
     since_raster: np.ndarray | None = None
     rounds: int = 0
-    seen_raster: np.ndarray | None = None  # the change raster the cube was last seen on
+    # the change raster the cube was last seen on (read-only: kept, not copied, when it is a
+    # later frame's)
+    seen_raster: np.ndarray | None = None
     seen_levels: tuple[float, float] | None = None  # ... and its search's light levels
     # a later frame the cube lay still on, whose raster is not worked out yet: the picture it
     # was last seen on (:meth:`_seen`), taken into seen_raster only when it is needed
@@ -207,7 +210,7 @@ class CubeMemory:
         if (self.still is None or self.still[0] != key or self.seen_raster is None
                 or self.seen_levels is None or self.seen_raster.shape != now.shape):
             return None
-        changed = change_mask(now, self.seen_raster, np.ones(now.shape, bool))
+        changed = pixel_change(now, self.seen_raster)
         if changed is None or np.count_nonzero(changed) > MAX_CHANGED_SHARE * changed.size:
             return None
         x, y = self.still[2].centre_mm
@@ -222,7 +225,7 @@ class CubeMemory:
         if later is not None and self.seen_raster is not None:
             now = later.get()[1]
             if now.shape == self.seen_raster.shape:
-                self.seen_raster[...] = now
+                self.seen_raster = now  # not copied: a change raster is never written to
 
     def reuse(self, key: bytes, image: np.ndarray, from_mm: np.ndarray, size_mm: float,
               raster: LazyRaster | None = None) -> CubeReading | None:
@@ -247,7 +250,9 @@ class CubeMemory:
         now = raster.get()[1]
         if now.shape == self.seen_raster.shape:
             self.seen_later = None
-            self.seen_raster[...] = now
+            # kept, not copied (a copy of the whole case on every frame whose dice are read):
+            # a change raster is never written to (change_raster makes it read-only)
+            self.seen_raster = now
         return before
 
     def none_still(self, key: bytes, unchanged: bool) -> bool:

@@ -59,13 +59,17 @@ from vision.dice.candidates import SPOT_REACH_DIES
 from vision.dice.change_map import (
     CHANGE_PPM,
     MAX_CHANGED_SHARE,
+    ChangeWarp,
     Halvings,
     absorb,
+    absorb_if_still,
     change_map_box,
     change_mask,
-    change_raster,
+    change_warp,
     frame_key,
     inverse,
+    pixel_change,
+    warp_raster,
 )
 from vision.dice.raster import RASTER_PPM
 from vision.dice.raster_peaks import (
@@ -99,6 +103,11 @@ THROWN_REACH_DIES = 0.75
 # only: the pipeline passes the referee's RecognitionSettings.flat_doubt (which leaves such a
 # throw unjudged) to read_thoroughly, so one table setting moves both
 FLAT_DOUBT = 0.5
+
+
+# a camera set-up (corners as float32 bytes, geometry, frame rows and columns) and what depends
+# on it alone: its key, board mm to image px, the change raster's warp
+_Pose = tuple[bytes, BoardGeometry, tuple[int, ...], bytes, np.ndarray, ChangeWarp]
 
 
 @dataclass
@@ -144,6 +153,8 @@ class DiceMemory:
     # die lies on the board
     _pair_at: tuple[tuple[float, float], ...] = ()
     _pair: list[BoardDie] = field(default_factory=list)
+    # the camera set-up last read (:meth:`_pose_of`)
+    _pose: _Pose | None = None
     # the change-map parts (uint8 masks) searched while that pair lay, read for no die, and
     # those that changed (the raster stage not brought up to date there): the next partial
     # read works the changed ones' peaks out
@@ -260,41 +271,39 @@ class DiceMemory:
               halvings: Halvings) -> list[BoardDie]:
         from vision.dice.reading import image_to_mm  # the reading module imports the pass
 
-        to_mm = image_to_mm(corners, geometry)
         self.stats.frames += 1
-        key = frame_key(corners, geometry)
-        from_mm = inverse(to_mm.tobytes())
-        canonical, now = change_raster(image, from_mm, geometry)
+        key, from_mm, warp = self._pose_of(corners, geometry, image.shape)
+        canonical, now = warp_raster(image, warp)
         self.raster = (canonical, now)
         ref, known = self._reference, self._peaks
         if (not self.enabled or key != self._key or ref is None or known is None
                 or ref.shape != now.shape):
-            return self._full(image, to_mm, geometry, key, now, halvings)
+            return self._full(image, image_to_mm(corners, geometry), geometry, key, now,
+                              halvings)
+        diff = cv2.absdiff(now, ref)
+        if absorb_if_still(ref, now, diff):  # the usual still frame: no change map to make
+            return self._unchanged()
+        to_mm = image_to_mm(corners, geometry)
         g = geometry
         core = DIE_REACH_DIES * g.die_size_mm
-        about_dice = np.zeros(now.shape, bool)
-        for d in self._dice:
-            u0, v0, u1, v1 = change_map_box(canonical, now.shape, *d.centre_mm, core)
-            about_dice[v0:v1, u0:u1] = True
-        found = change_mask(now, ref, about_dice)
+        about_dice = [change_map_box(canonical, now.shape, *d.centre_mm, core)
+                      for d in self._dice]
+        found = change_mask(now, ref, about_dice, diff)
         if found is None:  # the light changed
             return self._full(image, to_mm, geometry, key, now, halvings)
         changed = found
-        absorb(ref, now, changed)
+        absorb(ref, now, changed, diff)
         count = int(np.count_nonzero(changed))
         if count == 0:
-            self.stats.unchanged += 1
-            self.stats.last = "unchanged"
-            return list(self._dice)
+            return self._unchanged()
         if count > MAX_CHANGED_SHARE * changed.size:
             return self._full(image, to_mm, geometry, key, now, halvings)
         kept: list[BoardDie] = []
         dropped: list[BoardDie] = []
-        for d in self._dice:
-            u0, v0, u1, v1 = change_map_box(canonical, changed.shape, *d.centre_mm, core)
+        for d, (u0, v0, u1, v1) in zip(self._dice, about_dice, strict=True):
             (dropped if changed[v0:v1, u0:u1].any() else kept).append(d)
         grow = max(1, round(SEARCH_DIES * g.die_size_mm * CHANGE_PPM))
-        search: np.ndarray = cv2.dilate(changed.astype(np.uint8),
+        search: np.ndarray = cv2.dilate(changed.view(np.uint8),
                                         np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
         for d in dropped:
             u0, v0, u1, v1 = change_map_box(canonical, search.shape, *d.centre_mm, g.die_size_mm)
@@ -347,6 +356,29 @@ class DiceMemory:
         peaks.top = {(u, v) for u, v, _ in ranked}
         self._peaks = peaks
         return self._settle(kept, new, dropped, search)
+
+    def _pose_of(self, corners: np.ndarray, geometry: BoardGeometry, shape: tuple[int, ...]
+                 ) -> tuple[bytes, np.ndarray, ChangeWarp]:
+        """The camera set-up's key, board-mm-to-image homography and change-raster warp,
+        worked out once per set-up (the camera and the board stay put): not looked up again
+        on every frame."""
+        corner_bytes = np.asarray(corners, np.float32).tobytes()
+        pose = self._pose
+        if (pose is None or pose[0] != corner_bytes or pose[1] is not geometry
+                or pose[2] != shape[:2]):
+            from vision.dice.reading import image_to_mm  # the reading module imports the pass
+
+            from_mm = inverse(image_to_mm(corners, geometry).tobytes())
+            pose = (corner_bytes, geometry, shape[:2], frame_key(corners, geometry), from_mm,
+                    change_warp(from_mm, geometry, shape))
+            self._pose = pose
+        return pose[3], pose[4], pose[5]
+
+    def _unchanged(self) -> list[BoardDie]:
+        """A frame where nothing changed: the last dice, as they were."""
+        self.stats.unchanged += 1
+        self.stats.last = "unchanged"
+        return list(self._dice)
 
     def _settle(self, kept: list[BoardDie], new: list[BoardDie], dropped: list[BoardDie],
                 search: np.ndarray) -> list[BoardDie]:
@@ -422,8 +454,7 @@ class DiceMemory:
         canonical, now = self.raster
         before = self._before[1]
         if self._since is None or self._since[0] is not now or self._since[1] is not before:
-            changed = None if before.shape != now.shape else change_mask(
-                now, before, np.ones(now.shape, bool))
+            changed = None if before.shape != now.shape else pixel_change(now, before)
             self._since = (now, before, changed)
         changed = self._since[2]
         if changed is None:
