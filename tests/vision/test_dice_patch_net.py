@@ -126,6 +126,37 @@ def test_normalise_takes_each_patch_about_its_face_colour() -> None:
     assert np.allclose(x[0, 0], 1.0) and np.allclose(x[1, 0], 2.25)
 
 
+def test_normalise_is_each_channel_less_its_np_median_exactly() -> None:
+    # seeded patches whose face square holds few levels; the first's, two levels in equal
+    # numbers, so that its medians fall between them (x.5)
+    rng = np.random.default_rng(11)
+    patches = rng.integers(0, 256, (4, PATCH_PX, PATCH_PX, 3), dtype=np.uint8)
+    patches[:, 22:42, 22:42] = rng.integers(100, 104, (4, 20, 20, 3))
+    patches[0, 22:42, 22:42] = 100 + rng.permutation((np.arange(1200) % 2).reshape(400, 3)
+                                                     ).reshape(20, 20, 3)
+    x = patches.astype(np.float32)
+    med = np.median(x[:, 22:42, 22:42], axis=(1, 2))
+    assert np.any(med % 1 == 0.5)
+    want = (x - med[:, None, None, :]) / np.float32(64)
+    assert np.array_equal(normalise(patches), want)
+
+
+@pytest.mark.parametrize("outputs", [1, 10])
+def test_forward_without_a_trace_is_forward_with_one_bit_for_bit(outputs: int) -> None:
+    # the reader's calls (no trace: the ReLU written over the pre-activation) and the
+    # training's (traced) give the same logits, batch by batch, and the trace keeps each
+    # pre-activation whole
+    rng = np.random.default_rng(12)
+    weights = initial_weights(rng, outputs)
+    for n in (1, 2, 5):
+        x = normalise(rng.integers(0, 256, (n, PATCH_PX, PATCH_PX, 3), dtype=np.uint8))
+        trace = Trace([], np.empty(0), np.empty(0))
+        traced = forward(weights, x, trace)
+        assert np.array_equal(forward(weights, x), traced)
+        rows, _shape, z = trace.convs[0]
+        assert np.array_equal(z, rows @ weights[0] + weights[1]) and z.min() < 0
+
+
 def test_with_patch_only_lifts_dice_over_the_bar() -> None:
     threshold = 0.84
     assert with_patch(0.3, joint=1.9, bar=2.0, threshold=threshold) == 0.3
