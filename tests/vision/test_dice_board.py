@@ -283,6 +283,22 @@ def test_ray_features_are_the_per_ray_definition() -> None:
         assert np.allclose(got[k], want, atol=1e-4)
 
 
+def test_ray_features_means_are_numpys_bit_for_bit() -> None:
+    """The ray features' means (numpy's sum, then divided by the count, written in place) are
+    ``ndarray.mean``'s very values, over contiguous axes and across them, into a view too: the
+    raster's probabilities, and so the readings, stay those numpy's means gave."""
+    from vision.dice.raster import _mean
+
+    rng = np.random.default_rng(4)
+    for shape in [(1, 3, 9, 16), (7, 3, 9, 16), (40, 3, 9, 16)]:
+        a = (rng.integers(0, 256, shape) * rng.uniform(0.0, 4.0, shape)).astype(np.float32)
+        for axis in range(1, 4):
+            assert _mean(a, axis).tobytes() == a.mean(axis=axis).tobytes()
+        out = np.empty((shape[0], 3, shape[3]), np.float32)
+        _mean(a[:, 0, 6:], 1, out[:, 1])
+        assert out[:, 1].tobytes() == a[:, 0, 6:].mean(axis=1).tobytes()
+
+
 def test_spots_are_looked_for_only_where_the_raster_place_found_no_die() -> None:
     """The candidates come as they are read: around a raster place that led to a die, no
     pip spots are searched (they would only lead back to that die)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import cv2
 import numpy as np
 import pytest
 
@@ -15,7 +16,7 @@ from controller.table_layout import DEFAULT_LAYOUT
 from engine.backgammon.position import Position
 from vision.dice import raster_peaks
 from vision.dice.change_map import change_raster, inverse
-from vision.dice.raster import PATCH_PX, patch_rays, patches, ray_samples
+from vision.dice.raster import PATCH_PX, patch_rays, patches, polar_index, ray_samples
 from vision.dice.reading import image_to_mm
 
 
@@ -84,3 +85,27 @@ def test_the_parts_updated_find_what_a_whole_read_finds(
         assert [(u, v) for u, v, _p in updated.places[at]] == [(u, v) for u, v, _p in places]
         np.testing.assert_allclose([p for *_uv, p in updated.places[at]],
                                    [p for *_uv, p in places], atol=1e-5)
+
+
+def test_pixels_warped_alone_are_those_of_the_raster_warped_whole(
+        frames: tuple[DemoCamera, np.ndarray, np.ndarray]) -> None:
+    """The rays of a peak warped alone (only their own pixels, as ``update_peaks`` warps a
+    peak newly among the strongest outside the parts it warped) are the very values of the
+    raster warped whole, at the raster's edges too (a ray leaving it clipped to its border)."""
+    camera, _before, after = frames
+    g = camera.geometry
+    from_mm = inverse(image_to_mm(np.asarray(camera.corners, np.float32).reshape(4, 2),
+                                  g).tobytes())
+    raster, m1, m2, src = raster_peaks._warp_for(after, from_mm, g)
+    w, h = raster.size
+    whole = cv2.remap(src, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    rng = np.random.default_rng(11)
+    centres = np.concatenate([np.stack([rng.integers(0, w, 40), rng.integers(0, h, 40)], 1),
+                              [[0, 0], [w - 1, h - 1], [2, h // 2], [w // 2, h - 3]]])
+    ys, xs = polar_index()
+    rows = np.clip(centres[:, 1, None, None] + ys[None], 0, h - 1)
+    cols = np.clip(centres[:, 0, None, None] + xs[None], 0, w - 1)
+    alone = raster_peaks._warped_at(src, m1, m2, rows, cols)
+    assert np.array_equal(alone, ray_samples(whole, centres))
+    assert np.array_equal(raster_peaks._warped_at(src, m1, m2, rows[:1, 0, :1], cols[:1, 0, :1]),
+                          whole[rows[:1, 0, :1], cols[:1, 0, :1]])

@@ -115,7 +115,7 @@ RADII = np.arange(PATCH_PX // 2 + 1)
 
 
 @lru_cache(maxsize=1)
-def _polar_index() -> tuple[np.ndarray, np.ndarray]:
+def polar_index() -> tuple[np.ndarray, np.ndarray]:
     """Pixel offsets from a patch's centre along :data:`ANGLES` rays, one per pixel of
     radius: (rows, cols), each (ANGLES, len(RADII))."""
     a = np.arange(ANGLES) * 2 * np.pi / ANGLES
@@ -131,7 +131,7 @@ def ray_samples(bgr: np.ndarray, centres: np.ndarray) -> np.ndarray:
     # a ray leaving the raster is clipped to its border, as the border repeated would give,
     # without copying the whole raster into a padded one for a few centres
     h, width = bgr.shape[:2]
-    ys, xs = _polar_index()
+    ys, xs = polar_index()
     # np.minimum/np.maximum: np.clip's own overhead is most of the time on a few centres
     rows = np.minimum(np.maximum(centres[:, 1, None, None] + ys[None], 0), h - 1)
     cols = np.minimum(np.maximum(centres[:, 0, None, None] + xs[None], 0), width - 1)
@@ -146,7 +146,7 @@ def ray_samples(bgr: np.ndarray, centres: np.ndarray) -> np.ndarray:
 def patch_rays(p: np.ndarray) -> np.ndarray:
     """:func:`ray_samples` taken from patches already cut (the same values)."""
     c = p.shape[1] // 2
-    ys, xs = _polar_index()
+    ys, xs = polar_index()
     out: np.ndarray = p[:, c + ys, c + xs].astype(np.float32)
     return out
 
@@ -157,22 +157,40 @@ def ray_features(rays: np.ndarray) -> np.ndarray:
     inside, a step all round at its edge; a checker's rim or a point's edge: a step on some
     rays only), the rays sorted so the die's turn does not matter; the mean per radius; the
     mean colour and contrast of the samples (a die's own look counts too)."""
-    # computed channel-first and radius-major, so each reduction runs over contiguous memory
+    # computed channel-first and radius-major, so each reduction runs over contiguous memory;
+    # each mean is numpy's own (a sum, then divided by the count) written where it goes: on
+    # the few rows an update of the raster stage passes, numpy's calls are most of the time
     n = len(rays)
     r = np.ascontiguousarray(rays.transpose(0, 3, 2, 1))  # (N, 3, radii, angles)
     flat = r.reshape(n, 3, -1)
-    centre = r[:, :, :2].reshape(n, 3, -1).mean(axis=2)
-    dist = np.abs(r - centre[:, :, None, None]).sum(axis=1) * (1.0 / 64.0)  # (N, R, A)
-    inner = dist[:, 1:4].mean(axis=1)
-    outer = dist[:, 6:].mean(axis=1)
-    step = (dist[:, 3:] - dist[:, 2:-1]).max(axis=1)
-    mean = flat.mean(axis=2)
+    centre = _mean(r[:, :, :2].reshape(n, 3, -1), 2)
+    diff = r - centre[:, :, None, None]
+    np.abs(diff, out=diff)
+    dist = diff[:, 0] + diff[:, 1]  # summed over the channels in their order, as sum(axis=1)
+    dist += diff[:, 2]
+    dist *= 1.0 / 64.0  # (N, R, A)
+    rays_sorted = np.empty((n, 3, ANGLES), r.dtype)  # per ray: inner, outer level, step
+    _mean(dist[:, 1:4], 1, rays_sorted[:, 0])
+    _mean(dist[:, 6:], 1, rays_sorted[:, 1])
+    np.maximum.reduce(dist[:, 3:] - dist[:, 2:-1], axis=1, out=rays_sorted[:, 2])
+    rays_sorted.sort(axis=2)
+    mean = _mean(flat, 2)
     dev = flat - mean[:, :, None]
-    std = np.sqrt(np.einsum("nck,nck->n", dev, dev) / dev[0].size)
-    out: np.ndarray = np.concatenate([np.sort(inner, axis=1), np.sort(outer, axis=1),
-                                      np.sort(step, axis=1), dist.mean(axis=2),
-                                      mean / 128.0 - 1.0, (std / 64.0)[:, None]], axis=1)
+    out = np.empty((n, 3 * ANGLES + len(RADII) + 4), r.dtype)
+    out[:, :3 * ANGLES] = rays_sorted.reshape(n, -1)
+    _mean(dist, 2, out[:, 3 * ANGLES:-4])
+    np.subtract(mean / 128.0, 1.0, out=out[:, -4:-1])
+    out[:, -1] = np.sqrt(np.einsum("nck,nck->n", dev, dev) / dev[0].size) / 64.0
     return out
+
+
+def _mean(a: np.ndarray, axis: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``a.mean(axis)`` (float32) by numpy's own steps, into ``out`` when given: the sum, then
+    divided by the count as an ``intp`` (so the very same values), without ``mean``'s own
+    checks, most of its time on a few rows."""
+    total: np.ndarray = np.add.reduce(a, axis=axis, out=out)
+    np.true_divide(total, np.intp(a.shape[axis]), out=total, casting="unsafe")
+    return total
 
 
 @lru_cache(maxsize=1)

@@ -22,14 +22,13 @@ from vision.dice.raster import (
     EIGEN_BLOCK,
     MAX_PEAKS,
     OFFSETS,
-    PATCH_PX,
     PEAK_WINDOW,
     RASTER_PPM,
     SUM_BOX,
     die_probability,
     nonzero_2d,
+    polar_index,
     ray_features,
-    ray_samples,
 )
 from vision.geometry import BoardGeometry, Canonical
 
@@ -56,43 +55,72 @@ class RasterPeaks:
 _PEAK_KERNEL = np.ones((PEAK_WINDOW, PEAK_WINDOW), np.uint8)  # a peak's neighbourhood
 
 
-# a crop of the candidate raster, the peaks (whole-raster px) to place in it, and its origin
-PeakCrop = tuple[np.ndarray, np.ndarray, tuple[int, int]]
+# a read of the ray model: the peaks (whole-raster px) whose places it gives, and the index of
+# the warped part holding them and their rays (None: warped alone, about the peak only)
+PeakRead = tuple[int | None, list[tuple[int, int]]]
+# a warped part of the candidate raster: its box (whole-raster px) and its pixels
+Warped = tuple[tuple[int, int, int, int], np.ndarray]
 
 
-def _places(parts: list[PeakCrop], size: tuple[int, int]
+def _places(reads: list[PeakRead], warped: list[Warped], src: np.ndarray, m1: np.ndarray,
+            m2: np.ndarray, size: tuple[int, int]
             ) -> list[dict[tuple[int, int], list[tuple[float, float, float]]]]:
-    """For each crop (holding its peaks with a margin) and each of its peaks the places about
-    it the ray model gives at least ``READ_THRESHOLD``. The ray features of all the crops'
-    places are worked out at once (each place's are its own); the model runs crop by crop,
-    as before (its matrix product's batch size moves the last bits of the probabilities)."""
-    if not parts:
+    """For each read and each of its peaks the places about it the ray model gives at least
+    ``READ_THRESHOLD``. A read's rays are cut from the warped part holding its peaks (it
+    reaches :data:`PEAK_PAD` past them), those of a peak warped alone by warping only the
+    rays' own pixels (:func:`_warped_at`): either way the values of the raster warped whole
+    (a ray leaving it clipped to its border). The ray features of all the places are worked
+    out at once (each place's are its own); the model runs read by read, as before (its
+    matrix product's batch size moves the last bits of the probabilities)."""
+    if not reads:
         return []
     w, h = size
-    centres = [np.minimum(np.maximum((peaks[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2),
-                                     0), [w - 1, h - 1]) for _bgr, peaks, _origin in parts]
-    rays = [ray_samples(bgr, at - np.array(origin))
-            for (bgr, _peaks, origin), at in zip(parts, centres, strict=True)]
-    features = ray_features(np.concatenate(rays))
-    out = []
-    start = 0
     n = len(OFFSETS)
-    least = float(np.float32(READ_THRESHOLD))  # as a float32 probability is compared with it
-    for (_bgr, peaks, _origin), at in zip(parts, centres, strict=True):
-        p = die_probability(features[start:start + len(at)]).tolist()
-        start += len(at)
-        every = [(float(u), float(v), q) for (u, v), q in zip(at.tolist(), p, strict=True)]
-        out.append({(u, v): [c for c in every[k * n:(k + 1) * n] if c[2] >= least]
-                    for k, (u, v) in enumerate(peaks.tolist())})
+    peaks = np.array([uv for _source, batch in reads for uv in batch], int).reshape(-1, 2)
+    at = np.minimum(np.maximum((peaks[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2), 0),
+                    [w - 1, h - 1])
+    ys, xs = polar_index()
+    rows = np.minimum(np.maximum(at[:, 1, None, None] + ys[None], 0), h - 1)
+    cols = np.minimum(np.maximum(at[:, 0, None, None] + xs[None], 0), w - 1)
+    rays = np.empty((*rows.shape, 3), np.uint8)
+    start = 0
+    for source, batch in reads:
+        end = start + n * len(batch)
+        r, c = rows[start:end], cols[start:end]
+        if source is None:
+            rays[start:end] = _warped_at(src, m1, m2, r, c)
+        else:
+            (u0, v0, u1, _v1), bgr = warped[source]
+            np.take(bgr.reshape(-1, 3), (r - v0) * (u1 - u0) + c - u0, axis=0,
+                    out=rays[start:end])
+        start = end
+    features = ray_features(rays.astype(np.float32))
+    starts = np.cumsum([0] + [n * len(batch) for _source, batch in reads]).tolist()
+    p = np.concatenate([die_probability(features[starts[k]:starts[k + 1]])
+                        for k in range(len(reads))])
+    # each place kept (as a float32 probability is compared with the threshold) to its peak
+    owners = [(k, uv) for k, (_source, batch) in enumerate(reads) for uv in batch]
+    out: list[dict[tuple[int, int], list[tuple[float, float, float]]]] = [
+        {uv: [] for uv in batch} for _source, batch in reads]
+    kept = np.flatnonzero(p >= np.float32(READ_THRESHOLD)).tolist()
+    if kept:
+        centres, q = at.tolist(), p.tolist()
+        for i in kept:
+            k, uv = owners[i // n]
+            u, v = centres[i]
+            out[k][uv].append((float(u), float(v), q[i]))
     return out
 
 
-def _remap(src: np.ndarray, m1: np.ndarray, m2: np.ndarray, box: tuple[int, int, int, int]
-           ) -> np.ndarray:
-    u0, v0, u1, v1 = box
-    out: np.ndarray = cv2.remap(src, m1[v0:v1, u0:u1], m2[v0:v1, u0:u1], cv2.INTER_LINEAR,
+def _warped_at(src: np.ndarray, m1: np.ndarray, m2: np.ndarray, rows: np.ndarray,
+               cols: np.ndarray) -> np.ndarray:
+    """The candidate raster's pixels at (``rows``, ``cols``: whole-raster px, any shape),
+    warped alone: a warped pixel depends on its own remap entries only, so these are the
+    very values of the raster warped whole there."""
+    out: np.ndarray = cv2.remap(src, m1[rows, cols].reshape(-1, rows.shape[-1], 2),
+                                m2[rows, cols].reshape(-1, rows.shape[-1]), cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)
-    return out
+    return out.reshape((*rows.shape, 3))
 
 
 def _warp_for(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry,
@@ -121,37 +149,33 @@ def _candidate_warp(from_mm: bytes, geometry: BoardGeometry, shape: tuple[int, .
     return raster, m1, m2, halve
 
 
-def _evaluate(uv: np.ndarray, strength: np.ndarray, known: RasterPeaks | None,
-              crops: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int],
-                                np.ndarray]],
+def _evaluate(uv: np.ndarray, strength: np.ndarray, first: np.ndarray,
+              known: RasterPeaks | None, warped: list[Warped], of_part: list[int],
               src: np.ndarray, m1: np.ndarray, m2: np.ndarray, size: tuple[int, int]
               ) -> RasterPeaks:
-    """The strongest peaks' places: from the crops just warped where a peak lies inside one,
-    kept from ``known`` where it does not, warped anew around the rest."""
+    """The strongest peaks' places: where a peak lies inside a part just warped (``first``:
+    the first part whose inner part holds each peak, ``len(of_part)``: none; ``of_part``: the
+    index in ``warped`` of each part's pixels) from those, kept from ``known`` where it does
+    not, warped anew around the rest."""
     order = np.argsort(-strength, kind="stable")[:MAX_PEAKS]
-    top = uv[order]
-    w, h = size
-    r = PATCH_PX // 2 + 4
-    batches: list[list[tuple[int, int]]] = [[] for _ in crops]
+    batches: list[list[tuple[int, int]]] = [[] for _ in of_part]
     # the peaks' places in the order they are taken (those kept from known, or the index of
-    # the crop read for them): ranked_places keeps that order among equal probabilities
+    # the read for them): ranked_places keeps that order among equal probabilities
     order_of: list[tuple[tuple[int, int], list[tuple[float, float, float]]] | int] = []
-    reads: list[PeakCrop] = []
-    inners = np.array([inner for _box, inner, _bgr in crops], int).reshape(-1, 4)
-    for (u, v), inside in zip(top.tolist(), _first_inside(top, inners).tolist(), strict=True):
-        if inside < len(crops):
+    reads: list[PeakRead] = []
+    for (u, v), inside in zip(uv[order].tolist(), first[order].tolist(), strict=True):
+        if inside < len(of_part):
             batches[inside].append((u, v))
         elif known is not None and (u, v) in known.places:
             order_of.append(((u, v), known.places[(u, v)]))
         else:  # newly among the strongest, outside the parts warped: warped about it alone
-            box = (max(0, u - r), max(0, v - r), min(w, u + r + 1), min(h, v + r + 1))
             order_of.append(len(reads))
-            reads.append((_remap(src, m1, m2, box), np.array([[u, v]]), (box[0], box[1])))
-    for (box, _inner, bgr), batch in zip(crops, batches, strict=True):
+            reads.append((None, [(u, v)]))
+    for n, batch in enumerate(batches):
         if batch:
             order_of.append(len(reads))
-            reads.append((bgr, np.array(batch), (box[0], box[1])))
-    found = _places(reads, size)
+            reads.append((of_part[n], batch))
+    found = _places(reads, warped, src, m1, m2, size)
     places: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
     for at in order_of:
         if isinstance(at, int):
@@ -179,9 +203,34 @@ def raster_peaks(image: np.ndarray, from_mm: np.ndarray, geometry: BoardGeometry
     raster, m1, m2, src = _warp_for(image, from_mm, geometry, halvings)
     w, h = raster.size
     box = (0, 0, w, h)
-    bgr, resp, local = _group_peaks(src, m1, m2, box)
-    uv, strength = _peaks_inside(resp, local, box, box)
-    return _evaluate(uv, strength, None, [(box, box, bgr)], src, m1, m2, (w, h))
+    bgr, uv, strength = _group_peaks(src, m1, m2, box, box)
+    return _evaluate(uv, strength, np.zeros(len(uv), int), None, [(box, bgr)], [0], src, m1,
+                     m2, (w, h))
+
+
+def _part_boxes(found: list[tuple[int, int, int, int]], canonical: Canonical,
+                raster: Canonical
+                ) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int, int, int]]]:
+    """The change map's parts (boxes x, y, w, h) as boxes of the candidate raster to warp, top
+    to bottom, then left to right, and their inner parts, whose peaks are found anew (rows
+    u0, v0, u1, v1, end exclusive): the part widened by twice the px a peak's response and
+    rays depend on (:data:`PEAK_PAD`), and that much less again inside, but at the edges."""
+    w, h = raster.size
+    pad = 2 * PEAK_PAD + 2
+    boxes, inners = [], []
+    for x, y, bw, bh in sorted(found, key=lambda b: (b[1], b[0])):
+        x0, y0 = canonical.px_to_mm(float(x), float(y))
+        x1, y1 = canonical.px_to_mm(float(x + bw), float(y + bh))
+        a0, b0 = raster.mm_to_px(x0, y0)
+        a1, b1 = raster.mm_to_px(x1, y1)
+        box = (max(0, math.floor(a0) - pad), max(0, math.floor(b0) - pad),
+               min(w, math.ceil(a1) + pad), min(h, math.ceil(b1) + pad))
+        boxes.append(box)
+        inners.append((box[0] + (PEAK_PAD if box[0] > 0 else 0),
+                       box[1] + (PEAK_PAD if box[1] > 0 else 0),
+                       box[2] - (PEAK_PAD if box[2] < w else 0),
+                       box[3] - (PEAK_PAD if box[3] < h else 0)))
+    return boxes, inners
 
 
 def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
@@ -190,45 +239,38 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
     """``known`` with the peaks about the searched part of the change map found anew."""
     raster, m1, m2, src = _warp_for(image, from_mm, geometry, halvings)
     w, h = raster.size
-    mask = np.ascontiguousarray(search, np.uint8)
-    pad = 2 * PEAK_PAD + 2
-    parts: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = []
-    for x, y, bw, bh in sorted(component_boxes(mask), key=lambda b: (b[1], b[0])):
-        x0, y0 = canonical.px_to_mm(float(x), float(y))
-        x1, y1 = canonical.px_to_mm(float(x + bw), float(y + bh))
-        a0, b0 = raster.mm_to_px(x0, y0)
-        a1, b1 = raster.mm_to_px(x1, y1)
-        box = (max(0, math.floor(a0) - pad), max(0, math.floor(b0) - pad),
-               min(w, math.ceil(a1) + pad), min(h, math.ceil(b1) + pad))
-        inner = (box[0] + (PEAK_PAD if box[0] > 0 else 0),
-                 box[1] + (PEAK_PAD if box[1] > 0 else 0),
-                 box[2] - (PEAK_PAD if box[2] < w else 0),
-                 box[3] - (PEAK_PAD if box[3] < h else 0))
-        parts.append((box, inner))
+    boxes, inners = _part_boxes(component_boxes(np.ascontiguousarray(search, np.uint8)),
+                                canonical, raster)
     # overlapping parts (and those close enough that their common box costs no more to
-    # work out) are warped and searched for peaks once, as one
-    of_part: dict[int, tuple[tuple[int, int, int, int], tuple[np.ndarray, ...]]] = {}
-    for group, members in _merged([box for box, _inner in parts]):
-        worked = _group_peaks(src, m1, m2, group)
+    # work out) are warped and searched for peaks once, as one. A peak is found anew by the
+    # first part whose inner part holds it, from its group's response (a later part holding
+    # it too finds it there already); the peaks are taken part by part, each part's row by
+    # row, as the parts one by one would give them
+    warped: list[Warped] = []
+    group_of = [0] * len(boxes)  # the index in warped of each part's group
+    found: list[tuple[np.ndarray, np.ndarray]] = []  # each group's peaks and their strength
+    for index, (group, members) in enumerate(_merged(boxes)):
+        span = (min(inners[n][0] for n in members), min(inners[n][1] for n in members),
+                max(inners[n][2] for n in members), max(inners[n][3] for n in members))
+        bgr, at, strong = _group_peaks(src, m1, m2, group, span)
+        found.append((at, strong))
+        warped.append((group, bgr))
         for n in members:
-            of_part[n] = (group, worked)
-    crops: list[tuple[tuple[int, int, int, int], tuple[int, int, int, int], np.ndarray]] = []
-    inners = np.array([inner for _box, inner in parts], int).reshape(-1, 4)
-    new_uv, new_strength = [], []
-    for n, (box, inner) in enumerate(parts):
-        group, (bgr, resp, local) = of_part[n]
-        uv, strength = _peaks_inside(resp, local, group, inner)
-        # a peak of an overlapping crop's inner part is found there already
-        fresh = _first_inside(uv, inners[:n]) == n
-        uv, strength = uv[fresh], strength[fresh]
-        new_uv.append(uv)
-        new_strength.append(strength)
-        crops.append((box, inner, bgr[box[1] - group[1]:box[3] - group[1],
-                                      box[0] - group[0]:box[2] - group[0]]))
-    keep = _first_inside(known.uv, inners) == len(parts)  # the known peaks no part holds
-    uv = np.concatenate([known.uv[keep], *new_uv]).reshape(-1, 2).astype(int)
-    strength = np.concatenate([known.strength[keep], *new_strength]).astype(np.float32)
-    return _evaluate(uv, strength, known, crops, src, m1, m2, (w, h))
+            group_of[n] = index
+    every = np.concatenate([known.uv, *(at for at, _strong in found)]).reshape(-1, 2)
+    first = _first_inside(every, np.array(inners, int).reshape(-1, 4))
+    old = len(known.uv)
+    # the known peaks no part holds, then the new ones each group finds first, part by part
+    mine = np.array([*group_of, -1])[first[old:]] == np.repeat(
+        np.arange(len(found)), [len(at) for at, _strong in found])
+    new = np.flatnonzero(mine)
+    taken = np.concatenate([np.flatnonzero(first[:old] == len(boxes)),
+                            old + new[np.argsort(first[old:][new], kind="stable")]])
+    uv = every[taken].astype(int)
+    strength = np.concatenate([known.strength, *(strong for _at, strong in found)]
+                              )[taken].astype(np.float32, copy=False)
+    first = first[taken]
+    return _evaluate(uv, strength, first, known, warped, group_of, src, m1, m2, (w, h))
 
 
 def _merged(boxes: list[tuple[int, int, int, int]]
@@ -255,24 +297,21 @@ def _merged(boxes: list[tuple[int, int, int, int]]
 
 
 def _group_peaks(src: np.ndarray, m1: np.ndarray, m2: np.ndarray,
-                 box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A part of the candidate raster warped (``box``), its corner response and where that
-    is a local maximum (``raster.peaks``' stage without its cut)."""
-    bgr = _remap(src, m1, m2, box)
+                 box: tuple[int, int, int, int], inner: tuple[int, int, int, int]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A part of the candidate raster warped (``box``) and the local maxima of its corner
+    response inside ``inner`` (whole-raster px, as are the peaks; ``raster.peaks``' stage
+    without its cut): its pixels, the peaks' (N, 2) u, v row by row, and their strength."""
+    u0, v0, u1, v1 = box
+    bgr = cv2.remap(src, m1[v0:v1, u0:u1], m2[v0:v1, u0:u1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE)
     corner = cv2.cornerMinEigenVal(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), EIGEN_BLOCK, ksize=3)
     resp = cv2.boxFilter(corner, -1, (SUM_BOX, SUM_BOX))
-    local = (resp >= cv2.dilate(resp, _PEAK_KERNEL)) & (resp > 1e-4)
-    return bgr, resp, local
-
-
-def _peaks_inside(resp: np.ndarray, local: np.ndarray, box: tuple[int, int, int, int],
-                  inner: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """The local maxima of a warped part (``box``; :func:`_group_peaks`) inside ``inner``
-    (whole-raster px, as are the peaks): (N, 2) u, v and their strength."""
-    a0, b0, a1, b1 = inner[0] - box[0], inner[1] - box[1], inner[2] - box[0], inner[3] - box[1]
-    ys, xs = nonzero_2d(local[b0:b1, a0:a1])
-    ys, xs = ys + b0, xs + a0
-    return np.stack([xs + box[0], ys + box[1]], axis=1), resp[ys, xs]
+    a0, b0, a1, b1 = inner[0] - u0, inner[1] - v0, inner[2] - u0, inner[3] - v0
+    part = resp[b0:b1, a0:a1]
+    local = (part >= cv2.dilate(resp, _PEAK_KERNEL)[b0:b1, a0:a1]) & (part > 1e-4)
+    ys, xs = nonzero_2d(local)
+    return bgr, np.array([xs, ys]).T + inner[:2], part[ys, xs]
 
 
 def ranked_places(peaks: RasterPeaks, geometry: BoardGeometry
