@@ -16,3 +16,11 @@ Modules, one per stage:
 - ``overlay``: annotated pictures for ``hakem vision calibrate``.
 - ``config``: every threshold, typed (``[vision]`` in a table's TOML file).
 """
+
+import os
+
+# One OpenBLAS thread, as ``controller`` sets it (see there why), for the tools that import the
+# vision package first (``tests.eval``, ``tests.bench``, ``hakem vision`` run as a module): it must
+# come before numpy loads OpenBLAS, and else their dice networks ran on spinning threads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
