@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.dice import board, fast_read
+from vision.dice import board, face_fit, fast_read
 from vision.dice.board import read_board_dice
 from vision.dice.candidates import READ_THRESHOLD, scored_raster_candidates
-from vision.dice.face_fit import CandidatePatches
+from vision.dice.face_fit import MIN_GRID_SCORE
 from vision.dice.fast_read import (
     NOT_DIE,
     FastModel,
     fast_dice,
     fast_model,
+    grid_confirm,
     look,
     near_a_line,
     within_lean_of_rail,
@@ -109,6 +111,7 @@ def test_an_unsure_place_reaches_the_full_reader(monkeypatch: pytest.MonkeyPatch
     to_mm, places = _places(scene)
     strict = FastModel(_model().weights, 1.01)
     monkeypatch.setattr(fast_read, "fast_model", lambda: strict)
+    monkeypatch.setattr(fast_read, "FIRST_BAR", 1.01)
     seen: list[list[tuple[float, float, float]]] = []
     inner = board.find_faces
 
@@ -190,12 +193,70 @@ def test_a_second_look_less_sure_than_the_bar_still_reads_the_die(
     assert len(read()) < len(dice)
 
 
-def test_a_place_the_fast_read_fitted_is_read_again_in_the_same_patch() -> None:
+@pytest.mark.parametrize("seed", [8_700_005, 8_700_014, 8_700_015])
+def test_a_first_look_under_the_model_s_bar_but_past_the_first_bar_reads_the_die(
+        seed: int) -> None:
+    # random throws whose flat die in the open the first look calls at FIRST_BAR to the
+    # model's bar (0.98): read fast, with its pips and centre
+    scene = random_dice_scene(seed)
+    to_mm, places = _places(scene)
+    xy = [(x, y) for x, y, _ in places]
+    model = _model()
+    dice, _ = fast_dice(scene.image, to_mm, scene.geometry, xy)
+    firsts = look(model, scene.image, to_mm, xy)
+    unsure = [n for n, f in enumerate(firsts) if fast_read.FIRST_BAR <= f.p_flat < model.bar]
+    taken = [d for d in dice if any(math.hypot(xy[n][0] - d.x_mm, xy[n][1] - d.y_mm) < 8
+                                    for n in unsure)]
+    assert taken
+    for d in taken:
+        truth = min(scene.dice, key=lambda t: math.hypot(t.x_mm - d.x_mm, t.y_mm - d.y_mm))
+        assert truth.flat and not truth.on_checker and truth.pips == d.pips
+        assert math.hypot(truth.x_mm - d.x_mm, truth.y_mm - d.y_mm) < CENTRE_MM
+
+
+def test_a_die_is_read_fast_without_the_face_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the pip grid about the network's centre confirms the face (the face fit cost ~1 ms a die)
     scene = beside_checker_scene(8_950_001, cocked=True, tilt_range=LOW_TILT)
     to_mm, places = _places(scene)
-    kept: CandidatePatches = {}
-    dice, _ = fast_dice(scene.image, to_mm, scene.geometry, [(x, y) for x, y, _ in places],
-                        kept=kept)
-    assert dice
-    fitted = {(x, y) for x, y, _, _ in kept}
-    assert fitted and fitted <= {(x, y) for x, y, _ in places}
+
+    def no_face_fit(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the fast read fits no face")
+
+    monkeypatch.setattr(face_fit, "read_candidate", no_face_fit)
+    monkeypatch.setattr(fast_read, "read_candidate", no_face_fit, raising=False)
+    dice, _ = fast_dice(scene.image, to_mm, scene.geometry, [(x, y) for x, y, _ in places])
+    truth = next(d for d in scene.dice if d.flat)
+    assert [d.pips for d in dice] == [truth.pips]
+    assert dice[0].score >= MIN_GRID_SCORE and dice[0].contrast > 0.0
+
+
+@pytest.mark.parametrize("seed", [8_950_001, 8_950_004, 8_950_008, 8_950_009])
+def test_the_pip_grid_confirms_a_flat_die_s_pips_and_centre(seed: int) -> None:
+    scene = beside_checker_scene(seed, cocked=True, tilt_range=LOW_TILT)
+    truth = next(d for d in scene.dice if d.flat)
+    g = scene.geometry
+    from_mm = np.linalg.inv(image_to_mm(scene.corners, g))
+    gray = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)
+    # from up to the network's error off the die's centre
+    for dx, dy in ((0.0, 0.0), (1.5, -1.0), (-1.0, 1.5)):
+        read = grid_confirm(gray, from_mm, truth.x_mm + dx, truth.y_mm + dy, g.die_size_mm)
+        assert read.value == truth.pips and read.score >= MIN_GRID_SCORE
+        assert math.hypot(read.x_mm - truth.x_mm, read.y_mm - truth.y_mm) < CENTRE_MM
+        assert read.contrast >= MIN_GRID_SCORE  # (the pips' own evidence)
+
+
+
+def test_the_pip_grid_reads_one_face_alike_from_starts_a_little_apart() -> None:
+    # the reader's memory keeps a die read in an earlier frame; a fresh read of the same
+    # pixels starts from another network centre and must give the same die
+    scene = beside_checker_scene(8_950_004, cocked=True, tilt_range=LOW_TILT)
+    truth = next(d for d in scene.dice if d.flat)
+    g = scene.geometry
+    from_mm = np.linalg.inv(image_to_mm(scene.corners, g))
+    gray = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)
+    anchor = (truth.x_mm + 5.0, truth.y_mm - 3.0)
+    reads = {(round(r.x_mm, 2), round(r.y_mm, 2), r.value)
+             for r in (grid_confirm(gray, from_mm, truth.x_mm + dx, truth.y_mm + dy,
+                                    g.die_size_mm, anchor)
+                       for dx, dy in ((0.0, 0.0), (0.3, 0.2), (-0.4, 0.1), (0.1, -0.6)))}
+    assert len(reads) == 1

@@ -6,13 +6,13 @@ die centre's offset from the patch centre (``fast_model.npz``, fitted by
 ``vision.dice.train_fast``).
 
 The reader (``vision.dice.board.read_board_dice``) looks at each place once where the raster
-put it, and again where that look put the die's centre when it called a flat die past the
-model's bar. A die both looks call the same flat face past the bar, with centres within
-:data:`AGREE_MM`, whose face fit at the place (``face_fit.read_candidate``, the full reader's
-first step) reads the same pips with its centre within :data:`FACE_AGREE_MM`, clear of the
-lines where the centre decides the half or the region (:data:`LINE_MARGIN_MM`), out of a
+put it, and again where that look put the die's centre when it called a flat die past
+:data:`FIRST_BAR` (or the model's bar, if lower). A die both looks call the same flat face
+(the second past :data:`SECOND_BAR`), with centres within :data:`AGREE_MM`, whose face the pip
+grid about the second look's centre (:func:`grid_confirm`) reads with the same pips, clear of
+the lines where the centre decides the half or the region (:data:`LINE_MARGIN_MM`), out of a
 cocked die's reach of the rail and the bar (``support``'s rail bar needs the full reader's
-models) and not on a checker by the reader's rim test, is that die at once, at the face's
+models) and not on a checker by the reader's rim test, is that die at once, at the grid's
 centre; the places within its reach are not read again. A place the first look calls not a
 die with at least the model's ``drop`` is not read at all; every other place goes to the full
 reader. Thorough reads, ``tilted_near`` reads and the spot candidates do not use it.
@@ -39,6 +39,32 @@ recording, the first look below the bar sends most; the rail, line and checker g
 held out (``--seed0 44000``, board reader alone) 306 -> 387 of 866 flat dice read fast, none
 wrong, and every ``tests.eval.dice`` line as before. Readings on ``tests.bench.digest`` differ
 only in fast dice's confidences.
+
+The confirmation was the face fit at the raster's place (``face_fit.read_candidate``, the full
+reader's first step: its pip finding, layout fit over angles and outlines); it is now the pip
+grid read alone about the network's centre (:func:`grid_confirm`), and the first look need
+only clear :data:`FIRST_BAR` (0.95). Best of 15 over the fast dice of 12 dev throws (machine
+shared, loaded): the face fit 0.80 ms a die, the pip grid 0.42 ms, the rim test 0.19 ms more.
+On the dev throws (``tests.eval.fast_dev``: 1,000 random throws from 8,700,000 and 150 of
+each of ``train_cocked``'s kinds 3-6 from 8,701,000; 2,162 flat dice), dice read fast: the
+face fit at 0.98, 998 (2,455 places left to the full reader); the pip grid at 0.98, 1,002
+(2,451); the pip grid at 0.95, 1,256 (2,197); none wrong in pips, pose, on-checker or half,
+nor at 0.9 (1,351). The network calls dice on a checker flat as surely as any (208 past both
+looks at 0.95 and 0.9 there): the rim test, or the rail's reach, sends each to the full
+reader, whichever confirmation. The pip grid alone reads board texture more readily than the
+face fit (a bare place of throw 8,950,100: 0.066 against 0.033, the bar 0.045): no place
+without a die passed even looks at 0.8 and 0.5 on the dev throws, but the looks are what
+keep it out.
+``tests.eval.dice --synthetic 300 --seed0 8700000 --reader hybrid``: every line as before but
+flat dice called cocked 3 -> 2. The demo: 86 -> 112 dice read fast, 44 -> 18 faces left to
+the full reader, match.mat the same; plain runs alternating with main's on the shared machine
+(medians of 8 and 9): partial reads 4.19 -> 3.89 ms each, dice 2.19 -> 2.06 ms a still frame,
+(dice + cube) / board 0.80 -> 0.77 (two runs each: the face fit at 0.95, 3.44 and 4.19; the
+pip grid at 0.98, 3.90 and 4.42; the noise is about as large as the gain). Readings on
+``tests.bench.digest`` differ in fast dice's centres (the pips' peaks, not the face fit's
+centre: at most 1.2 px) and confidences (the dice now read fast, the looks' probability
+between 0.95 and 0.98, the pip grid's contrast: at most 0.08), none in pips, pose, on-checker,
+the number of dice or the cube.
 """
 
 from __future__ import annotations
@@ -55,9 +81,11 @@ import numpy as np
 
 from vision.dice.board_die import BoardDie, pip_evidence, pose_factor
 from vision.dice.candidates import apply
-from vision.dice.face_fit import MIN_GRID_SCORE, CandidatePatches, FaceFinding, read_candidate
+from vision.dice.face_fit import FACE_PPM, MIN_GRID_SCORE, FaceFinding, warp_patch
+from vision.dice.face_pips import patch_dog
 from vision.dice.on_checker import on_checker
 from vision.dice.patch_net import PATCH_PX, PATCH_PX_PER_MM, Weights, forward, normalise, shapes
+from vision.dice.pip_grid import PATTERNS, grid_read_turned, pip_peaks
 from vision.dice.support import LEAN_REACH_SIDES, rail_gap_mm
 from vision.dice.upward_net import probabilities
 from vision.geometry import BoardGeometry
@@ -68,17 +96,21 @@ CLASSES = 8
 OFFSETS = 2  # the die centre less the patch centre (x, y), in units of OFFSET_MM
 OFFSET_MM = 8.0
 # the second look, centred where the first put the die, need only call the same face with this
-# probability (or the model's bar, if lower): the first look's bar and the face fit's pips keep
-# cocked dice out. Dev throws (seeds 8,700,000+: 1,000 random, 150 of each of ``train_cocked``'s
-# kinds 3-6; places of flat dice in the open read fast, before the one-die-per-reach check):
-# 800 -> 1,023, none wrong, no cocked die past both looks (a first look at 0.9 let one through)
+# probability (or the model's bar, if lower): the first look's bar and the confirmation's pips
+# keep cocked dice out (the figures here were the face fit's, the confirmation then). Dev
+# throws (seeds 8,700,000+: 1,000 random, 150 of each of ``train_cocked``'s kinds 3-6; places
+# of flat dice in the open read fast, before the one-die-per-reach check): 800 -> 1,023, none
+# wrong, no cocked die past both looks (a first look at 0.9 let one through)
 SECOND_BAR = 0.9
+# the first look need only call a flat die with this probability (or the model's bar, if lower):
+# the second look, the pip grid's pips and the gates keep out the rest. Dev throws
+# (``tests.eval.fast_dev``, the pip grid confirming): 1,003 -> 1,257 dice read fast, none
+# wrong; the surest wrong ones past both looks at 0.8 and 0.5: a cocked die at 0.904 (first
+# look; the second 0.881), wrong pips at 0.896 (the pip grid read the die's own)
+FIRST_BAR = 0.95
 # a fast die's two looks must put its centre within this of each other (a die whose first look
 # was far off, or two dice in one patch, goes to the full reader)
 AGREE_MM = 1.5
-# ... and the face fit's centre within this of the second look's (a die on a checker shows
-# its face a few mm from its foot, where the network puts it)
-FACE_AGREE_MM = 4.0
 # a fast die this close to a line where its centre decides its half or region (the bar, the
 # trays, the frame, the middle of a half's field) goes to the full reader, whose centre is the
 # face's own
@@ -178,6 +210,67 @@ def within_lean_of_rail(g: BoardGeometry, x: float, y: float) -> bool:
     return gap <= LEAN_REACH_SIDES * g.die_size_mm
 
 
+# the pip grid confirmation (:func:`grid_confirm`): its patch's side; the face turns (degrees)
+# and centres (mm about the start) it reads first (a face looks the same a quarter turn on),
+# then the steps of its climb from the best of those, and how many it takes at most
+CONFIRM_MM = 28.0
+COARSE_TURNS = tuple(range(0, 90, 10))
+COARSE_SHIFTS = np.array([(dx, dy) for dy in (-1.0, 0.0, 1.0) for dx in (-1.0, 0.0, 1.0)])
+CLIMB_TURNS = (0, -5, 5)  # the read in hand first: a tie keeps it
+CLIMB_SHIFTS = np.array([(0.0, 0.0), *((dx, dy) for dy in (-0.5, 0.0, 0.5)
+                                       for dx in (-0.5, 0.0, 0.5) if dx or dy)])
+CLIMBS = 4
+
+
+@dataclass(frozen=True)
+class GridConfirm:
+    """The pip grid's read about a fast die's centre: pips, pip evidence (``FaceRead.score``),
+    pip contrast (its pips' peaks' mean strength, over 255) and the face's centre (mm)."""
+
+    value: int
+    score: float
+    contrast: float
+    x_mm: float
+    y_mm: float
+
+
+def grid_confirm(gray: np.ndarray, from_mm: np.ndarray, x: float, y: float, die_mm: float,
+                 anchor: tuple[float, float] = (0.0, 0.0)) -> GridConfirm:
+    """The face read on the pip grid (``vision.dice.pip_grid``) about (x, y) mm, in one small
+    top-down patch: the best read of :data:`COARSE_SHIFTS` at :data:`COARSE_TURNS`, then a
+    climb by :data:`CLIMB_SHIFTS` and :data:`CLIMB_TURNS` to the best read about it (the face
+    fit reads each of its hypotheses so, after its pip finding, layout fit and outlines, which
+    this leaves out). The patch's pixels and the centres lie on a lattice of pixels from
+    ``anchor`` (mm; the raster's place: the face fit's patch there has the very pixels), the
+    turns on one of 5 degrees: the same die read from a start a little off, or in a brighter
+    frame, climbs to the same read; its centre is its pips' peaks' mean
+    (``pip_grid.pip_peaks``), which a tie between reads a pixel apart leaves alone."""
+    ppm = FACE_PPM
+    x0 = anchor[0] + round((x - anchor[0]) * ppm) / ppm
+    y0 = anchor[1] + round((y - anchor[1]) * ppm) / ppm
+    dog = patch_dog(warp_patch(gray, from_mm, x0, y0, CONFIRM_MM, ppm), die_mm, ppm)
+
+    def best(shifts: np.ndarray, turns: Sequence[int]) -> tuple[np.ndarray, int, int, float]:
+        """The best read of ``shifts`` (mm from the patch centre) at ``turns`` (degrees)."""
+        centres = np.tile(shifts, (len(turns), 1))
+        angles = np.radians(np.repeat(np.asarray(turns, float), len(shifts)))[:, None]
+        ks, scores = grid_read_turned(dog, centres, np.cos(angles), np.sin(angles), die_mm, ppm)
+        i = int(np.argmax(scores))
+        return centres[i], turns[i // len(shifts)], int(ks[i]), float(scores[i])
+
+    centre, turn, k, score = best(COARSE_SHIFTS, COARSE_TURNS)
+    for _ in range(CLIMBS):
+        moved = best(CLIMB_SHIFTS + centre, [turn + t for t in CLIMB_TURNS])
+        if moved[3] <= score:
+            break
+        centre, turn, k, score = moved
+    value, mask = PATTERNS[k]
+    a = math.radians(turn)
+    dx, dy, contrast = pip_peaks(dog, float(centre[0]), float(centre[1]), math.cos(a),
+                                 math.sin(a), mask, die_mm, ppm)
+    return GridConfirm(value, score, contrast, x0 + dx, y0 + dy)
+
+
 @dataclass(frozen=True)
 class FastDie:
     """A flat die read fast: pips, centre (mm), the network's probability of that face (the
@@ -188,7 +281,7 @@ class FastDie:
     y_mm: float
     p: float
     p_cocked: float
-    score: float  # the face fit's pip evidence (``FaceFinding.score``) and pip contrast
+    score: float  # the pip grid's evidence (``GridConfirm.score``) and pip contrast
     contrast: float
 
 
@@ -205,9 +298,9 @@ def fast_board_die(from_mm: np.ndarray, g: BoardGeometry, d: FastDie,
     leaves a die the reader's rim test puts on one to the full reader), its half and region
     from the fast centre; its cocked probability the network's
     (under the pose threshold: the supports and the referee's doubt read it so), its confidence
-    the network's probability of the face times the shares of the face fit's pip evidence
-    and of the pose (``board_die.pip_evidence``, ``pose_factor``), as the reader's; no
-    patch-network logit (it did not look); the face fit's pip score."""
+    the network's probability of the face times the shares of the pip grid's evidence and of
+    the pose (``board_die.pip_evidence``, ``pose_factor``), as the reader's; no patch-network
+    logit (it did not look); the pip grid's score."""
     centre_px = apply(from_mm, np.array([[d.x_mm, d.y_mm]]))[0]
     p_cocked = min(d.p_cocked, threshold / 2)
     return BoardDie(
@@ -227,22 +320,19 @@ def fast_board_die(from_mm: np.ndarray, g: BoardGeometry, d: FastDie,
 
 def fast_dice(image: np.ndarray, to_mm: np.ndarray, g: BoardGeometry,
               places: Sequence[tuple[float, float]], model: FastModel | None = None,
-              gray: Callable[[], np.ndarray] | None = None,
-              kept: CandidatePatches | None = None) -> tuple[list[FastDie], list[int]]:
+              gray: Callable[[], np.ndarray] | None = None) -> tuple[list[FastDie], list[int]]:
     """The flat dice read fast among ``places`` (most probable first; never one the reader's
-    rim test, ``on_checker``, puts on a checker: that test was set for the face's own centre,
-    which a die on a checker's height shows some mm from the fast one), and the indices of
-    the places left to the full reader: those not within a die's reach of a fast die's centre
-    (as ``board.find_faces`` skips them) and not sure not to be a die (``FastModel.drop``).
-    ``kept``: the frame's candidate patches (``board.find_faces`` reads a place the fast read
-    fitted but left to it in the same patch, not warped again)."""
+    rim test, ``on_checker``, puts on a checker), and the indices of the places left to the
+    full reader: those not within a die's reach of a fast die's centre (as
+    ``board.find_faces`` skips them) and not sure not to be a die (``FastModel.drop``)."""
     model = model or fast_model()
     if model is None or not places:
         return [], list(range(len(places)))
     first = look(model, image, to_mm, places)
     # only a place the first look calls a flat die past the bar is looked at again, centred
     # on it
-    again = [n for n, f in enumerate(first) if f.p_flat >= model.bar]
+    first_bar = min(model.bar, FIRST_BAR)
+    again = [n for n, f in enumerate(first) if f.p_flat >= first_bar]
     second = look(model, image, to_mm, [(first[n].x_mm, first[n].y_mm) for n in again])
     die = g.die_size_mm
     from_mm = np.linalg.inv(to_mm)
@@ -254,16 +344,12 @@ def fast_dice(image: np.ndarray, to_mm: np.ndarray, g: BoardGeometry,
         if (s.p_flat < second_bar or s.flat_pips != f.flat_pips
                 or math.hypot(s.x_mm - f.x_mm, s.y_mm - f.y_mm) > AGREE_MM):
             continue
-        # the face fit at the place, as the full reader reads it first (the raster's place
-        # is a raster pixel's: the same die read again gives the same face): the same pips,
-        # the face's own centre, near the fast one
-        px, py = places[n]
-        read = read_candidate(grey(), from_mm, px, py, die, kept=kept)
-        if read is None or read.score < MIN_GRID_SCORE or read.value != s.flat_pips:
+        # the pip grid about the second look's centre: the same pips, and the face's centre
+        read = grid_confirm(grey(), from_mm, s.x_mm, s.y_mm, die, places[n])
+        if read.score < MIN_GRID_SCORE or read.value != s.flat_pips:
             continue
-        x, y = px + read.dx, py + read.dy
-        if (math.hypot(x - s.x_mm, y - s.y_mm) > FACE_AGREE_MM
-                or near_a_line(g, x, y) or within_lean_of_rail(g, x, y)
+        x, y = read.x_mm, read.y_mm
+        if (near_a_line(g, x, y) or within_lean_of_rail(g, x, y)
                 or any(math.hypot(x - d.x_mm, y - d.y_mm) < die for d in dice)
                 or on_checker(image, from_mm, x, y, g)):
             continue
@@ -271,8 +357,7 @@ def fast_dice(image: np.ndarray, to_mm: np.ndarray, g: BoardGeometry,
         # sure (a second look below the bar moves more with the raster's place than one above:
         # a die kept by the reader's memory and read afresh would differ in confidence)
         dice.append(FastDie(s.flat_pips, x, y, max(f.p_flat, s.p_flat),
-                            float(s.probs[COCKED]), read.score,
-                            read.contrast))
+                            float(s.probs[COCKED]), read.score, read.contrast))
     rest = [n for n, (x, y) in enumerate(places)
             if first[n].probs[NOT_DIE] < model.drop
             and all(math.hypot(x - d.x_mm, y - d.y_mm) >= die * 0.7 for d in dice)]
