@@ -1,15 +1,17 @@
 """The doubling cube searched for in a camera frame or a top-down raster of the board, whole
 (:func:`find_cube_in_image`, :func:`find_cube`) or only about boxes where the picture changed
 (:func:`find_cube_in_parts`): squares found (``vision.cube_squares``), a face warped from each
-and read (``vision.cube_face``), the best taken with its place. Also the patch about a cube's
-place the cube memory compares from frame to frame (:func:`cube_patch`).
+and read (``vision.cube_face``), the best taken with its place (none is looked at after a face
+read surely: :data:`SURE_READ`). Also the patch about a cube's place the cube memory compares
+from frame to frame (:func:`cube_patch`).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import cv2
 import numpy as np
@@ -47,8 +49,10 @@ def find_cube_in_image(
         raster_gray = cv2.cvtColor(raster, cv2.COLOR_BGR2GRAY) if raster.ndim == 3 else raster
     else:  # the very frame: its grey is at hand
         raster_gray = gray
-    quads = (square_candidates(raster_gray, px_per_mm, g.cube_size_mm)
-             + light_square_candidates(raster, px_per_mm, g.cube_size_mm, levels))
+    # the light squares are found only when no edge-bound square read surely (_best_face)
+    quads = itertools.chain(
+        square_candidates(raster_gray, px_per_mm, g.cube_size_mm),
+        _later(lambda: light_square_candidates(raster, px_per_mm, g.cube_size_mm, levels)))
     best = _best_face(quads, canonical, (0, 0), from_mm, gray)
     return _reading(best, from_mm, g, darker_at_top)
 
@@ -60,15 +64,30 @@ def _mm_to_raster(canonical: Canonical) -> np.ndarray:
                      [0, 0, 1.0]])
 
 
+def _later(squares: Callable[[], list[np.ndarray]]) -> Iterator[np.ndarray]:
+    """The squares ``squares()`` finds, found only once the first is asked for (a search
+    that has read a face surely asks for no more: :func:`_best_face`)."""
+    yield from squares()
+
+
+# read_confidence's ceiling: a face read so surely is the best (a later one must read more
+# surely to be taken, :func:`_best_face`), and the squares after it are not looked at
+SURE_READ = 1.0
+
+
 def _best_face(quads: Iterable[np.ndarray], canonical: Canonical, origin: tuple[int, int],
-               from_mm: np.ndarray, gray: np.ndarray
+               from_mm: np.ndarray, gray: np.ndarray,
+               best: tuple[float, int, np.ndarray] | None = None
                ) -> tuple[float, int, np.ndarray] | None:
     """The best face read in squares of a raster (pixels from ``origin`` of ``canonical``'s
     grid), each warped from ``gray`` (board mm to its pixels: ``from_mm``): confidence, value
-    and the square's centre (mm)."""
+    and the square's centre (mm); the first read most surely wins. ``best``: the best read
+    before these squares (returned unless one reads more surely). Stops at a face read at
+    :data:`SURE_READ` (none after it could be taken)."""
     dst = np.array([[0, 0], [FACE_PX - 1, 0], [FACE_PX - 1, FACE_PX - 1], [0, FACE_PX - 1]],
                    np.float32)
-    best: tuple[float, int, np.ndarray] | None = None
+    if best is not None and best[0] >= SURE_READ:
+        return best
     for quad in quads:
         quad_mm = np.array([canonical.px_to_mm(float(u) + origin[0], float(v) + origin[1])
                             for u, v in order(quad)])
@@ -82,6 +101,8 @@ def _best_face(quads: Iterable[np.ndarray], canonical: Canonical, origin: tuple[
         value, confidence = read_face(face)
         if best is None or confidence > best[0]:
             best = (confidence, value, centre)
+            if confidence >= SURE_READ:
+                break
     return best
 
 
@@ -151,16 +172,21 @@ def find_cube_in_parts(part: Callable[[tuple[int, int, int, int]], np.ndarray],
                        v1 - v0 - 1 - PART_EDGE_PX if v1 < h else np.inf])
         # a square is looked at closely only if its centre may fall in a box
         near = [_part_box(canonical, box, (u0, v0)) for box in inner]
-        quads = [q for q in (square_candidates(gray, s, g.cube_size_mm, near)
-                             + light_square_candidates(bgr, s, g.cube_size_mm, levels, near))
+        # the light squares are found only when no edge-bound square read surely
+        found = itertools.chain(
+            square_candidates(gray, s, g.cube_size_mm, near),
+            _later(functools.partial(light_square_candidates, bgr, s, g.cube_size_mm, levels,
+                                     near)))
+        quads = (q for q in found
                  if (q >= lo).all() and (q <= hi).all()
                  and any(_inside(canonical.px_to_mm(float(q[:, 0].mean()) + u0,
                                                     float(q[:, 1].mean()) + v0), box)
-                         for box in inner)]
+                         for box in inner))
         shift = np.array([[1.0, 0, -u0], [0, 1.0, -v0], [0, 0, 1.0]])
-        found = _best_face(quads, canonical, (u0, v0), shift @ from_mm, gray)
-        if found is not None and (best is None or found[0] > best[0]):
-            best = found
+        # the best of every part before, taken over only by a face read more surely
+        best = _best_face(quads, canonical, (u0, v0), shift @ from_mm, gray, best)
+        if best is not None and best[0] >= SURE_READ:
+            break  # no part after could give a face read more surely
     return _reading(best, to_px, g, darker_at_top)
 
 
@@ -233,8 +259,19 @@ def cube_patch(image: np.ndarray, from_mm: np.ndarray, centre_mm: tuple[float, f
                size_mm: float) -> np.ndarray:
     """The frame about a cube's place, top-down (1.3 cube sides square, ``FACE_PX`` pixels,
     grey): compared from frame to frame to tell whether the cube has stayed put."""
-    m = _patch_warp(np.asarray(from_mm, np.float64).tobytes(), centre_mm, size_mm)
-    patch = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
+    return warped_patch(image, patch_warp(from_mm, centre_mm, size_mm))
+
+
+def patch_warp(from_mm: np.ndarray, centre_mm: tuple[float, float], size_mm: float
+               ) -> np.ndarray:
+    """The warp from the frame to :func:`cube_patch`'s patch (not to be written to): a
+    caller comparing one place frame after frame may keep it."""
+    return _patch_warp(np.asarray(from_mm, np.float64).tobytes(), centre_mm, size_mm)
+
+
+def warped_patch(image: np.ndarray, warp: np.ndarray) -> np.ndarray:
+    """:func:`cube_patch` with its :func:`patch_warp`."""
+    patch = cv2.warpPerspective(image, warp, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
     out: np.ndarray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     return out
 

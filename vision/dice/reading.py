@@ -80,8 +80,8 @@ def settle_dice_and_cube(dice: list[BoardDie], cube: CubeReading | None, geometr
     face for a cube with a number, while a real die (even one leaning on the cube) lies with
     its centre outside the cube's face. The more confident reading stays: the cube, or the
     dice overlapping it (the cube is then taken as not seen)."""
-    if cube is None:
-        return dice, None
+    if cube is None or not dice:
+        return dice, cube
     cx, cy = cube.centre_mm
     reach = 0.5 * geometry.cube_size_mm
     on_face = [d for d in dice if math.hypot(d.centre_mm[0] - cx, d.centre_mm[1] - cy) < reach]
