@@ -59,6 +59,82 @@ def test_peaks_are_the_dilation_peaks(seed: int) -> None:
                 ys, xs = np.nonzero(peaks[lo:hi, lo:hi])
                 got_y, got_x = face_pips._peaks(resp, win, lo, hi, 16.0)
                 assert np.array_equal(got_y, ys + lo) and np.array_equal(got_x, xs + lo)
+                # the negation's peaks found on the patch itself (a dark pip's, on the DoG)
+                low_y, low_x = face_pips._peaks(-resp, win, lo, hi, 16.0, low=True)
+                assert np.array_equal(low_y, ys + lo) and np.array_equal(low_x, xs + lo)
+
+
+def test_pips_at_the_patch_edge_are_the_dilation_peaks() -> None:
+    dog = _dog_like(11, 96)
+    for y, x in ((2, 50), (50, 93), (1, 1)):  # blobs whose element runs off the patch
+        cv2.circle(dog, (x, y), 2, 200.0, -1)
+        cv2.circle(dog, (95 - x, 95 - y), 2, -200.0, -1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (11, 11))
+    for resp, low in ((dog, False), (-dog, True)):
+        ys, xs = np.nonzero((resp >= cv2.dilate(resp, kernel)) & (resp > 16.0))
+        got_y, got_x = face_pips._peaks(-resp if low else resp, 11, 0, 97, 16.0, low=low)
+        assert np.array_equal(got_y, ys) and np.array_equal(got_x, xs)
+
+
+def _plain_fit(z: np.ndarray, die_mm: float) -> tuple[float, float]:
+    """The layout fit of pips about their centre as complex numbers, written plainly: every
+    turn a pair suggests, the worst of each pip's and each place's nearest distance."""
+    n = len(z)
+    i, j = np.triu_indices(n, 1)
+    pair = z[j] - z[i]
+    base = np.arctan2(pair.imag, pair.real)
+    angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
+    turned = np.exp(-1j * angles)[:, None] * z[None, :]
+    d = np.abs(turned[:, :, None] - face_pips._layout_complex(n, die_mm)[None, None, :])
+    residual = np.maximum(d.min(axis=2).max(axis=1), d.min(axis=1).max(axis=1))
+    k = int(residual.argmin())
+    return float(residual[k]), float(angles[k])
+
+
+def test_layout_fit_is_the_plain_fit() -> None:
+    rng = np.random.default_rng(12)
+    for trial in range(600):
+        n = 2 + trial % 5
+        z = rng.normal(0.0, 4.0, n) + 1j * rng.normal(0.0, 4.0, n)
+        if trial % 3 == 0:  # a face's own layout, turned and a little off
+            z = face_pips._layout_complex(n, 16.0) * np.exp(1j * rng.uniform(-3, 3)) + (
+                rng.normal(0.0, 0.3, n) + 1j * rng.normal(0.0, 0.3, n))
+        z = z - z.mean()
+        residual, _, _, angle = face_pips._fit_turned(z, 0.0, 0.0, 16.0)
+        assert (residual, angle) == _plain_fit(z, 16.0)
+
+
+def test_edge_steps_are_each_sides_edge_step() -> None:
+    rng = np.random.default_rng(13)
+    for trial in range(400):
+        n = (60, 144)[trial % 2]
+        gray = rng.integers(0, 256, (n, n)).astype(np.uint8)
+        if trial % 3:
+            gray = cv2.GaussianBlur(gray, (0, 0), 2.0)
+        lat0 = int(rng.integers(0, n // 2))
+        lat1 = lat0 + int(rng.integers(1, n // 2))
+        plus, minus = (int(v) for v in rng.integers(1, n - 1, 2))  # some at the edge
+        want = [pose._edge_step(gray, slice(lat0, lat1), slice(plus - 1, plus + 2), 1, 0),
+                pose._edge_step(gray, slice(lat0, lat1), slice(minus - 1, minus + 2), 1, 0),
+                pose._edge_step(gray, slice(plus - 1, plus + 2), slice(lat0, lat1), 0, 1),
+                pose._edge_step(gray, slice(minus - 1, minus + 2), slice(lat0, lat1), 0, 1)]
+        assert pose._edge_steps(gray, lat0, lat1, plus, minus) == want
+
+
+def test_outline_steps_in_float64_are_float32s() -> None:
+    patch = _dog_like(14, 96)
+    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3) / 8.0
+    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    gx64, gy64 = gx.astype(np.float64), gy.astype(np.float64)
+    rng = np.random.default_rng(14)
+    hypotheses = [(float(x), float(y), float(a)) for x, y, a in
+                  zip(rng.uniform(-30, 30, 6), rng.uniform(-30, 30, 6), rng.uniform(-1, 1, 6),
+                      strict=True)]  # (some off the patch: clipped)
+    assert face_outline.recentre_many(gx64, gy64, hypotheses, 16.0, 2.0) == \
+        face_outline.recentre_many(gx, gy, hypotheses, 16.0, 2.0)
+    places = [(x, y, a, 45.0) for x, y, a in hypotheses]
+    assert face_outline.outlines_at(gx64, gy64, places, 16.0, 2.0) == \
+        face_outline.outlines_at(gx, gy, places, 16.0, 2.0)
 
 
 def test_nonzero_2d_is_nonzero() -> None:

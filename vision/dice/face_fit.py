@@ -319,8 +319,12 @@ def read_candidate(gray: np.ndarray, from_mm: np.ndarray, cx: float, cy: float,
     pips = pips_from_dog(dog, radius, ppm, PATCH_MM / 2)
     face = choose_face(pips, die_mm)
     sm = cv2.GaussianBlur(patch, (3, 3), 0).astype(np.float32)
-    gx = cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-    gy = cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0
+    # the steps in float32, then held in float64 (the same values): every outline sample
+    # taken from them is multiplied by a float64 normal, which numpy does faster without
+    # casting float32 on the way (the demo's 29 recentrings replayed alone: 238 us a call
+    # with float32 steps, 116 to 135 with these)
+    gx = (cv2.Sobel(sm, cv2.CV_32F, 1, 0, ksize=3) / 8.0).astype(np.float64)
+    gy = (cv2.Sobel(sm, cv2.CV_32F, 0, 1, ksize=3) / 8.0).astype(np.float64)
     to_aligned = ppm / ALIGNED_PX_PER_MM  # edge steps per pixel as at the aligned scale
     best: FaceRead | None = None
     rank = -math.inf

@@ -7,8 +7,8 @@ read (``vision.dice.face_fit.read_candidate``), kept apart from the grid read an
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -17,9 +17,10 @@ from vision.dice.raster import nonzero_2d
 from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET, PIP_RADIUS
 
 
-@dataclass(frozen=True)
-class PatchPip:
-    """A pip in a top-down patch: position (mm from the patch centre), contrast, polarity."""
+class PatchPip(NamedTuple):
+    """A pip in a top-down patch: position (mm from the patch centre), contrast, polarity. (A
+    named tuple: a patch gives a dozen or more, each made in 0.17 us against a frozen
+    dataclass's 0.54, by timeit.)"""
 
     x: float
     y: float
@@ -49,6 +50,9 @@ def _layout_complex(n: int, die_mm: float) -> np.ndarray:
     xy = layout(n, die_mm)
     out: np.ndarray = xy[:, 0] + 1j * xy[:, 1]
     return out
+
+
+_DIAGONALS = np.array([[-0.0], [math.pi / 4], [-math.pi / 4]])  # turns a pair's angle suggests
 
 
 @lru_cache(maxsize=8)
@@ -83,15 +87,32 @@ def _fit_turned(z: np.ndarray, cx: float, cy: float, die_mm: float
     i, j = _pairs(n)
     pair = z[j] - z[i]
     base = np.arctan2(pair.imag, pair.real)  # (np.angle)
-    angles = np.concatenate([base, base + math.pi / 4, base - math.pi / 4])
+    # base, base + pi/4, base - pi/4 one after the other, in one addition (-0.0 + x is x)
+    angles = (base + _DIAGONALS).reshape(-1)
     turned = np.exp(-1j * angles)[:, None] * z[None, :]  # into the face frame
-    d = np.abs(turned[:, :, None] - _layout_complex(n, die_mm)[None, None, :])
-    # (the ufuncs' reductions called directly: the array methods' wrappers cost more than the
+    # each pip's distance from every place, then each place's from every pip (the same
+    # differences, arranged so that one reduction over the last axis takes either's nearest;
+    # the ufuncs' reductions called directly: the array methods' wrappers cost more than the
     # reductions of so few values)
-    residual = np.maximum(np.maximum.reduce(np.minimum.reduce(d, axis=2), axis=1),
-                          np.maximum.reduce(np.minimum.reduce(d, axis=1), axis=1))
+    pips, places = _both_ways(n, die_mm)
+    d = np.abs(turned[:, pips] - places)
+    residual = np.maximum.reduce(np.minimum.reduce(d, axis=2), axis=1)
     k = int(residual.argmin())
     return float(residual[k]), cx, cy, float(angles[k])
+
+
+@lru_cache(maxsize=16)
+def _both_ways(n: int, die_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """For :func:`_fit_turned`: which pip (2n x n indices) and which layout place (2n x n
+    complex) each difference takes: row r < n pip r against every place, row n + r every pip
+    against place r (read only)."""
+    rows, cols = np.divmod(np.arange(n * n), n)
+    place = _layout_complex(n, die_mm)
+    pips = np.concatenate([rows, cols]).reshape(2 * n, n)
+    places = place[np.concatenate([cols, rows])].reshape(2 * n, n)
+    pips.flags.writeable = False
+    places.flags.writeable = False
+    return pips, places
 
 
 @lru_cache(maxsize=16)
@@ -255,16 +276,18 @@ def patch_dog(gray: np.ndarray, die_mm: float, ppm: float) -> np.ndarray:
 def pips_from_dog(dog: np.ndarray, radius: float, ppm: float, reach_mm: float
                    ) -> list[PatchPip]:
     """:func:`patch_pips` on a DoG already computed, pips within ``reach_mm`` (each axis) of
-    the patch centre only."""
+    the patch centre only. (The dark pips are the DoG's minima, found on the DoG itself: the
+    maxima of its negation, to the bit, without making it.)"""
     centre = dog.shape[0] / 2
     win = int(radius * 2.2) | 1
     out: list[PatchPip] = []
     lo, hi = max(0, int(centre - reach_mm * ppm)), int(centre + reach_mm * ppm) + 1
     for dark in (True, False):
-        resp = -dog if dark else dog
-        ys, xs = _peaks(resp, win, lo, hi, 16.0)
-        for x, y, value in zip(xs.tolist(), ys.tolist(), resp[ys, xs].tolist(), strict=True):
-            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm, value / 255.0, dark))
+        ys, xs = _peaks(dog, win, lo, hi, 16.0, low=dark)
+        sign = -1.0 if dark else 1.0
+        for x, y, value in zip(xs.tolist(), ys.tolist(), dog[ys, xs].tolist(), strict=True):
+            out.append(PatchPip((x - centre) / ppm, (y - centre) / ppm, sign * value / 255.0,
+                                dark))
     return out
 
 
@@ -278,31 +301,61 @@ def _disc(win: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     return kernel, dy - c, dx - c, bool(kernel[max(0, c - 1):c + 2, max(0, c - 1):c + 2].all())
 
 
-def _peaks(resp: np.ndarray, win: int, lo: int, hi: int, floor: float
+@lru_cache(maxsize=16)
+def _disc_flat(win: int, width: int) -> np.ndarray:
+    """:func:`_disc`'s offsets as flat offsets in a C-ordered raster ``width`` wide (read
+    only)."""
+    _, dy, dx, _ = _disc(win)
+    out: np.ndarray = dy * width + dx
+    out.flags.writeable = False
+    return out
+
+
+def _peaks(resp: np.ndarray, win: int, lo: int, hi: int, floor: float, low: bool = False
            ) -> tuple[np.ndarray, np.ndarray]:
     """Rows and columns (row by row) inside [lo, hi) on both axes where ``resp`` is above
     ``floor`` and no lower than anywhere within the elliptic element of side ``win`` around
     it: what ``resp >= cv2.dilate(resp, element)`` finds there, found faster. Only the 3x3
-    local maxima (the element holds that square) are checked against the whole element."""
+    local maxima (the element holds that square) are checked against the whole element.
+    ``low``: the same of ``-resp`` (below ``-floor``, no higher than around it: min and max
+    are exact, so these are the negation's peaks to the bit)."""
     kernel, dy, dx, holds_square = _disc(win)
     if not holds_square:
-        peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > floor)
+        if low:
+            peaks = (resp <= cv2.erode(resp, kernel)) & (resp < -floor)
+        else:
+            peaks = (resp >= cv2.dilate(resp, kernel)) & (resp > floor)
         ys, xs = nonzero_2d(peaks[lo:hi, lo:hi])
         return ys + lo, xs + lo
-    near = cv2.dilate(resp, _SQUARE3)
-    ys, xs = nonzero_2d((resp[lo:hi, lo:hi] >= near[lo:hi, lo:hi])
-                        & (resp[lo:hi, lo:hi] > floor))
+    h, w = resp.shape
+    # the 3x3 extremes over [lo, hi) need the pixels one beyond it only: the filter runs on
+    # that block (outside the patch it takes nothing, as over the whole patch)
+    r0, c0 = max(lo - 1, 0), max(lo - 1, 0)
+    block = resp[r0:min(hi + 1, h), c0:min(hi + 1, w)]
+    inner = block[lo - r0:hi - r0, lo - c0:hi - c0]
+    if low:
+        near = cv2.erode(block, _SQUARE3)[lo - r0:hi - r0, lo - c0:hi - c0]
+        ys, xs = nonzero_2d((inner <= near) & (inner < -floor))
+    else:
+        near = cv2.dilate(block, _SQUARE3)[lo - r0:hi - r0, lo - c0:hi - c0]
+        ys, xs = nonzero_2d((inner >= near) & (inner > floor))
     ys += lo
     xs += lo
     if len(ys) == 0:
         return ys, xs
-    # the whole element around each 3x3 maximum, outside the patch as low as can be (as
-    # cv2.dilate takes it)
+    # the whole element around each 3x3 extreme, outside the patch as low (``low``: high) as
+    # can be (as cv2.dilate takes it): taken from the patch itself when every element lies in it
     c = win // 2
-    w = resp.shape[1]
-    padded = cv2.copyMakeBorder(resp, c, c, c, c, cv2.BORDER_CONSTANT, value=-np.inf)
-    at = (ys[:, None] + (dy + c)[None]) * (w + 2 * c) + (xs[:, None] + (dx + c)[None])
-    keep = resp[ys, xs] >= padded.reshape(-1)[at].max(axis=1)
+    if (resp.flags.c_contiguous and int(ys.min()) >= c and int(xs.min()) >= c
+            and int(ys.max()) < h - c and int(xs.max()) < w - c):
+        around = resp.reshape(-1)[(ys * w + xs)[:, None] + _disc_flat(win, w)[None]]
+    else:
+        padded = cv2.copyMakeBorder(resp, c, c, c, c, cv2.BORDER_CONSTANT,
+                                    value=np.inf if low else -np.inf)
+        at = (ys[:, None] + (dy + c)[None]) * (w + 2 * c) + (xs[:, None] + (dx + c)[None])
+        around = padded.reshape(-1)[at]
+    at_peak = resp[ys, xs]
+    keep = at_peak <= around.min(axis=1) if low else at_peak >= around.max(axis=1)
     return ys[keep], xs[keep]
 
 

@@ -190,6 +190,31 @@ def _edge_step(gray: np.ndarray, rows: slice, cols: slice, dx: int, dy: int) -> 
     return float(np.abs(step[r0 - a0:r1 - a0, c0 - b0:c1 - b0]).mean())
 
 
+def _edge_steps(gray: np.ndarray, lat0: int, lat1: int, plus: int, minus: int) -> list[float]:
+    """The outline's edge step along each side (+x, -x, +y, -y): :func:`_edge_step` over
+    [lat0, lat1) along the side and the three pixels about ``plus`` or ``minus`` across it.
+    The four windows (those across y turned, so every step is one across x) are stepped as
+    one raster: each kept step sees its own window only, and steps of integers and their sums
+    are exact, so each is :func:`_edge_step`'s to the bit. Windows at the patch's edge are
+    left to it."""
+    n, w = gray.shape
+    rows = lat1 - lat0
+    if rows < 1 or lat0 < 1 or lat1 + 1 > min(n, w) or min(plus, minus) < 2 \
+            or max(plus, minus) + 3 > min(n, w):
+        return [_edge_step(gray, slice(lat0, lat1), slice(plus - 1, plus + 2), 1, 0),
+                _edge_step(gray, slice(lat0, lat1), slice(minus - 1, minus + 2), 1, 0),
+                _edge_step(gray, slice(plus - 1, plus + 2), slice(lat0, lat1), 0, 1),
+                _edge_step(gray, slice(minus - 1, minus + 2), slice(lat0, lat1), 0, 1)]
+    along = slice(lat0 - 1, lat1 + 1)
+    windows = np.concatenate([gray[along, plus - 2:plus + 3], gray[along, minus - 2:minus + 3],
+                              gray[plus - 2:plus + 3, along].T, gray[minus - 2:minus + 3, along].T],
+                             axis=1).astype(np.float32)
+    step = np.abs(cv2.Sobel(windows, cv2.CV_32F, 1, 0, ksize=3) / 8.0)
+    sums = step[1:-1].reshape(rows, 4, 5)[:, :, 1:4].sum(axis=(0, 2)).tolist()
+    # (a float32 mean as numpy divides its sum: in float64, rounded to float32)
+    return [float(np.float32(total / (rows * 3))) for total in sums]
+
+
 def _band_looks(aligned: np.ndarray, bands: list[tuple[slice, slice]], bright: float,
                 chroma: np.ndarray) -> list[list[float]]:
     """Per band of a uint8 BGR patch: its die-coloured share, brightness and colour distance
@@ -283,10 +308,7 @@ def pose_features(aligned: np.ndarray, die_mm: float, pip_pts: np.ndarray,
                   (slice(px(d0), px(d1)), lateral), (slice(px(-d1), px(-d0)), lateral)]
     looks = _band_looks(aligned, bands, bright, chroma)
     # the outline's edge step along each side (+x, -x, +y, -y)
-    edges = [_edge_step(aligned_gray, slice(lat0, lat1), slice(px(half) - 1, px(half) + 2), 1, 0),
-             _edge_step(aligned_gray, slice(lat0, lat1), slice(px(-half) - 1, px(-half) + 2), 1, 0),
-             _edge_step(aligned_gray, slice(px(half) - 1, px(half) + 2), slice(lat0, lat1), 0, 1),
-             _edge_step(aligned_gray, slice(px(-half) - 1, px(-half) + 2), slice(lat0, lat1), 0, 1)]
+    edges = _edge_steps(aligned_gray, lat0, lat1, px(half), px(-half))
     sides = []
     for k in range(4):
         feats = looks[k] + looks[4 + k]
