@@ -102,3 +102,18 @@ def test_a_one_weighs_less_than_the_face_nearer_the_rail(seed: int, value: int) 
     face's two: the one nearer the rail, clearly stronger, is still taken."""
     _, truth, pips = _rail_die(seed)
     assert pips == truth.pips == value
+
+
+def test_a_one_is_not_beaten_by_a_face_with_far_less_evidence() -> None:
+    """Synthetic 34548 (a dev throw of tests.eval.dice): a one cocked against a checker by the
+    rail, read right with pip evidence 0.113, lost to a two nearer the rail at 0.032 that beat
+    it only as a one is weighed; a face nearer the rail needs half the one's own evidence
+    (``rail_face.ONE_SHARE``)."""
+    scene = random_dice_scene(34_548)
+    g = scene.geometry
+    truth = next(t for t in scene.dice if not t.flat)
+    assert truth.pips == 1 and min(truth.y_mm, g.height_mm - truth.y_mm) < (
+        rail_face.RAIL_REACH_SIDES * g.die_size_mm)
+    read = [d for d in read_board_dice(scene.image, image_to_mm(scene.corners, g), g)
+            if math.hypot(d.centre_mm[0] - truth.x_mm, d.centre_mm[1] - truth.y_mm) < 10]
+    assert len(read) == 1 and not read[0].flat and read[0].pips == 1

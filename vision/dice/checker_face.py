@@ -30,8 +30,9 @@ LEAN_FAR_SIDES = 1.25
 CHECKER_SHIFT_MM = 1.5
 RIM_PPM = 1.5  # px/mm of the patch the rims are looked for in (on_checker's)
 # The faces nearer the checker are looked for and ranked as at the rail (rail_face's constants:
-# half a side nearer, ranked by pip evidence, a one's weighed less, each beating the face
-# read's). Unlike the rail's, the network is not asked to confirm the first of them: of those
+# half a side nearer, ranked by pip evidence, a one's weighed less but never beaten by a face
+# with under ONE_SHARE of its evidence, each beating the face read's). Unlike the rail's, the
+# network is not asked to confirm the first of them: of those
 # it names (clearing its bar) the one it is surest of gives the pips, and where it names none
 # the first does when its pip evidence, unweighed, beats the face read's (board.cocked_pips).
 # Against a checker the network, shown the faces in turn, names a side face or a face that is

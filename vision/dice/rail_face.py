@@ -41,6 +41,14 @@ RAIL_FACE_MIN_SIDES = 0.34
 # shown it, refused it (20660) or named a one (20472), while the two itself (0.065, 0.078),
 # which it names at 0.998, was never shown; 20382, a one at the rail read as its side face's
 # two: the one nearer the rail is still taken (its evidence, 0.132, beats the two's)
+# A one read weighs ONE_WEIGHT less, but a face nearer the rail must still show at least
+# ONE_SHARE of its unweighed evidence: synthetic 34548, a one cocked against a checker by the
+# rail read right at 0.113, lost to a two nearer the rail at 0.032 (the network, shown the two,
+# named it); the faces that beat a one only as weighed and were right showed 0.69-0.89 of its
+# evidence (as 21250 of checker_face's notes: a two at 0.040 beating a one at 0.135). Cocked
+# dice read right on synthetic 30000-30599, 34000-34599 and 38000-38599: 1014 -> 1015 of 1027
+# (34548), no other die read otherwise, flat dice and cocked caught unchanged.
+ONE_SHARE = 0.5
 
 
 def way_to_rail(face: FaceFinding, g: BoardGeometry) -> float | None:
@@ -107,6 +115,7 @@ def faces_towards(gray: np.ndarray, from_mm: np.ndarray, face: FaceFinding, g: B
     out: list[RailFace] = []
     for r in nearer:
         if (clear(r) and r.score > _weighed(face.score, face.pips)
+                and r.score >= ONE_SHARE * face.score
                 and all(f.pips != r.value for f in out)):
             out.append(RailFace(r.value, cx + r.dx, cy + r.dy, r.score))
     return out
