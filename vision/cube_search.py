@@ -259,19 +259,8 @@ def cube_patch(image: np.ndarray, from_mm: np.ndarray, centre_mm: tuple[float, f
                size_mm: float) -> np.ndarray:
     """The frame about a cube's place, top-down (1.3 cube sides square, ``FACE_PX`` pixels,
     grey): compared from frame to frame to tell whether the cube has stayed put."""
-    return warped_patch(image, patch_warp(from_mm, centre_mm, size_mm))
-
-
-def patch_warp(from_mm: np.ndarray, centre_mm: tuple[float, float], size_mm: float
-               ) -> np.ndarray:
-    """The warp from the frame to :func:`cube_patch`'s patch (not to be written to): a
-    caller comparing one place frame after frame may keep it."""
-    return _patch_warp(np.asarray(from_mm, np.float64).tobytes(), centre_mm, size_mm)
-
-
-def warped_patch(image: np.ndarray, warp: np.ndarray) -> np.ndarray:
-    """:func:`cube_patch` with its :func:`patch_warp`."""
-    patch = cv2.warpPerspective(image, warp, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
+    m = _patch_warp(np.asarray(from_mm, np.float64).tobytes(), centre_mm, size_mm)
+    patch = cv2.warpPerspective(image, m, (FACE_PX, FACE_PX), flags=cv2.INTER_AREA)
     out: np.ndarray = patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     return out
 

@@ -176,7 +176,6 @@ class FrameReader:
         # game's cube lies off the board), finer than the checkers' (its digits are small)
         self._cube_canonical = Canonical.whole_board(config.geometry, CUBE_PX_PER_MM)
         self._cube_h = np.eye(3)
-        self._key_of: tuple[Calibration, BoardGeometry, bytes] | None = None  # _cube_key's
         self.costs = ReadCosts()
         # the last frame's table_dice: its dice (the very readings), the rest of what it
         # depends on (geometry, floors, slot counts, cube place), and what it kept
@@ -309,7 +308,7 @@ class FrameReader:
         only where the picture changed is searched (``lazy``: this frame's change raster,
         :meth:`_change_raster`)."""
         g = self.config.geometry
-        key = self._cube_key(calibration, g)
+        key = frame_key(calibration.corners, g)
         from_mm = self._from_mm
         memory = self.cube_memory
         memory.stats.frames += 1
@@ -351,14 +350,6 @@ class FrameReader:
         memory.keep(key, image, from_mm, g.cube_size_mm, found,
                     None if raster is None else raster[1], levels)
         return found
-
-    def _cube_key(self, calibration: Calibration, geometry: BoardGeometry) -> bytes:
-        """The cube memory's key of this camera set-up (:func:`frame_key`), worked out once
-        per calibration and geometry rather than every frame (the camera does not move)."""
-        kept = self._key_of
-        if kept is None or kept[0] is not calibration or kept[1] is not geometry:
-            kept = self._key_of = (calibration, geometry, frame_key(calibration.corners, geometry))
-        return kept[2]
 
     def _cube_in_parts(self, image: np.ndarray,
                        boxes: list[tuple[float, float, float, float]],

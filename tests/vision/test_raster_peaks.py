@@ -21,8 +21,8 @@ from vision.dice.reading import image_to_mm
 
 
 def test_the_rays_of_a_part_of_a_raster_are_those_of_its_patches() -> None:
-    """A part of a larger raster (a view, as the merged parts' crops are) gives the rays of the
-    patches cut from it, its border repeated where a ray leaves it."""
+    """A part of a larger raster (a view) gives the rays of the patches cut from it, its border
+    repeated where a ray leaves it."""
     rng = np.random.default_rng(5)
     raster = rng.integers(0, 256, (120, 160, 3), np.uint8)
     for _ in range(20):

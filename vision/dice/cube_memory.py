@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.cube import CubeReading
-from vision.cube_search import patch_warp, warped_patch
+from vision.cube_search import cube_patch
 from vision.dice.change_map import (
     MAX_CHANGED_SHARE,
     LazyRaster,
@@ -108,9 +108,6 @@ class CubeMemory:
     cube lay, one can only have been put where the picture changed)."""
 
     still: tuple[bytes, np.ndarray, CubeReading] | None = None
-    # the warp to that patch and the board-mm-to-image array it was made from (a frame
-    # reader's, one array for its calibration): not looked up again on every frame
-    still_warp: tuple[np.ndarray, np.ndarray] | None = None
     none_for: bytes | None = None  # the set-up whose last search found no cube
     none_taken: int = 0  # frames since that search which took its "no cube" again
     none_raster: np.ndarray | None = None  # the change raster no cube was found on
@@ -138,7 +135,7 @@ class CubeMemory:
 
     def forget(self) -> None:
         """The next frame is searched whole."""
-        self.still, self.still_warp = None, None
+        self.still = None
         self.none_for = None
         self.none_raster = None
         self.none_levels = None
@@ -251,10 +248,7 @@ class CubeMemory:
         if self.still is None or self.still[0] != key:
             return None
         before = self.still[2]
-        kept = self.still_warp
-        warp = (kept[1] if kept is not None and kept[0] is from_mm
-                else patch_warp(from_mm, before.centre_mm, size_mm))
-        if _moved(warped_patch(image, warp), self.still[1]):
+        if _moved(cube_patch(image, from_mm, before.centre_mm, size_mm), self.still[1]):
             return None
         if raster is None or self.seen_raster is None:
             return before
@@ -303,9 +297,5 @@ class CubeMemory:
             self.since_raster = raster.copy()
         else:
             self.none_raster, self.none_levels, self.since_raster = None, None, None
-        if found is None:
-            self.still, self.still_warp = None, None
-        else:
-            warp = patch_warp(from_mm, found.centre_mm, size_mm)
-            self.still = (key, warped_patch(image, warp), found)
-            self.still_warp = (from_mm, warp)
+        self.still = None if found is None else (
+            key, cube_patch(image, from_mm, found.centre_mm, size_mm), found)

@@ -330,14 +330,14 @@ def _peaks(resp: np.ndarray, win: int, lo: int, hi: int, floor: float, low: bool
     h, w = resp.shape
     # the 3x3 extremes over [lo, hi) need the pixels one beyond it only: the filter runs on
     # that block (outside the patch it takes nothing, as over the whole patch)
-    r0, c0 = max(lo - 1, 0), max(lo - 1, 0)
-    block = resp[r0:min(hi + 1, h), c0:min(hi + 1, w)]
-    inner = block[lo - r0:hi - r0, lo - c0:hi - c0]
+    o = max(lo - 1, 0)  # the block's first row and column (the window is square)
+    block = resp[o:min(hi + 1, h), o:min(hi + 1, w)]
+    inner = block[lo - o:hi - o, lo - o:hi - o]
     if low:
-        near = cv2.erode(block, _SQUARE3)[lo - r0:hi - r0, lo - c0:hi - c0]
+        near = cv2.erode(block, _SQUARE3)[lo - o:hi - o, lo - o:hi - o]
         ys, xs = nonzero_2d((inner <= near) & (inner < -floor))
     else:
-        near = cv2.dilate(block, _SQUARE3)[lo - r0:hi - r0, lo - c0:hi - c0]
+        near = cv2.dilate(block, _SQUARE3)[lo - o:hi - o, lo - o:hi - o]
         ys, xs = nonzero_2d((inner >= near) & (inner > floor))
     ys += lo
     xs += lo

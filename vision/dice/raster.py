@@ -124,6 +124,16 @@ def polar_index() -> tuple[np.ndarray, np.ndarray]:
     return ys, xs
 
 
+def ray_pixels(centres: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """The raster pixels (rows, cols; each (N, ANGLES, len(RADII))) along the rays from each
+    integer centre (N x 2: x, y) of a ``width`` x ``height`` raster, clipped to its border."""
+    ys, xs = polar_index()
+    # np.minimum/np.maximum: np.clip's own overhead is most of the time on a few centres
+    rows = np.minimum(np.maximum(centres[:, 1, None, None] + ys[None], 0), height - 1)
+    cols = np.minimum(np.maximum(centres[:, 0, None, None] + xs[None], 0), width - 1)
+    return rows, cols
+
+
 def ray_samples(bgr: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """(N, ANGLES, len(RADII), 3) float32: the raster along the rays from each integer centre
     (its border repeated where a ray leaves it)."""
@@ -131,10 +141,7 @@ def ray_samples(bgr: np.ndarray, centres: np.ndarray) -> np.ndarray:
     # a ray leaving the raster is clipped to its border, as the border repeated would give,
     # without copying the whole raster into a padded one for a few centres
     h, width = bgr.shape[:2]
-    ys, xs = polar_index()
-    # np.minimum/np.maximum: np.clip's own overhead is most of the time on a few centres
-    rows = np.minimum(np.maximum(centres[:, 1, None, None] + ys[None], 0), h - 1)
-    cols = np.minimum(np.maximum(centres[:, 0, None, None] + xs[None], 0), width - 1)
+    rows, cols = ray_pixels(centres, width, h)
     if bgr.flags.c_contiguous:
         taken = np.take(bgr.reshape(h * width, -1), rows * width + cols, axis=0)
     else:  # a part of a larger raster (a view): indexed in place, not copied whole

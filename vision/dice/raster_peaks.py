@@ -27,8 +27,8 @@ from vision.dice.raster import (
     SUM_BOX,
     die_probability,
     nonzero_2d,
-    polar_index,
     ray_features,
+    ray_pixels,
 )
 from vision.geometry import BoardGeometry, Canonical
 
@@ -79,13 +79,13 @@ def _places(reads: list[PeakRead], warped: list[Warped], src: np.ndarray, m1: np
     peaks = np.array([uv for _source, batch in reads for uv in batch], int).reshape(-1, 2)
     at = np.minimum(np.maximum((peaks[:, None, :] + OFFSETS[None, :, :]).reshape(-1, 2), 0),
                     [w - 1, h - 1])
-    ys, xs = polar_index()
-    rows = np.minimum(np.maximum(at[:, 1, None, None] + ys[None], 0), h - 1)
-    cols = np.minimum(np.maximum(at[:, 0, None, None] + xs[None], 0), w - 1)
+    rows, cols = ray_pixels(at, w, h)
     rays = np.empty((*rows.shape, 3), np.uint8)
-    start = 0
+    starts = [0]
     for source, batch in reads:
+        start = starts[-1]
         end = start + n * len(batch)
+        starts.append(end)
         r, c = rows[start:end], cols[start:end]
         if source is None:
             rays[start:end] = _warped_at(src, m1, m2, r, c)
@@ -93,9 +93,7 @@ def _places(reads: list[PeakRead], warped: list[Warped], src: np.ndarray, m1: np
             (u0, v0, u1, _v1), bgr = warped[source]
             np.take(bgr.reshape(-1, 3), (r - v0) * (u1 - u0) + c - u0, axis=0,
                     out=rays[start:end])
-        start = end
     features = ray_features(rays.astype(np.float32))
-    starts = np.cumsum([0] + [n * len(batch) for _source, batch in reads]).tolist()
     p = np.concatenate([die_probability(features[starts[k]:starts[k + 1]])
                         for k in range(len(reads))])
     # each place kept (as a float32 probability is compared with the threshold) to its peak
@@ -186,7 +184,7 @@ def _evaluate(uv: np.ndarray, strength: np.ndarray, first: np.ndarray,
 
 
 def _first_inside(uv: np.ndarray, inners: np.ndarray) -> np.ndarray:
-    """For each peak (raster px) the first of the crops' inner parts (rows a0, b0, a1, b1;
+    """For each peak (raster px) the first of the parts' inner boxes (rows a0, b0, a1, b1;
     end exclusive) that holds it (``len(inners)``: none), for all peaks and parts at once."""
     if len(inners) == 0:
         return np.zeros(len(uv), int)
@@ -266,7 +264,7 @@ def update_peaks(known: RasterPeaks, image: np.ndarray, from_mm: np.ndarray,
     new = np.flatnonzero(mine)
     taken = np.concatenate([np.flatnonzero(first[:old] == len(boxes)),
                             old + new[np.argsort(first[old:][new], kind="stable")]])
-    uv = every[taken].astype(int)
+    uv = every[taken].astype(int, copy=False)
     strength = np.concatenate([known.strength, *(strong for _at, strong in found)]
                               )[taken].astype(np.float32, copy=False)
     first = first[taken]
