@@ -9,8 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dice import face_fit, face_outline, face_pips, pip_grid, pose, side_faces
+from vision.dice import face_fit, face_outline, face_pips, fast_read, pip_grid, pose, side_faces
 from vision.dice.raster import nonzero_2d
+from vision.dice.reading import image_to_mm
+from vision.dice.synth import random_dice_scene
+from vision.geometry import BoardGeometry
 
 
 def _dog_like(seed: int, n: int) -> np.ndarray:
@@ -233,3 +236,59 @@ def test_outlines_and_reads_at_several_places_are_each_alone() -> None:
         assert (got.score, got.dx, got.dy, got.angle, got.value, got.edge) == (
             want.score, want.dx, want.dy, want.angle, want.value, want.edge)
         assert np.array_equal(got.mask, want.mask)
+
+
+def test_lattice_reads_are_the_grid_reads() -> None:
+    # places up to 8 mm off a 40 px patch's centre, some of them off the patch
+    dog = _dog_like(7, 40)
+    grid = pip_grid.lattice(40, 16.0, 2.0, 0.5, 16, (-20, -5, 0, 35, 90))
+    planes = pip_grid.evidence_planes(dog)
+    hypotheses = np.random.default_rng(7).integers(0, len(grid.places), 400)
+    ks, scores = pip_grid.lattice_read(planes, dog, grid, hypotheses)
+    for h, k, score in zip(hypotheses.tolist(), ks, scores, strict=True):
+        turn, cx, cy = grid.unpack(h)
+        assert grid.hypothesis(turn, round(cx / 0.5), round(cy / 0.5)) == h
+        a = np.radians(np.array([[float(turn)]]))
+        k1, s1 = pip_grid.grid_read_turned(dog, np.array([[cx, cy]]), np.cos(a), np.sin(a),
+                                           16.0, 2.0)
+        assert k == k1[0] and score == s1[0]
+
+
+@pytest.mark.parametrize("count", range(1, 7))
+def test_pip_means_are_numpys_means(count: int) -> None:
+    rng = np.random.default_rng(count)
+    for _ in range(2000):
+        a = rng.normal(0.0, 80.0, (count, 1)).astype(np.float32)
+        assert pip_grid._mean32(a) == pip_grid._mean32(a[:, 0]) == float(np.mean(a))
+
+
+def test_near_a_line_is_its_eight_probes() -> None:
+    g = BoardGeometry()
+    outer = g.outer_rect
+    m = fast_read.LINE_MARGIN_MM
+
+    def probes(x: float, y: float) -> bool:
+        here = (g.half_at(x, y), g.region_at(x, y).kind)
+        return any((g.half_at(x + dx, y + dy), g.region_at(x + dx, y + dy).kind) != here
+                   for dx in (-m, 0.0, m) for dy in (-m, 0.0, m))
+
+    # a lattice a quarter mm apart (the edges' and the margin's multiples), and random points
+    xs = np.arange(outer.x0 - 6.0, outer.x1 + 6.0, 0.25).tolist()
+    ys = np.arange(outer.y0 - 6.0, outer.y1 + 6.0, 4.25).tolist()
+    points = [(x, y) for x in xs for y in ys[::7]] + [(x, y) for x in xs[::7] for y in ys]
+    rng = np.random.default_rng(8)
+    points += rng.uniform((outer.x0 - 6, outer.y0 - 6), (outer.x1 + 6, outer.y1 + 6),
+                          (3000, 2)).tolist()
+    assert all(fast_read.near_a_line(g, x, y) == probes(x, y) for x, y in points)
+
+
+def test_part_grey_patches_are_the_whole_grey_s() -> None:
+    scene = random_dice_scene(8_700_003)
+    from_mm = np.linalg.inv(image_to_mm(scene.corners, scene.geometry))
+    gray = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)
+    part = fast_read.PartGrey(scene.image)
+    rng = np.random.default_rng(9)
+    # about the board, and off the picture's edges (the warp repeats its edge pixels)
+    for x, y in rng.uniform((-150.0, -100.0), (650.0, 550.0), (300, 2)).tolist():
+        assert np.array_equal(part.patch(from_mm, x, y, 28.0, 2.0),
+                              face_fit.warp_patch(gray, from_mm, x, y, 28.0, 2.0))

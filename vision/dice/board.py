@@ -392,7 +392,7 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
     if not spots and not thorough and tilted_near is None:
         if places is None:
             places = scored_raster_candidates(colour, from_mm, g, threshold=READ_THRESHOLD)
-        fast, rest = fast_dice(colour, to_mm, g, [(x, y) for x, y, _ in places], gray=gray)
+        fast, rest = fast_dice(colour, to_mm, g, [(x, y) for x, y, _ in places])
         places = [places[n] for n in rest]
         out += [fast_board_die(from_mm, g, d, threshold) for d in fast]
     for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough,

@@ -3,14 +3,19 @@ its batched forms): every valid pip pattern of a face, scored by its weakest pip
 strongest empty place, a one's pip checked for a clear ring about it; and the place and
 strength of a read's pips (:func:`pip_peaks`). Used by the face read (``vision.dice.face_fit``),
 the tilted-face read (``vision.dice.tilted``) and the fast read's confirmation
-(``vision.dice.fast_read.grid_confirm``).
+(``vision.dice.fast_read.grid_confirm``), which reads hypotheses on a fixed lattice of
+centres and turns (:class:`Lattice`, :func:`lattice_read`: the same reads, their pixels
+worked out once).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
+import cv2
 import numpy as np
 
 from vision.dice.render import PIP_LAYOUTS, PIP_OFFSET
@@ -97,28 +102,35 @@ def _pattern_places() -> tuple[np.ndarray, np.ndarray]:
     return pips, empty
 
 
-def grid_read_turned(dog: np.ndarray, centres: np.ndarray, ca: float | np.ndarray,
-                     sa: float | np.ndarray, die_mm: float, ppm: float
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`grid_read_many` with the face's turn given as its cosine and sine: numbers, or
-    one per centre (arrays of shape (k, 1)), so faces at several angles are read at once."""
-    n, w = dog.shape
+def _place_pixels(centres: np.ndarray, ca: float | np.ndarray, sa: float | np.ndarray,
+                  die_mm: float, ppm: float, half: float) -> np.ndarray:
+    """The nine grid places' pixels of faces at ``centres`` (mm from the patch centre) turned
+    by ``ca``, ``sa`` (see :func:`grid_read_turned`), x then y: (2, k, 9) ints."""
     u, v = _grid_places(die_mm)
-    half = n / 2
-    # the nine places' pixels, x then y (2, k, 9), both at once: x = cx + u ca - v sa and
-    # y = cy + u sa - v (-ca) (the sums cy + u sa + v ca, to the bit)
+    # x = cx + u ca - v sa and y = cy + u sa - v (-ca) (the sums cy + u sa + v ca, to the bit)
     along = np.reshape(np.array([ca, sa]), (2, -1, 1))
     across = np.reshape(np.array([sa, -ca]), (2, -1, 1))
-    at = np.rint((centres.T[:, :, None] + u * along - v * across) * ppm + half).astype(int)
-    # each place's 3x3 pixels (rows, then columns, as :data:`_OFF_Y`, :data:`_OFF_X`), the
-    # places last: numpy takes minima and maxima over an outer axis much faster
-    near = np.minimum(np.maximum(at[:, :, None, :] + _STEPS[:, None], 0), n - 1)  # (2, k, 3, 9)
-    stack = dog.reshape(-1)[near[1][:, :, None, :] * w + near[0][:, None, :, :]].reshape(
-        len(centres), 9, 9)
-    # each place's dark and light evidence (the least DoG negated, the greatest), + 0 making
-    # a -0 a 0 (a zero score is +0)
-    evidence = np.maximum.reduce(np.concatenate([-stack, stack], axis=2), axis=1)
-    evidence += 0
+    at: np.ndarray = np.rint((centres.T[:, :, None] + u * along - v * across) * ppm
+                             + half).astype(int)
+    return at
+
+
+def _ring_pixels(centres: np.ndarray, die_mm: float, ppm: float, n: int, w: int) -> np.ndarray:
+    """The pixels of the ring :data:`ONE_RING` about faces at ``centres`` (mm from the centre
+    of a patch ``n`` px square, rows ``w`` px apart), clipped to the patch, as flat indices:
+    (k, m)."""
+    on_ring = np.rint((centres.T[:, :, None] + _ring_offsets(die_mm)[:, None, :])
+                      * ppm + n / 2).astype(int)
+    np.minimum(np.maximum(on_ring, 0, out=on_ring), n - 1, out=on_ring)
+    flat: np.ndarray = on_ring[1] * w + on_ring[0]
+    return flat
+
+
+def _best_patterns(evidence: np.ndarray, ring: Callable[[np.ndarray], np.ndarray]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``evidence`` (each place's dark, then light evidence: k x 18), the index of
+    the best pattern in :data:`PATTERNS` and its score; ``ring`` gives the DoG on the one's
+    ring (:data:`ONE_RING`) of the rows asked for (an index array), only where a one wins."""
     # per pattern, its weakest pip and its strongest empty place (k, 2 * patterns)
     on = np.minimum.reduce(evidence[:, _PATTERN_PIPS], axis=1)
     off = np.maximum.reduce(evidence[:, _PATTERN_EMPTY], axis=1)
@@ -128,21 +140,121 @@ def grid_read_turned(dog: np.ndarray, centres: np.ndarray, ca: float | np.ndarra
     if len(ones):
         # a one: nothing pip-like anywhere around its pip, not only at the other eight places
         # (only where a one wins: the ring can only lower a one's score)
-        # the ring's pixels, x then y (2, ones, m)
-        on_ring = np.rint((centres[ones].T[:, :, None] + _ring_offsets(die_mm)[:, None, :])
-                          * ppm + half).astype(int)
-        np.minimum(np.maximum(on_ring, 0, out=on_ring), n - 1, out=on_ring)
-        ring = dog.reshape(-1)[on_ring[1] * w + on_ring[0]]  # (ones, m)
+        values = ring(ones)  # (ones, m)
         rows, cols = ones[:, None], _ONE_COLUMNS  # a dark one, a light one
-        ring_off = np.empty((len(ones), 2), ring.dtype)
-        np.negative(np.minimum.reduce(ring, axis=1), out=ring_off[:, 0])
-        np.maximum.reduce(ring, axis=1, out=ring_off[:, 1])
+        ring_off = np.empty((len(ones), 2), values.dtype)
+        np.negative(np.minimum.reduce(values, axis=1), out=ring_off[:, 0])
+        np.maximum.reduce(values, axis=1, out=ring_off[:, 1])
         scores[rows, cols] = (on[rows, cols] - np.maximum(off[rows, cols], ring_off)) / 255.0
         best[ones] = np.argmax(scores[ones], axis=1)
     return best % _NPAT, scores[np.arange(len(best)), best]
 
 
+def grid_read_turned(dog: np.ndarray, centres: np.ndarray, ca: float | np.ndarray,
+                     sa: float | np.ndarray, die_mm: float, ppm: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`grid_read_many` with the face's turn given as its cosine and sine: numbers, or
+    one per centre (arrays of shape (k, 1)), so faces at several angles are read at once."""
+    n, w = dog.shape
+    at = _place_pixels(centres, ca, sa, die_mm, ppm, n / 2)
+    # each place's 3x3 pixels (rows, then columns, as :data:`_OFF_Y`, :data:`_OFF_X`), the
+    # places last: numpy takes minima and maxima over an outer axis much faster
+    near = np.minimum(np.maximum(at[:, :, None, :] + _STEPS[:, None], 0), n - 1)  # (2, k, 3, 9)
+    stack = dog.reshape(-1)[near[1][:, :, None, :] * w + near[0][:, None, :, :]].reshape(
+        len(centres), 9, 9)
+    # each place's dark and light evidence (the least DoG negated, the greatest), + 0 making
+    # a -0 a 0 (a zero score is +0)
+    evidence = np.maximum.reduce(np.concatenate([-stack, stack], axis=2), axis=1)
+    evidence += 0
+    return _best_patterns(evidence, lambda ones: dog.reshape(-1)[
+        _ring_pixels(centres[ones], die_mm, ppm, n, w)])
+
+
+_SQUARE = np.ones((3, 3), np.uint8)  # a place's 3x3 pixels
+
+
+def evidence_planes(dog: np.ndarray) -> np.ndarray:
+    """Every pixel's dark and light evidence (the 3x3 pixels' least DoG negated, their
+    greatest; :func:`grid_read_turned`'s, to the bit) on the DoG padded by 2 px (its edge
+    pixels repeated: a place up to 2 px off the patch reads as there), flat, dark then light:
+    the grid read of a :class:`Lattice` gathers its 18 values from these."""
+    padded = cv2.copyMakeBorder(dog, 2, 2, 2, 2, cv2.BORDER_REPLICATE)
+    planes = np.concatenate([cv2.erode(padded, _SQUARE).reshape(-1),
+                             cv2.dilate(padded, _SQUARE).reshape(-1)])
+    half = planes.size // 2
+    np.negative(planes[:half], out=planes[:half])
+    planes += 0  # a -0 a 0, as the grid read's
+    return planes
+
+
+@dataclass(frozen=True, eq=False)  # (hashed by identity: one per patch and die size)
+class Lattice:
+    """Face hypotheses in a patch ``n`` px square: centres on a square lattice ``step_mm``
+    apart, ``reach`` steps each way of the patch centre, at ``turns`` (degrees): per
+    hypothesis (turn, then row, then column of its centre) its 18 evidence values' indices
+    into :func:`evidence_planes`, and per centre its one's ring's DoG pixels. A read of
+    several hypotheses is then one gather (:func:`lattice_read`)."""
+
+    places: np.ndarray  # (turns x cells x cells, 18)
+    ring: np.ndarray  # (cells x cells, m), flat indices into the DoG
+    step_mm: float
+    reach: int
+    turns: tuple[int, ...]
+
+    @property
+    def cells(self) -> int:
+        """Centres per side."""
+        return 2 * self.reach + 1
+
+    def hypothesis(self, turn: int, ix: int, iy: int) -> int:
+        """The hypothesis at ``turn`` (one of :attr:`turns`) centred ``ix``, ``iy`` steps
+        from the patch centre."""
+        c = self.cells
+        return (self.turns.index(turn) * c + iy + self.reach) * c + ix + self.reach
+
+    def unpack(self, h: int) -> tuple[int, float, float]:
+        """Hypothesis ``h``'s turn (degrees) and centre (mm from the patch centre)."""
+        c = self.cells
+        t, cell = divmod(h, c * c)
+        iy, ix = divmod(cell, c)
+        return self.turns[t], (ix - self.reach) * self.step_mm, (iy - self.reach) * self.step_mm
+
+
+@lru_cache(maxsize=4)
+def lattice(n: int, die_mm: float, ppm: float, step_mm: float, reach: int,
+            turns: tuple[int, ...]) -> Lattice:
+    """The :class:`Lattice` of a patch and die size (computed once): its places' pixels are
+    :func:`grid_read_turned`'s for the same centres and turns, to the bit."""
+    cells = 2 * reach + 1
+    offsets = (np.arange(cells) - reach) * step_mm
+    grid = np.stack([np.tile(offsets, cells), np.repeat(offsets, cells)], axis=1)
+    centres = np.tile(grid, (len(turns), 1))
+    angles = np.radians(np.repeat(np.asarray(turns, float), cells * cells))[:, None]
+    at = _place_pixels(centres, np.cos(angles), np.sin(angles), die_mm, ppm, n / 2)
+    # a place further off the patch than the planes' 2 px reads the same as 2 px off
+    at = np.clip(at, -2, n + 1) + 2
+    flat = at[1] * (n + 4) + at[0]
+    places = np.concatenate([flat, flat + (n + 4) ** 2], axis=1)
+    return Lattice(places, _ring_pixels(grid, die_mm, ppm, n, n), step_mm, reach, turns)
+
+
+def lattice_read(planes: np.ndarray, dog: np.ndarray, grid: Lattice, hypotheses: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`grid_read_turned` of :class:`Lattice` ``hypotheses`` (an index array) on a DoG
+    and its :func:`evidence_planes`: the same patterns and scores, to the bit."""
+    cells = grid.cells * grid.cells
+    return _best_patterns(planes[grid.places.take(hypotheses, axis=0)],
+                          lambda ones: dog.reshape(-1)[grid.ring[hypotheses[ones] % cells]])
+
+
 PEAK_REACH = 2  # px: how far from a pattern's pip place :func:`pip_peaks` looks for its peak
+_PEAK_STEPS = np.arange(-PEAK_REACH, PEAK_REACH + 1)
+
+
+def _mean32(values: np.ndarray) -> float:
+    """``np.mean`` of float32 values, to the bit, without its Python wrapper (a float32 sum
+    divided by the count in float64, rounded to float32)."""
+    return float(np.float32(float(values.sum()) / values.size))
 
 
 def pip_peaks(dog: np.ndarray, cx: float, cy: float, ca: float, sa: float, mask: np.ndarray,
@@ -158,25 +270,25 @@ def pip_peaks(dog: np.ndarray, cx: float, cy: float, ca: float, sa: float, mask:
     on = mask.reshape(-1)
     x = np.rint((cx + u[on] * ca - v[on] * sa) * ppm + n / 2).astype(int)
     y = np.rint((cy + u[on] * sa + v[on] * ca) * ppm + n / 2).astype(int)
-    steps = np.arange(-PEAK_REACH, PEAK_REACH + 1)
-    shape = (len(x), len(steps), len(steps))
-    rows = np.broadcast_to(np.clip(y[:, None, None] + steps[:, None], 1, n - 2), shape)
-    cols = np.broadcast_to(np.clip(x[:, None, None] + steps[None, :], 1, w - 2), shape)
-    rows, cols = rows.reshape(len(x), -1), cols.reshape(len(x), -1)
-    out = (0.0, 0.0, -math.inf)
-    for sign in (-1.0, 1.0):
-        signed = sign * dog[rows, cols]
-        at = np.argmax(signed, axis=1)[:, None]
-        strength = float(np.mean(np.take_along_axis(signed, at, axis=1))) / 255.0
-        if strength <= out[2]:
-            continue
-        py = np.take_along_axis(rows, at, axis=1) + _OFF_Y.reshape(1, 9)  # the peak's 3x3
-        px = np.take_along_axis(cols, at, axis=1) + _OFF_X.reshape(1, 9)
-        weight = np.maximum(sign * dog[py, px], 0.0) + 1e-6
-        total = weight.sum(axis=1)
-        out = ((float(np.mean((weight * px).sum(axis=1) / total)) - n / 2) / ppm,
-               (float(np.mean((weight * py).sum(axis=1) / total)) - n / 2) / ppm, strength)
-    return out
+    # each pip's window, row by row, as flat indices (pips, window)
+    rows = np.minimum(np.maximum(y[:, None] + _PEAK_STEPS, 1), n - 2)
+    cols = np.minimum(np.maximum(x[:, None] + _PEAK_STEPS, 1), w - 2)
+    window = (rows[:, :, None] * w + cols[:, None, :]).reshape(len(x), -1)
+    values = dog.reshape(-1)[window]
+    pips, count = np.arange(len(x)), len(x)
+    reads = []
+    for sign, signed in ((-1.0, -values), (1.0, values)):
+        at = signed.argmax(axis=1)
+        strength = _mean32(signed[pips, at]) / 255.0
+        reads.append((strength, sign, at))
+    # the stronger polarity (a tie: the dark pips)
+    strength, sign, at = reads[1] if reads[1][0] > reads[0][0] else reads[0]
+    peak = window[pips, at][:, None]
+    py, px = peak // w + _OFF_Y.reshape(1, 9), peak % w + _OFF_X.reshape(1, 9)  # its 3x3
+    weight = np.maximum(sign * dog[py, px], 0.0) + 1e-6
+    total = weight.sum(axis=1)
+    return ((float(((weight * px).sum(axis=1) / total).sum()) / count - n / 2) / ppm,
+            (float(((weight * py).sum(axis=1) / total).sum()) / count - n / 2) / ppm, strength)
 
 
 _PATTERN_PIPS, _PATTERN_EMPTY = _pattern_places()
