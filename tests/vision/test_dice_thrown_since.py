@@ -81,3 +81,30 @@ def test_a_thorough_read_keeps_no_die_where_nothing_changed_since_the_press() ->
     # same picture drops the same texture
     memory.read_thoroughly()
     assert not _near(memory.read(throw, corners, g), *PHANTOM_MM)
+
+
+def test_the_press_s_picture_is_kept_as_read_and_changed_nowhere_since_on_its_frame() -> None:
+    """The board before the throw is the press frame's change raster itself (read-only, not
+    copied), and on that frame no place has changed since: what the change map of the picture
+    against itself gives, known without working it out."""
+    from vision.dice.change_map import pixel_change
+
+    camera = DemoCamera(seed=212)
+    g = camera.geometry
+    corners = np.asarray(camera.corners, np.float32).reshape(4, 2)
+    press, _ = camera.render(Shot(BoardContents(slots=SLOTS), OPENING, CUBE))
+    throw, _ = camera.render(Shot(BoardContents(slots=SLOTS), THROWN, CUBE))
+    memory = DiceMemory()
+    memory.read(throw, corners, g)
+    memory.read_before_throw()
+    memory.read(press, corners, g)
+    assert memory.raster is not None and memory._before is not None
+    now = memory.raster[1]
+    assert memory._before[1] is now and not now.flags.writeable
+    since = pixel_change(now, now.copy())
+    assert since is not None and not since.any()
+    assert all(memory.changed_since_press((d.x_mm, d.y_mm)) is False
+               for d in (*OPENING, *THROWN))
+    memory.read(throw, corners, g)  # the throw's frame: its dice's places changed since
+    assert all(memory.changed_since_press((d.x_mm, d.y_mm)) is True for d in THROWN)
+    assert memory.changed_since_press(PHANTOM_MM) is False
