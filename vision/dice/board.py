@@ -395,9 +395,13 @@ def read_board_dice(image: np.ndarray, to_mm: np.ndarray,
         fast, rest = fast_dice(colour, to_mm, g, [(x, y) for x, y, _ in places])
         places = [places[n] for n in rest]
         out += [fast_board_die(from_mm, g, d, threshold) for d in fast]
-    for f in find_faces(colour, to_mm, g, spots=spots, places=places, thorough=thorough,
-                        tilted_near=tilted_near, memo=memo,
-                        known=[as_found(d) for d in fast]):
+    # no place left (the fast read took every one): find_faces would read no candidate and
+    # give no second chance, yet grey the whole frame first (0.21-0.23 ms thread-CPU, median
+    # over the demo's 48 throw frames whose two dice the fast read took)
+    faces = [] if not spots and places is not None and not places else find_faces(
+        colour, to_mm, g, spots=spots, places=places, thorough=thorough,
+        tilted_near=tilted_near, memo=memo, known=[as_found(d) for d in fast])
+    for f in faces:
         if on_marker(g, f.x_mm, f.y_mm):
             continue
         p, z, aligned = _cocked_opinion(colour, from_mm, f, g, threshold, memo)
