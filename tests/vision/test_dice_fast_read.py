@@ -175,7 +175,9 @@ def test_collecting_from_an_evaluation_seed_is_refused_by_the_project_s_error() 
 def test_a_second_look_less_sure_than_the_bar_still_reads_the_die(
         seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     # random throws whose flat die in the open the first look calls past the bar and the
-    # second, centred on it, calls the same face at 0.9 to the bar
+    # second, centred on it, calls the same face at 0.9 to the bar (the one-look read, which
+    # takes such a die on its first look alone, barred)
+    monkeypatch.setattr(fast_read, "ONE_LOOK_BAR", 2.0)
     scene = random_dice_scene(seed)
     to_mm, places = _places(scene)
     xy = [(x, y) for x, y, _ in places]
@@ -260,3 +262,39 @@ def test_the_pip_grid_reads_one_face_alike_from_starts_a_little_apart() -> None:
                                     g.die_size_mm, anchor)
                        for dx, dy in ((0.0, 0.0), (0.3, 0.2), (-0.4, 0.1), (0.1, -0.6)))}
     assert len(reads) == 1
+
+
+@pytest.mark.parametrize("seed", [8_950_001, 8_950_004, 8_950_008, 8_950_009])
+def test_a_die_past_the_model_s_bar_is_taken_on_one_look(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first look past the model's own bar (no cocked check patch passes it alone) is
+    confirmed about its own centre: no second look at that place, the same die as the two
+    looks read (pips, a centre within a pixel or two, the first look's probability)."""
+    scene = beside_checker_scene(seed, cocked=True, tilt_range=LOW_TILT)
+    to_mm, places = _places(scene)
+    xy = [(x, y) for x, y, _ in places]
+    model = _model()
+    batches: list[list[tuple[float, float]]] = []
+
+    def counted(m: FastModel, image: np.ndarray, h: np.ndarray,
+                centres: list[tuple[float, float]]) -> list[fast_read.FastLook]:
+        batches.append(list(centres))
+        return look(m, image, h, centres)
+
+    monkeypatch.setattr(fast_read, "look", counted)
+    dice, _ = fast_dice(scene.image, to_mm, scene.geometry, xy)
+    first = look(model, scene.image, to_mm, xy)
+    sure = [n for n, f in enumerate(first) if f.p_flat >= model.bar]
+    assert sure and dice  # a flat die in the open, past the bar
+    assert len(batches) == 2 and batches[0] == xy
+    again = batches[1]
+    for n in sure:  # none of the sure places is looked at again
+        assert (first[n].x_mm, first[n].y_mm) not in again
+    # with the one look barred (its bar above any probability), the two looks read the die
+    monkeypatch.setattr(fast_read, "look", look)
+    monkeypatch.setattr(fast_read, "ONE_LOOK_BAR", 2.0)
+    both, _ = fast_dice(scene.image, to_mm, scene.geometry, xy)
+    assert [d.pips for d in dice] == [d.pips for d in both]
+    for a, b in zip(dice, both, strict=True):
+        assert math.hypot(a.x_mm - b.x_mm, a.y_mm - b.y_mm) < 0.5
+        assert a.p >= model.bar

@@ -78,6 +78,16 @@ demo recording's still frames (119 dice confirmed, 112 read fast): ``fast_dice``
 rim test (0.20 ms a die) and a look (0.29 ms a call, mostly the network's forward pass) as
 they were. The demo, 6 runs each alternating: (dice + cube) / board 0.68 -> 0.65 (medians;
 lower in each pair), partial reads 3.88 -> 3.69 ms each, match.mat the same.
+
+One look where the model is sure: a first look past the model's own bar (:data:`ONE_LOOK_BAR`;
+``train_fast.choose_bar`` took 0.98 as the lowest at which no cocked check patch passes one
+look) is confirmed about that look's centre and taken without a second look; the others are
+looked at again as before. Dev throws (``tests.eval.fast_dev``, 2,162 flat dice): one look at
+0.98 alone takes 1,046 dice, none wrong; with the two looks' as well, 1,300 (1,256 before),
+none wrong; second looks at 1,752 -> 706 places; the surest wrong one-look read was a cocked
+die at 0.954. Readings on ``tests.bench.digest`` differ only in such dice's centres (at most
+0.1 mm, 1.2 px) and confidences (at most 0.06): none in pips, pose, on-checker, the number of
+dice or the cube.
 """
 
 from __future__ import annotations
@@ -135,6 +145,13 @@ AGREE_MM = 1.5
 # trays, the frame, the middle of a half's field) goes to the full reader, whose centre is the
 # face's own
 LINE_MARGIN_MM = 4.0
+# a first look past the model's own bar is confirmed about its centre and taken without a
+# second look (:func:`fast_dice`). Dev throws (the 1,600 of ``tests.eval.fast_dev``; places
+# whose first look called a flat die past 0.9): the one look at 0.98 takes 1,046 dice, none
+# wrong; with the two looks' 1,256 as well, 1,300, none wrong; second looks 1,752 -> 706. The
+# surest wrong one-look read: a cocked die at 0.954 (its second look: not flat). None: the
+# model's own bar (``FastModel.bar``: on check patches no cocked die past it, one look alone)
+ONE_LOOK_BAR: float | None = None
 
 
 @dataclass(frozen=True)
@@ -417,42 +434,67 @@ def fast_dice(image: np.ndarray, to_mm: np.ndarray, g: BoardGeometry,
     full reader: those not within a die's reach of a fast die's centre (as
     ``board.find_faces`` skips them) and not sure not to be a die (``FastModel.drop``). The
     confirmation makes only its patches' pixels grey (:class:`PartGrey`): the same pixels
-    for less than the whole frame's grey."""
+    for less than the whole frame's grey.
+
+    A place whose first look clears :data:`ONE_LOOK_BAR` (the model's own bar,
+    ``FastModel.bar``, chosen on check patches as a lone look's: no cocked die past it) is
+    confirmed about that look's centre and taken without a second look; a place whose first
+    look clears only :data:`FIRST_BAR`, or whose one-look read fails, is looked at again as
+    before."""
     model = model or fast_model()
     if model is None or not places:
         return [], list(range(len(places)))
     first = look(model, image, to_mm, places)
-    # only a place the first look calls a flat die past the bar is looked at again, centred
-    # on it
-    first_bar = min(model.bar, FIRST_BAR)
-    again = [n for n, f in enumerate(first) if f.p_flat >= first_bar]
-    second = look(model, image, to_mm, [(first[n].x_mm, first[n].y_mm) for n in again])
     die = g.die_size_mm
     from_mm = np.linalg.inv(to_mm)
+    grey = PartGrey(image)
+    # each place's die as taken (the reach of the dice before it aside), None when not
+    taken: dict[int, FastDie | None] = {}
+    again = []
+    one_bar = model.bar if ONE_LOOK_BAR is None else ONE_LOOK_BAR
+    for n, f in enumerate(first):
+        if f.p_flat >= one_bar:
+            taken[n] = _confirmed(image, grey, from_mm, g, f.flat_pips, f.x_mm, f.y_mm,
+                                  places[n], f.p_flat, float(f.probs[COCKED]))
+        if taken.get(n) is None and f.p_flat >= min(model.bar, FIRST_BAR):
+            again.append(n)  # looked at again, centred where the first look put the die
+    second = look(model, image, to_mm, [(first[n].x_mm, first[n].y_mm) for n in again])
     second_bar = min(model.bar, SECOND_BAR)
-    dice: list[FastDie] = []
-    grey: PartGrey | None = None
     for n, s in zip(again, second, strict=True):
         f = first[n]
         if (s.p_flat < second_bar or s.flat_pips != f.flat_pips
                 or math.hypot(s.x_mm - f.x_mm, s.y_mm - f.y_mm) > AGREE_MM):
             continue
-        # the pip grid about the second look's centre: the same pips, and the face's centre
-        grey = grey or PartGrey(image)
-        read = grid_confirm(grey, from_mm, s.x_mm, s.y_mm, die, places[n])
-        if read.score < MIN_GRID_SCORE or read.value != s.flat_pips:
-            continue
-        x, y = read.x_mm, read.y_mm
-        if (near_a_line(g, x, y) or within_lean_of_rail(g, x, y)
-                or any(math.hypot(x - d.x_mm, y - d.y_mm) < die for d in dice)
-                or on_checker(image, from_mm, x, y, g)):
-            continue
-        # the surer look's probability: the first's, past the bar, where the second is less
-        # sure (a second look below the bar moves more with the raster's place than one above:
-        # a die kept by the reader's memory and read afresh would differ in confidence)
-        dice.append(FastDie(s.flat_pips, x, y, max(f.p_flat, s.p_flat),
-                            float(s.probs[COCKED]), read.score, read.contrast))
+        # the pip grid about the second look's centre. The surer look's probability: the
+        # first's, past the bar, where the second is less sure (a second look below the bar
+        # moves more with the raster's place than one above: a die kept by the reader's
+        # memory and read afresh would differ in confidence)
+        taken[n] = _confirmed(image, grey, from_mm, g, s.flat_pips, s.x_mm, s.y_mm, places[n],
+                              max(f.p_flat, s.p_flat), float(s.probs[COCKED]))
+    dice: list[FastDie] = []
+    for n in sorted(taken):
+        d = taken[n]
+        if d is not None and all(math.hypot(d.x_mm - k.x_mm, d.y_mm - k.y_mm) >= die
+                                 for k in dice):
+            dice.append(d)
     rest = [n for n, (x, y) in enumerate(places)
             if first[n].probs[NOT_DIE] < model.drop
             and all(math.hypot(x - d.x_mm, y - d.y_mm) >= die * 0.7 for d in dice)]
     return dice, rest
+
+
+def _confirmed(image: np.ndarray, grey: PartGrey, from_mm: np.ndarray, g: BoardGeometry,
+               pips: int, x: float, y: float, place: tuple[float, float], p: float,
+               p_cocked: float) -> FastDie | None:
+    """The die a look called flat showing ``pips`` about (x, y) mm, when the pip grid there
+    (:func:`grid_confirm`, on the lattice from the raster's ``place``) reads the same pips and
+    its centre passes the gates (clear of the lines, out of a lean's reach of the rail, not on
+    a checker by the rim test); else None."""
+    read = grid_confirm(grey, from_mm, x, y, g.die_size_mm, place)
+    if read.score < MIN_GRID_SCORE or read.value != pips:
+        return None
+    cx, cy = read.x_mm, read.y_mm
+    if (near_a_line(g, cx, cy) or within_lean_of_rail(g, cx, cy)
+            or on_checker(image, from_mm, cx, cy, g)):
+        return None
+    return FastDie(pips, cx, cy, p, p_cocked, read.score, read.contrast)
