@@ -6,10 +6,11 @@ die centre's offset from the patch centre (``fast_model.npz``, fitted by
 ``vision.dice.train_fast``).
 
 The reader (``vision.dice.board.read_board_dice``) looks at each place once where the raster
-put it, and again where that look put the die's centre when it called a flat die past
-:data:`FIRST_BAR` (or the model's bar, if lower). A die both looks call the same flat face
-(the second past :data:`SECOND_BAR`), with centres within :data:`AGREE_MM`, whose face the pip
-grid about the second look's centre (:func:`grid_confirm`) reads with the same pips, clear of
+put it. A first look past the model's bar (:data:`ONE_LOOK_BAR`) needs no other look; one
+past :data:`FIRST_BAR` only (or whose one-look read fails) is looked at again where that look
+put the die's centre. A die the looks call the same flat face (a second look past
+:data:`SECOND_BAR`, with centres within :data:`AGREE_MM`), whose face the pip grid about the
+last look's centre (:func:`grid_confirm`) reads with the same pips, clear of
 the lines where the centre decides the half or the region (:data:`LINE_MARGIN_MM`), out of a
 cocked die's reach of the rail and the bar (``support``'s rail bar needs the full reader's
 models) and not on a checker by the reader's rim test, is that die at once, at the grid's
