@@ -23,6 +23,7 @@ from vision.dice.patch_net import joint_logit, patch_model
 from vision.dice.pose import cocked_threshold
 from vision.dice.render import DieProp, leaning_reach
 from vision.dice.support import (
+    COCKED_REACH_SIDES,
     HIDE_REACH_SIDES,
     LEAN_REACH_SIDES,
     RAIL_COCKED_THRESHOLD,
@@ -41,6 +42,13 @@ G = BoardGeometry()
 EMPTY: list[tuple[int, int] | None] = [(0, 0)] * 24
 RIGHT = G.half_rect("right")
 MIDDLE = ((RIGHT.x0 + RIGHT.x1) / 2, G.height_mm / 2)  # nothing within reach
+
+
+def _clear_of_the_bar() -> int:
+    """A slot of the right half whose column lies beyond a cocked die's reach of the bar's
+    edge (the one beside the bar lies within COCKED_REACH_SIDES of it)."""
+    return next(s for s in range(12, 24) if G.slot_half(s) == "right"
+                and abs(G.slot_centre_x(s) - G.bar.x1) > COCKED_REACH_SIDES * G.die_size_mm)
 
 
 def _die(x: float, y: float, p: float = 0.95, **kw: object) -> BoardDie:
@@ -92,7 +100,7 @@ def test_a_die_read_cocked_with_nothing_to_lean_on_is_flat() -> None:
 def test_a_die_with_something_within_reach_keeps_the_readers_call() -> None:
     reach = LEAN_REACH_SIDES * G.die_size_mm
     near_rail = _die(MIDDLE[0], reach - 1.0)
-    slot = next(s for s in range(12, 24) if G.slot_half(s) == "right")
+    slot = _clear_of_the_bar()
     cx, cy = G.checker_centre_mm(slot, 0)
     beside = _die(cx, cy - G.checker_diameter_mm / 2 - 12.0)
     counts = list(EMPTY)
@@ -119,6 +127,22 @@ def test_a_die_with_something_within_reach_keeps_the_readers_call() -> None:
     assert with_supports([_die(*MIDDLE)], G, None) == [_die(*MIDDLE)]
 
 
+def test_a_die_read_cocked_keeps_its_call_a_little_farther_from_the_rail() -> None:
+    """A die tilted steeply against the rail is read by its upward face, which lies farther
+    from the rail than a flat die's centre would (held-out seed 48127: 22 mm, its true centre
+    12 mm): read cocked, it stays cocked out to COCKED_REACH_SIDES; read flat in doubt, it is
+    made surely flat beyond LEAN_REACH_SIDES, as before."""
+    between = (LEAN_REACH_SIDES + COCKED_REACH_SIDES) / 2 * G.die_size_mm
+    cocked = _die(MIDDLE[0], between, p=0.996)
+    assert not cocked.flat
+    assert with_supports([cocked], G, EMPTY) == [cocked]
+    doubt = _die(MIDDLE[0], between, p=0.3)
+    (out,) = with_supports([doubt], G, EMPTY)
+    assert out.flat and out.p_cocked == 0.0
+    beyond = _die(MIDDLE[0], COCKED_REACH_SIDES * G.die_size_mm + 1.0, p=0.996)
+    assert with_supports([beyond], G, EMPTY)[0].flat
+
+
 def test_a_checker_the_die_could_not_hide_is_no_support() -> None:
     """The place beyond a column's counted checkers is a support only for a die over it or
     against it (``HIDE_REACH_SIDES`` of its rim), which may hide that checker from the board
@@ -126,7 +150,7 @@ def test_a_checker_the_die_could_not_hide_is_no_support() -> None:
     leave such a checker in view, so it is read flat; with that checker counted it keeps its
     call (synthetic throw 17036: a flat die across a point's edge, called cocked, made a valid
     throw "throw again")."""
-    slot = next(s for s in range(12, 24) if G.slot_half(s) == "right")
+    slot = _clear_of_the_bar()
     counts = list(EMPTY)
     counts[slot] = (0, 1)
     cx, cy = G.checker_centre_mm(slot, 1)
@@ -146,7 +170,7 @@ def test_a_die_on_a_checker_the_board_does_not_count_lies_on_the_board() -> None
     cannot see): one called on a checker elsewhere on the playing surface, its "rim" made up
     of a point's edges, the rail or the cube's sides, lies on the board (synthetic throws
     17887, 18211: valid throws called "throw again"); on the bar the slots say nothing."""
-    slot = next(s for s in range(12, 24) if G.slot_half(s) == "right")
+    slot = _clear_of_the_bar()
     cx, cy = G.checker_centre_mm(slot, 0)
     counts = list(EMPTY)
     counts[slot] = (1, 0)
