@@ -263,12 +263,8 @@ class DiceMemory:
         dice = self._read(image, corners, geometry,
                           Halvings(image) if halvings is None else halvings)
         if self._mark_before and self.raster is not None and self._key is not None:
-            now = self.raster[1]
-            # kept, not copied: a change raster is never written to (read-only); and this
-            # very picture differs from itself nowhere, the map changed_since_press would
-            # work out on this frame (its time on the demo's press frames: 0.04 ms, now 0.02)
-            self._before = (self._key, now)
-            self._since = (now, now, np.zeros(now.shape, bool))
+            # kept, not copied: a change raster is never written to (read-only)
+            self._before = (self._key, self.raster[1])
             self._mark_before = False
         return dice
 
@@ -458,6 +454,8 @@ class DiceMemory:
             return None
         canonical, now = self.raster
         before = self._before[1]
+        if before is now:  # the press frame itself: nothing changed since, no map to work out
+            return False
         if self._since is None or self._since[0] is not now or self._since[1] is not before:
             changed = None if before.shape != now.shape else pixel_change(now, before)
             self._since = (now, before, changed)

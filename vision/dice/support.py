@@ -43,8 +43,8 @@ from vision.geometry import BoardGeometry
 LEAN_REACH_SIDES = 1.25
 # ... and for a die the reader calls cocked, which is made flat only with nothing within this
 # reach: the upward face of a die tilted 38 degrees against the rail was read 1.38 sides from
-# it (held-out seed 48127: the die's centre 12 mm from the rail, its read face's 22 mm), and
-# made flat the throw counted valid. Dice read flat keep the shorter reach (their cocked doubt
+# it (held-out seed 48127: the die's centre 12 mm from the rail, its read face's 22 mm); made
+# flat, it let the throw count as valid. Dice read flat keep the shorter reach (their cocked doubt
 # and the rail's bars: a band beside a flat die is more often a shadow than a side face).
 # Dev block 22000 and held-out block 49000 (600 throws each, ``tests.eval.dice``): every
 # figure alike with it, the beside-a-checker-or-rail throws included; seed 48127 judged right
